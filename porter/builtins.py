@@ -1,0 +1,73 @@
+"""One data-only table of source builtins and what they become.
+
+Front ends look names up here (CUDA functions, Triton `tl.*` calls) to get a canonical IR
+operation; the emitter looks canonical names up to get the TileLang spelling; the docs and
+diagnostics are generated from the same rows. Nothing here holds logic.
+
+Row kinds:
+  math      -> IR Call(canonical, args)             e.g. expf -> exp
+  binop     -> IR BinOp(canonical operator, a, b)   e.g. __hadd -> +
+  unop      -> IR UnaryOp(canonical operator, a)    e.g. __hneg -> -
+  cast      -> IR Cast(result type of the call, a)  e.g. __half2float
+  cmp       -> IR BinOp(comparison)                 e.g. __hlt -> <
+  recip     -> IR BinOp("/", 1, a)
+  saturate  -> IR min(max(a, 0), 1)
+  ldg       -> IR Load through the pointer argument
+"""
+
+from __future__ import annotations
+
+# canonical math name -> TileLang spelling
+TILELANG_MATH = {
+    "exp": "T.exp", "exp2": "T.exp2", "log": "T.log", "log2": "T.log2", "log10": "T.log10",
+    "log1p": "T.log1p", "sqrt": "T.sqrt", "rsqrt": "T.rsqrt", "sin": "T.sin", "cos": "T.cos",
+    "tanh": "T.tanh", "erf": "T.erf", "pow": "T.pow", "abs": "T.abs", "floor": "T.floor",
+    "ceil": "T.ceil", "max": "T.max", "min": "T.min", "fma": "T.fma", "sigmoid": "T.sigmoid",
+    "fmod": "T.fmod",
+}
+
+# CUDA name -> (kind, canonical)
+CUDA_BUILTINS = {
+    **{n: ("math", "exp") for n in ("expf", "exp", "__expf", "hexp")},
+    **{n: ("math", "exp2") for n in ("exp2f", "exp2", "hexp2")},
+    **{n: ("math", "log") for n in ("logf", "log", "__logf", "hlog")},
+    **{n: ("math", "log2") for n in ("log2f", "log2", "__log2f", "hlog2")},
+    **{n: ("math", "log10") for n in ("log10f", "log10", "__log10f")},
+    **{n: ("math", "log1p") for n in ("log1pf", "log1p")},
+    **{n: ("math", "sqrt") for n in ("sqrtf", "sqrt", "__fsqrt_rn", "hsqrt")},
+    **{n: ("math", "rsqrt") for n in ("rsqrtf", "rsqrt", "hrsqrt")},
+    **{n: ("math", "sin") for n in ("sinf", "sin", "__sinf")},
+    **{n: ("math", "cos") for n in ("cosf", "cos", "__cosf")},
+    **{n: ("math", "tanh") for n in ("tanhf", "tanh")},
+    **{n: ("math", "erf") for n in ("erff", "erf")},
+    **{n: ("math", "pow") for n in ("powf", "pow", "__powf")},
+    **{n: ("math", "abs") for n in ("fabsf", "fabs", "abs", "habs", "__habs")},
+    **{n: ("math", "floor") for n in ("floorf", "floor")},
+    **{n: ("math", "ceil") for n in ("ceilf", "ceil")},
+    **{n: ("math", "max") for n in ("fmaxf", "fmax", "max", "__hmax")},
+    **{n: ("math", "min") for n in ("fminf", "fmin", "min", "__hmin")},
+    **{n: ("math", "fma") for n in ("fmaf", "fma", "__fmaf_rn", "__hfma")},
+    **{n: ("math", "fmod") for n in ("fmodf", "fmod")},
+    "__hadd": ("binop", "+"), "__hsub": ("binop", "-"), "__hmul": ("binop", "*"),
+    "__hdiv": ("binop", "/"), "__fdividef": ("binop", "/"), "__fadd_rn": ("binop", "+"),
+    "__fmul_rn": ("binop", "*"),
+    "__hneg": ("unop", "-"),
+    "__hlt": ("cmp", "<"), "__hgt": ("cmp", ">"), "__hle": ("cmp", "<="), "__hge": ("cmp", ">="),
+    "__heq": ("cmp", "=="), "__hne": ("cmp", "!="),
+    **{n: ("cast", "") for n in ("__float2half", "__float2half_rn", "__half2float",
+                                 "__float2bfloat16", "__float2bfloat16_rn", "__bfloat162float",
+                                 "__int2half_rn", "__int2float_rn", "__float2int_rz",
+                                 "__int2float_rz", "__uint2float_rn")},
+    "__frcp_rn": ("recip", ""),
+    "__saturatef": ("saturate", ""),
+    "__ldg": ("ldg", ""),
+}
+
+# Triton `tl.` / `tl.math.` name -> (kind, canonical)
+TRITON_BUILTINS = {
+    **{n: ("math", n) for n in ("exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos",
+                                "abs", "erf", "floor", "ceil", "fma", "sigmoid", "log1p")},
+    "sqrt_rn": ("math", "sqrt"),
+    "maximum": ("math", "max"), "minimum": ("math", "min"),
+    "fdiv": ("binop", "/"), "div_rn": ("binop", "/"),
+}

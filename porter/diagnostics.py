@@ -1,0 +1,45 @@
+"""Coded diagnostics: every user-facing failure is a `file:line:col: error TPxxx: message`.
+
+Codes are stable; docs/diagnostics.md documents each one. Code ranges:
+TP0xx input/usage, TP1xx CUDA front end, TP2xx Triton front end, TP3xx emit,
+TP4xx verify (could not run), TP5xx verify (mismatch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A source position; line and col are 1-based, 0 when unknown."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    loc: Loc | None = None
+    severity: str = "error"
+
+    def render(self) -> str:
+        where = f"{self.loc}: " if self.loc else ""
+        return f"{where}{self.severity} {self.code}: {self.message}"
+
+
+class TileportError(Exception):
+    """Raised for any failure that should reach the user as a diagnostic, never a traceback."""
+
+    def __init__(self, code: str, message: str, loc: Loc | None = None):
+        super().__init__(message)
+        self.diagnostic = Diagnostic(code, message, loc)
+
+    def __str__(self) -> str:
+        return self.diagnostic.render()

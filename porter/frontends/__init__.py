@@ -1,0 +1,1 @@
+"""Front ends: CUDA (libclang) and Triton (Python ast) -> porter.ir."""

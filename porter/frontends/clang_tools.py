@@ -1,0 +1,114 @@
+"""libclang plumbing: parse CUDA with tileport's shim, and the C API calls the Python bindings lack.
+
+TOOLCHAIN.md records why the flags look like this: the PyPI libclang has no CUDA headers and
+cannot read CUDA 13's, so the shim header declares the CUDA language instead.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import subprocess
+from pathlib import Path
+
+from porter.diagnostics import Loc, TileportError
+
+SHIM_DIR = Path(__file__).parent / "cuda_shim"
+
+# clang's BinaryOperatorKind / UnaryOperatorKind numbering (clang_getCursor*OperatorKind).
+BINARY_OPERATORS = [None, ".*", "->*", "*", "/", "%", "+", "-", "<<", ">>", "<=>", "<", ">", "<=",
+                    ">=", "==", "!=", "&", "^", "|", "&&", "||", "=", "*=", "/=", "%=", "+=", "-=",
+                    "<<=", ">>=", "&=", "^=", "|=", ","]
+UNARY_OPERATORS = [None, "post++", "post--", "pre++", "pre--", "&", "*", "+", "-", "~", "!"]
+
+
+@functools.lru_cache(maxsize=1)
+def cindex():
+    """Import clang.cindex once and register the C functions the bindings do not wrap."""
+    try:
+        import clang.cindex as ci
+    except ImportError as exc:  # pragma: no cover - install problem
+        raise TileportError("TP401", f"libclang is not installed: {exc}") from exc
+    lib = ci.conf.lib
+    for name, argtypes, restype in (
+        ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
+        ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int),
+        ("clang_Cursor_Evaluate", [ci.Cursor], ctypes.c_void_p),
+        ("clang_EvalResult_getKind", [ctypes.c_void_p], ctypes.c_int),
+        ("clang_EvalResult_getAsLongLong", [ctypes.c_void_p], ctypes.c_longlong),
+        ("clang_EvalResult_getAsDouble", [ctypes.c_void_p], ctypes.c_double),
+        ("clang_EvalResult_dispose", [ctypes.c_void_p], None),
+    ):
+        fn = getattr(lib, name)
+        fn.argtypes, fn.restype = argtypes, restype
+    return ci
+
+
+def binary_operator(cursor) -> str:
+    kind = cindex().conf.lib.clang_getCursorBinaryOperatorKind(cursor)
+    return BINARY_OPERATORS[kind] if 0 < kind < len(BINARY_OPERATORS) else "?"
+
+
+def unary_operator(cursor) -> str:
+    kind = cindex().conf.lib.clang_getCursorUnaryOperatorKind(cursor)
+    return UNARY_OPERATORS[kind] if 0 < kind < len(UNARY_OPERATORS) else "?"
+
+
+def evaluate(cursor):
+    """clang's own constant evaluation: an int or float, or None when not constant."""
+    lib = cindex().conf.lib
+    result = lib.clang_Cursor_Evaluate(cursor)
+    if not result:
+        return None
+    try:
+        kind = lib.clang_EvalResult_getKind(result)
+        if kind == 1:
+            return int(lib.clang_EvalResult_getAsLongLong(result))
+        if kind == 2:
+            return float(lib.clang_EvalResult_getAsDouble(result))
+        return None
+    finally:
+        lib.clang_EvalResult_dispose(result)
+
+
+@functools.lru_cache(maxsize=1)
+def _gcc_include() -> str:
+    try:
+        return subprocess.check_output(["gcc", "-print-file-name=include"], text=True).strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def parse_args(include_dirs=(), defines=()) -> list[str]:
+    args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
+            "-Wno-unknown-cuda-version", "-Wno-unused-value"]
+    if _gcc_include():
+        args += ["-isystem", _gcc_include()]
+    for d in include_dirs:
+        args += ["-I", str(d)]
+    args += ["-I", str(SHIM_DIR / "include"), "-include", str(SHIM_DIR / "tp_parse_shim.h")]
+    for d in defines:
+        args.append(f"-D{d}")
+    return args
+
+
+def loc_of(cursor) -> Loc:
+    where = cursor.location
+    return Loc(where.file.name if where.file else "", where.line, where.column)
+
+
+def parse(path: str, include_dirs=(), defines=()):
+    """Parse a CUDA file; clang errors become TP101 diagnostics at the user's line."""
+    ci = cindex()
+    try:
+        tu = ci.Index.create().parse(
+            path, args=parse_args(include_dirs, defines),
+            options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+    except ci.TranslationUnitLoadError as exc:
+        raise TileportError("TP101", f"libclang could not parse the file: {exc}", Loc(path)) from exc
+    for diag in tu.diagnostics:
+        if diag.severity >= ci.Diagnostic.Error:
+            where = diag.location
+            loc = Loc(where.file.name if where.file else path, where.line, where.column)
+            raise TileportError("TP101", f"C++ error: {diag.spelling}", loc)
+    return tu

@@ -1,0 +1,649 @@
+"""CUDA front end: libclang AST -> tileport IR.
+
+Finds every `__global__` kernel, inlines the `__device__` functions it calls, folds macros and
+constants (clang has already expanded them), and reads `<<<grid, block, smem>>>` launch sites in
+host code to learn the block size and how the grid follows the problem size. Nothing after this
+module sees a libclang cursor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from porter.builtins import CUDA_BUILTINS
+from porter.diagnostics import Loc, TileportError
+from porter.frontends import clang_tools as ct
+from porter.frontends.cuda_types import dtype_of, is_array, is_pointer, is_scalar, is_void, pointee_dtype
+from porter.frontends.cuda_launch import LaunchReader
+from porter.ir.extents import annotate_buffers
+from porter.ir.geometry import infer_launch
+from porter.ir.returns import eliminate_returns
+from porter.ir.fold import fold
+from porter.ir.nodes import (
+    Assign, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Module,
+    Return, ScalarParam, Select, Store, UnaryOp, Var, is_float,
+)
+
+_BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim": "block_dim",
+                 "gridDim": "grid_dim"}
+_UNSUPPORTED_CALLS = {
+    "__syncthreads": "block-level synchronisation (__syncthreads)",
+    "__syncwarp": "warp synchronisation (__syncwarp)",
+}
+
+
+@dataclass
+class _Scope:
+    """Names visible while converting one function body (kernel or inlined device function)."""
+
+    values: dict = field(default_factory=dict)   # clang decl hash -> Expr (params, locals)
+    pointers: dict = field(default_factory=dict)  # decl hash -> (buffer name, offset Expr)
+    result: Var | None = None
+
+
+class CudaFrontend:
+    """Convert one CUDA translation unit into an IR Module."""
+
+    def __init__(self, path: str, include_dirs=(), defines=(), block=None, grid=None):
+        self.path = path
+        self.include_dirs, self.defines = include_dirs, defines
+        self.given_block, self.given_grid = block, grid
+        self.ci = ct.cindex()
+        self.K = self.ci.CursorKind
+        self._fresh = 0
+        self._inline_stack: list[str] = []
+        self.prelude: list = []
+        self._buffer_dtypes: dict = {}
+
+    # ------------------------------------------------------------------ entry
+
+    def run(self) -> Module:
+        tu = ct.parse(self.path, self.include_dirs, self.defines)
+        kernels, functions = [], []
+        for c in tu.cursor.walk_preorder():
+            if c.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE):
+                continue
+            if not c.location.file or c.location.file.name.startswith(str(ct.SHIM_DIR)):
+                continue
+            if not c.is_definition():
+                continue
+            attrs = {ch.kind for ch in c.get_children()}
+            if self.K.CUDAGLOBAL_ATTR in attrs:
+                kernels.append(c)
+            elif self.K.CUDADEVICE_ATTR not in attrs:
+                functions.append(c)
+        if not kernels:
+            raise TileportError("TP100", "no __global__ kernel found in this file", Loc(self.path, 1, 1))
+        launches = LaunchReader(self, functions).read()
+        return Module(self.path, "cuda", [self.convert_kernel(k, launches.get(k.spelling)) for k in kernels])
+
+    # ------------------------------------------------------------------ kernels
+
+    def convert_kernel(self, cursor, launch) -> Kernel:
+        loc = ct.loc_of(cursor)
+        if cursor.kind == self.K.FUNCTION_TEMPLATE:
+            raise TileportError("TP121", f"kernel '{cursor.spelling}' is a template; templates are "
+                                "not supported yet", loc)
+        self._fresh = 0
+        scope = _Scope()
+        params = []
+        for p in cursor.get_arguments():
+            ploc = ct.loc_of(p)
+            if is_pointer(p.type):
+                dtype = pointee_dtype(p.type, ploc)
+                params.append(BufferParam(p.spelling, dtype, c_type=p.type.spelling, loc=ploc))
+                scope.pointers[p.hash] = (p.spelling, None)
+            else:
+                dtype = dtype_of(p.type, ploc, what=f"parameter '{p.spelling}'")
+                params.append(ScalarParam(p.spelling, dtype, c_type=p.type.spelling, loc=ploc))
+                scope.values[p.hash] = Var(p.spelling, dtype)
+        self._buffer_dtypes = {p.name: p.dtype for p in params if isinstance(p, BufferParam)}
+        body_cursor = [c for c in cursor.get_children() if c.kind == self.K.COMPOUND_STMT][0]
+        body = self.block(body_cursor, scope)
+        body = eliminate_returns(body)
+        kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc)
+        kernel.launch = launch if launch is not None else infer_launch(kernel, self.given_block,
+                                                                       self.given_grid)
+        annotate_buffers(kernel)
+        return kernel
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, cursor, scope) -> list:
+        out = []
+        children = list(cursor.get_children()) if cursor.kind == self.K.COMPOUND_STMT else [cursor]
+        for c in children:
+            out += self.statement(c, scope)
+        return out
+
+    def statement(self, c, scope) -> list:
+        K = self.K
+        loc = ct.loc_of(c)
+        if c.kind == K.COMPOUND_STMT:
+            return self.block(c, scope)
+        if c.kind == K.NULL_STMT:
+            return []
+        if c.kind == K.DECL_STMT:
+            out = []
+            for d in c.get_children():
+                out += self.declaration(d, scope)
+            return out
+        if c.kind == K.IF_STMT:
+            kids = list(c.get_children())
+            if len(kids) not in (2, 3):
+                raise TileportError("TP112", "if statement with an initialiser is not supported", loc)
+            pre, cond = self.with_prelude(lambda: self.as_bool(self.expr(kids[0], scope)))
+            then = self.block(kids[1], scope)
+            orelse = self.block(kids[2], scope) if len(kids) == 3 else []
+            return pre + [If(cond, then, orelse, loc)]
+        if c.kind == K.FOR_STMT:
+            return self.for_loop(c, scope)
+        if c.kind == K.RETURN_STMT:
+            kids = list(c.get_children())
+            if scope.result is not None:
+                if not kids:
+                    raise TileportError("TP113", "return without a value in a value function", loc)
+                pre, value = self.with_prelude(lambda: self.expr(kids[0], scope))
+                return pre + [Assign(scope.result, self.coerce(value, scope.result.dtype), loc), Return(loc)]
+            return [Return(loc)]
+        if c.kind in (K.WHILE_STMT, K.DO_STMT):
+            raise TileportError("TP114", "while/do loops are not supported yet; write a for loop", loc)
+        if c.kind in (K.BREAK_STMT, K.CONTINUE_STMT):
+            raise TileportError("TP115", f"'{c.kind.name.split('_')[0].lower()}' is not supported yet", loc)
+        if c.kind in (K.SWITCH_STMT, K.GOTO_STMT, K.LABEL_STMT):
+            raise TileportError("TP116", f"{c.kind.name.lower()} is not supported", loc)
+        if c.kind == K.ASM_STMT:
+            raise TileportError("TP150", "inline PTX asm has no TileLang equivalent", loc)
+        pre, stmts = self.with_prelude(lambda: self.expression_statement(c, scope))
+        return pre + stmts
+
+    def declaration(self, d, scope) -> list:
+        loc = ct.loc_of(d)
+        if d.kind != self.K.VAR_DECL:
+            return []
+        kinds = {ch.kind for ch in d.get_children()}
+        if self.K.CUDASHARED_ATTR in kinds:
+            raise TileportError("TP140", f"__shared__ memory ('{d.spelling}') is not supported yet "
+                                "(thread-level kernels come with shared memory support)", loc)
+        init_cursor = self.initializer(d)
+        if is_pointer(d.type):
+            if init_cursor is None:
+                raise TileportError("TP141", f"uninitialised pointer '{d.spelling}'", loc)
+            scope.pointers[d.hash] = self.pointer(init_cursor, scope)
+            return []
+        if is_array(d.type):
+            raise TileportError("TP142", f"local array '{d.spelling}' is not supported yet", loc)
+        dtype = dtype_of(d.type, loc, what=f"variable '{d.spelling}'")
+        var = Var(self.unique(d.spelling, scope), dtype)
+        scope.values[d.hash] = var
+        init = self.coerce(self.expr(init_cursor, scope), dtype) if init_cursor is not None else None
+        return [Decl(var, init, loc)]
+
+    def initializer(self, d):
+        kids = [ch for ch in d.get_children()
+                if ch.kind.is_expression() and ch.kind != self.K.TYPE_REF]
+        return kids[-1] if kids else None
+
+    def for_loop(self, c, scope) -> list:
+        loc = ct.loc_of(c)
+        init, cond, inc, body = self.for_parts(c)
+        if init is None or cond is None or inc is None:
+            raise TileportError("TP117", "for loops need an initialiser, a condition and an increment",
+                                loc)
+        init_stmts = self.statement(init, scope)
+        if len(init_stmts) != 1 or not isinstance(init_stmts[0], (Decl, Assign)):
+            raise TileportError("TP117", "for loop initialiser must set one loop variable", loc)
+        first = init_stmts[0]
+        var = first.var
+        start = first.init if isinstance(first, Decl) else first.value
+        pre, cond_e = self.with_prelude(lambda: self.as_bool(self.expr(cond, scope)))
+        step = self.loop_step(inc, var, scope)
+        if pre or step is None:
+            raise TileportError("TP117", "for loop increment must be var++, var += step or "
+                                "var = var + step", ct.loc_of(inc))
+        return [For(var, start, cond_e, step, self.block(body, scope), loc)]
+
+    def for_parts(self, c):
+        """libclang drops empty for-clauses, so place each child by the header's semicolons."""
+        kids = list(c.get_children())
+        body = kids[-1]
+        tokens = list(c.get_tokens())
+        depth, semis = 0, []
+        for t in tokens:
+            if t.spelling == "(":
+                depth += 1
+            elif t.spelling == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif t.spelling == ";" and depth == 1:
+                semis.append(t.extent.start.offset)
+        parts = [None, None, None]
+        if len(semis) != 2:
+            if len(kids) == 4:
+                return kids[0], kids[1], kids[2], body
+            return None, None, None, body
+        for k in kids[:-1]:
+            off = k.extent.start.offset
+            slot = 0 if off < semis[0] else 1 if off < semis[1] else 2
+            parts[slot] = k
+        return parts[0], parts[1], parts[2], body
+
+    def loop_step(self, inc, var: Var, scope):
+        K = self.K
+        if inc.kind == K.UNARY_OPERATOR and self.target_var(self.first_child(inc), scope) == var:
+            op = ct.unary_operator(inc)
+            if op in ("post++", "pre++"):
+                return Const(1, var.dtype)
+            if op in ("post--", "pre--"):
+                return Const(-1, var.dtype)
+        if inc.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            lhs, rhs = list(inc.get_children())
+            if self.target_var(lhs, scope) == var and ct.binary_operator(inc) in ("+=", "-="):
+                step = self.coerce(self.expr(rhs, scope), var.dtype)
+                return step if ct.binary_operator(inc) == "+=" else fold(UnaryOp("-", step, var.dtype))
+        if inc.kind == K.BINARY_OPERATOR and ct.binary_operator(inc) == "=":
+            lhs, rhs = list(inc.get_children())
+            value = self.expr(rhs, scope)
+            if self.target_var(lhs, scope) == var:
+                value = self.strip_cast(value)
+                if isinstance(value, BinOp) and value.op == "+" and self.strip_cast(value.a) == var:
+                    return self.coerce(value.b, var.dtype)
+        return None
+
+    def expression_statement(self, c, scope) -> list:
+        K = self.K
+        loc = ct.loc_of(c)
+        c = self.skip_parens(c)
+        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
+            lhs, rhs = list(c.get_children())
+            return [self.assign(lhs, self.expr(rhs, scope), scope, loc)]
+        if c.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+            lhs, rhs = list(c.get_children())
+            op = ct.binary_operator(c)[:-1]
+            current = self.expr(lhs, scope)
+            dtype = current.dtype
+            rhs_e = self.expr(rhs, scope)
+            # C computes in the common type of both sides, then converts back.
+            common = self.common_type(dtype, rhs_e.dtype) if op not in ("<<", ">>") else dtype
+            value = BinOp(op, self.coerce(current, common), self.coerce(rhs_e, common), common)
+            return [self.assign(lhs, value, scope, loc)]
+        if c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--"):
+            target = self.first_child(c)
+            current = self.expr(target, scope)
+            op = "+" if "++" in ct.unary_operator(c) else "-"
+            return [self.assign(target, BinOp(op, current, Const(1, current.dtype), current.dtype),
+                                scope, loc)]
+        if c.kind == K.CALL_EXPR:
+            name = c.spelling
+            if name in _UNSUPPORTED_CALLS:
+                raise TileportError("TP151", f"{_UNSUPPORTED_CALLS[name]} is not supported yet", loc)
+            callee = c.referenced
+            if callee is not None and self.is_device_function(callee) and \
+                    is_void(callee.result_type):
+                return self.inline(callee, list(c.get_arguments()), scope, loc, want_value=False)[0]
+            self.expr(c, scope)
+            raise TileportError("TP118", f"the result of '{name}' is unused; only assignments, "
+                                "calls of void __device__ functions and loops are statements", loc)
+        raise TileportError("TP119", f"unsupported statement ({c.kind.name.lower()})", loc)
+
+    def assign(self, lhs, value, scope, loc):
+        var = self.target_var(lhs, scope)
+        if var is not None:
+            return Assign(var, self.coerce(value, var.dtype), loc)
+        target = self.lvalue_load(lhs, scope)
+        if target is None:
+            raise TileportError("TP120", "assignment target must be a local variable or a buffer "
+                                "element", ct.loc_of(lhs))
+        return Store(target.buffer, target.index, self.coerce(value, target.dtype), loc)
+
+    def target_var(self, c, scope):
+        c = self.skip_parens(c)
+        if c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
+            v = scope.values.get(c.referenced.hash)
+            if isinstance(v, Var):
+                return v
+        return None
+
+    def lvalue_load(self, c, scope):
+        e = self.expr(c, scope)
+        return e if isinstance(e, Load) else None
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, c, scope):
+        K = self.K
+        loc = ct.loc_of(c)
+        kind = c.kind
+        if kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            kids = [k for k in c.get_children()]
+            if len(kids) != 1:
+                value = ct.evaluate(c)
+                if value is not None:
+                    return self.literal(value, c)
+                raise TileportError("TP130", "unsupported expression", loc)
+            inner = self.expr(kids[0], scope)
+            return self.implicit_cast(inner, c)
+        if kind in (K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CXX_BOOL_LITERAL_EXPR):
+            value = ct.evaluate(c)
+            if value is None:
+                raise TileportError("TP130", "could not read literal", loc)
+            return self.literal(value, c)
+        if kind == K.DECL_REF_EXPR:
+            return self.decl_ref(c, scope)
+        if kind == K.MEMBER_REF_EXPR:
+            base = self.first_child(c)
+            base = self.skip_parens(base) if base is not None else None
+            if base is not None and base.kind == K.DECL_REF_EXPR and base.spelling in _BUILTIN_VARS \
+                    and c.spelling in ("x", "y", "z"):
+                dtype = "uint32"
+                return Builtin(_BUILTIN_VARS[base.spelling], "xyz".index(c.spelling), dtype)
+            raise TileportError("TP131", f"member access '.{c.spelling}' is not supported yet "
+                                "(structs and vector types come with thread-level support)", loc)
+        if kind == K.BINARY_OPERATOR:
+            op = ct.binary_operator(c)
+            if op in ("=", ","):
+                raise TileportError("TP132", f"'{op}' inside an expression is not supported", loc)
+            a, b = list(c.get_children())
+            ea, eb = self.expr(a, scope), self.expr(b, scope)
+            dtype = dtype_of(c.type, loc)
+            if op in ("&&", "||"):
+                return BinOp(op, self.as_bool(ea), self.as_bool(eb), "bool")
+            if ea.dtype == "pointer" or eb.dtype == "pointer":
+                raise TileportError("TP133", "pointer arithmetic outside an index", loc)
+            return fold(BinOp(op, ea, eb, dtype))
+        if kind == K.UNARY_OPERATOR:
+            op = ct.unary_operator(c)
+            inner = self.first_child(c)
+            if op == "*":
+                buf, off = self.pointer(inner, scope)
+                return Load(buf, off if off is not None else Const(0, "int32"), self.buffer_dtype(buf))
+            if op in ("-", "~", "+"):
+                value = self.expr(inner, scope)
+                return fold(UnaryOp(op, value, dtype_of(c.type, loc))) if op != "+" else value
+            if op == "!":
+                return fold(UnaryOp("!", self.as_bool(self.expr(inner, scope)), "bool"))
+            raise TileportError("TP134", f"operator '{op}' inside an expression is not supported; "
+                                "use it as a statement", loc)
+        if kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base, index = list(c.get_children())
+            buf, off = self.pointer(base, scope)
+            idx = self.expr(index, scope)
+            if off is not None:
+                idx = self.add_index(off, idx)
+            return Load(buf, idx, self.buffer_dtype(buf))
+        if kind == K.CALL_EXPR:
+            return self.call(c, scope)
+        if kind in (K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR):
+            inner = [k for k in c.get_children() if k.kind.is_expression()][-1]
+            value = self.expr(inner, scope)
+            dtype = dtype_of(c.type, loc)
+            return fold(Cast(dtype, value)) if value.dtype != dtype else value
+        if kind == K.CONDITIONAL_OPERATOR:
+            cond, a, b = list(c.get_children())
+            dtype = dtype_of(c.type, loc)
+            return Select(self.as_bool(self.expr(cond, scope)), self.coerce(self.expr(a, scope), dtype),
+                          self.coerce(self.expr(b, scope), dtype), dtype)
+        if kind == K.CXX_REINTERPRET_CAST_EXPR:
+            raise TileportError("TP135", "reinterpret_cast (vectorised access) is not supported yet", loc)
+        value = ct.evaluate(c)
+        if value is not None:
+            return self.literal(value, c)
+        raise TileportError("TP130", f"unsupported expression ({kind.name.lower()})", loc)
+
+    def decl_ref(self, c, scope):
+        ref = c.referenced
+        loc = ct.loc_of(c)
+        if ref is None:
+            raise TileportError("TP136", f"unknown name '{c.spelling}'", loc)
+        if ref.hash in scope.values:
+            return scope.values[ref.hash]
+        if ref.hash in scope.pointers:
+            return Var(ref.spelling, "pointer")
+        if ref.kind == self.K.ENUM_CONSTANT_DECL:
+            return Const(ref.enum_value, "int32")
+        if ref.kind == self.K.VAR_DECL:
+            value = ct.evaluate(ref)
+            if value is None:
+                init = self.initializer(ref)
+                value = ct.evaluate(init) if init is not None else None
+            if value is not None:
+                return self.literal(value, c)
+            if c.spelling == "warpSize":
+                return Const(32, "int32")
+            raise TileportError("TP137", f"'{c.spelling}' is not a compile-time constant; global "
+                                "device variables are not supported", loc)
+        raise TileportError("TP136", f"unsupported reference to '{c.spelling}'", loc)
+
+    def call(self, c, scope):
+        name = c.spelling
+        loc = ct.loc_of(c)
+        args = list(c.get_arguments())
+        callee = c.referenced
+        if name in _UNSUPPORTED_CALLS:
+            raise TileportError("TP151", f"{_UNSUPPORTED_CALLS[name]} is not supported yet", loc)
+        if callee is not None and self.is_device_function(callee):
+            return self.inline(callee, args, scope, loc, want_value=True)[1]
+        if name == "dim3" or not name:
+            value = ct.evaluate(c)
+            if value is not None:
+                return self.literal(value, c)
+        entry = CUDA_BUILTINS.get(name)
+        if entry is None:
+            if name.startswith("atomic") or name.startswith("__shfl") or name.endswith("_sync"):
+                raise TileportError("TP152", f"'{name}' (atomics and warp primitives) is not "
+                                    "supported yet", loc)
+            raise TileportError("TP138", f"call to unknown function '{name}'", loc)
+        kind, canonical = entry
+        dtype = dtype_of(c.type, loc)
+        if kind == "ldg":
+            inner = self.skip_parens(args[0])
+            if inner.kind == self.K.UNARY_OPERATOR and ct.unary_operator(inner) == "&":
+                return self.expr(self.first_child(inner), scope)
+            buf, off = self.pointer(inner, scope)
+            return Load(buf, off if off is not None else Const(0, "int32"), self.buffer_dtype(buf))
+        values = [self.expr(a, scope) for a in args]
+        if kind == "math":
+            values = [self.coerce(v, dtype) for v in values]
+            return Call(canonical, tuple(values), dtype)
+        if kind == "binop":
+            return BinOp(canonical, self.coerce(values[0], dtype), self.coerce(values[1], dtype), dtype)
+        if kind == "unop":
+            return UnaryOp(canonical, self.coerce(values[0], dtype), dtype)
+        if kind == "cmp":
+            return BinOp(canonical, values[0], values[1], "bool")
+        if kind == "cast":
+            return Cast(dtype, values[0]) if values[0].dtype != dtype else values[0]
+        if kind == "recip":
+            return BinOp("/", Const(1.0, dtype), self.coerce(values[0], dtype), dtype)
+        if kind == "saturate":
+            v = self.coerce(values[0], dtype)
+            return Call("min", (Call("max", (v, Const(0.0, dtype)), dtype), Const(1.0, dtype)), dtype)
+        raise TileportError("TP138", f"unsupported builtin '{name}'", loc)
+
+    # ------------------------------------------------------------------ inlining
+
+    def is_device_function(self, callee) -> bool:
+        if callee.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE):
+            return False
+        definition = callee.get_definition()
+        if definition is None or not definition.location.file:
+            return False
+        if definition.location.file.name.startswith(str(ct.SHIM_DIR)):
+            return False
+        return any(ch.kind == self.K.COMPOUND_STMT for ch in definition.get_children())
+
+    def inline(self, callee, args, scope, loc, want_value: bool):
+        """Inline a __device__ function: params bound to args, locals renamed, returns folded."""
+        definition = callee.get_definition()
+        name = definition.spelling
+        if name in self._inline_stack:
+            raise TileportError("TP139", f"recursive __device__ function '{name}' cannot be inlined", loc)
+        self._inline_stack.append(name)
+        try:
+            inner = _Scope()
+            params = list(definition.get_arguments())
+            for p, a in zip(params, args):
+                if is_pointer(p.type):
+                    inner.pointers[p.hash] = self.pointer(a, scope)
+                    continue
+                dtype = dtype_of(p.type, ct.loc_of(p), what=f"parameter '{p.spelling}'")
+                value = self.coerce(self.expr(a, scope), dtype)
+                if isinstance(value, (Const, Var, Builtin)):
+                    inner.values[p.hash] = value
+                else:
+                    var = Var(self.unique(f"{name}_{p.spelling}", scope), dtype)
+                    self.prelude.append(Decl(var, value, loc))
+                    inner.values[p.hash] = var
+            result = None
+            if want_value:
+                dtype = dtype_of(definition.result_type, loc, what=f"result of '{name}'")
+                result = Var(self.unique(f"{name}_result", scope), dtype)
+                inner.result = result
+            inner.values.update({k: v for k, v in scope.values.items() if k not in inner.values})
+            body_cursor = [ch for ch in definition.get_children() if ch.kind == self.K.COMPOUND_STMT][0]
+            saved = self.prelude
+            self.prelude = []
+            body = self.block(body_cursor, inner)
+            body = self.prelude + body
+            self.prelude = saved
+            body = eliminate_returns(body, in_function=True, loc=loc)
+            if want_value:
+                simple = self.single_return(body, result)
+                if simple is not None:
+                    return [], simple
+                self.prelude.append(Decl(result, None, loc))
+            self.prelude.extend(body)
+            return [], result
+        finally:
+            self._inline_stack.pop()
+
+    @staticmethod
+    def single_return(body, result):
+        """`{ return expr; }` inlines as the expression itself, with no temporaries."""
+        if len(body) == 1 and isinstance(body[0], Assign) and body[0].var == result:
+            return body[0].value
+        return None
+
+    # ------------------------------------------------------------------ helpers
+
+    def with_prelude(self, fn):
+        saved = self.prelude
+        self.prelude = []
+        try:
+            value = fn()
+            return self.prelude, value
+        finally:
+            self.prelude = saved
+
+    def pointer(self, c, scope):
+        """Resolve a pointer expression to (buffer name, element offset or None)."""
+        c = self.skip_parens(c)
+        loc = ct.loc_of(c)
+        K = self.K
+        if c.kind in (K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR) and \
+                len(list(c.get_children())) >= 1:
+            inner = [k for k in c.get_children() if k.kind.is_expression()]
+            if inner:
+                target = pointee_dtype(c.type, loc) if c.kind != K.UNEXPOSED_EXPR else None
+                buf, off = self.pointer(inner[-1], scope)
+                if target is not None and target != self.buffer_dtype(buf):
+                    raise TileportError("TP135", "pointer casts between element types are not "
+                                        "supported yet", loc)
+                return buf, off
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.pointers:
+            return scope.pointers[c.referenced.hash]
+        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) in ("+", "-"):
+            a, b = list(c.get_children())
+            if is_pointer(a.type):
+                buf, off = self.pointer(a, scope)
+                delta = self.expr(b, scope)
+                if ct.binary_operator(c) == "-":
+                    delta = UnaryOp("-", delta, delta.dtype)
+                return buf, self.add_index(off, delta) if off is not None else delta
+            buf, off = self.pointer(b, scope)
+            delta = self.expr(a, scope)
+            return buf, self.add_index(off, delta) if off is not None else delta
+        if c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "&":
+            target = self.expr(self.first_child(c), scope)
+            if isinstance(target, Load):
+                return target.buffer, target.index
+        raise TileportError("TP133", "could not resolve this pointer to a kernel buffer parameter", loc)
+
+    def buffer_dtype(self, name: str) -> str:
+        return self._buffer_dtypes.get(name, "float32")
+
+    @staticmethod
+    def add_index(a, b):
+        dtype = "int64" if "int64" in (a.dtype, b.dtype) or "uint64" in (a.dtype, b.dtype) else a.dtype
+        a = a if a.dtype == dtype else Cast(dtype, a)
+        b = b if b.dtype == dtype else Cast(dtype, b)
+        return fold(BinOp("+", a, b, dtype))
+
+    def literal(self, value, c):
+        dtype = dtype_of(c.type, ct.loc_of(c))
+        if is_float(dtype):
+            return Const(float(value), dtype)
+        if dtype == "bool":
+            return Const(bool(value), "bool")
+        return Const(int(value), dtype)
+
+    def implicit_cast(self, inner, c):
+        """clang's implicit conversions show as UNEXPOSED_EXPR carrying the converted type."""
+        if not is_scalar(c.type):
+            return inner
+        dtype = dtype_of(c.type, ct.loc_of(c))
+        return self.coerce(inner, dtype)
+
+    @staticmethod
+    def coerce(e, dtype: str):
+        if e.dtype == dtype:
+            return e
+        return fold(Cast(dtype, e))
+
+    @staticmethod
+    def strip_cast(e):
+        while isinstance(e, Cast):
+            e = e.a
+        return e
+
+    def as_bool(self, e):
+        if e.dtype == "bool":
+            return e
+        zero = Const(0.0 if is_float(e.dtype) else 0, e.dtype)
+        return BinOp("!=", e, zero, "bool")
+
+    @staticmethod
+    def common_type(a: str, b: str) -> str:
+        order = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+                 "float16", "bfloat16", "float32", "float64"]
+        return max(a, b, key=order.index)
+
+    def first_child(self, c):
+        kids = list(c.get_children())
+        return kids[0] if kids else None
+
+    def skip_parens(self, c):
+        while c is not None and c.kind == self.K.PAREN_EXPR:
+            c = self.first_child(c)
+        return c
+
+    def unique(self, name: str, scope) -> str:
+        taken = {v.name for v in scope.values.values() if isinstance(v, Var)}
+        taken |= set(self._buffer_dtypes)
+        candidate = name
+        while candidate in taken or candidate in _RESERVED:
+            self._fresh += 1
+            candidate = f"{name}_{self._fresh}"
+        return candidate
+
+
+# Names the emitted TileLang reserves (lane/program indices, the module alias, Python keywords).
+_RESERVED = {"T", "tilelang", "tx", "ty", "tz", "bx", "by", "bz", "lambda", "def", "class", "in",
+             "is", "not", "and", "or", "if", "else", "for", "while", "return", "pass", "from",
+             "import", "global", "with", "as", "yield", "None", "True", "False", "del", "try",
+             "except", "finally", "raise", "assert", "break", "continue", "nonlocal", "elif", "print"}
+
+
+def convert_cuda(path: str, include_dirs=(), defines=(), block=None, grid=None) -> Module:
+    return CudaFrontend(path, include_dirs, defines, block, grid).run()

@@ -1,0 +1,205 @@
+"""Read `kernel<<<grid, block, smem>>>(args)` launch sites in host code.
+
+clang lowers a launch to a CallExpr whose extra child calls `__cudaPushCallConfiguration(grid,
+block, smem, stream)`. Host variables are traced back to kernel parameters through the
+launch's own arguments (`<<<(n + 255) / 256, 256>>>(n, ...)` makes the grid `(n + 255) / 256`
+over the kernel's `n`) and through local initialisers (`int blocks = ...; dim3 grid(blocks);`).
+"""
+
+from __future__ import annotations
+
+from porter.frontends import clang_tools as ct
+from porter.frontends.cuda_types import dtype_of, is_pointer
+from porter.ir.fold import fold, try_int
+from porter.ir.nodes import BinOp, Call, Cast, Const, Launch, Select, UnaryOp, Var, is_float
+
+
+class _Unknown(Exception):
+    """A host expression that cannot be written in terms of kernel parameters."""
+
+
+class LaunchReader:
+    def __init__(self, frontend, host_functions):
+        self.fe = frontend
+        self.K = frontend.K
+        self.host_functions = host_functions
+
+    def read(self) -> dict:
+        launches: dict = {}
+        for fn in self.host_functions:
+            assigned = self._assigned(fn)
+            for c in fn.walk_preorder():
+                if c.kind != self.K.CALL_EXPR:
+                    continue
+                config = [k for k in c.get_children()
+                          if k.kind == self.K.CALL_EXPR and k.spelling == "__cudaPushCallConfiguration"]
+                if not config or c.referenced is None:
+                    continue
+                name = c.referenced.spelling
+                if name in launches:
+                    continue
+                launch = self._launch(c, config[0], assigned)
+                if launch is not None:
+                    launches[name] = launch
+        return launches
+
+    def _assigned(self, fn) -> set:
+        """Host variables written after their declaration: their initialiser is not their value."""
+        out = set()
+        for c in fn.walk_preorder():
+            if c.kind in (self.K.BINARY_OPERATOR, self.K.COMPOUND_ASSIGNMENT_OPERATOR) and \
+                    (c.kind == self.K.COMPOUND_ASSIGNMENT_OPERATOR or ct.binary_operator(c) == "="):
+                lhs = next(iter(c.get_children()), None)
+                if lhs is not None and lhs.kind == self.K.DECL_REF_EXPR and lhs.referenced is not None:
+                    out.add(lhs.referenced.hash)
+            if c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--"):
+                lhs = next(iter(c.get_children()), None)
+                if lhs is not None and lhs.kind == self.K.DECL_REF_EXPR and lhs.referenced is not None:
+                    out.add(lhs.referenced.hash)
+        return out
+
+    def _launch(self, call, config, assigned):
+        kernel = call.referenced
+        params = list(kernel.get_arguments())
+        args = list(call.get_arguments())
+        argmap = {}
+        for p, a in zip(params, args):
+            ref = self._strip(a)
+            if ref.kind == self.K.DECL_REF_EXPR and ref.referenced is not None:
+                if not is_pointer(p.type):
+                    try:
+                        argmap[ref.referenced.hash] = Var(p.spelling, dtype_of(p.type))
+                    except Exception:  # unsupported parameter type: not usable in a grid
+                        pass
+        self.argmap, self.assigned = argmap, assigned
+        cfg = list(config.get_arguments())
+        loc = ct.loc_of(call)
+        try:
+            grid = self.dim3(cfg[0])
+            block = self.dim3(cfg[1])
+        except _Unknown:
+            return None
+        block_ints = [try_int(b) for b in block]
+        if any(b is None for b in block_ints):
+            return None
+        smem = 0
+        if len(cfg) > 2 and cfg[2].location.line:
+            try:
+                smem = try_int(self.host_expr(cfg[2])) or 0
+            except _Unknown:
+                return None
+        grid = [g if g.dtype == "int32" else fold(Cast("int32", g)) for g in grid]
+        ndim = max(self._used_dims(grid, block_ints), 1)
+        return Launch(tuple(grid[:ndim]), tuple(block_ints[:ndim]), smem, "launch-site", loc)
+
+    @staticmethod
+    def _used_dims(grid, block) -> int:
+        n = 1
+        for axis in range(3):
+            if try_int(grid[axis]) != 1 or block[axis] != 1:
+                n = axis + 1
+        return n
+
+    # ------------------------------------------------------------------ host expressions
+
+    def _strip(self, c):
+        while c is not None and c.kind in (self.K.UNEXPOSED_EXPR, self.K.PAREN_EXPR) and \
+                len(list(c.get_children())) == 1:
+            c = next(iter(c.get_children()))
+        return c
+
+    def dim3(self, c) -> list:
+        """A dim3-valued host expression as three IR expressions."""
+        c = self._strip(c)
+        K = self.K
+        one = Const(1, "int32")
+        if c.kind == K.CALL_EXPR and c.spelling == "dim3":
+            args = list(c.get_arguments())
+            if len(args) == 1 and args[0].type.get_canonical().spelling.endswith("dim3"):
+                return self.dim3(args[0])  # copy construction
+            parts = [self.host_expr(a) if a.location.line else one for a in args]
+            return (parts + [one, one, one])[:3]
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and \
+                c.type.get_canonical().spelling.endswith("dim3"):
+            ref = c.referenced
+            if ref.hash in self.assigned:
+                raise _Unknown()
+            init = self.fe.initializer(ref)
+            if init is None:
+                raise _Unknown()
+            return self.dim3(init)
+        if c.kind in (K.UNEXPOSED_EXPR, K.CALL_EXPR) and c.type.get_canonical().spelling.endswith("dim3"):
+            kids = [k for k in c.get_children() if k.kind.is_expression()]
+            if len(kids) == 1:
+                return self.dim3(kids[0])
+            if c.kind == K.CALL_EXPR and len(kids) >= 1:
+                parts = [self.host_expr(k) if k.location.line else one for k in kids]
+                return (parts + [one, one, one])[:3]
+        return [self.host_expr(c), one, one]
+
+    def host_expr(self, c, env=None):
+        K = self.K
+        env = env or {}
+        c = self._strip(c)
+        if c.kind in (K.INTEGER_LITERAL, K.CXX_BOOL_LITERAL_EXPR, K.CXX_SIZEOF_OR_ALIGNOF_EXPR if hasattr(K, "CXX_SIZEOF_OR_ALIGNOF_EXPR") else K.INTEGER_LITERAL):
+            value = ct.evaluate(c)
+            if value is not None and not isinstance(value, float):
+                return Const(int(value), "int32")
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
+            ref = c.referenced
+            if ref.hash in env:
+                return env[ref.hash]
+            if ref.hash in self.argmap:
+                return self.argmap[ref.hash]
+            value = ct.evaluate(c)
+            if value is not None and not isinstance(value, float):
+                return Const(int(value), "int32")
+            if ref.kind == K.VAR_DECL and ref.hash not in self.assigned:
+                init = self.fe.initializer(ref)
+                if init is not None:
+                    return self.host_expr(init, env)
+            raise _Unknown()
+        if c.kind == K.MEMBER_REF_EXPR and c.spelling in ("x", "y", "z"):
+            base = next(iter(c.get_children()), None)
+            return self.dim3(base)["xyz".index(c.spelling)]
+        if c.kind == K.BINARY_OPERATOR:
+            op = ct.binary_operator(c)
+            a, b = [self.host_expr(k, env) for k in c.get_children()]
+            dtype = "bool" if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||") else "int32"
+            if is_float(a.dtype) or is_float(b.dtype):
+                raise _Unknown()
+            return fold(BinOp(op, a, b, dtype))
+        if c.kind in (K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.UNEXPOSED_EXPR):
+            kids = [k for k in c.get_children() if k.kind.is_expression()]
+            if kids:
+                return self.host_expr(kids[-1], env)
+        if c.kind == K.CONDITIONAL_OPERATOR:
+            cond, a, b = [self.host_expr(k, env) for k in c.get_children()]
+            return Select(cond, a, b, "int32")
+        if c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "-":
+            return UnaryOp("-", self.host_expr(next(iter(c.get_children())), env), "int32")
+        if c.kind == K.CALL_EXPR:
+            name = c.spelling
+            args = [self.host_expr(a, env) for a in c.get_arguments()]
+            if name in ("min", "max") and len(args) == 2:
+                return Call(name, tuple(args), "int32")
+            fn = c.referenced.get_definition() if c.referenced is not None else None
+            if fn is not None:
+                return self._inline_host(fn, args)
+        raise _Unknown()
+
+    def _inline_host(self, fn, args):
+        """Host helpers like `int cdiv(int a, int b) { return (a + b - 1) / b; }`."""
+        body = [k for k in fn.get_children() if k.kind == self.K.COMPOUND_STMT]
+        stmts = list(body[0].get_children()) if body else []
+        if len(stmts) != 1 or stmts[0].kind != self.K.RETURN_STMT:
+            raise _Unknown()
+        env = {p.hash: a for p, a in zip(fn.get_arguments(), args)}
+        saved = self.assigned
+        ret = next(iter(stmts[0].get_children()), None)
+        if ret is None:
+            raise _Unknown()
+        try:
+            return self.host_expr(ret, env)
+        finally:
+            self.assigned = saved

@@ -1,0 +1,1 @@
+/* tileport parse stand-in: the parse shim already declares what curand_kernel.h provides */

@@ -1,0 +1,210 @@
+/* tileport's parse shim: lets libclang read CUDA C++ with no CUDA install.
+ * Pre-included with -include; defines the CUDA keywords as clang attributes and declares
+ * the device runtime API, so kernels parse with full types and zero diagnostics. */
+#pragma once
+#include <new>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <climits>
+#include <cfloat>
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+#define __managed__ __attribute__((managed))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+#define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
+#define __CUDACC__ 1
+#define __NVCC__ 1
+#define CUDART_VERSION 12000
+
+struct uint3 { unsigned int x, y, z; };
+struct dim3 {
+  unsigned int x, y, z;
+  __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+      : x(vx), y(vy), z(vz) {}
+  __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+};
+extern const __device__ uint3 threadIdx;
+extern const __device__ uint3 blockIdx;
+extern const __device__ dim3 blockDim;
+extern const __device__ dim3 gridDim;
+extern const __device__ int warpSize;
+
+typedef int cudaError_t;
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+                      cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
+#define cudaSuccess 0
+extern "C" int cudaConfigureCall(dim3 gridSize, dim3 blockSize, size_t sharedMem = 0,
+                                 cudaStream_t stream = 0);
+extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem = 0,
+                                                void *stream = 0);
+cudaError_t cudaMalloc(void **p, size_t n);
+template <class T> cudaError_t cudaMalloc(T **p, size_t n);
+cudaError_t cudaMallocManaged(void **p, size_t n, unsigned flags = 1);
+template <class T> cudaError_t cudaMallocManaged(T **p, size_t n, unsigned flags = 1);
+cudaError_t cudaMallocHost(void **p, size_t n);
+cudaError_t cudaFree(void *p);
+cudaError_t cudaFreeHost(void *p);
+cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k);
+cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st = 0);
+cudaError_t cudaMemset(void *d, int v, size_t n);
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+const char *cudaGetErrorString(cudaError_t e);
+cudaError_t cudaStreamCreate(cudaStream_t *s);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaEventCreate(cudaEvent_t *e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = 0);
+cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaSetDevice(int d);
+cudaError_t cudaGetDevice(int *d);
+cudaError_t cudaDeviceReset();
+
+/* half / bfloat16 as clang's native arithmetic types */
+typedef _Float16 __half;
+typedef __bf16 __nv_bfloat16;
+typedef _Float16 half;
+struct __half2 { __half x, y; };
+struct __nv_bfloat162 { __nv_bfloat16 x, y; };
+__host__ __device__ __half __float2half(float);
+__host__ __device__ __half __float2half_rn(float);
+__host__ __device__ float __half2float(__half);
+__host__ __device__ __half __int2half_rn(int);
+__host__ __device__ int __half2int_rn(__half);
+__device__ __half __hadd(__half, __half);
+__device__ __half __hsub(__half, __half);
+__device__ __half __hmul(__half, __half);
+__device__ __half __hdiv(__half, __half);
+__device__ __half __hneg(__half);
+__device__ __half __hfma(__half, __half, __half);
+__device__ __half __hmax(__half, __half);
+__device__ __half __hmin(__half, __half);
+__device__ bool __hlt(__half, __half);
+__device__ bool __hgt(__half, __half);
+__device__ __half hexp(__half);
+__device__ __half hsqrt(__half);
+__device__ __half hrsqrt(__half);
+__device__ __half hlog(__half);
+__device__ __half habs(__half);
+__host__ __device__ __nv_bfloat16 __float2bfloat16(float);
+__host__ __device__ __nv_bfloat16 __float2bfloat16_rn(float);
+__host__ __device__ float __bfloat162float(__nv_bfloat16);
+
+/* Device overloads of the C math library: host declarations come from <cmath>; CUDA code calls
+ * the device ones, which clang accepts as overloads on the __device__ target. */
+#define TP_DEV static __inline__ __attribute__((device))
+#define TP_UNARY(n) TP_DEV float n##f(float); TP_DEV double n(double); TP_DEV float n(float);
+#define TP_BINARY(n) TP_DEV float n##f(float, float); TP_DEV double n(double, double); \
+  TP_DEV float n(float, float);
+TP_UNARY(exp) TP_UNARY(exp2) TP_UNARY(expm1) TP_UNARY(log) TP_UNARY(log2) TP_UNARY(log10)
+TP_UNARY(log1p) TP_UNARY(sqrt) TP_UNARY(cbrt) TP_UNARY(sin) TP_UNARY(cos) TP_UNARY(tan)
+TP_UNARY(asin) TP_UNARY(acos) TP_UNARY(atan) TP_UNARY(sinh) TP_UNARY(cosh) TP_UNARY(tanh)
+TP_UNARY(asinh) TP_UNARY(acosh) TP_UNARY(atanh) TP_UNARY(erf) TP_UNARY(erfc) TP_UNARY(fabs)
+TP_UNARY(floor) TP_UNARY(ceil) TP_UNARY(round) TP_UNARY(trunc) TP_UNARY(rint)
+TP_UNARY(nearbyint) TP_UNARY(lgamma) TP_UNARY(tgamma) TP_UNARY(exp10)
+TP_BINARY(pow) TP_BINARY(fmax) TP_BINARY(fmin) TP_BINARY(fmod) TP_BINARY(atan2) TP_BINARY(hypot)
+TP_BINARY(copysign) TP_BINARY(fdim) TP_BINARY(remainder)
+#undef TP_UNARY
+#undef TP_BINARY
+TP_DEV float fmaf(float, float, float);
+TP_DEV double fma(double, double, double);
+TP_DEV int abs(int);
+TP_DEV long long llabs(long long);
+TP_DEV float abs(float);
+TP_DEV double abs(double);
+TP_DEV bool isnan(float);
+TP_DEV bool isnan(double);
+TP_DEV bool isinf(float);
+TP_DEV bool isinf(double);
+TP_DEV bool isfinite(float);
+TP_DEV bool isfinite(double);
+TP_DEV int signbit(float);
+TP_DEV int signbit(double);
+/* CUDA-only math and intrinsics */
+__device__ float __fdividef(float, float);
+__device__ float __frcp_rn(float);
+__device__ float __fsqrt_rn(float);
+__device__ float __saturatef(float);
+__device__ float rsqrtf(float);
+__device__ double rsqrt(double);
+__device__ float __fmaf_rn(float, float, float);
+__device__ float __fadd_rn(float, float);
+__device__ float __fmul_rn(float, float);
+__device__ int __float2int_rn(float);
+__device__ int __float2int_rz(float);
+__device__ float __int2float_rn(int);
+__device__ int __mul24(int, int);
+__device__ int __popc(unsigned);
+__device__ int __clz(int);
+__device__ int __ffs(int);
+__device__ int min(int, int);
+__device__ unsigned min(unsigned, unsigned);
+__device__ long long min(long long, long long);
+__device__ float min(float, float);
+__device__ double min(double, double);
+__device__ int max(int, int);
+__device__ unsigned max(unsigned, unsigned);
+__device__ long long max(long long, long long);
+__device__ float max(float, float);
+__device__ double max(double, double);
+template <class T> __device__ T __ldg(const T *p);
+
+/* synchronisation, warp primitives, atomics */
+__device__ void __syncthreads();
+__device__ int __syncthreads_count(int);
+__device__ int __syncthreads_and(int);
+__device__ int __syncthreads_or(int);
+__device__ void __syncwarp(unsigned mask = 0xffffffffu);
+__device__ void __threadfence();
+__device__ void __threadfence_block();
+template <class T> __device__ T __shfl_sync(unsigned mask, T v, int src, int width = 32);
+template <class T> __device__ T __shfl_up_sync(unsigned mask, T v, unsigned d, int width = 32);
+template <class T> __device__ T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = 32);
+template <class T> __device__ T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32);
+__device__ unsigned __ballot_sync(unsigned mask, int pred);
+__device__ int __any_sync(unsigned mask, int pred);
+__device__ int __all_sync(unsigned mask, int pred);
+__device__ unsigned __activemask();
+template <class T> __device__ T atomicAdd(T *addr, T v);
+template <class T> __device__ T atomicSub(T *addr, T v);
+template <class T> __device__ T atomicMax(T *addr, T v);
+template <class T> __device__ T atomicMin(T *addr, T v);
+template <class T> __device__ T atomicExch(T *addr, T v);
+template <class T> __device__ T atomicCAS(T *addr, T cmp, T v);
+template <class T> __device__ T atomicAnd(T *addr, T v);
+template <class T> __device__ T atomicOr(T *addr, T v);
+template <class T> __device__ T atomicXor(T *addr, T v);
+
+/* vector types */
+#define TP_VEC2(T, N) struct N##2 { T x, y; }; __host__ __device__ N##2 make_##N##2(T, T);
+#define TP_VEC3(T, N) struct N##3 { T x, y, z; }; __host__ __device__ N##3 make_##N##3(T, T, T);
+#define TP_VEC4(T, N) struct __align__(16) N##4 { T x, y, z, w; }; \
+  __host__ __device__ N##4 make_##N##4(T, T, T, T);
+TP_VEC2(float, float) TP_VEC4(float, float)
+struct float3 { float x, y, z; }; __host__ __device__ float3 make_float3(float, float, float);
+TP_VEC2(int, int) TP_VEC3(int, int) TP_VEC4(int, int)
+TP_VEC2(double, double) TP_VEC4(double, double)
+TP_VEC2(unsigned int, uint) TP_VEC4(unsigned int, uint)
+TP_VEC4(unsigned char, uchar) TP_VEC2(unsigned char, uchar) TP_VEC3(unsigned char, uchar)
+TP_VEC4(char, char)
+#undef TP_VEC2
+#undef TP_VEC3
+#undef TP_VEC4
+TP_DEV float __expf(float); TP_DEV float __logf(float); TP_DEV float __sinf(float);
+TP_DEV float __cosf(float); TP_DEV float __powf(float, float); TP_DEV float __log2f(float);
+TP_DEV float __log10f(float); TP_DEV float __tanf(float);

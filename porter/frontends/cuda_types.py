@@ -1,0 +1,63 @@
+"""C/CUDA types -> IR dtypes.
+
+Works on clang's raw CXTypeKind numbers: the Python bindings raise on kinds they do not know
+(Float16 = 32, BFloat16 = 39), which is exactly what `__half` and `__nv_bfloat16` are here.
+"""
+
+from __future__ import annotations
+
+from porter.diagnostics import Loc, TileportError
+
+# CXTypeKind values (clang-c/Index.h)
+VOID, POINTER, RECORD, ENUM, CONSTANTARRAY, INCOMPLETEARRAY, FUNCTIONPROTO, INVALID = \
+    2, 101, 105, 106, 112, 114, 111, 0
+
+_BY_KIND = {
+    3: "bool", 4: "uint8", 5: "uint8", 8: "uint16", 9: "uint32", 10: "uint64", 11: "uint64",
+    13: "int8", 14: "int8", 16: "int16", 17: "int32", 18: "int64", 19: "int64",
+    21: "float32", 22: "float64", 31: "float16", 32: "float16", 39: "bfloat16",
+}
+_BY_NAME = {"__half": "float16", "half": "float16", "__nv_bfloat16": "bfloat16",
+            "nv_bfloat16": "bfloat16", "__bf16": "bfloat16", "_Float16": "float16"}
+
+
+def kind_id(ctype) -> int:
+    return ctype.get_canonical()._kind_id
+
+
+def is_pointer(ctype) -> bool:
+    return kind_id(ctype) == POINTER
+
+
+def is_array(ctype) -> bool:
+    return kind_id(ctype) in (CONSTANTARRAY, INCOMPLETEARRAY)
+
+
+def is_void(ctype) -> bool:
+    return kind_id(ctype) == VOID
+
+
+def is_scalar(ctype) -> bool:
+    return kind_id(ctype) in _BY_KIND or kind_id(ctype) == ENUM
+
+
+def dtype_of(ctype, loc: Loc | None = None, what: str = "expression") -> str:
+    """The IR dtype of a scalar C type; vector types, structs and pointers are refused."""
+    name = ctype.spelling.replace("const ", "").replace("volatile ", "").strip()
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    kind = kind_id(ctype)
+    if kind == ENUM:
+        return "int32"
+    dtype = _BY_KIND.get(kind)
+    if dtype is None:
+        raise TileportError("TP122", f"type '{ctype.spelling}' of {what} is not supported yet", loc)
+    return dtype
+
+
+def pointee_dtype(ctype, loc: Loc | None = None) -> str:
+    pointee = ctype.get_canonical().get_pointee()
+    if kind_id(pointee) == POINTER:
+        raise TileportError("TP123", f"pointer-to-pointer '{ctype.spelling}' is not supported", loc)
+    direct = ctype.get_pointee()
+    return dtype_of(direct if direct._kind_id != INVALID else pointee, loc, what="buffer element")

@@ -1,0 +1,238 @@
+"""Which buffers a kernel reads and writes, and how many elements each must hold.
+
+Extents come from bounding every index expression under the guards that protect it
+(`if (i < n) y[i] = ...` bounds y by n; `row < M && col < N` bounds `row * N + col` by M*N),
+with the launch geometry bounding unguarded thread indices. Bounds are kept as small integer
+polynomials over the scalar parameters so they print as the user would write them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from porter.ir.nodes import (
+    Assign, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
+    Store, UnaryOp, Var,
+)
+from porter.ir.walk import stmt_exprs, walk_expr, walk_stmts
+
+# ------------------------------------------------------------------ polynomials
+# A polynomial is {tuple of sorted atom keys: int coefficient}; atoms are parameter names or
+# opaque sub-expressions (kept in Poly.atoms so they can be printed back).
+
+
+class Poly:
+    def __init__(self, terms=None, atoms=None):
+        self.terms = {k: v for k, v in (terms or {}).items() if v}
+        self.atoms = dict(atoms or {})
+
+    @staticmethod
+    def const(v: int) -> "Poly":
+        return Poly({(): v})
+
+    @staticmethod
+    def atom(key: str, expr) -> "Poly":
+        return Poly({(key,): 1}, {key: expr})
+
+    def __add__(self, other: "Poly") -> "Poly":
+        terms = defaultdict(int, self.terms)
+        for k, v in other.terms.items():
+            terms[k] += v
+        return Poly(terms, {**self.atoms, **other.atoms})
+
+    def __mul__(self, other: "Poly") -> "Poly":
+        terms = defaultdict(int)
+        for ka, va in self.terms.items():
+            for kb, vb in other.terms.items():
+                terms[tuple(sorted(ka + kb))] += va * vb
+        return Poly(terms, {**self.atoms, **other.atoms})
+
+    def scale(self, c: int) -> "Poly":
+        return Poly({k: v * c for k, v in self.terms.items()}, self.atoms)
+
+    def constant_part(self) -> int:
+        return self.terms.get((), 0)
+
+    def to_expr(self, dtype: str = "int32"):
+        expr = None
+        for key in sorted(self.terms, key=lambda k: (-len(k), k)):
+            coef = self.terms[key]
+            term = None
+            for atom in key:
+                a = self.atoms[atom]
+                a = a if a.dtype == dtype else Cast(dtype, a)
+                term = a if term is None else BinOp("*", term, a, dtype)
+            if term is None:
+                term = Const(abs(coef), dtype)
+            elif abs(coef) != 1:
+                term = BinOp("*", Const(abs(coef), dtype), term, dtype)
+            if expr is None:
+                expr = term if coef > 0 else BinOp("-", Const(0, dtype), term, dtype)
+            else:
+                expr = BinOp("+" if coef > 0 else "-", expr, term, dtype)
+        return expr if expr is not None else Const(0, dtype)
+
+
+def _strip(e):
+    while isinstance(e, Cast):
+        e = e.a
+    return e
+
+
+def _key(e) -> str:
+    from porter.ir.printer import format_expr
+    return format_expr(e)
+
+
+class _Bounds:
+    """Inclusive upper bounds of index expressions in one kernel."""
+
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+        self.defs: dict = {}
+        assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
+        for s in walk_stmts(kernel.body):
+            if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned:
+                self.defs[s.var.name] = s.init
+
+    def upper(self, e, guards: dict, depth: int = 0):
+        if depth > 40:
+            return None
+        e = _strip(e)
+        if e in guards:
+            return guards[e]
+        if isinstance(e, Const):
+            return Poly.const(int(e.value)) if not isinstance(e.value, float) else None
+        if isinstance(e, Var):
+            if e.name in self.defs:
+                return self.upper(self.defs[e.name], guards, depth + 1)
+            if any(p.name == e.name for p in self.kernel.scalars):
+                return Poly.atom(e.name, e)
+            return None
+        if isinstance(e, Builtin):
+            launch = self.kernel.launch
+            if launch is None or e.axis >= len(launch.block):
+                return Poly.const(0)
+            if e.kind == "thread_idx":
+                return Poly.const(launch.block[e.axis] - 1)
+            if e.kind == "block_dim":
+                return Poly.const(launch.block[e.axis])
+            grid = launch.grid[e.axis] if e.axis < len(launch.grid) else Const(1, "int32")
+            g = self.upper(grid, {}, depth + 1) or Poly.atom(_key(grid), grid)
+            return g + Poly.const(-1) if e.kind == "block_idx" else g
+        if isinstance(e, BinOp):
+            if e.op in ("+", "*"):
+                a, b = self.upper(e.a, guards, depth + 1), self.upper(e.b, guards, depth + 1)
+                if a is None or b is None:
+                    return None
+                return a + b if e.op == "+" else a * b
+            if e.op == "-":
+                a = self.upper(e.a, guards, depth + 1)
+                low = _strip(e.b)
+                return a + Poly.const(-int(low.value)) if a is not None and isinstance(low, Const) \
+                    and not isinstance(low.value, float) else a
+            if e.op == "%":
+                b = self.upper(e.b, guards, depth + 1)
+                return b + Poly.const(-1) if b is not None else None
+            if e.op in ("/", ">>"):
+                a = self.upper(e.a, guards, depth + 1)
+                d = _strip(e.b)
+                if a is None or not isinstance(d, Const):
+                    return None
+                div = int(d.value) if e.op == "/" else 1 << int(d.value)
+                if all(v % div == 0 for v in a.terms.values()):
+                    return Poly({k: v // div for k, v in a.terms.items()}, a.atoms)
+                expr = BinOp("/", a.to_expr(), Const(div, "int32"), "int32")
+                return Poly.atom(_key(expr), expr)
+            if e.op == "<<":
+                a = self.upper(e.a, guards, depth + 1)
+                d = _strip(e.b)
+                return a.scale(1 << int(d.value)) if a is not None and isinstance(d, Const) else None
+            return None
+        if isinstance(e, Call) and e.func == "min":
+            for arg in e.args:
+                bound = self.upper(arg, guards, depth + 1)
+                if bound is not None:
+                    return bound
+        if isinstance(e, Select):
+            return self.join(self.upper(e.a, guards, depth + 1), self.upper(e.b, guards, depth + 1))
+        return None
+
+    @staticmethod
+    def join(a, b):
+        if a is None or b is None:
+            return None
+        diff = a + b.scale(-1)
+        if set(diff.terms) <= {()}:
+            return a if diff.constant_part() >= 0 else b
+        expr = Call("max", (a.to_expr(), b.to_expr()), "int32")
+        return Poly.atom(_key(expr), expr)
+
+    def with_guard(self, cond, guards: dict, negate: bool = False) -> dict:
+        """Bounds implied by cond (or by its negation) being true."""
+        out = dict(guards)
+        cond = _strip(cond)
+        if isinstance(cond, UnaryOp) and cond.op == "!":
+            return self.with_guard(cond.a, guards, not negate)
+        if isinstance(cond, BinOp) and cond.op == ("||" if negate else "&&"):
+            return self.with_guard(cond.b, self.with_guard(cond.a, guards, negate), negate)
+        if not isinstance(cond, BinOp):
+            return out
+        op = cond.op
+        if negate:
+            op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}.get(op)
+        a, b = _strip(cond.a), _strip(cond.b)
+        if op in (">", ">="):
+            a, b, op = b, a, "<" if op == ">" else "<="
+        if op in ("<", "<="):
+            bound = self.upper(b, guards)
+            if bound is not None:
+                bound = bound + Poly.const(-1) if op == "<" else bound
+                out[a] = bound
+        return out
+
+
+def annotate_buffers(kernel: Kernel) -> None:
+    """Fill BufferParam.read / .written / .extent from the kernel body."""
+    bounds = _Bounds(kernel)
+    uppers: dict = defaultdict(list)
+    unknown: set = set()
+
+    def note(name, index, guards):
+        bound = bounds.upper(index, guards)
+        if bound is None:
+            unknown.add(name)
+        else:
+            uppers[name].append(bound)
+
+    def visit(stmts, guards):
+        for s in stmts:
+            for e in stmt_exprs(s):
+                for sub in walk_expr(e):
+                    if isinstance(sub, Load):
+                        note(sub.buffer, sub.index, guards)
+            if isinstance(s, Store):
+                note(s.buffer, s.index, guards)
+            if isinstance(s, If):
+                visit(s.then, bounds.with_guard(s.cond, guards))
+                visit(s.orelse, bounds.with_guard(s.cond, guards, negate=True))
+            elif isinstance(s, For):
+                visit(s.body, bounds.with_guard(s.cond, guards))
+
+    visit(kernel.body, {})
+    loads = {e.buffer for s in walk_stmts(kernel.body) for x in stmt_exprs(s) for e in walk_expr(x)
+             if isinstance(e, Load)}
+    stores = {s.buffer for s in walk_stmts(kernel.body) if isinstance(s, Store)}
+    for p in kernel.params:
+        if not isinstance(p, BufferParam):
+            continue
+        p.read, p.written = p.name in loads, p.name in stores
+        if p.name in unknown or not uppers.get(p.name):
+            p.extent = None
+            continue
+        top = uppers[p.name][0]
+        for other in uppers[p.name][1:]:
+            top = _Bounds.join(top, other)
+            if top is None:
+                break
+        p.extent = (top + Poly.const(1)).to_expr() if top is not None else None

@@ -1,0 +1,256 @@
+"""The loop-and-buffer model both front ends produce and everything after them reads.
+
+A kernel is SIMT-shaped: a grid of programs (CUDA blocks / Triton programs), each running
+one instance of `body` per point of its `block` index space (CUDA threads / Triton lanes).
+Buffers are flat, typed, and know whether they are read or written; every node carries a
+source location so later stages can point at the user's line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from porter.diagnostics import Loc
+
+# dtype names follow TileLang/TVM spelling: float32, float16, bfloat16, int32, uint8, bool, ...
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
+
+def is_float(dtype: str) -> bool:
+    return dtype in FLOAT_DTYPES
+
+
+def is_int(dtype: str) -> bool:
+    return dtype in INT_DTYPES or dtype == "bool"
+
+
+def dtype_bits(dtype: str) -> int:
+    if dtype == "bool":
+        return 8
+    return int("".join(ch for ch in dtype if ch.isdigit()) or 32)
+
+
+# ----------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Union[int, float, bool]
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Var:
+    """A scalar parameter, local variable or loop variable."""
+
+    name: str
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """Launch-geometry builtins: thread_idx, block_idx, block_dim, grid_dim on axis 0..2."""
+
+    kind: str
+    axis: int
+    dtype: str = "int32"
+
+
+@dataclass(frozen=True)
+class BinOp:
+    """C semantics: integer `/` and `%` truncate toward zero; `&&`/`||` are logical."""
+
+    op: str
+    a: "Expr"
+    b: "Expr"
+    dtype: str
+
+
+@dataclass(frozen=True)
+class UnaryOp:
+    op: str  # "-", "!", "~"
+    a: "Expr"
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Call:
+    """A math builtin, by its canonical name in porter.builtins (exp, sqrt, max, ...)."""
+
+    func: str
+    args: tuple
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Cast:
+    dtype: str
+    a: "Expr"
+
+
+@dataclass(frozen=True)
+class Select:
+    cond: "Expr"
+    a: "Expr"
+    b: "Expr"
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Load:
+    buffer: str
+    index: "Expr"
+    dtype: str
+
+
+Expr = Union[Const, Var, Builtin, BinOp, UnaryOp, Call, Cast, Select, Load]
+
+
+def expr_dtype(e: Expr) -> str:
+    return e.dtype
+
+
+# ----------------------------------------------------------------------------- statements
+
+
+@dataclass
+class Decl:
+    """Declare a local scalar, optionally initialised."""
+
+    var: Var
+    init: Expr | None
+    loc: Loc | None = None
+
+
+@dataclass
+class Assign:
+    var: Var
+    value: Expr
+    loc: Loc | None = None
+
+
+@dataclass
+class Store:
+    buffer: str
+    index: Expr
+    value: Expr
+    loc: Loc | None = None
+
+
+@dataclass
+class If:
+    cond: Expr
+    then: list
+    orelse: list = field(default_factory=list)
+    loc: Loc | None = None
+
+
+@dataclass
+class For:
+    """`for (var = start; cond; var += step)`: cond and step are arbitrary expressions."""
+
+    var: Var
+    start: Expr
+    cond: Expr
+    step: Expr
+    body: list
+    loc: Loc | None = None
+
+
+@dataclass
+class Return:
+    """Early exit of the current thread / lane."""
+
+    loc: Loc | None = None
+
+
+@dataclass
+class Comment:
+    """A source comment carried into the port."""
+
+    text: str
+    loc: Loc | None = None
+
+
+Stmt = Union[Decl, Assign, Store, If, For, Return, Comment]
+
+
+# ----------------------------------------------------------------------------- kernel
+
+
+@dataclass
+class ScalarParam:
+    name: str
+    dtype: str
+    c_type: str = ""  # original spelling, for the CUDA emulator's launcher
+    loc: Loc | None = None
+
+
+@dataclass
+class BufferParam:
+    name: str
+    dtype: str
+    read: bool = False
+    written: bool = False
+    extent: Expr | None = None  # element count, in terms of scalar params
+    c_type: str = ""
+    loc: Loc | None = None
+
+    @property
+    def access(self) -> str:
+        return ("r" if self.read else "") + ("w" if self.written else "") or "-"
+
+
+Param = Union[ScalarParam, BufferParam]
+
+
+@dataclass
+class Launch:
+    """Launch geometry. grid entries are expressions over params; block entries are ints.
+
+    `origin` says where it came from: "launch-site", "inferred" or "given" (--grid/--block).
+    """
+
+    grid: tuple
+    block: tuple
+    smem_bytes: int = 0
+    origin: str = "inferred"
+    loc: Loc | None = None
+    threads: int | None = None  # hardware threads when they differ from the block (Triton warps)
+
+
+@dataclass
+class Kernel:
+    name: str
+    language: str  # "cuda" or "triton"
+    params: list
+    body: list
+    launch: Launch
+    loc: Loc
+    constexprs: dict = field(default_factory=dict)  # Triton constexpr params and their values
+    template_args: str = ""  # CUDA: "<float, 256>" when instantiated from a launch site
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def buffers(self) -> list:
+        return [p for p in self.params if isinstance(p, BufferParam)]
+
+    @property
+    def scalars(self) -> list:
+        return [p for p in self.params if isinstance(p, ScalarParam)]
+
+
+@dataclass
+class Module:
+    """Everything one source file yields."""
+
+    source_file: str
+    language: str
+    kernels: list

@@ -1,0 +1,94 @@
+"""Human-readable dump of the IR (`tileport convert --emit-ir`): shows what was understood."""
+
+from __future__ import annotations
+
+from porter.ir.nodes import (
+    Assign, BinOp, Builtin, BufferParam, Call, Cast, Comment, Const, Decl, For, If, Kernel,
+    Load, Module, Return, Select, Store, UnaryOp, Var,
+)
+
+_BUILTIN_NAMES = {"thread_idx": "threadIdx", "block_idx": "blockIdx", "block_dim": "blockDim",
+                  "grid_dim": "gridDim"}
+
+
+def format_expr(e) -> str:
+    if isinstance(e, Const):
+        return repr(e.value) if e.dtype != "bool" else str(bool(e.value)).lower()
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Builtin):
+        return f"{_BUILTIN_NAMES[e.kind]}.{'xyz'[e.axis]}"
+    if isinstance(e, BinOp):
+        return f"({format_expr(e.a)} {e.op} {format_expr(e.b)})"
+    if isinstance(e, UnaryOp):
+        return f"{e.op}{format_expr(e.a)}"
+    if isinstance(e, Call):
+        return f"{e.func}({', '.join(format_expr(a) for a in e.args)})"
+    if isinstance(e, Cast):
+        return f"({e.dtype}){format_expr(e.a)}"
+    if isinstance(e, Select):
+        return f"({format_expr(e.cond)} ? {format_expr(e.a)} : {format_expr(e.b)})"
+    if isinstance(e, Load):
+        return f"{e.buffer}[{format_expr(e.index)}]"
+    raise TypeError(f"unknown expression {e!r}")
+
+
+def _loc(s) -> str:
+    return f"  @{s.loc.line}" if getattr(s, "loc", None) and s.loc.line else ""
+
+
+def format_stmts(stmts, indent: int = 1) -> list[str]:
+    pad = "  " * indent
+    lines: list[str] = []
+    for s in stmts:
+        if isinstance(s, Decl):
+            init = f" = {format_expr(s.init)}" if s.init is not None else ""
+            lines.append(f"{pad}{s.var.dtype} {s.var.name}{init};{_loc(s)}")
+        elif isinstance(s, Assign):
+            lines.append(f"{pad}{s.var.name} = {format_expr(s.value)};{_loc(s)}")
+        elif isinstance(s, Store):
+            lines.append(f"{pad}{s.buffer}[{format_expr(s.index)}] = {format_expr(s.value)};{_loc(s)}")
+        elif isinstance(s, If):
+            lines.append(f"{pad}if {format_expr(s.cond)} {{{_loc(s)}")
+            lines += format_stmts(s.then, indent + 1)
+            if s.orelse:
+                lines.append(f"{pad}}} else {{")
+                lines += format_stmts(s.orelse, indent + 1)
+            lines.append(f"{pad}}}")
+        elif isinstance(s, For):
+            lines.append(f"{pad}for ({s.var.dtype} {s.var.name} = {format_expr(s.start)}; "
+                         f"{format_expr(s.cond)}; {s.var.name} += {format_expr(s.step)}) {{{_loc(s)}")
+            lines += format_stmts(s.body, indent + 1)
+            lines.append(f"{pad}}}")
+        elif isinstance(s, Return):
+            lines.append(f"{pad}return;{_loc(s)}")
+        elif isinstance(s, Comment):
+            lines.append(f"{pad}// {s.text}")
+        else:
+            raise TypeError(f"unknown statement {s!r}")
+    return lines
+
+
+def format_kernel(k: Kernel) -> str:
+    out = [f"kernel {k.name}{k.template_args}  [{k.language}, {k.loc}]"]
+    for p in k.params:
+        if isinstance(p, BufferParam):
+            ext = format_expr(p.extent) if p.extent is not None else "?"
+            out.append(f"  buffer {p.name}: {p.dtype}[{ext}]  access={p.access}")
+        else:
+            out.append(f"  scalar {p.name}: {p.dtype}")
+    for name, value in k.constexprs.items():
+        out.append(f"  constexpr {name} = {value!r}")
+    L = k.launch
+    grid = ", ".join(format_expr(g) for g in L.grid)
+    threads = f" threads={L.threads}" if L.threads else ""
+    out.append(f"  launch grid=({grid}) block={tuple(L.block)} smem={L.smem_bytes}{threads}  "
+               f"origin={L.origin}" + (f" @{L.loc.line}" if L.loc and L.loc.line else ""))
+    out.append("  body {")
+    out += format_stmts(k.body, 2)
+    out.append("  }")
+    return "\n".join(out)
+
+
+def format_module(m: Module) -> str:
+    return "\n\n".join(format_kernel(k) for k in m.kernels) + "\n"

@@ -1,0 +1,383 @@
+"""Run an original Triton kernel on the CPU (``TRITON_INTERPRET=1``) as the numerical reference.
+
+The kernel runs in a child process (``python -m porter.verify.triton_exec IN OUT``) because:
+the interpreter must be switched on before ``triton`` is imported, the user's module runs
+arbitrary top-level code (which may hang or crash), and a hung kernel can only be stopped
+reliably by killing a process. Inputs and outputs travel through pickle files in a temp dir.
+
+bfloat16: numpy has no bf16, so bf16 buffers travel as uint16 arrays holding the bits and are
+viewed as ``torch.bfloat16`` for the kernel. The child also patches the interpreter, which
+stores bf16 as raw uint16 bits and then does arithmetic on those bits (see
+``_patch_interpreter_bf16``).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import tempfile
+import traceback
+from collections.abc import Collection
+from pathlib import Path
+
+import numpy as np
+
+from porter.diagnostics import Loc, TileportError
+
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+_STDERR_TAIL = 2000
+
+
+# --------------------------------------------------------------------------- parent side
+
+
+def run_kernel(
+    source_path: str,
+    kernel_name: str,
+    grid: tuple[int, ...],
+    args: list,
+    constexprs: dict[str, object] | None = None,
+    launch_options: dict | None = None,
+    timeout: float = 120.0,
+    bf16_args: Collection[int] | None = None,
+) -> list:
+    """Launch ``kernel_name[grid](*args, **constexprs)`` from ``source_path`` under the interpreter.
+
+    ``args`` are the runtime arguments in order: numpy arrays (passed as pointers to CPU
+    torch tensors) or Python scalars. Returns ``args`` after the run: arrays as new numpy
+    arrays of the same dtype, scalars unchanged. uint16 arrays are bfloat16 bits unless
+    ``bf16_args`` (indices into ``args``) says which ones are; pass ``bf16_args=()`` for a
+    kernel that really takes uint16 data.
+
+    Raises TileportError TP420 (import error or exception in the kernel, located at the
+    user-file line where the traceback has one), TP421 (child crashed) or TP422 (timeout).
+    """
+    source = Path(source_path)
+    if not source.is_file():
+        raise TileportError("TP420", f"FileNotFoundError: no such file: {source_path}", Loc(source_path))
+    request = {
+        "source_path": str(source.resolve()),
+        "kernel_name": kernel_name,
+        "grid": tuple(int(g) for g in grid),
+        "args": [_encode_arg(i, a, bf16_args, source_path) for i, a in enumerate(args)],
+        "constexprs": dict(constexprs or {}),
+        "launch_options": dict(launch_options or {}),
+    }
+    with tempfile.TemporaryDirectory(prefix="tileport-triton-") as tmp:
+        in_path, out_path = Path(tmp, "in.pkl"), Path(tmp, "out.pkl")
+        with open(in_path, "wb") as f:
+            pickle.dump(request, f, protocol=pickle.HIGHEST_PROTOCOL)
+        returncode, stderr = _run_child(in_path, out_path, timeout, source_path)
+        if not out_path.exists():
+            raise TileportError("TP421", _crash_message(returncode, stderr), Loc(source_path))
+        with open(out_path, "rb") as f:
+            result = pickle.load(f)
+    if not result["ok"]:
+        raise TileportError(
+            "TP420", f"{result['type']}: {result['message']}", Loc(source_path, result["line"], 0)
+        )
+    return [out if isinstance(orig, np.ndarray) else orig for orig, out in zip(args, result["args"])]
+
+
+def _encode_arg(index: int, arg, bf16_args: Collection[int] | None, source_path: str) -> dict:
+    """Tag each argument for the child; numpy scalars become Python ones so Triton can type them."""
+    if isinstance(arg, np.ndarray):
+        if arg.dtype.kind not in "biuf" or arg.dtype.byteorder == ">":
+            raise TileportError(
+                "TP420", f"TypeError: argument {index}: unsupported array dtype {arg.dtype}", Loc(source_path)
+            )
+        is_bf16 = arg.dtype == np.uint16 and (bf16_args is None or index in bf16_args)
+        return {"kind": "array", "value": np.ascontiguousarray(arg), "bf16": is_bf16}
+    if isinstance(arg, np.generic):
+        arg = arg.item()
+    if isinstance(arg, (bool, int, float)):
+        return {"kind": "scalar", "value": arg}
+    raise TileportError(
+        "TP420", f"TypeError: argument {index}: unsupported type {type(arg).__name__}", Loc(source_path)
+    )
+
+
+def _run_child(in_path: Path, out_path: Path, timeout: float, source_path: str) -> tuple[int, str]:
+    """Run the child in its own session so a timeout can kill it and anything it started."""
+    env = dict(os.environ)
+    env["TRITON_INTERPRET"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH")) if p)
+    cmd = [sys.executable, "-m", "porter.verify.triton_exec", str(in_path), str(out_path)]
+    proc = subprocess.Popen(
+        cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        _, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        raise TileportError("TP422", f"timed out after {timeout:g}s", Loc(source_path)) from None
+    except BaseException:  # e.g. KeyboardInterrupt: do not leave the child running
+        _kill_group(proc)
+        raise
+    return proc.returncode, stderr.decode(errors="replace")
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()
+
+
+def _crash_message(returncode: int, stderr: str) -> str:
+    if returncode < 0:
+        try:
+            how = f"killed by signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            how = f"killed by signal {-returncode}"
+    else:
+        how = f"exited with status {returncode} without a result"
+    tail = stderr.strip()[-_STDERR_TAIL:]
+    return f"Triton interpreter process {how}" + (f"\n{tail}" if tail else "")
+
+
+# --------------------------------------------------------------------------- child side
+
+
+def _child_main(in_path: str, out_path: str) -> None:
+    """Child entry point: import the user's module, launch the kernel, write the result."""
+    os.environ["TRITON_INTERPRET"] = "1"  # must precede the first `import triton`
+    with open(in_path, "rb") as f:
+        req = pickle.load(f)
+    source = req["source_path"]
+    kernel_fn = None
+    try:
+        import torch
+
+        _patch_interpreter_bf16()
+        module = _import_user_module(source)
+        kernel, kernel_fn = _find_kernel(module, req["kernel_name"], source)
+        tensors = [_to_torch(a, torch) for a in req["args"]]
+        kernel[req["grid"]](*tensors, **req["constexprs"], **req["launch_options"])
+        result = {"ok": True, "args": [_from_torch(t, a, torch) for t, a in zip(tensors, req["args"])]}
+    except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt from user code too
+        result = _describe_failure(exc, source, kernel_fn)
+    with open(out_path, "wb") as f:
+        pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _import_user_module(source: str):
+    """Import by path under a private name, so `if __name__ == "__main__"` blocks do not run."""
+    import importlib.util
+
+    directory = str(Path(source).parent)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)  # sibling imports work as when the file is run as a script
+    name = "_tileport_user_" + "".join(c if c.isalnum() else "_" for c in Path(source).stem)
+    spec = importlib.util.spec_from_file_location(name, source)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses, pickling and inspect look modules up here
+    spec.loader.exec_module(module)
+    return module
+
+
+def _find_kernel(module, kernel_name: str, source: str):
+    """Return (launchable kernel, its Python function); unwraps autotune/heuristics via `.fn`.
+
+    The wrappers are skipped on purpose: the caller passes every constexpr explicitly, and a
+    multi-config autotuner cannot benchmark under the interpreter anyway.
+    """
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    if not hasattr(module, kernel_name):
+        raise NameError(f"no kernel named {kernel_name!r} in {source}")
+    obj = getattr(module, kernel_name)
+    seen = set()
+    while not isinstance(obj, (JITFunction, InterpretedFunction)):
+        if id(obj) in seen or not hasattr(obj, "fn"):
+            raise TypeError(f"{kernel_name!r} is not a Triton kernel (@triton.jit)")
+        seen.add(id(obj))
+        obj = obj.fn
+    return obj, obj.fn
+
+
+def _to_torch(arg: dict, torch):
+    if arg["kind"] == "scalar":
+        return arg["value"]
+    value = arg["value"]
+    if arg["bf16"]:
+        return torch.from_numpy(value.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(value)
+
+
+def _from_torch(tensor, arg: dict, torch):
+    if arg["kind"] == "scalar":
+        return arg["value"]
+    if arg["bf16"]:
+        return tensor.view(torch.int16).numpy().view(np.uint16)
+    return tensor.numpy()
+
+
+def _describe_failure(exc: BaseException, source: str, kernel_fn) -> dict:
+    """Report the root cause (the interpreter wraps kernel errors in InterpreterError) and the
+    innermost line of the user's file in its traceback; else the kernel's `def` line."""
+    chain = [exc]
+    while chain[-1].__cause__ is not None and chain[-1].__cause__ not in chain:
+        chain.append(chain[-1].__cause__)
+    root = chain[-1]
+    line = 0
+    for e in reversed(chain):
+        line = _user_line(e, source)
+        if line:
+            break
+    if not line and kernel_fn is not None:
+        line = _def_line(kernel_fn)
+    message = root.msg if isinstance(root, SyntaxError) else str(root)
+    return {"ok": False, "type": type(root).__name__, "message": message or repr(root), "line": line}
+
+
+def _def_line(fn) -> int:
+    """Line of the kernel's `def` (getsourcelines starts at the first decorator)."""
+    import inspect
+
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return 0
+    for offset, text in enumerate(lines):
+        if text.lstrip().startswith("def "):
+            return start + offset
+    return start
+
+
+def _user_line(exc: BaseException, source: str) -> int:
+    if isinstance(exc, SyntaxError) and exc.filename and _same_file(exc.filename, source):
+        return exc.lineno or 0
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        if _same_file(frame.filename, source):
+            return frame.lineno or 0
+    return 0
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+# --------------------------------------------------------------------------- bf16 interpreter fix
+
+
+def _bf16_to_f32(bits: np.ndarray) -> np.ndarray:
+    """bf16 is the top half of an f32, so widening is exact."""
+    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
+
+
+def _f32_to_bf16(values: np.ndarray) -> np.ndarray:
+    """Round f32 to bf16 bits to nearest-even, as the GPU's truncf does (the interpreter truncates)."""
+    values = np.asarray(values, dtype=np.float32)
+    bits = values.view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(values)
+    if nan.any():
+        rounded[nan] = ((bits[nan] >> 16) | 0x40).astype(np.uint16)  # keep NaN quiet
+    return rounded
+
+
+def _patch_interpreter_bf16() -> None:
+    """Make the interpreter compute bf16 in f32 and round back, instead of on raw uint16 bits.
+
+    Triton 3.9's interpreter stores bf16 tensors as uint16 and hands them to numpy as-is, so
+    `a + b`, comparisons, `tl.dot`, `tl.max`/`tl.sum` of bf16 compute on the bit patterns,
+    and f32->bf16 casts truncate. We wrap the few builder entry points that do arithmetic.
+    """
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
+    builder_cls, handle_cls = interp.InterpreterBuilder, interp.TensorHandle
+    if getattr(builder_cls, "_tileport_bf16_patched", False):
+        return
+    bf16, f32 = tl.bfloat16, tl.float32
+
+    def widen(h):
+        if isinstance(h, handle_cls) and h.dtype == bf16:
+            return handle_cls(_bf16_to_f32(h.data), f32)
+        return h
+
+    def in_f32(orig, out_index):
+        """Run `orig` on f32 copies of bf16 operands; round a float result back to bf16 when
+        the operand that fixes the result type (`args[out_index]`) was bf16."""
+
+        def wrapper(self, *args, **kwargs):
+            if not any(isinstance(a, handle_cls) and a.dtype == bf16 for a in args):
+                return orig(self, *args, **kwargs)
+            out = orig(self, *(widen(a) for a in args), **kwargs)
+            if args[out_index].dtype != bf16:
+                return out
+            if out.data.dtype == np.float32:
+                return handle_cls(_f32_to_bf16(out.data), bf16)
+            return handle_cls(out.data, bf16)  # comparisons: bool data, operand dtype as before
+
+        return wrapper
+
+    orig_ternary = builder_cls.ternary_op
+    ternary_in_f32 = in_f32(orig_ternary, 2)
+
+    def ternary_op(self, a, b, c, op):
+        if op is np.where:  # select only moves bits: exact as is, and `a` is a bool mask
+            return orig_ternary(self, a, b, c, op)
+        return ternary_in_f32(self, a, b, c, op)
+
+    builder_cls.binary_op = in_f32(builder_cls.binary_op, 0)
+    builder_cls.unary_op = in_f32(builder_cls.unary_op, 0)
+    builder_cls.ternary_op = ternary_op
+    builder_cls.create_fma = in_f32(builder_cls.create_fma, 2)
+    builder_cls.create_rsqrt = in_f32(builder_cls.create_rsqrt, 0)
+    builder_cls.create_dot = in_f32(builder_cls.create_dot, 2)
+
+    orig_cast = builder_cls.cast_impl
+
+    def cast_impl(self, src, dst_type):
+        if src.dtype.scalar == f32 and dst_type.scalar == bf16:
+            return handle_cls(_f32_to_bf16(src.data), bf16)
+        return orig_cast(self, src, dst_type)
+
+    builder_cls.cast_impl = cast_impl
+    orig_fp_to_fp, rtne = builder_cls.create_fp_to_fp, interp._ir.ROUNDING_MODE.RTNE
+
+    def create_fp_to_fp(self, src, dst_type, rounding_mode):  # explicit fp_downcast_rounding
+        if src.dtype.scalar == f32 and dst_type.scalar == bf16 and rounding_mode == rtne:
+            return handle_cls(_f32_to_bf16(src.data), bf16)
+        return orig_fp_to_fp(self, src, dst_type, rounding_mode)
+
+    builder_cls.create_fp_to_fp = create_fp_to_fp
+
+    reduce_cls = interp.ReduceOps
+    orig_min_max, orig_sum = reduce_cls.min_max, reduce_cls.sum
+
+    def narrow(reducer, t):
+        bits = _f32_to_bf16(t.handle.data)
+        return reducer.to_tensor(bits if t.type.is_block() else bits.reshape(-1)[0], bf16)
+
+    def reduce_in_f32(orig):
+        def wrapper(self, input, *rest, **kw):
+            val = input[0] if isinstance(input, tuple) else input
+            if val.dtype.scalar != bf16:
+                return orig(self, input, *rest, **kw)
+            widened = self.to_tensor(_bf16_to_f32(val.handle.data), f32)
+            outs = orig(self, widened, *rest, **kw)
+            many = isinstance(outs, tuple)
+            outs = tuple(narrow(self, o) if o.dtype.scalar == f32 else o for o in (outs if many else (outs,)))
+            return outs if many else outs[0]
+
+        return wrapper
+
+    reduce_cls.min_max = reduce_in_f32(orig_min_max)
+    reduce_cls.sum = reduce_in_f32(orig_sum)
+    builder_cls._tileport_bf16_patched = True
+
+
+if __name__ == "__main__":
+    _child_main(sys.argv[1], sys.argv[2])

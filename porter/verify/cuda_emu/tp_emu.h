@@ -10,7 +10,7 @@
  * The builtin index variables (threadIdx, ...) and the scheduler live in a separate, tiny runtime
  * .so so that every kernel build shares one scheduler and one set of builtins.
  */
-#pragma once
+#ifndef TP_EMU_H
 #define TP_EMU_H 1
 
 /* Standard headers first: several libstdc++ headers spell __noinline__ etc. themselves, so they
@@ -29,7 +29,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <functional>
 #include <limits>
 #include <math.h>
 #include <memory>
@@ -209,7 +208,7 @@ TP_VECS(unsigned char, uchar, 1, 2, 4)
 TP_VECS(short, short, 2, 4, 8)
 TP_VECS(unsigned short, ushort, 2, 4, 8)
 TP_VECS(int, int, 4, 8, 16)
-TP_VECS(unsigned int, uint, 4, 8, 16)
+TP_VEC1(unsigned int, uint, 4) TP_VEC2(unsigned int, uint, 8) TP_VEC4(unsigned int, uint, 16)
 TP_VECS(long, long, 8, 16, 16)
 TP_VECS(unsigned long, ulong, 8, 16, 16)
 TP_VECS(long long, longlong, 8, 16, 16)
@@ -221,7 +220,7 @@ TP_VECS(double, double, 8, 16, 16)
 #undef TP_VEC2
 #undef TP_VEC3
 #undef TP_VEC4
-inline constexpr uint3 make_uint3_(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
+inline constexpr uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
 inline constexpr dim3 make_dim3(unsigned x, unsigned y, unsigned z) { return dim3(x, y, z); }
 
 /* ---------------------------------------------------------------- __half (IEEE binary16) */
@@ -500,7 +499,6 @@ inline __nv_bfloat162 __hfma2(__nv_bfloat162 a, __nv_bfloat162 b, __nv_bfloat162
 inline __nv_bfloat162 operator+(__nv_bfloat162 a, __nv_bfloat162 b) { return __hadd2(a, b); }
 inline __nv_bfloat162 operator-(__nv_bfloat162 a, __nv_bfloat162 b) { return __hsub2(a, b); }
 inline __nv_bfloat162 operator*(__nv_bfloat162 a, __nv_bfloat162 b) { return __hmul2(a, b); }
-inline __half __float2half(__nv_bfloat16) = delete; /* make accidental mixes loud */
 
 /* ---------------------------------------------------------------- math */
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
@@ -699,7 +697,7 @@ inline double min(float a, double b) { return std::fmin((double)a, b); }
 inline double max(float a, double b) { return std::fmax((double)a, b); }
 inline double min(double a, float b) { return std::fmin(a, (double)b); }
 inline double max(double a, float b) { return std::fmax(a, (double)b); }
-inline int umin(unsigned a, unsigned b) { return a < b ? a : b; }
+inline unsigned umin(unsigned a, unsigned b) { return a < b ? a : b; }
 inline unsigned umax(unsigned a, unsigned b) { return a > b ? a : b; }
 inline long long llmin(long long a, long long b) { return a < b ? a : b; }
 inline long long llmax(long long a, long long b) { return a > b ? a : b; }
@@ -1258,3 +1256,4 @@ template <class K> inline HostLaunch<K> launcher(LaunchConfig c, K k) { return H
 } // namespace tp
 
 #endif /* !TP_EMU_BUILDING_RUNTIME */
+#endif /* TP_EMU_H */

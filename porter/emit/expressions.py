@@ -1,0 +1,106 @@
+"""IR expressions -> TileLang (TVMScript) Python source, with minimal parentheses.
+
+TVMScript is typed: every operand pair must agree, so casts the front end made explicit are
+printed as `T.Cast`. C's truncating integer `/` and `%` become `T.truncdiv`/`T.truncmod`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from porter.builtins import TILELANG_MATH
+from porter.ir.nodes import (
+    BinOp, Builtin, Call, Cast, Const, Load, Select, UnaryOp, Var, is_float,
+)
+
+# Python operator precedence (higher binds tighter).
+_PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8,
+         "+": 9, "-": 9, "*": 10, "/": 10, "%": 10, "unary": 11, "atom": 13}
+_CMP = ("<", "<=", ">", ">=", "==", "!=")
+
+
+def dtype_ref(dtype: str) -> str:
+    return f"T.{dtype}" if dtype != "bool" else '"bool"'
+
+
+class ExprEmitter:
+    """Prints expressions; `names` renames IR variables, `builtins` maps geometry to source."""
+
+    def __init__(self, names: dict, builtins: dict):
+        self.names = names
+        self.builtins = builtins
+
+    def __call__(self, e) -> str:
+        return self.emit(e)[0]
+
+    def emit(self, e):
+        if isinstance(e, Const):
+            return self.const(e), _PREC["atom"]
+        if isinstance(e, Var):
+            return self.names.get(e.name, e.name), _PREC["atom"]
+        if isinstance(e, Builtin):
+            text = self.builtins[(e.kind, e.axis)]
+            if e.dtype != "int32":
+                return f"T.Cast({dtype_ref(e.dtype)}, {text})", _PREC["atom"]
+            return text, _PREC["atom"] if text.isidentifier() or text.isdigit() else _PREC["+"]
+        if isinstance(e, Load):
+            return f"{self.names.get(e.buffer, e.buffer)}[{self(e.index)}]", _PREC["atom"]
+        if isinstance(e, Cast):
+            return f"T.Cast({dtype_ref(e.dtype)}, {self(e.a)})", _PREC["atom"]
+        if isinstance(e, Select):
+            return f"T.if_then_else({self(e.cond)}, {self(e.a)}, {self(e.b)})", _PREC["atom"]
+        if isinstance(e, Call):
+            args = ", ".join(self(a) for a in e.args)
+            if e.func == "ceildiv":
+                return f"T.ceildiv({args})", _PREC["atom"]
+            return f"{TILELANG_MATH[e.func]}({args})", _PREC["atom"]
+        if isinstance(e, UnaryOp):
+            if e.op == "!":
+                return f"T.Not({self(e.a)})", _PREC["atom"]
+            inner, prec = self.emit(e.a)
+            if prec < _PREC["unary"]:
+                inner = f"({inner})"
+            return f"{e.op}{inner}", _PREC["unary"]
+        if isinstance(e, BinOp):
+            return self.binop(e)
+        raise TypeError(f"cannot emit {e!r}")
+
+    def binop(self, e):
+        op = e.op
+        if op == "&&":
+            return f"T.And({self(e.a)}, {self(e.b)})", _PREC["atom"]
+        if op == "||":
+            return f"T.Or({self(e.a)}, {self(e.b)})", _PREC["atom"]
+        if op in ("/", "%") and not is_float(e.dtype):
+            fn = "T.truncdiv" if op == "/" else "T.truncmod"
+            return f"{fn}({self(e.a)}, {self(e.b)})", _PREC["atom"]
+        if op == "%":
+            return f"T.fmod({self(e.a)}, {self(e.b)})", _PREC["atom"]
+        prec = _PREC["cmp"] if op in _CMP else _PREC[op]
+        left, lp = self.emit(e.a)
+        right, rp = self.emit(e.b)
+        # comparisons never chain in the output; the right operand of a non-commutative op
+        # needs parentheses at equal precedence.
+        if lp < prec or (op in _CMP and lp == prec):
+            left = f"({left})"
+        if rp < prec or (rp == prec and not (op in ("+", "*") and _assoc(e.b, op))):
+            right = f"({right})"
+        return f"{left} {op} {right}", prec
+
+    def const(self, e: Const) -> str:
+        if e.dtype == "bool":
+            return "True" if e.value else "False"
+        if is_float(e.dtype):
+            value = float(e.value)
+            if math.isinf(value) or math.isnan(value):
+                return f'T.{e.dtype}("{value}")'
+            return f"T.{e.dtype}({value!r})"
+        if e.dtype == "int32":
+            return str(int(e.value)) if e.value >= 0 else f"({int(e.value)})"
+        return f"T.{e.dtype}({int(e.value)})"
+
+
+def _assoc(e, op: str) -> bool:
+    """a + (b + c) may print as a + b + c only for integer + and * (float reassociation changes
+    rounding, so float operands keep their parentheses)."""
+    return isinstance(e, BinOp) and e.op == op and not is_float(e.dtype)

@@ -1,0 +1,101 @@
+"""Make IR read like the TileLang a person would write, without changing what it computes.
+
+CUDA's builtin indices are unsigned, so `blockIdx.x * blockDim.x + threadIdx.x` is uint32
+arithmetic that C then converts to int. TileLang's block and lane indices are int32 already;
+such index arithmetic (builtins, non-negative constants, + and *) is printed in int32, which
+gives the same values for every launch that fits in 2^31 threads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from porter.ir.nodes import Assign, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Store, UnaryOp, is_float
+from porter.ir.walk import map_expr
+
+
+def _demoted(e):
+    """e rewritten in int32 when it is unsigned index arithmetic, else None."""
+    if isinstance(e, Builtin) and e.dtype in ("uint32", "int32"):
+        return dataclasses.replace(e, dtype="int32")
+    if isinstance(e, Const) and e.dtype in ("uint32", "int32") and 0 <= int(e.value) < 2 ** 31:
+        return Const(int(e.value), "int32")
+    if isinstance(e, Cast) and e.dtype in ("uint32", "uint64", "int64") and e.a.dtype in ("int32", "uint32"):
+        inner = _demoted(e.a)
+        return inner
+    if isinstance(e, BinOp) and e.op in ("+", "*") and e.dtype in ("uint32", "uint64", "int32"):
+        a, b = _demoted(e.a), _demoted(e.b)
+        if a is not None and b is not None:
+            return BinOp(e.op, a, b, "int32")
+    return None
+
+
+def _ceildiv(e):
+    """`(x + (c - 1)) / c` and `((x + c) - 1) / c` are how C spells ceildiv(x, c)."""
+    if not (isinstance(e, BinOp) and e.op == "/" and isinstance(e.b, Const) and e.dtype == "int32"):
+        return None
+    c = int(e.b.value)
+    num = e.a
+    if isinstance(num, BinOp) and num.op == "-" and isinstance(num.b, Const) and int(num.b.value) == 1 \
+            and isinstance(num.a, BinOp) and num.a.op == "+" and isinstance(num.a.b, Const) \
+            and int(num.a.b.value) == c:
+        return Call("ceildiv", (num.a.a, e.b), "int32")
+    if isinstance(num, BinOp) and num.op == "+" and isinstance(num.b, Const) and int(num.b.value) == c - 1 \
+            and c > 1:
+        return Call("ceildiv", (num.a, e.b), "int32")
+    return None
+
+
+def simplify_grid(e):
+    """Grid sizes print as T.ceildiv where the source computed a rounded-up division."""
+    return map_expr(simplify_expr(e), _ceildiv)
+
+
+def _step(e):
+    if isinstance(e, Cast) and e.dtype == "int32":
+        inner = _demoted(e.a)
+        if inner is not None:
+            return inner
+    if isinstance(e, Cast) and e.dtype in ("int64", "uint64", "uint32") and not isinstance(e.a, Builtin):
+        inner = _demoted(e.a)
+        if inner is not None and inner != e.a:
+            return Cast(e.dtype, inner)
+    if isinstance(e, BinOp) and e.dtype in ("uint32", "uint64") and e.op in ("+", "*"):
+        inner = _demoted(e)
+        if inner is not None:
+            return Cast(e.dtype, inner)
+    if isinstance(e, Cast) and isinstance(e.a, Cast) and e.dtype == e.a.a.dtype and \
+            e.a.dtype in ("uint32", "int64", "uint64") and e.dtype == "int32":
+        return e.a.a
+    if isinstance(e, Cast) and e.a.dtype == e.dtype:
+        return e.a
+    if isinstance(e, UnaryOp) and e.op == "!" and isinstance(e.a, BinOp) and e.a.op in _INVERSE \
+            and not is_float(e.a.a.dtype):
+        return BinOp(_INVERSE[e.a.op], e.a.a, e.a.b, "bool")  # exact for integers (no NaN)
+    return None
+
+
+_INVERSE = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
+
+
+def simplify_expr(e):
+    return map_expr(e, _step)
+
+
+def simplify_stmts(stmts: list) -> list:
+    out = []
+    for s in stmts:
+        if isinstance(s, Decl):
+            s = dataclasses.replace(s, init=simplify_expr(s.init) if s.init is not None else None)
+        elif isinstance(s, Assign):
+            s = dataclasses.replace(s, value=simplify_expr(s.value))
+        elif isinstance(s, Store):
+            s = dataclasses.replace(s, index=simplify_expr(s.index), value=simplify_expr(s.value))
+        elif isinstance(s, If):
+            s = dataclasses.replace(s, cond=simplify_expr(s.cond), then=simplify_stmts(s.then),
+                                    orelse=simplify_stmts(s.orelse))
+        elif isinstance(s, For):
+            s = dataclasses.replace(s, start=simplify_expr(s.start), cond=simplify_expr(s.cond),
+                                    step=simplify_expr(s.step), body=simplify_stmts(s.body))
+        out.append(s)
+    return out

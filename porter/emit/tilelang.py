@@ -1,0 +1,223 @@
+"""IR kernels -> a TileLang Python module.
+
+Each source kernel becomes a program factory `<name>_program()` holding one `@T.prim_func`:
+`T.Kernel` over the original grid (symbolic in the size parameters, so one compiled kernel
+serves every problem size) and `T.Parallel` over the block tile, with the body inside it; and
+a wrapper `<name>(...)` with the original's parameter order taking torch tensors. Decisions
+are made here; `templates/` only lays the text out.
+"""
+
+from __future__ import annotations
+
+import keyword
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from porter import __version__
+from porter.emit.expressions import ExprEmitter, dtype_ref
+from porter.emit.simplify import simplify_grid, simplify_stmts
+from porter.ir.fold import try_int
+from porter.ir.nodes import (
+    Assign, BinOp, BufferParam, Comment, Const, Decl, For, If, Kernel, Module, Return, Store,
+    UnaryOp, Var,
+)
+from porter.ir.printer import format_expr
+from porter.ir.walk import walk_stmts
+
+TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
+_LANES = ("tx", "ty", "tz")
+_BLOCKS = ("bx", "by", "bz")
+_RESERVED = set(keyword.kwlist) | {"T", "tilelang", "torch", *_LANES, *_BLOCKS, "kernel", "target",
+                                   "print", "range", "len", "min", "max", "abs", "int", "float", "bool",
+                                   "sum", "pow", "round", "type", "id", "input", "object", "str"}
+
+
+@dataclass
+class KernelView:
+    """What the template needs to lay out one kernel."""
+
+    name: str
+    program: str
+    prim_func: str
+    source: str
+    line: int
+    launch_note: str
+    level: str
+    dynamic: list = field(default_factory=list)     # (python name, symbol string)
+    signature: list = field(default_factory=list)   # "name: annotation"
+    kernel_line: str = ""
+    parallel_line: str = ""
+    body: list = field(default_factory=list)        # body lines, relative indentation
+    wrapper_params: list = field(default_factory=list)
+    call_args: list = field(default_factory=list)
+    buffers: list = field(default_factory=list)     # (name, dtype) for wrapper checks
+    constexprs: list = field(default_factory=list)  # (name, value)
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), keep_trailing_newline=True,
+                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+
+
+class KernelEmitter:
+    def __init__(self, kernel: Kernel, source_name: str):
+        self.k = kernel
+        self.source_name = source_name
+        self.names = self._names()
+        launch = kernel.launch
+        builtins = {}
+        for axis in range(3):
+            builtins[("thread_idx", axis)] = _LANES[axis] if axis < len(launch.block) else "0"
+            builtins[("block_idx", axis)] = _BLOCKS[axis] if axis < len(launch.grid) else "0"
+            builtins[("block_dim", axis)] = str(launch.block[axis]) if axis < len(launch.block) else "1"
+        self.expr = ExprEmitter(self.names, builtins)
+        for axis in range(3):
+            grid = simplify_grid(launch.grid[axis]) if axis < len(launch.grid) else Const(1, "int32")
+            builtins[("grid_dim", axis)] = self.expr(grid)
+        self.mutable = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
+
+    def _names(self) -> dict:
+        taken: set = set()
+        names = {}
+        for p in self.k.params:
+            names[p.name] = _safe(p.name, taken)
+        for s in walk_stmts(self.k.body):
+            if isinstance(s, (Decl, For)) and s.var.name not in names:
+                names[s.var.name] = _safe(s.var.name, taken)
+        return names
+
+    # ------------------------------------------------------------------ view
+
+    def view(self) -> KernelView:
+        k = self.k
+        launch = k.launch
+        v = KernelView(name=k.name, program=f"{k.name}_program", prim_func=f"{k.name}_kernel",
+                       source=self.source_name, line=k.loc.line, launch_note=self._launch_note(),
+                       level="thread-parallel")
+        taken = set(self.names.values())
+        for p in k.params:
+            name = self.names[p.name]
+            if isinstance(p, BufferParam):
+                extent = _safe(f"{p.name}_numel", taken)
+                v.dynamic.append((extent, extent))
+                v.signature.append(f"{name}: T.Tensor(({extent},), {dtype_ref(p.dtype)})")
+                v.buffers.append((name, p.dtype))
+            else:
+                v.signature.append(f"{name}: {dtype_ref(p.dtype)}")
+            v.wrapper_params.append(name)
+            v.call_args.append(name)
+        v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items()]
+        grid = [self.expr(simplify_grid(g)) for g in launch.grid] or ["1"]
+        threads = launch.threads or _product(launch.block)
+        handles = ", ".join(_BLOCKS[: len(grid)])
+        v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
+        lanes = list(reversed(_LANES[: len(launch.block)]))
+        extents = [str(b) for b in reversed(launch.block)]
+        v.parallel_line = f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"
+        v.body = self.block(simplify_stmts(k.body), 0) or ["T.evaluate(0)"]
+        return v
+
+    def _launch_note(self) -> str:
+        L = self.k.launch
+        grid = ", ".join(format_expr(g) for g in L.grid)
+        where = {"launch-site": f"from the launch site (line {L.loc.line})" if L.loc else "from the launch site",
+                 "inferred": "inferred from the kernel's guards (no launch site found)",
+                 "given": "given on the command line",
+                 "given-block": "block given on the command line, grid inferred"}.get(L.origin, L.origin)
+        return f"grid ({grid}), block {tuple(L.block)}, {where}"
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, stmts, depth: int) -> list:
+        lines = []
+        pad = "    " * depth
+        for s in stmts:
+            if isinstance(s, Comment):
+                lines.append(f"{pad}# {s.text}")
+            elif isinstance(s, Decl):
+                name = self.names[s.var.name]
+                if s.var.name in self.mutable or s.init is None:
+                    lines.append(f"{pad}{name} = T.alloc_var({dtype_ref(s.var.dtype)})")
+                    if s.init is not None:
+                        lines.append(f"{pad}{name} = {self.expr(s.init)}")
+                else:
+                    lines.append(f"{pad}{name} = {self.expr(s.init)}")
+            elif isinstance(s, Assign):
+                lines.append(f"{pad}{self.names[s.var.name]} = {self.expr(s.value)}")
+            elif isinstance(s, Store):
+                lines.append(f"{pad}{self.names[s.buffer]}[{self.expr(s.index)}] = {self.expr(s.value)}")
+            elif isinstance(s, If):
+                cond, then, orelse = s.cond, s.then, s.orelse
+                if not then and orelse:
+                    cond, then, orelse = UnaryOp("!", cond, "bool"), orelse, []
+                if not then:
+                    continue
+                lines.append(f"{pad}if {self.expr(cond)}:")
+                lines += self.block(then, depth + 1)
+                if orelse:
+                    lines.append(f"{pad}else:")
+                    lines += self.block(orelse, depth + 1)
+            elif isinstance(s, For):
+                lines += self.loop(s, depth)
+            elif isinstance(s, Return):
+                raise AssertionError("returns are removed by the front end")
+        return lines
+
+    def loop(self, s: For, depth: int) -> list:
+        pad = "    " * depth
+        name = self.names[s.var.name]
+        step = try_int(s.step)
+        bound = _upper_bound(s)
+        body_assigns = s.var.name in {x.var.name for x in walk_stmts(s.body) if isinstance(x, Assign)}
+        if step == 1 and bound is not None and not body_assigns and s.var.name not in self.mutable:
+            start = self.expr(s.start)
+            header = f"for {name} in T.serial({self.expr(bound)}):" if start == "0" else \
+                f"for {name} in T.serial({start}, {self.expr(bound)}):"
+            return [f"{pad}{header}"] + (self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"])
+        # General C for-loop: a mutable loop variable and a while loop, exactly as written.
+        lines = [f"{pad}{name} = T.alloc_var({dtype_ref(s.var.dtype)})",
+                 f"{pad}{name} = {self.expr(s.start)}",
+                 f"{pad}while {self.expr(s.cond)}:"]
+        lines += self.block(s.body, depth + 1)
+        lines.append(f"{pad}    {name} = {self.expr(BinOp('+', s.var, s.step, s.var.dtype))}")
+        return lines
+
+
+def _upper_bound(s: For):
+    """`var < U` (or `var <= U`) as the loop's exclusive bound U, else None."""
+    c = s.cond
+    if isinstance(c, BinOp) and c.a == s.var and c.op in ("<", "<="):
+        if c.op == "<":
+            return c.b
+        return BinOp("+", c.b, Const(1, c.b.dtype), c.b.dtype)
+    return None
+
+
+def _safe(name: str, taken: set) -> str:
+    candidate = name if name not in _RESERVED and name.isidentifier() else f"{name}_"
+    while candidate in taken:
+        candidate += "_"
+    taken.add(candidate)
+    return candidate
+
+
+def _tuple(handles: str, n: int) -> str:
+    return f"({handles})" if n > 1 else handles
+
+
+def _product(xs) -> int:
+    out = 1
+    for x in xs:
+        out *= int(x)
+    return out
+
+
+def emit_module(module: Module, source_name: str | None = None) -> str:
+    """The whole port as Python source; same input, byte-identical output."""
+    source_name = source_name or module.source_file
+    views = [KernelEmitter(k, source_name).view() for k in module.kernels]
+    template = _environment().get_template("module.py.j2")
+    return template.render(version=__version__, source=source_name, language=module.language,
+                           kernels=views)

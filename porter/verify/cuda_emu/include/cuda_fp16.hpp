@@ -1,0 +1,2 @@
+/* tileport CPU emulation stand-in for <cuda_fp16.hpp>: everything it would declare comes from tp_emu.h */
+#include "../tp_emu.h"

@@ -26,7 +26,13 @@ from porter.ir.nodes import (
 from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
 
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
+def _templates_dir() -> Path:
+    """Top-level templates/ in a checkout; porter/templates once installed."""
+    here = Path(__file__).resolve().parent.parent
+    for candidate in (here.parent / "templates", here / "templates"):
+        if (candidate / "module.py.j2").is_file():
+            return candidate
+    raise FileNotFoundError("tileport's templates/ folder is missing")
 _LANES = ("tx", "ty", "tz")
 _BLOCKS = ("bx", "by", "bz")
 _RESERVED = set(keyword.kwlist) | {"T", "tilelang", "torch", *_LANES, *_BLOCKS, "kernel", "target",
@@ -57,7 +63,7 @@ class KernelView:
 
 
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), keep_trailing_newline=True,
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())), keep_trailing_newline=True,
                               trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
 
 

@@ -1224,6 +1224,24 @@ inline cudaError_t cudaProfilerStop() { return cudaSuccess; }
 /* ---------------------------------------------------------------- launching */
 namespace tp {
 
+/* Argument unpacking for the generated extern "C" launchers: a pointer parameter receives the
+ * buffer address itself, any other parameter a pointer to its value. */
+template <class T> inline T arg_ptr(void *p) {
+  static_assert(std::is_pointer_v<T>, "tileport: the signature says pointer, the kernel does not");
+  return (T)p;
+}
+template <class T> inline std::remove_cv_t<T> arg_val(void *p) {
+  static_assert(!std::is_reference_v<T>, "tileport: reference kernel parameters are not supported");
+  using V = std::remove_cv_t<T>;
+  if constexpr (std::is_trivially_copyable_v<V> && std::is_default_constructible_v<V>) {
+    V v;
+    std::memcpy(&v, p, sizeof(V));
+    return v;
+  } else {
+    return *static_cast<V *>(p);
+  }
+}
+
 /* Run f() once per CUDA thread of the grid (the generated extern "C" launchers use this). */
 template <class F> inline int run_grid(dim3 grid, dim3 block, size_t smem, F &f) {
   return tp_rt_launch([](void *c) { (*static_cast<F *>(c))(); }, &f, grid, block, smem);

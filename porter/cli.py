@@ -1,0 +1,208 @@
+"""The `tileport` command line: convert, verify."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from porter import __version__
+from porter.diagnostics import Loc, TileportError
+
+stderr = Console(stderr=True, highlight=False)
+stdout = Console(highlight=False)
+
+# Exit codes (verify): 0 equivalent, 1 numerical mismatch, 2 usage error, 3 could not run.
+EXIT_MISMATCH, EXIT_USAGE, EXIT_COULD_NOT_RUN = 1, 2, 3
+_USAGE_CODES = {"TP001", "TP003", "TP004", "TP005", "TP006", "TP007"}
+
+
+def _fail(exc: TileportError, default_code: int) -> None:
+    stderr.print(exc.diagnostic.render(), markup=False)
+    raise SystemExit(EXIT_USAGE if exc.diagnostic.code in _USAGE_CODES else default_code)
+
+
+def _pairs(values, what: str) -> dict:
+    out = {}
+    for item in values:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise TileportError("TP007", f"{what} expects NAME=VALUE, got '{item}'")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _dims(text: str | None, what: str):
+    if not text:
+        return None
+    try:
+        dims = tuple(int(x) for x in text.replace("x", ",").split(",") if x.strip())
+    except ValueError:
+        raise TileportError("TP007", f"{what} expects integers like 256 or 16,16, got '{text}'") from None
+    if not dims or len(dims) > 3 or any(d < 1 for d in dims):
+        raise TileportError("TP007", f"{what} expects 1 to 3 positive integers, got '{text}'")
+    return dims
+
+
+def write_atomically(path: Path, text: str, force: bool) -> None:
+    """Write via a temp file + rename, never clobbering an existing file without --force."""
+    if path.exists() and not force:
+        raise TileportError("TP006", "the output exists; pass --force to overwrite it", Loc(str(path)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+_frontend_options = [
+    click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="CUDA include directory."),
+    click.option("-D", "defines", multiple=True, metavar="MACRO[=V]", help="CUDA preprocessor define."),
+    click.option("--config", default=0, show_default=True, help="Triton autotune config to port."),
+    click.option("--dtype", "dtypes", multiple=True, metavar="PTR=DTYPE",
+                 help="Triton pointer element type (e.g. x_ptr=float16); default from the file's hints."),
+]
+
+
+def frontend_options(fn):
+    for option in reversed(_frontend_options):
+        fn = option(fn)
+    return fn
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tileport")
+def main():
+    """tileport: port CUDA C++ and Triton kernels to TileLang, and prove the port numerically."""
+
+
+@main.command()
+@click.argument("source", type=click.Path(dir_okay=False, path_type=str))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the TileLang module here (default: print it).")
+@click.option("--force", is_flag=True, help="Overwrite an existing output file.")
+@click.option("--emit-ir", is_flag=True, help="Print the IR tileport understood instead of the port.")
+@click.option("--block", help="Block size when the file has no launch site, e.g. 256 or 16,16.")
+@click.option("--grid", help="Grid size when the file has no launch site, e.g. 64 or 8,8.")
+@frontend_options
+def convert(source, output, force, emit_ir, block, grid, include_dirs, defines, config, dtypes):
+    """Convert one CUDA (.cu) or Triton (.py) file to a TileLang module."""
+    from porter.emit.tilelang import emit_module
+    from porter.frontends.load import load_module
+    from porter.ir.printer import format_module
+
+    start = time.perf_counter()
+    try:
+        module = load_module(source, include_dirs, defines, config, _pairs(dtypes, "--dtype"),
+                             _dims(block, "--block"), _dims(grid, "--grid"))
+        text = format_module(module) if emit_ir else emit_module(module, source)
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            write_atomically(output, text, force)
+    except TileportError as exc:
+        _fail(exc, 1)
+    if output is not None:
+        for k in module.kernels:
+            origin = k.launch.origin.replace("-", " ")
+            stderr.print(f"[green]converted[/] {k.name}  ({source}:{k.loc.line})  launch geometry: {origin}")
+        stderr.print(f"wrote {output} in {time.perf_counter() - start:.2f}s")
+
+
+@main.command()
+@click.argument("original", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("port", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--kernel", help="Verify only this kernel.")
+@click.option("--arg", "args", multiple=True, metavar="NAME=VALUE",
+              help="Fix a scalar (e.g. n=1000) or a buffer's element count (e.g. x=4096).")
+@click.option("--rtol", type=float, help="Relative tolerance (default: per dtype).")
+@click.option("--atol", type=float, help="Absolute tolerance (default: per dtype).")
+@click.option("--seed", default=0, show_default=True, help="Seed for the random inputs.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds allowed per run.")
+@click.option("--no-compile-check", is_flag=True, help="Skip the CUDA sm_80/sm_90a compile check.")
+@frontend_options
+def verify(original, port, kernel, args, rtol, atol, seed, fmt, timeout, no_compile_check,
+           include_dirs, defines, config, dtypes):
+    """Run ORIGINAL and PORT on the same random inputs and compare every buffer.
+
+    Exit status: 0 equivalent, 1 numerical mismatch, 2 usage error, 3 could not run.
+    """
+    from porter.frontends.load import check_readable
+    from porter.verify.driver import VerifyOptions, verify as run_verify
+
+    try:
+        for path in (original, port):
+            check_readable(path)
+        opts = VerifyOptions(kernel=kernel, args=_pairs(args, "--arg"), rtol=rtol, atol=atol, seed=seed,
+                             include_dirs=include_dirs, defines=defines, config=config,
+                             dtypes=_pairs(dtypes, "--dtype"), timeout=timeout,
+                             compile_check=not no_compile_check)
+        quiet = fmt == "json"
+        with stderr.status("verifying...") if not quiet and stderr.is_terminal else _Null() as status:
+            def progress(message):
+                if status is not None and hasattr(status, "update"):
+                    status.update(message)
+            report = run_verify(original, port, opts, progress)
+    except TileportError as exc:
+        _fail(exc, EXIT_COULD_NOT_RUN)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(report.as_dict(), indent=2) + "\n")
+    else:
+        _print_report(report)
+    raise SystemExit(report.exit_code)
+
+
+class _Null:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+_VERDICT_STYLE = {"equivalent": "green", "mismatch": "red", "could-not-run": "yellow",
+                  "compile-failed": "red"}
+
+
+def _print_report(report) -> None:
+    for k in report.kernels:
+        style = _VERDICT_STYLE[k.verdict]
+        stdout.print(f"[bold]{k.name}[/]  ({report.original}:{k.loc.line})  [{style}]{k.verdict}[/]")
+        if k.error is not None:
+            stdout.print(f"  {k.error.render()}", markup=False)
+        if k.cases:
+            table = Table(show_edge=False, pad_edge=False)
+            for col in ("sizes", "device", "buffer", "dtype", "max abs", "max rel", "tolerance", "verdict"):
+                table.add_column(col, justify="right" if col.startswith("max") else "left")
+            for case in k.cases:
+                sizes = " ".join(f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}" for n, v in case.sizes.items())
+                for b in case.buffers:
+                    verdict = "[green]ok[/]" if b.ok else f"[red]MISMATCH[/] ({b.mismatches}, first at {b.first_mismatch})"
+                    table.add_row(sizes, case.device, b.name, b.dtype, f"{b.max_abs:.3g}", f"{b.max_rel:.3g}",
+                                  f"rtol={b.rtol:g} atol={b.atol:g}", verdict)
+                    sizes = ""
+            stdout.print(table)
+        for arch, info in k.compile.items():
+            mark = {True: "[green]ok[/]", False: "[red]FAILED[/]", None: "[yellow]skipped[/]"}[info.get("ok")]
+            seconds = f" ({info['seconds']:.1f}s)" if info.get("seconds") else ""
+            stdout.print(f"  compile {arch}: {mark} {info.get('message', '')}{seconds}", highlight=False)
+    total = len(report.kernels)
+    good = sum(k.verdict == "equivalent" for k in report.kernels)
+    stdout.print(f"{good}/{total} kernels equivalent in {report.seconds:.1f}s"
+                 + ("" if report.gpu else " (no GPU: CPU runs only)"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Emit: IR -> TileLang Python source through templates/."""

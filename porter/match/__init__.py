@@ -1,0 +1,1 @@
+"""Pattern rules that raise IR onto TileLang tile primitives (see issue: pattern matcher)."""

@@ -1,0 +1,1 @@
+"""Verification: run the original and the port on the same inputs and compare every buffer."""

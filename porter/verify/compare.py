@@ -1,0 +1,68 @@
+"""Compare the original's buffers with the port's: max abs / max rel error against per-dtype
+tolerances. NaN must match NaN at the same place; integers must match exactly."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# (rtol, atol) per dtype: a few ulps of the type, loose enough for libm differences between
+# the original's and the port's math functions, tight enough that a flipped operator fails.
+TOLERANCES = {
+    "float64": (1e-12, 1e-12),
+    "float32": (1e-5, 1e-5),
+    "float16": (2e-3, 2e-3),
+    "bfloat16": (1.6e-2, 1.6e-2),
+}
+
+
+@dataclass
+class BufferComparison:
+    name: str
+    dtype: str
+    elements: int
+    max_abs: float
+    max_rel: float
+    rtol: float
+    atol: float
+    mismatches: int
+    first_mismatch: int | None
+
+    @property
+    def ok(self) -> bool:
+        return self.mismatches == 0
+
+    def as_dict(self) -> dict:
+        return {"buffer": self.name, "dtype": self.dtype, "elements": self.elements,
+                "max_abs": self.max_abs, "max_rel": self.max_rel, "rtol": self.rtol,
+                "atol": self.atol, "mismatches": self.mismatches,
+                "first_mismatch": self.first_mismatch, "ok": self.ok}
+
+
+def _as_float(a: np.ndarray, dtype: str) -> np.ndarray:
+    if dtype == "bfloat16":
+        return (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return a.astype(np.float64)
+
+
+def compare(name: str, dtype: str, expected: np.ndarray, actual: np.ndarray,
+            rtol: float | None = None, atol: float | None = None) -> BufferComparison:
+    default_rtol, default_atol = TOLERANCES.get(dtype, (0.0, 0.0))
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    e, a = _as_float(expected, dtype), _as_float(actual, dtype)
+    if e.shape != a.shape:
+        return BufferComparison(name, dtype, e.size, float("inf"), float("inf"), rtol, atol, e.size, 0)
+    both_nan = np.isnan(e) & np.isnan(a)
+    same_inf = np.isinf(e) & (e == a)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.where(both_nan | same_inf, 0.0, np.abs(e - a))
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        rel = diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
+        bad = diff > atol + rtol * np.abs(np.where(np.isfinite(e), e, 0.0))
+    bad_idx = np.flatnonzero(bad)
+    max_abs = float(diff.max()) if diff.size else 0.0
+    max_rel = float(np.where(diff == 0, 0.0, rel).max()) if diff.size else 0.0
+    return BufferComparison(name, dtype, int(e.size), max_abs, max_rel, rtol, atol, int(bad_idx.size),
+                            int(bad_idx[0]) if bad_idx.size else None)

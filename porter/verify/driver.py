@@ -1,0 +1,251 @@
+"""`tileport verify`: run the ORIGINAL and the PORT on the same inputs and compare every buffer.
+
+The reference is the original really executed (CUDA through the CPU emulator, Triton through
+its interpreter); tileport's IR is used only to learn how to call it (parameters, launch
+geometry, which scalars are sizes). The port runs through TileLang's C target on the CPU, is
+compiled for CUDA sm_80 and sm_90a as a compile check, and runs on a GPU when there is one.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from porter.diagnostics import Diagnostic, Loc, TileportError
+from porter.frontends.load import load_module
+from porter.ir.fold import NotConstant, evaluate
+from porter.ir.nodes import BufferParam, Kernel
+from porter.verify.compare import BufferComparison, compare
+from porter.verify.inputs import make_args, problem_sizes
+from porter.verify.port_exec import run_port_jobs
+
+ARCHS = ("sm_80", "sm_90a")
+MAX_PROGRAMS = 1 << 20
+
+
+@dataclass
+class CaseResult:
+    sizes: dict
+    grid: tuple
+    device: str
+    buffers: list = field(default_factory=list)
+    original_seconds: float = 0.0
+    port_seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(b.ok for b in self.buffers)
+
+
+@dataclass
+class KernelResult:
+    name: str
+    loc: Loc
+    cases: list = field(default_factory=list)
+    compile: dict = field(default_factory=dict)
+    error: Diagnostic | None = None
+
+    @property
+    def verdict(self) -> str:
+        if self.error is not None:
+            return "could-not-run"
+        if any(not c.ok for c in self.cases):
+            return "mismatch"
+        if any(r.get("ok") is False for r in self.compile.values()):
+            return "compile-failed"
+        return "equivalent"
+
+
+@dataclass
+class VerifyReport:
+    original: str
+    port: str
+    kernels: list = field(default_factory=list)
+    seconds: float = 0.0
+    gpu: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        verdicts = {k.verdict for k in self.kernels}
+        if "mismatch" in verdicts:
+            return 1
+        if verdicts & {"could-not-run", "compile-failed"} or not self.kernels:
+            return 3
+        return 0
+
+    def as_dict(self) -> dict:
+        return {
+            "original": self.original, "port": self.port, "seconds": round(self.seconds, 3),
+            "gpu": self.gpu, "exit_code": self.exit_code,
+            "kernels": [{
+                "kernel": k.name, "verdict": k.verdict,
+                "error": k.error.render() if k.error else None,
+                "compile": k.compile,
+                "cases": [{"sizes": c.sizes, "grid": list(c.grid), "device": c.device,
+                           "original_seconds": round(c.original_seconds, 4),
+                           "port_seconds": round(c.port_seconds, 4),
+                           "buffers": [b.as_dict() for b in c.buffers]} for c in k.cases],
+            } for k in self.kernels],
+        }
+
+
+@dataclass
+class VerifyOptions:
+    kernel: str | None = None
+    args: dict = field(default_factory=dict)
+    rtol: float | None = None
+    atol: float | None = None
+    seed: int = 0
+    include_dirs: tuple = ()
+    defines: tuple = ()
+    config: int = 0
+    dtypes: dict = field(default_factory=dict)
+    timeout: float = 300.0
+    compile_check: bool = True
+
+
+def _port_functions(port: str) -> set:
+    try:
+        tree = ast.parse(Path(port).read_text(encoding="utf-8"), filename=port)
+    except SyntaxError as exc:
+        raise TileportError("TP443", f"the port is not valid Python: {exc.msg}",
+                            Loc(port, exc.lineno or 0, exc.offset or 0)) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TileportError("TP003", f"cannot read the port: {exc}", Loc(port)) from exc
+    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def _grid(kernel: Kernel, scalars: dict) -> tuple:
+    try:
+        grid = tuple(int(evaluate(g, scalars)) for g in kernel.launch.grid)
+    except (NotConstant, ValueError, ZeroDivisionError) as exc:
+        raise TileportError("TP431", f"cannot evaluate the launch grid of '{kernel.name}' ({exc}); "
+                            "pass the sizes with --arg", kernel.loc) from exc
+    total = int(np.prod(grid)) if grid else 1
+    if any(g < 1 for g in grid) or total > MAX_PROGRAMS:
+        raise TileportError("TP431", f"launch grid {grid} of '{kernel.name}' is empty or too large "
+                            "for the CPU run; pass smaller sizes with --arg", kernel.loc)
+    return grid
+
+
+def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str, opts: VerifyOptions):
+    if module.language == "cuda":
+        from porter.verify import cuda_exec
+        from porter.verify.cuda_build import KernelSig
+
+        sig = KernelSig(launch_name=kernel.name + kernel.template_args, symbol=kernel.name,
+                        param_types=[p.c_type for p in kernel.params])
+        block = tuple(kernel.launch.block) + (1,) * (3 - len(kernel.launch.block))
+        grid3 = tuple(grid) + (1,) * (3 - len(grid))
+        return cuda_exec.run_kernel(original, sig, grid3, block, kernel.launch.smem_bytes, args,
+                                    timeout=opts.timeout, include_dirs=opts.include_dirs,
+                                    defines=opts.defines)
+    from porter.verify import triton_exec
+
+    launch_options = {"num_warps": kernel.launch.threads // 32} if kernel.launch.threads else {}
+    bf16 = [i for i, p in enumerate(kernel.params) if isinstance(p, BufferParam) and p.dtype == "bfloat16"]
+    return triton_exec.run_kernel(original, kernel.name, grid, args, constexprs=kernel.constexprs,
+                                  launch_options=launch_options, timeout=opts.timeout, bf16_args=bf16)
+
+
+def _gpu_available() -> bool:
+    try:
+        import torch
+
+        return bool(torch.cuda.is_available())
+    except Exception:  # noqa: BLE001 - no torch, no GPU
+        return False
+
+
+def verify(original: str, port: str, opts: VerifyOptions | None = None, progress=None) -> VerifyReport:
+    """Verify every kernel (or opts.kernel) of ORIGINAL against PORT."""
+    opts = opts or VerifyOptions()
+    progress = progress or (lambda message: None)
+    start = time.perf_counter()
+    module = load_module(original, include_dirs=opts.include_dirs, defines=opts.defines,
+                         config=opts.config, dtypes=opts.dtypes)
+    kernels = module.kernels
+    if opts.kernel:
+        kernels = [k for k in kernels if k.name == opts.kernel]
+        if not kernels:
+            names = ", ".join(k.name for k in module.kernels)
+            raise TileportError("TP004", f"no kernel named '{opts.kernel}' in {original} (kernels: {names})",
+                                Loc(original))
+    functions = _port_functions(port)
+    report = VerifyReport(original, port, gpu=_gpu_available())
+    plans = []
+    for kernel in kernels:
+        result = KernelResult(kernel.name, kernel.loc)
+        report.kernels.append(result)
+        if kernel.name not in functions or f"{kernel.name}_program" not in functions:
+            result.error = Diagnostic("TP444", f"the port has no function '{kernel.name}' (or its "
+                                      f"'{kernel.name}_program'); was it generated from this file?",
+                                      Loc(port))
+            continue
+        try:
+            for index, scalars in enumerate(problem_sizes(kernel, opts.args)):
+                args = make_args(kernel, scalars, opts.args, opts.seed * 1000 + index)
+                grid = _grid(kernel, scalars)
+                progress(f"{kernel.name}: running the original, sizes {scalars}")
+                t0 = time.perf_counter()
+                expected = _run_original(module, kernel, grid, args, original, opts)
+                case = CaseResult(dict(scalars), grid, "cpu", original_seconds=time.perf_counter() - t0)
+                result.cases.append(case)
+                plans.append((result, case, kernel, args, expected))
+        except TileportError as exc:
+            result.error = exc.diagnostic
+            result.cases.clear()
+    _run_ports(report, plans, port, kernels, opts, progress)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _run_ports(report, plans, port, kernels, opts, progress) -> None:
+    """All port work in one child process: imports and compiles are paid once."""
+    jobs, owners = [], []
+    for result, case, kernel, args, expected in plans:
+        if result.error is None:
+            jobs.append({"kind": "run", "function": kernel.name, "args": args, "target": "c"})
+            owners.append(("run", result, case, kernel, expected))
+    if opts.compile_check:
+        for kernel in kernels:
+            result = next(r for r in report.kernels if r.name == kernel.name)
+            if result.error is None:
+                for arch in ARCHS:
+                    jobs.append({"kind": "compile", "program": f"{kernel.name}_program", "arch": arch})
+                    owners.append(("compile", result, arch, kernel, None))
+    if not jobs:
+        return
+    progress(f"running the port ({len(jobs)} jobs)")
+    try:
+        results = run_port_jobs(port, jobs, timeout=opts.timeout)
+    except TileportError as exc:
+        for r in report.kernels:
+            if r.error is None:
+                r.error = exc.diagnostic
+        return
+    for (kind, result, what, kernel, expected), outcome in zip(owners, results):
+        if result.error is not None:
+            continue
+        if kind == "compile":
+            if outcome.get("ok") is False and "type" in outcome:
+                outcome = {"ok": False, "message": f"{outcome['type']}: {outcome['message']}"}
+            result.compile[what] = {k: v for k, v in outcome.items() if k in ("ok", "message", "seconds")}
+            continue
+        case = what
+        if not outcome.get("ok"):
+            result.error = Diagnostic("TP440", f"the port failed: {outcome['type']}: {outcome['message']}",
+                                      Loc(port, outcome.get("line", 0), 0))
+            result.cases.clear()
+            continue
+        case.port_seconds = outcome["seconds"]
+        for p, exp, got in zip(kernel.params, expected, outcome["args"]):
+            if isinstance(p, BufferParam):
+                case.buffers.append(compare(p.name, p.dtype, exp, got, opts.rtol, opts.atol))
+
+
+__all__ = ["verify", "VerifyOptions", "VerifyReport", "KernelResult", "CaseResult", "BufferComparison"]

@@ -1,0 +1,131 @@
+"""Problem sizes and seeded random inputs, shared by the original's run and the port's.
+
+Sizes: integer scalars that bound buffers, guards or the grid are "sizes"; verify runs two
+problem sizes, one of them ragged (primes, so no block or tile divides them). Every buffer,
+outputs included, starts with the same random data on both sides, so a skipped write shows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from porter.diagnostics import TileportError
+from porter.ir.fold import NotConstant, evaluate
+from porter.ir.nodes import BinOp, BufferParam, For, If, Kernel, ScalarParam, Var, is_float
+from porter.ir.walk import walk_expr, walk_stmts
+
+# Size sets by number of size parameters: each tuple is one problem; all primes, distinct.
+_SIZE_SETS = {
+    1: [(257,), (1531,)],
+    2: [(37, 53), (67, 131)],
+    3: [(13, 17, 19), (23, 29, 31)],
+}
+
+NUMPY_DTYPES = {
+    "float16": np.float16, "float32": np.float32, "float64": np.float64, "bfloat16": np.uint16,
+    "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64, "uint8": np.uint8,
+    "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64, "bool": np.bool_,
+}
+
+
+def size_params(kernel: Kernel) -> list[str]:
+    """Integer scalars that bound extents, the grid, or a guard/loop comparison."""
+    ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
+    found: list[str] = []
+
+    def note(e):
+        for sub in walk_expr(e):
+            if isinstance(sub, Var) and sub.name in ints and sub.name not in found:
+                found.append(sub.name)
+
+    for p in kernel.buffers:
+        if p.extent is not None:
+            note(p.extent)
+    for g in kernel.launch.grid:
+        note(g)
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, (If, For)):
+            for sub in walk_expr(s.cond):
+                if isinstance(sub, BinOp) and sub.op in ("<", "<=", ">", ">="):
+                    note(sub)
+    order = [p.name for p in kernel.scalars]
+    return sorted(found, key=order.index)
+
+
+def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
+    """Scalar values for each problem: sizes from the size sets, others fixed, --arg wins."""
+    sizes = [s for s in size_params(kernel) if s not in given]
+    sets = _SIZE_SETS.get(len(sizes)) or [tuple(17 + 2 * i for i in range(len(sizes))),
+                                          tuple(29 + 2 * i for i in range(len(sizes)))]
+    rng = np.random.default_rng(1234)
+    problems = []
+    for values in sets:
+        scalars = {}
+        for p in kernel.scalars:
+            if p.name in given:
+                scalars[p.name] = _typed(given[p.name], p.dtype)
+            elif p.name in sizes:
+                scalars[p.name] = values[sizes.index(p.name)]
+            elif is_float(p.dtype):
+                scalars[p.name] = float(np.float32(rng.uniform(0.25, 2.0)))
+            elif p.dtype == "bool":
+                scalars[p.name] = True
+            else:
+                scalars[p.name] = 3
+        problems.append(scalars)
+    return problems
+
+
+def _typed(value, dtype: str):
+    return float(value) if is_float(dtype) else int(float(value))
+
+
+def buffer_lengths(kernel: Kernel, scalars: dict, given: dict) -> dict:
+    lengths = {}
+    for p in kernel.buffers:
+        if p.name in given:
+            lengths[p.name] = int(given[p.name])
+            continue
+        if p.extent is None:
+            raise TileportError("TP430", f"cannot infer how many elements buffer '{p.name}' of "
+                                f"kernel '{kernel.name}' needs; pass --arg {p.name}=<elements>", p.loc or kernel.loc)
+        try:
+            lengths[p.name] = max(int(evaluate(p.extent, scalars)), 1)
+        except (NotConstant, ValueError, ZeroDivisionError) as exc:
+            raise TileportError("TP430", f"cannot evaluate the size of buffer '{p.name}' ({exc}); "
+                                f"pass --arg {p.name}=<elements>", p.loc or kernel.loc) from exc
+    return lengths
+
+
+def random_array(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
+    if is_float(dtype):
+        values = rng.uniform(-2.0, 2.0, n).astype(np.float32)
+        if dtype == "bfloat16":
+            return float32_to_bf16_bits(values)
+        return values.astype(NUMPY_DTYPES[dtype])
+    if dtype == "bool":
+        return rng.integers(0, 2, n).astype(np.bool_)
+    if dtype.startswith("uint"):
+        high = 256 if dtype == "uint8" else 100
+        return rng.integers(0, high, n).astype(NUMPY_DTYPES[dtype])
+    return rng.integers(-50, 50, n).astype(NUMPY_DTYPES[dtype])
+
+
+def float32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
+    """Round to nearest even, as a GPU does."""
+    bits = values.astype(np.float32).view(np.uint32)
+    rounding = ((bits >> 16) & 1) + 0x7FFF
+    return ((bits + rounding) >> 16).astype(np.uint16)
+
+
+def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int) -> list:
+    """The kernel's arguments in parameter order: arrays for buffers, Python scalars."""
+    lengths = buffer_lengths(kernel, scalars, given)
+    rng = np.random.default_rng(seed)
+    args = []
+    for p in kernel.params:
+        if isinstance(p, BufferParam):
+            args.append(random_array(p.dtype, lengths[p.name], rng))
+        elif isinstance(p, ScalarParam):
+            args.append(scalars[p.name])
+    return args

@@ -1,0 +1,152 @@
+"""Run a generated TileLang port, and compile it for CUDA archs, in a child process.
+
+On the CPU the port runs through TileLang's C target (the wrapper's target="c"); the CUDA
+compile check lowers the same program for sm_80 / sm_90a and builds a cubin with nvcc when
+one is installed, then checks launch limits the compiler does not (threads, shared memory).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from porter.diagnostics import Loc, TileportError
+from porter.verify.child import child_io, run_in_child
+
+# Shared memory per block (bytes) a kernel may use on each arch, and threads per block.
+SHARED_LIMIT = {"sm_80": 163 * 1024, "sm_90a": 227 * 1024}
+MAX_THREADS = 1024
+
+
+def run_port_jobs(port_path: str, jobs: list, timeout: float = 300.0) -> list:
+    """Each job: {"kind": "run", "function", "args", "target"} or {"kind": "compile", "program",
+    "arch"}. Returns one result dict per job, in order."""
+    request = {"port_path": str(Path(port_path).resolve()), "jobs": [_encode(j) for j in jobs]}
+    result = run_in_child("porter.verify.port_exec", request, timeout, Loc(port_path), "the port",
+                          codes=("TP441", "TP442"))
+    return result["results"]
+
+
+def _encode(job: dict) -> dict:
+    if job["kind"] != "run":
+        return job
+    args = []
+    for a in job["args"]:
+        if isinstance(a, np.ndarray):
+            args.append({"array": np.ascontiguousarray(a), "bf16": a.dtype == np.uint16 and job.get("bf16", True)})
+        else:
+            args.append({"scalar": a.item() if isinstance(a, np.generic) else a})
+    return {**job, "args": args}
+
+
+# --------------------------------------------------------------------------- child side
+
+
+def _load(path: str):
+    spec = importlib.util.spec_from_file_location(f"tileport_port_{abs(hash(path))}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _failure(exc: BaseException, port_path: str) -> dict:
+    line = 0
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if Path(frame.filename).resolve() == Path(port_path):
+            line = frame.lineno or 0
+    message = str(exc).strip()
+    match = re.search(re.escape(Path(port_path).name) + r'", line (\d+)', message)
+    if match:
+        line = int(match.group(1))
+    if len(message) > 1500:
+        message = message[:700] + "\n...\n" + message[-700:]
+    return {"ok": False, "type": type(exc).__name__, "message": message, "line": line}
+
+
+def _run(module, job: dict, torch) -> dict:
+    tensors = []
+    for a in job["args"]:
+        if "array" in a:
+            t = torch.from_numpy(a["array"].copy())
+            tensors.append(t.view(torch.bfloat16) if a["bf16"] else t)
+        else:
+            tensors.append(a["scalar"])
+    fn = getattr(module, job["function"])
+    start = time.perf_counter()
+    fn(*tensors, target=job.get("target", "c"))
+    seconds = time.perf_counter() - start
+    out = []
+    for t, a in zip(tensors, job["args"]):
+        if "array" in a:
+            out.append((t.view(torch.uint16) if a["bf16"] else t).numpy())
+        else:
+            out.append(t)
+    return {"ok": True, "args": out, "seconds": seconds}
+
+
+def _compile(module, job: dict) -> dict:
+    import tilelang
+
+    arch = job["arch"]
+    if shutil.which("nvcc") is None:
+        return {"ok": None, "message": "nvcc not found: cubin compile check skipped"}
+    program = getattr(module, job["program"])
+    start = time.perf_counter()
+    kernel = tilelang.compile(program(), target={"kind": "cuda", "arch": arch}, execution_backend="tvm_ffi")
+    seconds = time.perf_counter() - start
+    source = kernel.get_kernel_source()
+    problems = []
+    for bound in re.findall(r"__launch_bounds__\((\d+)", source):
+        if int(bound) > MAX_THREADS:
+            problems.append(f"{bound} threads per block exceeds {MAX_THREADS}")
+    shared = _shared_bytes(source)
+    if shared > SHARED_LIMIT.get(arch, 48 * 1024):
+        problems.append(f"{shared} bytes of shared memory exceeds {SHARED_LIMIT[arch]} on {arch}")
+    return {"ok": not problems, "seconds": seconds, "shared_bytes": shared,
+            "message": "; ".join(problems) or f"cubin built for {arch}"}
+
+
+_SIZES = {"float": 4, "half_t": 2, "bfloat16_t": 2, "double": 8, "int": 4, "signed char": 1,
+          "uchar": 1, "char": 1, "short": 2, "int64_t": 8, "uint": 4}
+
+
+def _shared_bytes(source: str) -> int:
+    total = 0
+    for ctype, count in re.findall(r"__shared__\s+(?:__align__\(\d+\)\s+)?([\w ]+?)\s+\w+\[(\d+)\]", source):
+        total += _SIZES.get(ctype.strip(), 4) * int(count)
+    return total
+
+
+def _work(request: dict) -> dict:
+    port_path = request["port_path"]
+    results = []
+    try:
+        import torch
+
+        module = _load(port_path)
+    except BaseException as exc:  # noqa: BLE001 - report, do not crash
+        failure = _failure(exc, port_path)
+        return {"results": [failure for _ in request["jobs"]]}
+    for job in request["jobs"]:
+        try:
+            results.append(_run(module, job, torch) if job["kind"] == "run" else _compile(module, job))
+        except BaseException as exc:  # noqa: BLE001
+            results.append(_failure(exc, port_path))
+    return {"results": results}
+
+
+def raise_failure(result: dict, port_path: str, code: str = "TP440") -> None:
+    if not result.get("ok") and result.get("ok") is not None:
+        raise TileportError(code, f"{result['type']}: {result['message']}", Loc(port_path, result["line"], 0))
+
+
+if __name__ == "__main__":
+    child_io(sys.argv, _work)

@@ -1,0 +1,1 @@
+"""Jinja templates for the emitted TileLang modules (layout only; decisions live in porter.emit)."""

@@ -18,6 +18,8 @@ from porter.diagnostics import Loc, TileportError
 
 stderr = Console(stderr=True, highlight=False)
 stdout = Console(highlight=False)
+if not stdout.is_terminal:
+    stdout = Console(highlight=False, width=160)
 
 # Exit codes (verify): 0 equivalent, 1 numerical mismatch, 2 usage error, 3 could not run.
 EXIT_MISMATCH, EXIT_USAGE, EXIT_COULD_NOT_RUN = 1, 2, 3
@@ -184,14 +186,14 @@ def _print_report(report) -> None:
             stdout.print(f"  {k.error.render()}", markup=False)
         if k.cases:
             table = Table(show_edge=False, pad_edge=False)
-            for col in ("sizes", "device", "buffer", "dtype", "max abs", "max rel", "tolerance", "verdict"):
+            for col in ("sizes", "device", "buffer", "dtype", "max abs", "max rel", "rtol / atol", "verdict"):
                 table.add_column(col, justify="right" if col.startswith("max") else "left")
             for case in k.cases:
-                sizes = " ".join(f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}" for n, v in case.sizes.items())
+                sizes = ", ".join(f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}" for n, v in case.sizes.items())
                 for b in case.buffers:
                     verdict = "[green]ok[/]" if b.ok else f"[red]MISMATCH[/] ({b.mismatches}, first at {b.first_mismatch})"
                     table.add_row(sizes, case.device, b.name, b.dtype, f"{b.max_abs:.3g}", f"{b.max_rel:.3g}",
-                                  f"rtol={b.rtol:g} atol={b.atol:g}", verdict)
+                                  f"{b.rtol:g} / {b.atol:g}", verdict)
                     sizes = ""
             stdout.print(table)
         for arch, info in k.compile.items():

@@ -435,6 +435,9 @@ def runtime_library(cache_dir: str | os.PathLike | None = None) -> Path:
 # ----------------------------------------------------------------------------- launchers
 
 
+_RESTRICT_RE = re.compile(r"\b(?:__restrict__|__restrict|restrict)\b")
+
+
 def _launcher_code(sig: KernelSig) -> str:
     """`extern "C" int tp_launch_<symbol>(void **args, gx, gy, gz, bx, by, bz, smem)`.
 
@@ -447,6 +450,7 @@ def _launcher_code(sig: KernelSig) -> str:
     ]
     names = []
     for i, ty in enumerate(sig.param_types):
+        ty = _RESTRICT_RE.sub(" ", ty).strip()  # std::is_pointer does not see through restrict
         lines.append(f"  using tp_param{i}_t = {ty};")
         unpack = "arg_ptr" if is_pointer_type(ty) else "arg_val"
         lines.append(f"  auto tp_a{i} = ::tp::{unpack}<tp_param{i}_t>(args[{i}]);")
@@ -587,6 +591,10 @@ _DIAG_RE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal
 _REQUIRED_RE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+):\s+required from here")
 
 
+def _in_emu(file: str) -> bool:
+    return not file.startswith("tileport-") and EMU_DIR in Path(file).resolve().parents
+
+
 def _first_error_line(stderr: str) -> str:
     for line in stderr.splitlines():
         if "error" in line.lower():
@@ -620,6 +628,13 @@ def _compile_error(
             continue
         file, lno, col = m["file"], int(m["line"]), int(m["col"] or 0)
         msg = m["msg"].strip()
+        if _in_emu(file):
+            # inside the emulation header: blame the code that instantiated it
+            for prev in reversed(lines[:idx]):
+                r = _REQUIRED_RE.match(prev)
+                if r and not _in_emu(r["file"]):
+                    file, lno, col = r["file"], int(r["line"]), int(r["col"])
+                    break
         if file.startswith("tileport-launcher:"):
             sym = file.split(":", 1)[1]
             name = next((k.launch_name for k in kernels if k.symbol == sym), sym)
@@ -632,16 +647,6 @@ def _compile_error(
             return TileportError(
                 "TP410", f"no device variable `{file.split(':', 1)[1]}`: {msg}", Loc(shown_path)
             )
-        if EMU_DIR in Path(file).resolve().parents or Path(file).resolve().parent == EMU_DIR:
-            # inside the emulation header: blame the user line that instantiated it
-            for prev in reversed(lines[:idx]):
-                r = _REQUIRED_RE.match(prev)
-                if r and r["file"] == user_file:
-                    return TileportError(
-                        "TP410",
-                        f"cannot compile for the CPU emulator: {msg}",
-                        loc_for(r["file"], int(r["line"]), int(r["col"])),
-                    )
         if "No such file or directory" in msg:
             msg += (
                 " (the CPU emulator provides cuda_runtime.h, cuda.h, cuda_fp16.h, cuda_bf16.h, "

@@ -127,9 +127,9 @@ def _pack_scalar(index: int, ctype: str, value: Any) -> bytes:
         if np.dtype(dtype).kind in "iub" and isinstance(value, float) and not value.is_integer():
             raise ValueError(f"{where} is an integer, got {value!r}")
         try:
-            return np.asarray(value).astype(dtype, casting="unsafe").reshape(()).tobytes() if (
-                isinstance(value, (np.ndarray, np.generic))
-            ) else np.array(value, dtype=dtype).tobytes()
+            if isinstance(value, (np.ndarray, np.generic)):  # numpy values: the caller chose
+                return np.asarray(value).astype(dtype).reshape(()).tobytes()
+            return np.array(value, dtype=dtype).tobytes()  # Python values: range-checked
         except (OverflowError, TypeError, ValueError) as e:
             raise ValueError(f"{where}: cannot pass {value!r}: {e}") from e
     # structs, vector types, typedefs we do not know: raw bytes from the caller

@@ -1,0 +1,34 @@
+"""Shared fixtures: keep compiler caches and temp files inside the test session's tmp area."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "samples"
+
+_cache = Path(tempfile.gettempdir()) / "tileport-test-cache"
+os.environ.setdefault("TILELANG_CACHE_DIR", str(_cache / "tilelang"))
+os.environ.setdefault("TILEPORT_CACHE_DIR", str(_cache / "tileport"))
+
+
+def gpu_available() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    if gpu_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)

@@ -1,0 +1,105 @@
+"""CUDA front end: what it understands of real files, and how it refuses what it cannot."""
+
+from __future__ import annotations
+
+import pytest
+
+from porter.diagnostics import TileportError
+from porter.frontends.cuda import convert_cuda
+from porter.ir.nodes import BufferParam, For, ScalarParam
+from porter.ir.printer import format_expr, format_module
+from porter.ir.walk import walk_stmts
+from tests.conftest import ROOT, SAMPLES
+
+
+def kernel(path, name):
+    module = convert_cuda(str(path))
+    return next(k for k in module.kernels if k.name == name)
+
+
+def test_saxpy_params_extents_and_launch_site():
+    k = kernel(SAMPLES / "cuda/saxpy.cu", "saxpy")
+    assert [type(p) for p in k.params] == [ScalarParam, ScalarParam, BufferParam, BufferParam]
+    x, y = k.param("x"), k.param("y")
+    assert (x.dtype, x.access, format_expr(x.extent)) == ("float32", "r", "n")
+    assert (y.access, format_expr(y.extent)) == ("rw", "n")
+    assert k.launch.origin == "launch-site" and k.launch.block == (256,)
+    assert format_expr(k.launch.grid[0]) == "((n + 255) / 256)"
+
+
+def test_2d_launch_through_dim3_variables_and_host_locals():
+    k = kernel(SAMPLES / "cuda/matrix_add_2d.cu", "matrix_add")
+    assert k.launch.block == (16, 16)
+    # `int w = cols; dim3 grid((w + 15) / 16, ...)` is traced back to the kernel's `cols`.
+    assert [format_expr(g) for g in k.launch.grid] == ["((cols + 15) / 16)", "((rows + 15) / 16)"]
+    assert format_expr(k.param("C").extent) == "(cols * rows)"
+
+
+def test_grid_stride_loop_and_fixed_grid():
+    k = kernel(SAMPLES / "cuda/relu_grid_stride.cu", "leaky_relu")
+    loops = [s for s in walk_stmts(k.body) if isinstance(s, For)]
+    assert len(loops) == 1
+    assert format_expr(loops[0].cond) == "(i < n)"
+    assert [format_expr(g) for g in k.launch.grid] == ["32"] and k.launch.block == (128,)
+    assert format_expr(k.param("y").extent) == "n"
+
+
+def test_half_types_and_device_function_inlining():
+    half = kernel(SAMPLES / "cuda/half_scale_bias.cu", "half_scale_bias")
+    assert half.param("x").dtype == "float16" and half.param("out").access == "w"
+    silu = kernel(SAMPLES / "cuda/gelu_tanh.cu", "silu")
+    text = format_module(type("M", (), {"kernels": [silu]}))
+    assert "sigmoidf_" not in text and "exp(-v)" in text  # the helper was inlined
+
+
+def test_early_return_guard_and_size_t_from_another_author():
+    k = kernel(ROOT / "tests/fresh/cuda/vec_sigmoid.cu", "sigmoid_kernel")
+    assert k.param("count").dtype == "uint64"
+    assert k.param("out").access == "w"
+    assert k.launch.origin == "launch-site" and k.launch.block == (512,)
+
+
+def test_no_kernel_is_a_diagnostic(tmp_path):
+    f = tmp_path / "host.cu"
+    f.write_text("int add(int a, int b) { return a + b; }\n")
+    with pytest.raises(TileportError) as err:
+        convert_cuda(str(f))
+    assert err.value.diagnostic.code == "TP100"
+
+
+def test_syntax_error_points_at_the_line(tmp_path):
+    f = tmp_path / "bad.cu"
+    f.write_text("__global__ void k(float* x) {\n  x[0] = 1.0f\n}\n")
+    with pytest.raises(TileportError) as err:
+        convert_cuda(str(f))
+    d = err.value.diagnostic
+    assert d.code == "TP101" and d.loc.line in (2, 3)
+    assert d.render().startswith(f"{f}:")
+
+
+def test_unsupported_construct_is_reported_at_its_line(tmp_path):
+    f = tmp_path / "shared.cu"
+    f.write_text("__global__ void k(float* x) {\n  __shared__ float tile[256];\n"
+                 "  tile[threadIdx.x] = x[threadIdx.x];\n}\n")
+    with pytest.raises(TileportError) as err:
+        convert_cuda(str(f))
+    assert err.value.diagnostic.code == "TP140" and err.value.diagnostic.loc.line == 2
+
+
+def test_no_launch_site_infers_grid_from_guard(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void scale(float* v, int count, float s) {\n"
+                 "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "  if (i < count) v[i] *= s;\n}\n")
+    k = convert_cuda(str(f)).kernels[0]
+    assert k.launch.origin == "inferred" and k.launch.block == (256,)
+    assert format_expr(k.launch.grid[0]) == "ceildiv(count, 256)"
+    assert k.param("v").access == "rw" and format_expr(k.param("v").extent) == "count"
+
+
+def test_given_block_and_grid(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void fill(float* v) { v[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }\n")
+    k = convert_cuda(str(f), block=(128,), grid=(4,)).kernels[0]
+    assert k.launch.origin == "given" and k.launch.block == (128,)
+    assert format_expr(k.param("v").extent) == "512"

@@ -17,6 +17,8 @@ from porter.diagnostics import TileportError
 from porter.verify.cuda_build import KernelSig, build, prepare_source
 from porter.verify.cuda_exec import bf16_bits_to_float, float_to_bf16_bits, run_kernel
 
+pytestmark = pytest.mark.slow  # compiles and runs kernels (except the rewriting test)
+
 
 @pytest.fixture(scope="module", autouse=True)
 def _cache_dir(tmp_path_factory):
@@ -97,7 +99,8 @@ def test_2d_dim3_grid_and_block(tmp_path):
 __global__ void add2d(const float *a, const float *b, float *c, int rows, int cols) {
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   int row = blockIdx.y * blockDim.y + threadIdx.y;
-  if (row < rows && col < cols) c[row * cols + col] = a[row * cols + col] + 10.0f * b[row * cols + col] + row;
+  int at = row * cols + col;
+  if (row < rows && col < cols) c[at] = a[at] + 10.0f * b[at] + row;
 }
 """
     path = _write(tmp_path, "add2d.cu", src)
@@ -138,7 +141,9 @@ __global__ void hfma(const __half *a, const __half *b, __half *out, __half s, in
 }
 """
     path = _write(tmp_path, "half.cu", src)
-    sig = KernelSig("hfma", "hfma", ["const __half *", "const __half *", "__half *", "__half", "int"])
+    sig = KernelSig(
+        "hfma", "hfma", ["const __half *", "const __half *", "__half *", "__half", "int"]
+    )
     n = 1000
     rng = np.random.default_rng(1)
     a = rng.standard_normal(n).astype(np.float16)
@@ -218,6 +223,33 @@ __global__ void warp_sums(const float *x, float *out, unsigned *ballots) {
     np.testing.assert_array_equal(out[2], bits.sum(axis=1).astype(np.uint32))
 
 
+def test_cooperative_groups_tiles(tmp_path):
+    src = """\
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void cg_sum(const float *x, float *out, int n) {
+  cg::thread_block cta = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(cta);
+  __shared__ float partial[8];
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = cg::reduce(warp, i < n ? x[i] : 0.0f, cg::plus<float>());
+  if (warp.thread_rank() == 0) partial[warp.meta_group_rank()] = v;
+  cg::sync(cta);
+  if (cta.thread_rank() == 0) {
+    float s = 0.0f;
+    for (unsigned w = 0; w < warp.meta_group_size(); ++w) s += partial[w];
+    out[blockIdx.x] = s;
+  }
+}
+"""
+    path = _write(tmp_path, "cg.cu", src)
+    sig = KernelSig("cg_sum", "cg_sum", ["const float *", "float *", "int"])
+    x = np.arange(1000, dtype=np.float32)
+    out = run_kernel(path, sig, 4, 256, 0, [x, np.zeros(4, np.float32), x.size])[1]
+    np.testing.assert_array_equal(out, np.add.reduceat(x, [0, 256, 512, 768]))
+
+
 def test_atomic_add_histogram(tmp_path):
     src = """\
 __global__ void histogram(const unsigned char *data, unsigned *bins, int n, float *total) {
@@ -228,7 +260,9 @@ __global__ void histogram(const unsigned char *data, unsigned *bins, int n, floa
 }
 """
     path = _write(tmp_path, "hist.cu", src)
-    sig = KernelSig("histogram", "histogram", ["const unsigned char *", "unsigned *", "int", "float *"])
+    sig = KernelSig(
+        "histogram", "histogram", ["const unsigned char *", "unsigned *", "int", "float *"]
+    )
     data = np.random.default_rng(2).integers(0, 256, 20000).astype(np.uint8)
     out = run_kernel(
         path, sig, 8, 256, 0, [data, np.zeros(16, np.uint32), data.size, np.zeros(1, np.float32)]
@@ -332,7 +366,9 @@ __global__ void matmul(const float *A, const float *B, float *C, int N) {
     a, b = rng.standard_normal((n, n), np.float32), rng.standard_normal((n, n), np.float32)
     build(path, [sig])
     t0 = time.perf_counter()
-    out = run_kernel(path, sig, (n // 16, n // 16), (16, 16), 0, [a, b, np.zeros((n, n), np.float32), n])
+    out = run_kernel(
+        path, sig, (n // 16, n // 16), (16, 16), 0, [a, b, np.zeros((n, n), np.float32), n]
+    )
     assert time.perf_counter() - t0 < 10  # ~0.2 s of kernel time plus the child process
     np.testing.assert_allclose(out[2], a @ b, rtol=1e-4, atol=1e-3)
 
@@ -362,7 +398,9 @@ __global__ void off_by_one(float *x, int n) {
 """
     path = _write(tmp_path, "crash.cu", src)
     with pytest.raises(TileportError) as e:
-        run_kernel(path, KernelSig("wild", "wild", ["float *"]), 1, 32, 0, [np.zeros(32, np.float32)])
+        run_kernel(
+            path, KernelSig("wild", "wild", ["float *"]), 1, 32, 0, [np.zeros(32, np.float32)]
+        )
     assert e.value.diagnostic.code == "TP411"
     assert "SIGSEGV" in e.value.diagnostic.message
     assert "thread (0,0,0)" in e.value.diagnostic.message
@@ -372,7 +410,8 @@ __global__ void off_by_one(float *x, int n) {
         run_kernel(path, sig, 2, 64, 0, [np.zeros(100, np.float32), 100])
     msg = e.value.diagnostic.message
     assert e.value.diagnostic.code == "TP411"
-    assert "past the end of kernel argument 1" in msg and "thread (36,0,0)" in msg
+    assert "out-of-bounds access at byte 400 of kernel argument 1 (float *, 100 elements)" in msg
+    assert "thread (36,0,0)" in msg  # block 1, global index 100
 
 
 def test_divergent_syncthreads_is_tp413(tmp_path):
@@ -395,7 +434,9 @@ __global__ void shfl_vs_bar(float *x) {
 """
     path = _write(tmp_path, "deadlock.cu", src)
     with pytest.raises(TileportError) as e:
-        run_kernel(path, KernelSig("diverge", "diverge", ["float *"]), 1, 32, 0, [np.zeros(32, np.float32)])
+        run_kernel(
+            path, KernelSig("diverge", "diverge", ["float *"]), 1, 32, 0, [np.zeros(32, np.float32)]
+        )
     d = e.value.diagnostic
     assert d.code == "TP413" and "divergent __syncthreads()" in d.message
     assert d.loc.file == str(path) and d.loc.line in (3, 6)

@@ -50,9 +50,13 @@ class ExprEmitter:
         if isinstance(e, Select):
             return f"T.if_then_else({self(e.cond)}, {self(e.a)}, {self(e.b)})", _PREC["atom"]
         if isinstance(e, Call):
-            args = ", ".join(self(a) for a in e.args)
             if e.func == "ceildiv":
-                return f"T.ceildiv({args})", _PREC["atom"]
+                return f"T.ceildiv({', '.join(self(a) for a in e.args)})", _PREC["atom"]
+            if e.dtype in ("float16", "bfloat16") and e.func not in ("max", "min"):
+                # Half-precision math is computed in float32 and rounded once, as CUDA's h* functions do.
+                wide = Call(e.func, tuple(Cast("float32", a) for a in e.args), "float32")
+                return f"T.Cast({dtype_ref(e.dtype)}, {self(wide)})", _PREC["atom"]
+            args = ", ".join(self(a) for a in e.args)
             return f"{TILELANG_MATH[e.func]}({args})", _PREC["atom"]
         if isinstance(e, UnaryOp):
             if e.op == "!":

@@ -34,6 +34,7 @@ def _templates_dir() -> Path:
             return candidate
     raise FileNotFoundError("tileport's templates/ folder is missing")
 _LANES = ("tx", "ty", "tz")
+_WIDENED = {"uint8": "int32", "uint16": "int32", "uint32": "int64", "uint64": "int64"}
 _BLOCKS = ("bx", "by", "bz")
 _RESERVED = set(keyword.kwlist) | {"T", "tilelang", "torch", *_LANES, *_BLOCKS, "kernel", "target",
                                    "print", "range", "len", "min", "max", "abs", "int", "float", "bool",
@@ -85,10 +86,15 @@ class KernelEmitter:
         self.mutable = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
 
     def _names(self) -> dict:
+        """IR name -> how the body refers to it (unsigned scalars are read through a cast)."""
         taken: set = set()
         names = {}
+        self.param_names = {}
         for p in self.k.params:
-            names[p.name] = _safe(p.name, taken)
+            self.param_names[p.name] = _safe(p.name, taken)
+            names[p.name] = self.param_names[p.name]
+            if not isinstance(p, BufferParam) and p.dtype in _WIDENED:
+                names[p.name] = f"T.Cast({dtype_ref(p.dtype)}, {names[p.name]})"
         for s in walk_stmts(self.k.body):
             if isinstance(s, (Decl, For)) and s.var.name not in names:
                 names[s.var.name] = _safe(s.var.name, taken)
@@ -102,14 +108,17 @@ class KernelEmitter:
         v = KernelView(name=k.name, program=f"{k.name}_program", prim_func=f"{k.name}_kernel",
                        source=self.source_name, line=k.loc.line, launch_note=self._launch_note(),
                        level="thread-parallel")
-        taken = set(self.names.values())
+        taken = set(self.names.values()) | set(self.param_names.values())
         for p in k.params:
-            name = self.names[p.name]
+            name = self.param_names[p.name]
             if isinstance(p, BufferParam):
                 extent = _safe(f"{p.name}_numel", taken)
                 v.dynamic.append((extent, extent))
                 v.signature.append(f"{name}: T.Tensor(({extent},), {dtype_ref(p.dtype)})")
                 v.buffers.append((name, p.dtype))
+            elif p.dtype in _WIDENED:
+                # TileLang takes no unsigned scalars: pass a wider signed one, read it unsigned.
+                v.signature.append(f"{name}: {dtype_ref(_WIDENED[p.dtype])}")
             else:
                 v.signature.append(f"{name}: {dtype_ref(p.dtype)}")
             v.wrapper_params.append(name)

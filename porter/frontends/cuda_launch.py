@@ -150,7 +150,8 @@ class LaunchReader:
             if ref.hash in env:
                 return env[ref.hash]
             if ref.hash in self.argmap:
-                return self.argmap[ref.hash]
+                var = self.argmap[ref.hash]
+                return var if var.dtype == "int32" else Cast("int32", var)  # grids are int32
             value = ct.evaluate(c)
             if value is not None and not isinstance(value, float):
                 return Const(int(value), "int32")

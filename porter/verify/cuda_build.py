@@ -19,9 +19,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from porter.diagnostics import Loc, TileportError
 
@@ -39,6 +39,8 @@ _CXX_FLAGS = (
     "-fno-gnu-unique",  # two builds of one file in a process must not share template statics
     "-fvisibility=hidden",
     "-fno-strict-aliasing",  # CUDA code type-puns freely (float4 loads of float buffers)
+    "-g1",  # line tables only (no measurable cost): crashes are mapped back to source lines
+    "-fsigned-char",  # as on the GPU, whatever the host's ABI says
     "-w",
     "-fmax-errors=20",
 )
@@ -342,14 +344,16 @@ def prepare_source(text: str) -> str:
 
 
 def default_cache_dir() -> Path:
+    """tileport's cache root: $TILEPORT_CACHE_DIR, else ~/.cache/tileport."""
     root = os.environ.get("TILEPORT_CACHE_DIR") or os.path.join(
         os.path.expanduser("~"), ".cache", "tileport"
     )
-    return Path(root) / "cuda-emu"
+    return Path(root)
 
 
 def _cache_dir(cache_dir: str | os.PathLike | None) -> Path:
-    d = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    """The emulator's builds live in <cache root>/cuda-emu/."""
+    d = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / "cuda-emu"
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -380,9 +384,7 @@ def _cxx_identity(cxx: str) -> str:
 
 
 def _emu_files() -> list[Path]:
-    return sorted([EMU_DIR / "tp_emu.h", EMU_DIR / "tp_emu_runtime.cpp"]) + sorted(
-        (EMU_DIR / "include").iterdir()
-    )
+    return sorted(p for p in EMU_DIR.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
 def _digest(*parts: str | bytes) -> str:
@@ -394,7 +396,9 @@ def _digest(*parts: str | bytes) -> str:
 
 
 def _emu_digest() -> str:
-    return _digest(*(f.name.encode() + b"\0" + f.read_bytes() for f in _emu_files()))
+    return _digest(
+        *(str(f.relative_to(EMU_DIR)).encode() + b"\0" + f.read_bytes() for f in _emu_files())
+    )
 
 
 def _file_sha(path: str) -> str | None:
@@ -419,7 +423,15 @@ def runtime_library(cache_dir: str | os.PathLike | None = None) -> Path:
     fd, tmp_name = tempfile.mkstemp(prefix=".rt-", suffix=".so", dir=cache)
     os.close(fd)
     tmp = Path(tmp_name)
-    cmd = [cxx, *_RUNTIME_FLAGS, "-I", str(EMU_DIR), str(EMU_DIR / "tp_emu_runtime.cpp"), "-o", str(tmp)]
+    cmd = [
+        cxx,
+        *_RUNTIME_FLAGS,
+        "-I",
+        str(EMU_DIR),
+        str(EMU_DIR / "tp_emu_runtime.cpp"),
+        "-o",
+        str(tmp),
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=_COMPILE_TIMEOUT_S)
     if proc.returncode != 0:
         tmp.unlink(missing_ok=True)
@@ -486,7 +498,8 @@ def build(
 
     The library exports `tp_launch_<symbol>` for each kernel (see `_launcher_code`) and
     `tp_symbol_<name>` for each name in `symbols` (__constant__/__device__ variables whose
-    contents a caller wants to set). defines are "NAME" or "NAME=VALUE".
+    contents a caller wants to set). defines are "NAME" or "NAME=VALUE". cache_dir is the
+    tileport cache root (default `default_cache_dir()`); builds go to its `cuda-emu/`.
     Raises TileportError TP410 with the first g++ error mapped to the user's file:line.
     """
     src = Path(source_path).resolve()
@@ -542,7 +555,9 @@ def build(
         except subprocess.TimeoutExpired:
             out_tmp.unlink(missing_ok=True)
             raise TileportError(
-                "TP410", f"g++ took longer than {_COMPILE_TIMEOUT_S}s to compile", Loc(str(source_path))
+                "TP410",
+                f"g++ took longer than {_COMPILE_TIMEOUT_S}s to compile",
+                Loc(str(source_path)),
             ) from None
         if proc.returncode != 0:
             out_tmp.unlink(missing_ok=True)
@@ -587,7 +602,9 @@ def _deps_fresh(deps_file: Path) -> bool:
 
 # ----------------------------------------------------------------------------- error mapping
 
-_DIAG_RE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$")
+_DIAG_RE = re.compile(
+    r"^(?P<file>.+?):(?P<line>\d+):(?:(?P<col>\d+):)? (?:fatal )?error: (?P<msg>.*)$"
+)
 _REQUIRED_RE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+):\s+required from here")
 
 
@@ -650,7 +667,8 @@ def _compile_error(
         if "No such file or directory" in msg:
             msg += (
                 " (the CPU emulator provides cuda_runtime.h, cuda.h, cuda_fp16.h, cuda_bf16.h, "
-                "device_launch_parameters.h, math_constants.h; pass include_dirs for your own headers)"
+                "device_launch_parameters.h, math_constants.h, cooperative_groups.h; "
+                "pass include_dirs for your own headers)"
             )
         return TileportError(
             "TP410", f"cannot compile for the CPU emulator: {msg}", loc_for(file, lno, col)

@@ -20,12 +20,14 @@ import ctypes
 import mmap
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -88,13 +90,24 @@ _SCALAR_DTYPES: dict[str, str] = {
 }
 
 
+_INT_WORDS = {"signed", "unsigned", "short", "long", "int", "char"}
+
+
 def _base_type(spelling: str) -> str:
-    """'const unsigned  int' -> 'unsigned int'; 'std::size_t' -> 'size_t'."""
+    """'const unsigned  int' -> 'unsigned int'; 'long unsigned int' -> 'unsigned long';
+    'std::size_t *' -> 'size_t'."""
     words = [
         w
         for w in spelling.replace("std::", "").replace("*", " ").split()
         if w not in ("const", "volatile", "__restrict__", "__restrict", "restrict")
     ]
+    if words and set(words) <= _INT_WORDS:  # builtin integer: any word order
+        u = "unsigned " if "unsigned" in words else ""
+        if "char" in words:
+            return u + "char" if u or "signed" not in words else "signed char"
+        if "short" in words:
+            return u + "short"
+        return u + {0: "int", 1: "long", 2: "long long"}[min(2, words.count("long"))]
     return " ".join(words)
 
 
@@ -145,7 +158,9 @@ def _pack_scalar(index: int, ctype: str, value: Any) -> bytes:
 def _check_buffer(index: int, ctype: str, arr: Any) -> None:
     where = f"kernel argument {index + 1} ({ctype})"
     if not isinstance(arr, np.ndarray):
-        raise ValueError(f"{where} is a pointer: pass a numpy array (or None), got {type(arr).__name__}")
+        raise ValueError(
+            f"{where} is a pointer: pass a numpy array (or None), got {type(arr).__name__}"
+        )
     dtype = _SCALAR_DTYPES.get(_base_type(ctype))
     if dtype is not None:
         size = 2 if dtype == "bfloat16" else np.dtype(dtype).itemsize
@@ -191,7 +206,7 @@ def run_kernel(
             f"kernel {sig.launch_name} takes {len(sig.param_types)} arguments, got {len(args)}"
         )
     packed: list[tuple] = []
-    for i, (ctype, value) in enumerate(zip(sig.param_types, args)):
+    for i, (ctype, value) in enumerate(zip(sig.param_types, args, strict=True)):
         if is_pointer_type(ctype):
             if value is None:
                 packed.append(("buf", None, ""))
@@ -204,8 +219,10 @@ def run_kernel(
             packed.append(("val", _pack_scalar(i, ctype, value)))
     consts = []
     for name, data in (constants or {}).items():
-        raw = bytes(data) if isinstance(data, (bytes, bytearray, memoryview)) else (
-            np.ascontiguousarray(data).tobytes()
+        raw = (
+            bytes(data)
+            if isinstance(data, (bytes, bytearray, memoryview))
+            else (np.ascontiguousarray(data).tobytes())
         )
         consts.append((symbol_accessor_name(name), name, raw))
 
@@ -247,7 +264,8 @@ def run_kernel(
             ) from None
         stderr = proc.stderr.decode(errors="replace")
         if proc.returncode < 0:
-            raise TileportError("TP411", _crash_message(sig, -proc.returncode, stderr), loc)
+            crash_loc = _crash_location(stderr, str(lib), source_path) or loc
+            raise TileportError("TP411", _crash_message(sig, -proc.returncode, stderr), crash_loc)
         if proc.returncode != 0 or not out_path.exists():
             tail = "\n".join(stderr.strip().splitlines()[-5:])
             raise TileportError(
@@ -272,16 +290,43 @@ def run_kernel(
     return out
 
 
+def _crash_location(stderr: str, library: str, source_path: str | os.PathLike) -> Loc | None:
+    """Source line of the faulting instruction, from the runtime's `tileport-emu-pc:` report."""
+    src = Path(source_path).resolve()
+    a = re.search(r"^(?:\S+: )?(/[^:\n]+):(\d+): .*Assertion .* failed", stderr, re.M)
+    if a:  # assert() in device code names its own line
+        return Loc(str(source_path) if Path(a[1]).resolve() == src else a[1], int(a[2]))
+    m = re.search(r"^tileport-emu-pc: (0x[0-9a-f]+) (.+)$", stderr, re.M)
+    if not m or Path(m.group(2)).resolve() != Path(library).resolve():
+        return None
+    try:
+        out = subprocess.run(
+            ["addr2line", "-i", "-e", library, m.group(1)],
+            capture_output=True, text=True, timeout=10, check=False,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    emu = Path(__file__).resolve().parent / "cuda_emu"
+    for line in out.splitlines():  # innermost inlined frame first
+        file, _, rest = line.rpartition(":")
+        lno = re.match(r"\d+", rest)
+        if not file or file == "??" or not lno or emu in Path(file).resolve().parents:
+            continue
+        shown = str(source_path) if Path(file).resolve() == src else file
+        return Loc(shown, int(lno.group()))
+    return None
+
+
 def _crash_message(sig: KernelSig, signum: int, stderr: str) -> str:
     try:
         name = signal.Signals(signum).name
     except ValueError:
         name = f"signal {signum}"
     emu = [ln.split("tileport-emu: ", 1)[1] for ln in stderr.splitlines() if "tileport-emu: " in ln]
-    other = [ln.strip() for ln in stderr.splitlines() if ln.strip() and "tileport-emu: " not in ln]
+    other = [ln.strip() for ln in stderr.splitlines() if ln.strip() and "tileport-emu" not in ln]
     msg = f"kernel {sig.launch_name} crashed: " + (emu[-1] if emu else f"signal {name}")
     if other and name == "SIGABRT":  # an assert() message or similar
-        msg += f" ({other[-1]})"
+        msg += f" ({re.sub(r'^python[0-9.]*: ', '', other[-1])})"
     return msg
 
 
@@ -354,8 +399,14 @@ def _child_main(job_path: str, out_path: str) -> int:
         size = ctypes.c_ulong()
         addr = fn(ctypes.byref(size))
         if len(data) > size.value:
-            result = {"ok": False, "status": _RT_BAD_CONFIG, "file": "", "line": 0,
-                      "message": f"{len(data)} bytes given for `{name}`, which holds {size.value}"}  # fmt: skip
+            message = f"{len(data)} bytes given for `{name}`, which holds {size.value}"
+            result = {
+                "ok": False,
+                "status": _RT_BAD_CONFIG,
+                "file": "",
+                "line": 0,
+                "message": message,
+            }
             Path(out_path).write_bytes(pickle.dumps(result))
             return 0
         ctypes.memmove(addr, data, len(data))

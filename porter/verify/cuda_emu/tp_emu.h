@@ -127,6 +127,8 @@ void tp_rt_yield(void);
 unsigned tp_rt_live_lanes(void);
 /* Tell the crash handler about a guarded argument buffer so it can name it. */
 void tp_rt_note_buffer(const void *begin, size_t nbytes, const char *label);
+/* Abort the launch from device code with a TP_RT_* status (for features that cannot be emulated). */
+[[noreturn]] void tp_rt_fail(int code, const char *msg, const char *file, unsigned line);
 }
 #pragma GCC visibility pop
 
@@ -1217,6 +1219,35 @@ inline cudaError_t cudaOccupancyMaxPotentialBlockSize(int *min_grid, int *block,
   *min_grid = 1;
   *block = 256;
   return cudaSuccess;
+}
+template <class T> inline cudaError_t cudaMallocAsync(T **p, size_t n, cudaStream_t = nullptr) {
+  return cudaMalloc(reinterpret_cast<void **>(p), n);
+}
+inline cudaError_t cudaFreeAsync(void *p, cudaStream_t = nullptr) { return cudaFree(p); }
+inline cudaError_t cudaMemPrefetchAsync(const void *, size_t, int, cudaStream_t = nullptr) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemAdvise(const void *, size_t, int, int) { return cudaSuccess; }
+inline cudaError_t cudaSetDeviceFlags(unsigned) { return cudaSuccess; }
+inline cudaError_t cudaHostRegister(void *, size_t, unsigned) { return cudaSuccess; }
+inline cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
+inline cudaError_t cudaDriverGetVersion(int *v) {
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+inline cudaError_t cudaRuntimeGetVersion(int *v) {
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+/* Launch through the runtime API: compiles, but only <<<>>> launches run under the emulator. */
+template <class F>
+inline cudaError_t cudaLaunchKernel(F *, dim3, dim3, void **, size_t = 0, cudaStream_t = nullptr) {
+  return cudaErrorNotSupported;
+}
+template <class F>
+inline cudaError_t cudaLaunchCooperativeKernel(F *, dim3, dim3, void **, size_t = 0,
+                                               cudaStream_t = nullptr) {
+  return cudaErrorNotSupported;
 }
 inline cudaError_t cudaProfilerStart() { return cudaSuccess; }
 inline cudaError_t cudaProfilerStop() { return cudaSuccess; }

@@ -23,8 +23,10 @@
 #define TP_EMU_BUILDING_RUNTIME 1
 #include "tp_emu.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <string>
@@ -208,10 +210,23 @@ std::string site(const char *file, unsigned line) {
   return f + ":" + std::to_string(line);
 }
 std::string thread_range(const std::vector<int> &tids) {
-  /* "threads (0,0,0)..(15,0,0)" or "thread (3,0,0)" */
+  /* "thread (3,0,0)" or "48 threads (0,0,0)..(15,0,0), (32,0,0)..(63,0,0)": runs of consecutive
+   * linear thread indices, the first few of them */
   if (tids.size() == 1) return "thread " + fmt_dim(S.tidx[tids[0]]);
-  return std::to_string(tids.size()) + " threads " + fmt_dim(S.tidx[tids.front()]) + ".." +
-         fmt_dim(S.tidx[tids.back()]);
+  std::string s = std::to_string(tids.size()) + " threads ";
+  size_t i = 0;
+  for (int runs = 0; i < tids.size(); ++runs) {
+    if (runs == 3) {
+      s += ", ...";
+      break;
+    }
+    size_t j = i;
+    while (j + 1 < tids.size() && tids[j + 1] == tids[j] + 1) ++j;
+    s += (runs ? ", " : "") + fmt_dim(S.tidx[tids[i]]);
+    if (j > i) s += ".." + fmt_dim(S.tidx[tids[j]]);
+    i = j + 1;
+  }
+  return s;
 }
 
 void set_error(int code, const std::string &msg, const char *file = nullptr, unsigned line = 0) {
@@ -592,6 +607,18 @@ void put_u(unsigned long long v) {
   } while (v && i > 0);
   put(b + i);
 }
+void put_hex(unsigned long long v) {
+  char b[20];
+  int i = 19;
+  b[i] = 0;
+  do {
+    b[--i] = "0123456789abcdef"[v & 15];
+    v >>= 4;
+  } while (v && i > 2);
+  b[--i] = 'x';
+  b[--i] = '0';
+  put(b + i);
+}
 void put_dim(uint3 v) {
   put("(");
   put_u(v.x);
@@ -604,7 +631,27 @@ void put_dim(uint3 v) {
 
 /* Async-signal-safe: say which CUDA thread crashed and what it touched, then let the signal's
  * default action kill the process (the Python parent turns that into TP411). */
-void crash_handler(int sig, siginfo_t *si, void *) {
+/* "tileport-emu-pc: <offset> <library>" lets the parent map the faulting instruction to a source
+ * line with addr2line (kernel libraries carry line tables). dladdr is not formally async-signal-safe
+ * but the process is about to die anyway. */
+void put_pc(void *uctx) {
+  ucontext_t *uc = static_cast<ucontext_t *>(uctx);
+  uintptr_t pc = 0;
+#if defined(__x86_64__)
+  pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+  pc = (uintptr_t)uc->uc_mcontext.pc;
+#endif
+  Dl_info info;
+  if (!pc || !dladdr((void *)pc, &info) || !info.dli_fname) return;
+  put("tileport-emu-pc: ");
+  put_hex((unsigned long long)(pc - (uintptr_t)info.dli_fbase));
+  put(" ");
+  put(info.dli_fname);
+  put("\n");
+}
+
+void crash_handler(int sig, siginfo_t *si, void *uctx) {
   const char *name = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGFPE ? "SIGFPE"
                    : sig == SIGILL ? "SIGILL" : sig == SIGABRT ? "SIGABRT" : "signal";
   put("tileport-emu: ");
@@ -628,10 +675,13 @@ void crash_handler(int sig, siginfo_t *si, void *) {
     for (int i = 0; i < g_nbuffers && !known; ++i) {
       const NotedBuffer &b = g_buffers[i];
       if (a >= b.hi && a < b.hi + 65536) {
-        put(": out-of-bounds access ");
-        put_u((unsigned long long)(a - b.hi));
-        put(" bytes past the end of ");
+        put(": out-of-bounds access at byte ");
+        put_u((unsigned long long)(a - b.lo));
+        put(" of ");
         put(b.label);
+        put(", which has ");
+        put_u((unsigned long long)(b.hi - b.lo));
+        put(" bytes");
         known = true;
       } else if (a < b.lo && a + 65536 >= b.lo) {
         put(": out-of-bounds access ");
@@ -643,12 +693,14 @@ void crash_handler(int sig, siginfo_t *si, void *) {
     }
     if (!known) {
       put(": invalid memory access at address ");
-      put_u((unsigned long long)(uintptr_t)a);
+      put_hex((unsigned long long)(uintptr_t)a);
+      if (!a) put(" (a null pointer, or an address beyond the 47-bit user space)");
     }
   } else if (sig == SIGFPE) {
     put(": arithmetic exception (integer division by zero?)");
   }
   put("\n");
+  if (g_in_kernel) put_pc(uctx);
 }
 
 void install_crash_handler() {
@@ -777,6 +829,14 @@ TP_EXPORT unsigned tp_rt_live_lanes(void) {
   int t = S.cur_tid;
   if (t < 0) return 1u;
   return S.warp_live[t >> 5];
+}
+
+TP_EXPORT void tp_rt_fail(int code, const char *msg, const char *file, unsigned line) {
+  std::string m = msg ? msg : "unsupported";
+  if (S.cur_tid >= 0) m += " (block " + fmt_dim(blockIdx) + ", thread " + fmt_dim(threadIdx) + ")";
+  set_error(code, m, file, line);
+  if (S.cur_tid < 0) std::abort(); /* not inside a launch: nothing to unwind to */
+  fail_in_fiber();
 }
 
 TP_EXPORT void tp_rt_note_buffer(const void *begin, size_t nbytes, const char *label) {

@@ -1,0 +1,1803 @@
+"""Triton front end: Python `ast` of a Triton file -> tileport IR.
+
+The file is parsed, never imported or run. Every `@triton.jit` function that is launched
+(`kernel[grid](...)`) or called by no other jit function becomes a Kernel; the others are
+helpers and are inlined where they are called.
+
+Programs and lanes. A Triton program is one IR block; each element of the program's block
+tensors is one IR lane. `tl.program_id(a)` is `block_idx` on axis a, `tl.arange(0, B)` is
+`thread_idx`, and block shapes broadcast like numpy: the last tensor dim is lane axis 0 (CUDA's
+x), the one before it axis 1, so `offs_m[:, None]` reads `thread_idx.y` and `offs_n[None, :]`
+reads `thread_idx.x`, and `Launch.block` is the stored block shape reversed. Every stored
+block of a kernel must have the same shape (it is the lane space). `Launch.threads` is
+`num_warps * 32` (launch site, else the autotune config, else 4).
+
+Values. Pointers are tracked as (buffer, element offset, shape) and never reach the IR
+themselves; `tl.load(p, mask, other)` is `Select(mask, Load, other)` and `tl.store(p, v, mask)`
+is `If(mask, Store(cast(v)))`. Types follow Triton's promotion rules (triton_values.py).
+`x = expr` declares `x` (each reassignment declares a fresh suffixed name); constants,
+constexprs, aliases and pointer arithmetic are substituted, and so are boolean masks without
+loads (so that the guards stay visible to the extent and grid analyses).
+
+Parameters. A parameter used as the base of the address of a `tl.load` / `tl.store` (or
+passed a torch tensor at the launch site) is a BufferParam; the others are ScalarParams.
+constexpr parameters are folded and listed in `Kernel.constexprs`, with their value from the
+launch site's arguments, else the autotune config (`config` picks one), else
+`@triton.heuristics`, else the parameter's default.
+
+Dtype heuristics (Triton pointers and scalars are untyped in the source):
+  * buffers: `dtypes[name]` when given; else the host code: the tensor passed at the launch
+    site, traced through assignments, `.half()` / `.to(torch.float16)` / `.contiguous()`...,
+    `torch.randn(..., dtype=...)`, `torch.empty_like(x)` and the callers of the host function
+    (several different dtypes at the callers count as no answer); a tensor made `*_like` another
+    launch argument gets that argument's dtype; else the kernel: `.to(tl.float32)` applied to a
+    load (directly or to the variable holding it) suggests the buffer holds float16, and
+    storing a value explicitly cast `.to(tl.float16)` / `.to(tl.bfloat16)` suggests that dtype;
+    else float32.
+  * scalars: an annotation (`n: tl.int32`); else `dtypes[name]`; else what the host passes
+    (an int or a float: literals, `.numel()`, `.stride(i)`, `x.shape`, `float` annotations,
+    defaults); else use in the kernel: a scalar combined with float data or a float literal is
+    float32, otherwise int32.
+Pointer, scalar-type and dtype evidence found while converting feeds the next conversion of the
+same kernel until nothing changes.
+
+Loops, `tl.dot`, reductions, random numbers, atomics and block pointers raise coded
+TileportErrors (TP210-TP218) at the construct's line.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections import defaultdict
+
+from porter.builtins import TRITON_BUILTINS
+from porter.diagnostics import Loc, TileportError
+from porter.frontends.triton_host import (
+    GridBuilder, HConfig, HConst, HDict, HDType, HFunc, HostEval, HScalar, HTensor, HTuple,
+    ModuleInfo,
+)
+from porter.frontends.triton_values import (
+    DTypeV, DeclMarker, Evidence, FnV, ModV, PhiAssign, PtrTypeV, PtrV, PyC, Slot, SlotRef, TL_DTYPES,
+    TL_UNSUPPORTED_DTYPES, TV, TupleV, broadcast_shapes, cast, computation_type, const_of,
+    identity_axes, pyconst_dtype, remap, slot_refs,
+)
+from porter.ir.extents import annotate_buffers
+from porter.ir.fold import fold
+from porter.ir.nodes import (
+    Assign, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, If, Kernel, Launch, Load, Module,
+    Return, ScalarParam, Select, Store, UnaryOp, Var, is_float,
+)
+from porter.ir.returns import eliminate_returns
+from porter.ir.walk import map_expr, walk_expr, walk_stmts
+
+_MISSING = object()
+
+_DOT = {"dot", "dot_scaled"}
+_REDUCE = {"sum", "max", "min", "reduce", "argmax", "argmin", "xor_sum", "cumsum", "cumprod",
+           "associative_scan", "sort", "histogram", "softmax", "flip", "topk", "reduce_or",
+           "gather", "sum_", "max_", "min_"}
+_RANDOM = {"rand", "randn", "randint", "randint4x", "philox", "philox_impl", "rand4x",
+           "randn4x", "pair_uniform_to_normal", "uint_to_uniform_float"}
+_BLOCKPTR = {"make_block_ptr", "advance", "make_tensor_descriptor", "load_tensor_descriptor",
+             "store_tensor_descriptor", "tensor_descriptor"}
+_RESHAPE = {"reshape", "view", "ravel", "flatten", "join", "split", "interleave", "cat",
+            "split_", "squeeze"}
+_IGNORED = {"static_print", "device_print", "device_assert", "debug_barrier", "assume",
+            "print", "static_assert"}
+_HINTS = {"multiple_of", "max_contiguous", "max_constancy"}
+# math functions Triton only accepts on fp32/fp64 (`_check_dtype` in triton/language/math.py)
+_FP32_ONLY = {"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf", "floor",
+              "ceil", "sigmoid", "sqrt_rn", "log1p"}
+# libdevice names beyond TRITON_BUILTINS, onto canonical names of porter.builtins.TILELANG_MATH
+_LIBDEVICE_EXTRA = {"tanh": "tanh", "pow": "pow", "fmod": "fmod", "log10": "log10", "fabs": "abs",
+                    "fmax": "max", "fmin": "min", "fast_expf": "exp", "fast_logf": "log",
+                    "expf": "exp", "logf": "log", "sqrtf": "sqrt"}
+_LIBDEVICE_FP32_ONLY = set(_LIBDEVICE_EXTRA) - {"fabs", "fmax", "fmin"}
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
+           ast.BitXor: "^", ast.Pow: "**", ast.MatMult: "@"}
+_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_PY_BINOPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "**": lambda a, b: a ** b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+
+# Names the emitted TileLang reserves (lane/program indices, the module alias, Python keywords).
+_RESERVED = {"T", "tilelang", "tx", "ty", "tz", "bx", "by", "bz", "lambda", "def", "class", "in",
+             "is", "not", "and", "or", "if", "else", "for", "while", "return", "pass", "from",
+             "import", "global", "with", "as", "yield", "None", "True", "False", "del", "try",
+             "except", "finally", "raise", "assert", "break", "continue", "nonlocal", "elif", "print"}
+
+_TRITON_MODULES = ("triton.language", "triton.language.core", "triton.language.math",
+                   "triton.language.standard", "triton.language.semantic")
+
+
+class _NeedPointer(Exception):
+    """A parameter assumed scalar turned out to be the base of a load/store address."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, PyC) and isinstance(v.value, (int, float, bool))
+
+
+# =============================================================================== front end
+
+
+class TritonFrontend:
+    def __init__(self, path: str, config: int = 0, dtypes: dict | None = None):
+        self.path = path
+        self.config = config
+        self.dtypes = dict(dtypes or {})
+        self._globals: dict = {}
+
+    def loc(self, node) -> Loc:
+        return Loc(self.path, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
+
+    # ------------------------------------------------------------------ entry
+
+    def run(self) -> Module:
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                source = f.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TileportError("TP202", f"cannot read this file: {exc}", Loc(self.path)) from exc
+        try:
+            tree = ast.parse(source, filename=self.path)
+        except SyntaxError as exc:
+            raise TileportError("TP201", f"Python syntax error: {exc.msg}",
+                                Loc(self.path, exc.lineno or 0, exc.offset or 0)) from exc
+        self.info = ModuleInfo(self.path, tree)
+        self.host = HostEval(self.info)
+        kernels = self.kernel_functions()
+        if not kernels:
+            raise TileportError("TP200", "no @triton.jit kernel in this file", Loc(self.path, 1, 1))
+        return Module(self.path, "triton", [self.convert_kernel(fn) for fn in kernels])
+
+    def kernel_functions(self) -> list:
+        called = set()
+        for fn in self.info.jit.values():
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call):
+                    f = node.func
+                    name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+                    if name in self.info.jit and name != fn.name:
+                        called.add(name)
+        out = []
+        for name, fn in self.info.jit.items():
+            returns_value = any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(fn))
+            if name in self.info.launches or (name not in called and not returns_value):
+                out.append(fn)
+        return out
+
+    # ------------------------------------------------------------------ module globals
+
+    def global_value(self, name: str, node=None):
+        if name in self._globals:
+            return self._globals[name]
+        value = self._global_value(name, node)
+        self._globals[name] = value
+        return value
+
+    def _global_value(self, name: str, node):
+        if name in self.info.jit:
+            return FnV("jit", name, self.info.jit[name])
+        if name in self.info.imports:
+            return self.resolve_path(self.info.imports[name], node)
+        module = self.info.scopes[0]
+        b = self.host.lookup(name, module, (10**9, 0))
+        if b is not None:
+            ev = module.events[name][b.index]
+            if ev.kind == "import":
+                return self.resolve_path(ev.value, node)
+            if ev.kind == "def":
+                return None
+            return self.from_host(self.host.binding_value(b))
+        if name in ("min", "max", "abs", "int", "float", "bool", "len", "range", "print",
+                    "isinstance", "round"):
+            return FnV("py", name)
+        if name == "tl":
+            return ModV("triton.language")
+        if name == "triton":
+            return ModV("triton")
+        return None
+
+    @staticmethod
+    def from_host(v):
+        if isinstance(v, HConst):
+            return PyC(v.value)
+        if isinstance(v, HDType) and v.dtype:
+            return DTypeV(v.dtype)
+        if isinstance(v, HTuple) and all(isinstance(i, HConst) for i in v.items):
+            return PyC(tuple(i.value for i in v.items))
+        return None
+
+    def resolve_path(self, path: str, node=None):
+        if path in ("triton",) or path in _TRITON_MODULES or path.startswith("triton.language.extra"):
+            if path.startswith("triton.language.extra") and not path.endswith("libdevice") and \
+                    path.split(".")[-1] not in ("extra", "cuda", "hip"):
+                return FnV("libdevice", path.split(".")[-1])
+            return ModV(path)
+        if path == "math":
+            return ModV("math")
+        if "." in path:
+            prefix, attr = path.rsplit(".", 1)
+            base = self.resolve_path(prefix, node)
+            if isinstance(base, ModV):
+                return self.module_attr(base, attr, node)
+        return ModV(path)
+
+    def module_attr(self, mod: ModV, name: str, node):
+        p = mod.path
+        if "libdevice" in p:
+            return FnV("libdevice", name)
+        if p.startswith("triton.language.extra"):
+            if name in ("cuda", "hip", "libdevice"):
+                return ModV(f"{p}.{name}")
+            return FnV("libdevice", name)
+        if p in _TRITON_MODULES:
+            if name in TL_DTYPES:
+                return DTypeV(TL_DTYPES[name])
+            if name in TL_UNSUPPORTED_DTYPES:
+                raise TileportError("TP225", f"tl.{name} (fp8) is not supported yet", self.loc(node))
+            if name in ("math", "core", "standard", "semantic"):
+                return ModV(f"triton.language.{name}")
+            if name == "extra":
+                return ModV("triton.language.extra")
+            return FnV("tl", name)
+        if p == "triton":
+            if name == "language":
+                return ModV("triton.language")
+            return FnV("tl", name)
+        if p == "math":
+            if name in ("pi", "e", "inf", "nan", "tau"):
+                return PyC(getattr(math, name))
+            return FnV("pymath", name)
+        raise TileportError("TP217", f"'{p}.{name}' cannot be used in a kernel", self.loc(node))
+
+    # ------------------------------------------------------------------ kernels
+
+    def convert_kernel(self, fn: ast.FunctionDef) -> Kernel:
+        loc = self.loc(fn)
+        args = fn.args
+        if args.vararg or args.kwarg or args.kwonlyargs:
+            raise TileportError("TP216", f"kernel '{fn.name}' has *args/**kwargs/keyword-only "
+                                "parameters; not supported", loc)
+        params = list(args.posonlyargs) + list(args.args)
+        defaults = dict(zip([p.arg for p in params[len(params) - len(args.defaults):]], args.defaults))
+        constexpr_names = [p.arg for p in params if self._is_constexpr_annotation(p.annotation)]
+        runtime = [p.arg for p in params if p.arg not in constexpr_names]
+        site = self.info.launches.get(fn.name)
+        site_args = site.args_by_param(fn) if site else {}
+        config = self._autotune_config(fn)
+        constexprs = self._constexpr_values(fn, constexpr_names, site, site_args, config, defaults)
+
+        # fixed types: annotation, then dtypes, then the host
+        fixed_scalar, host_tensor = {}, {}
+        pointers = set()
+        for p in params:
+            if p.arg in constexpr_names:
+                continue
+            ann = self._annotation_dtype(p.annotation)
+            if ann == "pointer" or (isinstance(ann, tuple)):
+                pointers.add(p.arg)
+                if isinstance(ann, tuple) and p.arg not in self.dtypes:
+                    host_tensor[p.arg] = HTensor(ann[1])
+                continue
+            if ann:
+                fixed_scalar[p.arg] = ann
+                continue
+            hv = self.host.value(site_args[p.arg], site.scope) if p.arg in site_args else None
+            if isinstance(hv, HTensor):
+                pointers.add(p.arg)
+                host_tensor[p.arg] = hv
+            elif p.arg in self.dtypes:
+                fixed_scalar[p.arg] = self.dtypes[p.arg]
+            elif isinstance(hv, HConst) and isinstance(hv.value, (int, float, bool)):
+                fixed_scalar[p.arg] = pyconst_dtype(hv.value)
+            elif isinstance(hv, HScalar):
+                fixed_scalar[p.arg] = "float32" if hv.kind == "float" else "int32"
+
+        float_guess: set = set()
+        hints: dict = {}
+        kernel_body = None
+        conv = None
+        for _ in range(3 * len(params) + 6):
+            scalar_dtypes = {p: fixed_scalar.get(p, "float32" if p in float_guess else "int32")
+                             for p in runtime if p not in pointers}
+            for p in list(fixed_scalar):
+                if p in pointers:
+                    fixed_scalar.pop(p)
+            buffer_dtypes = {p: self._buffer_dtype(p, pointers, host_tensor, hints)
+                             for p in runtime if p in pointers}
+            unknown = {p for p in scalar_dtypes if p not in fixed_scalar}
+            conv = KernelConverter(self, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
+                                   unknown)
+            try:
+                kernel_body = conv.convert()
+            except _NeedPointer as need:
+                if need.name in pointers:  # pragma: no cover - defensive
+                    raise
+                pointers.add(need.name)
+                continue
+            new_float = (conv.evidence.float_params & unknown) - float_guess
+            new_hints = {b: d for b, d in conv.evidence.buffer_hints.items() if hints.get(b) != d}
+            if not new_float and not new_hints:
+                break
+            float_guess |= new_float
+            hints.update(new_hints)
+
+        ir_params = []
+        for p in params:
+            if p.arg in constexpr_names:
+                continue
+            ploc = self.loc(p)
+            if p.arg in pointers:
+                ir_params.append(BufferParam(p.arg, conv.buffer_dtypes[p.arg], loc=ploc))
+            else:
+                ir_params.append(ScalarParam(p.arg, conv.scalar_dtypes[p.arg], loc=ploc))
+        kernel = Kernel(fn.name, "triton", ir_params, kernel_body, None, loc,
+                        constexprs={n: (v.dtype if isinstance(v, DTypeV) else v.value)
+                                    for n, v in constexprs.items()})
+        kernel.launch = self._launch(kernel, fn, conv, site, config, constexprs)
+        annotate_buffers(kernel)
+        return kernel
+
+    def _is_constexpr_annotation(self, ann) -> bool:
+        if ann is None:
+            return False
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+            return ann.value.split(".")[-1] == "constexpr"
+        return self.info.qualname(ann).split(".")[-1] == "constexpr"
+
+    def _annotation_dtype(self, ann):
+        """IR dtype of a `tl.int32`-style annotation; "pointer" / ("pointer", dtype) for pointers."""
+        if ann is None:
+            return None
+        if isinstance(ann, ast.Call) and self.info.qualname(ann.func).endswith("pointer_type") \
+                and ann.args:
+            inner = self._annotation_dtype(ann.args[0])
+            return ("pointer", inner) if isinstance(inner, str) and inner != "pointer" else "pointer"
+        if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+            text = ann.value.split(".")[-1]
+        else:
+            q = self.info.qualname(ann)
+            if not q:
+                return None
+            text = q.split(".")[-1] if q.startswith("triton") or q in ("float", "int", "bool") else ""
+        if text in TL_DTYPES:
+            return TL_DTYPES[text]
+        if text in ("float",):
+            return "float32"
+        if text in ("int",):
+            return "int32"
+        if text == "bool":
+            return "bool"
+        if text in ("pointer_type", "tensor"):
+            return "pointer"
+        return None
+
+    def _buffer_dtype(self, p, pointers, host_tensor, hints) -> str:
+        if p in self.dtypes:
+            return self.dtypes[p]
+        hv = host_tensor.get(p)
+        if hv is not None and hv.dtype:
+            return hv.dtype
+        if hv is not None and hv.like is not None:
+            group = [q for q in sorted(pointers) if (h := host_tensor.get(q)) is not None
+                     and h.dtype is None and h.like == hv.like]
+            for q in group:
+                if q in self.dtypes:
+                    return self.dtypes[q]
+            if p in hints:
+                return hints[p]
+            for q in group:
+                if q in hints:
+                    return hints[q]
+        return hints.get(p, "float32")
+
+    def _autotune_config(self, fn):
+        dec = self.info.autotune.get(fn.name)
+        if dec is None:
+            return None
+        node = dec.args[0] if dec.args else next((k.value for k in dec.keywords if k.arg == "configs"),
+                                                 None)
+        if node is None:
+            return None
+        configs = self.host.value(node, self.info.scopes[0])
+        if not isinstance(configs, HTuple) or not configs.items:
+            return None
+        if not 0 <= self.config < len(configs.items):
+            raise TileportError("TP204", f"autotune config {self.config} does not exist: kernel "
+                                f"'{fn.name}' has {len(configs.items)} configs", self.loc(dec))
+        cfg = configs.items[self.config]
+        return cfg if isinstance(cfg, HConfig) else None
+
+    def _constexpr_values(self, fn, names, site, site_args, config, defaults) -> dict:
+        values = {}
+        missing = {}
+        for n in names:
+            v = None
+            if n in site_args:
+                hv = self.host.value(site_args[n], site.scope)
+                v = self.from_host(hv)
+                if v is None:
+                    missing[n] = f"its launch-site value `{ast.unparse(site_args[n])}` is not a " \
+                                 "compile-time constant"
+            if v is None and config is not None and n in config.kwargs:
+                v = self.from_host(config.kwargs[n])
+            if v is not None:
+                values[n] = v
+        self._heuristics(fn, names, values, site, site_args)
+        for n in names:
+            if n in values:
+                continue
+            if n in defaults:
+                v = self.from_host(self.host.value(defaults[n], self.info.scopes[0]))
+                if v is not None:
+                    values[n] = v
+                    continue
+            reason = missing.get(n, "no launch site, autotune config or default gives it")
+            raise TileportError("TP220", f"constexpr '{n}' of kernel '{fn.name}' has no value: "
+                                f"{reason}", self.loc(fn))
+        return {n: values[n] for n in names}
+
+    def _heuristics(self, fn, names, values, site, site_args):
+        dec = self.info.heuristics.get(fn.name)
+        if dec is None:
+            return
+        node = dec.args[0] if dec.args else next((k.value for k in dec.keywords if k.arg == "values"),
+                                                 None)
+        if not isinstance(node, ast.Dict):
+            return
+        known = {}
+        for n, v in values.items():
+            known[n] = HConst(v.value) if isinstance(v, PyC) else HDType(v.dtype)
+        for pname, arg in site_args.items():
+            if pname not in known and site is not None:
+                known[pname] = self.host.value(arg, site.scope)
+        for k, lam in zip(node.keys, node.values):
+            if not (isinstance(k, ast.Constant) and k.value in names and k.value not in values):
+                continue
+            if not isinstance(lam, ast.Lambda) or len(lam.args.args) != 1:
+                continue
+            scope = self.info.scope_of.get(id(lam), self.info.scopes[0])
+            hv = self.host.value(lam.body, scope, {lam.args.args[0].arg: HDict(known)})
+            v = self.from_host(hv)
+            if v is not None:
+                values[k.value] = v
+                known[k.value] = hv
+
+    # ------------------------------------------------------------------ launch
+
+    def _num_warps(self, site, config) -> int:
+        if site is not None:
+            node = site.keyword("num_warps")
+            if node is not None:
+                hv = self.host.value(node, site.scope)
+                if isinstance(hv, HConst) and isinstance(hv.value, int):
+                    return hv.value
+        if config is not None and isinstance(config.num_warps, HConst) and \
+                isinstance(config.num_warps.value, int):
+            return config.num_warps.value
+        return 4
+
+    def _launch(self, kernel, fn, conv, site, config, constexprs) -> Launch:
+        lane = conv.lane
+        block = tuple(reversed(lane)) if lane else (1,)
+        threads = self._num_warps(site, config) * 32
+        grid = None
+        if site is not None:
+            scalar_dtypes = {p.name: p.dtype for p in kernel.scalars}
+            cvals = {n: v.value for n, v in constexprs.items() if isinstance(v, PyC)}
+            grid = GridBuilder(self.host, site, fn, scalar_dtypes, cvals).build()
+        if grid is not None:
+            used = {e.axis for s in walk_stmts(kernel.body) for x in _stmt_exprs(s)
+                    for e in walk_expr(x) if isinstance(e, Builtin) and
+                    e.kind in ("block_idx", "grid_dim")}
+            while len(grid) < max(used | {0}) + 1:
+                grid = grid + (Const(1, "int32"),)
+            return Launch(grid, block, 0, "launch-site", site.loc, threads)
+        grid = infer_grid(kernel)
+        return Launch(grid, block, 0, "inferred", site.loc if site else None, threads)
+
+
+def _stmt_exprs(s):
+    from porter.ir.walk import stmt_exprs
+    return stmt_exprs(s)
+
+
+# =============================================================================== grids
+
+
+def _block_idx_coeff(e, axis: int, defs: dict, depth: int = 0):
+    """C when e == block_idx[axis] * C + (terms without block_idx[axis]); 0 if absent; None."""
+    if depth > 40:
+        return None
+    if isinstance(e, Builtin):
+        return 1 if e.kind == "block_idx" and e.axis == axis else 0
+    if isinstance(e, Const):
+        return 0
+    if isinstance(e, Var):
+        return _block_idx_coeff(defs[e.name], axis, defs, depth + 1) if e.name in defs else 0
+    if isinstance(e, Cast):
+        return _block_idx_coeff(e.a, axis, defs, depth + 1)
+    if isinstance(e, BinOp) and e.op in ("+", "-"):
+        a = _block_idx_coeff(e.a, axis, defs, depth + 1)
+        b = _block_idx_coeff(e.b, axis, defs, depth + 1)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b
+    if isinstance(e, BinOp) and e.op == "*":
+        a = _block_idx_coeff(e.a, axis, defs, depth + 1)
+        b = _block_idx_coeff(e.b, axis, defs, depth + 1)
+        if a == 0 and b == 0:
+            return 0
+        ka, kb = fold(e.a), fold(e.b)
+        if a and isinstance(kb, Const) and not isinstance(kb.value, float):
+            return a * int(kb.value)
+        if b and isinstance(ka, Const) and not isinstance(ka.value, float):
+            return b * int(ka.value)
+        return None
+    if isinstance(e, Load):
+        return 0
+    return 0 if not any(isinstance(x, Builtin) and x.kind == "block_idx" and x.axis == axis
+                        for x in walk_expr(e)) else None
+
+
+def infer_grid(kernel: Kernel) -> tuple:
+    """Grid from the guards: `offs < n` with offs = pid * BLOCK + arange gives ceildiv(n, BLOCK)."""
+    assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
+    defs = {s.var.name: s.init for s in walk_stmts(kernel.body)
+            if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned}
+    conds = [s.cond for s in walk_stmts(kernel.body) if isinstance(s, If)]
+    conds += [e.cond for s in walk_stmts(kernel.body) for x in _stmt_exprs(s) for e in walk_expr(x)
+              if isinstance(e, Select)]
+    used = {e.axis for s in walk_stmts(kernel.body) for x in _stmt_exprs(s) for e in walk_expr(x)
+            if isinstance(e, Builtin) and e.kind in ("block_idx", "grid_dim")}
+    sizes: dict = {}
+    for cond in conds:
+        for c in walk_expr(cond):
+            if not isinstance(c, BinOp) or c.op not in ("<", ">", "<=", ">="):
+                continue
+            x, u = (c.a, c.b) if c.op in ("<", "<=") else (c.b, c.a)
+            if any(isinstance(t, (Builtin, Load)) for t in walk_expr(u)):
+                continue
+            if any(isinstance(t, Var) and t.name in defs for t in walk_expr(u)):
+                continue
+            for axis in sorted(used):
+                if axis in sizes:
+                    continue
+                k = _block_idx_coeff(x, axis, defs)
+                if k is None or k <= 0:
+                    continue
+                others = [a for a in used if a != axis and _block_idx_coeff(x, a, defs) != 0]
+                if others:
+                    continue
+                u2 = u if u.dtype == "int32" else Cast("int32", u)
+                if c.op in ("<=", ">="):
+                    u2 = BinOp("+", u2, Const(1, "int32"), "int32")
+                sizes[axis] = u2 if k == 1 else Call("ceildiv", (u2, Const(k, "int32")), "int32")
+    dims = []
+    for axis in range(max(used | {0}) + 1):
+        if axis in sizes:
+            dims.append(sizes[axis])
+        elif axis in used:
+            raise TileportError("TP240", f"kernel '{kernel.name}' has no usable launch site and its "
+                                f"grid on axis {axis} cannot be inferred from its masks; pass --grid",
+                                kernel.loc)
+        else:
+            dims.append(Const(1, "int32"))
+    return tuple(dims)
+
+
+# =============================================================================== kernel bodies
+
+
+class KernelConverter:
+    """One conversion of one kernel under fixed assumptions about its parameters."""
+
+    def __init__(self, fe: TritonFrontend, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
+                 unknown):
+        self.fe = fe
+        self.fn = fn
+        self.runtime = runtime
+        self.constexprs = constexprs
+        self.scalar_dtypes = scalar_dtypes
+        self.buffer_dtypes = buffer_dtypes
+        self.unknown = unknown
+        self.slots: list = []
+        self.stores: list = []
+        self.evidence = Evidence()
+        self.inline_stack: list = []
+        self.helpers: list = []  # per inlined call: {"ret": value, "if_depth": int}
+        self.out: list = []
+        self.lane: tuple = ()
+
+    def loc(self, node) -> Loc:
+        return self.fe.loc(node)
+
+    def err(self, code, msg, node):
+        return TileportError(code, msg, self.loc(node))
+
+    # ------------------------------------------------------------------ entry
+
+    def convert(self) -> list:
+        env = {}
+        for name, v in self.constexprs.items():
+            env[name] = v
+        for name in self.runtime:
+            if name in self.buffer_dtypes:
+                env[name] = PtrV(name, None, (), self.buffer_dtypes[name])
+            else:
+                env[name] = TV(Var(name, self.scalar_dtypes[name]))
+        self.out = []
+        self.block(self.fn.body, env)
+        body = self.out
+        self.lane = self._lane_shape()
+        body = self._materialize(body)
+        return eliminate_returns(body)
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, stmts, env) -> bool:
+        for st in stmts:
+            if self.statement(st, env):
+                return True
+        return False
+
+    def statement(self, st, env) -> bool:
+        loc = self.loc(st)
+        if isinstance(st, ast.Expr):
+            if isinstance(st.value, ast.Constant):
+                return False
+            self.ev(st.value, env)
+            return False
+        if isinstance(st, ast.Assign):
+            value = self.ev(st.value, env)
+            for t in st.targets:
+                self.assign(t, value, env, st)
+            return False
+        if isinstance(st, ast.AnnAssign):
+            if st.value is not None:
+                value = self.ev(st.value, env)
+                self.assign(st.target, value, env, st)
+            return False
+        if isinstance(st, ast.AugAssign):
+            if not isinstance(st.target, ast.Name):
+                raise self.err("TP216", "augmented assignment to anything but a name is not "
+                               "supported", st)
+            current = self.lookup(st.target.id, env, st.target)
+            value = self.binop(_BINOPS[type(st.op)], current, self.ev(st.value, env), st)
+            self.assign(st.target, value, env, st)
+            return False
+        if isinstance(st, ast.If):
+            return self.if_statement(st, env)
+        if isinstance(st, ast.Return):
+            return self.return_statement(st, env)
+        if isinstance(st, ast.Pass):
+            return False
+        if isinstance(st, (ast.For, ast.While, ast.AsyncFor)):
+            kind = "while" if isinstance(st, ast.While) else "for"
+            raise TileportError("TP210", f"'{kind}' loops are not supported yet", loc)
+        if isinstance(st, (ast.Break, ast.Continue)):
+            raise TileportError("TP210", "loops (break/continue) are not supported yet", loc)
+        if isinstance(st, ast.Assert):
+            test = self.ev(st.test, env)
+            if isinstance(test, PyC) and not test.value:
+                msg = self._message(st.msg, env)
+                raise TileportError("TP229", f"assertion failed at conversion time{msg}", loc)
+            return False
+        raise TileportError("TP216", f"'{type(st).__name__}' statements are not supported in "
+                            "Triton kernels here", loc)
+
+    def _message(self, node, env) -> str:
+        if node is None:
+            return ""
+        try:
+            v = self.ev(node, env)
+        except TileportError:
+            return ""
+        return f": {v.value}" if isinstance(v, PyC) else ""
+
+    def assign(self, target, value, env, st):
+        if isinstance(target, ast.Name):
+            self.bind(target.id, value, env, st)
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            items = None
+            if isinstance(value, TupleV):
+                items = value.items
+            elif isinstance(value, PyC) and isinstance(value.value, (tuple, list)):
+                items = tuple(PyC(v) for v in value.value)
+            if items is None or len(items) != len(target.elts):
+                raise self.err("TP216", "cannot unpack this value into "
+                               f"{len(target.elts)} names", st)
+            for t, v in zip(target.elts, items):
+                self.assign(t, v, env, st)
+            return
+        raise self.err("TP216", "assignment to a subscript or attribute is not supported in "
+                       "Triton kernels", st)
+
+    def bind(self, name, value, env, st):
+        if isinstance(value, TV):
+            e = value.expr
+            trivial = isinstance(e, (Const, Var, SlotRef)) or \
+                (value.dtype == "bool" and not any(isinstance(x, Load) for x in walk_expr(e)))
+            if not trivial:
+                idx = len(self.slots)
+                self.slots.append(Slot(name, e, value.shape, value.dtype, self.loc(st)))
+                self.out.append(DeclMarker(idx, self.loc(st)))
+                value = TV(SlotRef(idx, identity_axes(len(value.shape)), value.dtype), value.shape)
+        env[name] = value
+
+    def if_statement(self, st, env) -> bool:
+        test = self.ev(st.test, env)
+        if isinstance(test, (PyC, DTypeV, ModV, FnV, TupleV, PtrTypeV)):
+            truth = bool(test.value) if isinstance(test, PyC) else True
+            return self.block(st.body if truth else st.orelse, env)
+        if isinstance(test, PtrV):
+            return self.block(st.body, env)
+        if not isinstance(test, TV):
+            raise self.err("TP217", "unsupported if condition", st.test)
+        if test.shape != ():
+            raise self.err("TP228", "an 'if' on a block tensor is not allowed in Triton; use "
+                           "tl.where or a mask", st.test)
+        cond = cast(test.expr, "bool")
+        saved = self.out
+        then_env, else_env = dict(env), dict(env)
+        if self.helpers:
+            self.helpers[-1]["if_depth"] += 1
+        try:
+            self.out = then_out = []
+            t_term = self.block(st.body, then_env)
+            self.out = else_out = []
+            e_term = self.block(st.orelse, else_env)
+        finally:
+            self.out = saved
+            if self.helpers:
+                self.helpers[-1]["if_depth"] -= 1
+        loc = self.loc(st)
+        if t_term and e_term:
+            saved.append(If(cond, then_out, else_out, loc))
+            return True
+        if t_term or e_term:
+            env.clear()
+            env.update(else_env if t_term else then_env)
+            saved.append(If(cond, then_out, else_out, loc))
+            return False
+        phis = []
+        merged = {}
+        for name in list(dict.fromkeys(list(then_env) + list(else_env))):
+            a, b = then_env.get(name), else_env.get(name)
+            if a is None or b is None:
+                continue
+            if a is b or a == b:
+                merged[name] = a
+                continue
+            if isinstance(a, (TV, PyC)) and isinstance(b, (TV, PyC)) and \
+                    (isinstance(a, TV) or isinstance(b, TV)) and _numeric(a) and _numeric(b):
+                dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC))
+                shape = broadcast_shapes(self._shape(a), self._shape(b))
+                if shape is None:
+                    raise TileportError("TP222", f"'{name}' has incompatible block shapes in the two "
+                                        "branches of this if", loc)
+                idx = len(self.slots)
+                self.slots.append(Slot(name, None, shape, dt, loc, phi=True))
+                phis.append(DeclMarker(idx, loc))
+                then_out.append(PhiAssign(idx, self._as_expr(a, dt), loc))
+                else_out.append(PhiAssign(idx, self._as_expr(b, dt), loc))
+                merged[name] = TV(SlotRef(idx, identity_axes(len(shape)), dt), shape)
+                continue
+            raise TileportError("TP216", f"'{name}' gets different kinds of values in the branches "
+                                "of this runtime if; not supported yet", loc)
+        env.clear()
+        env.update(merged)
+        saved.extend(phis)
+        saved.append(If(cond, then_out, else_out, loc))
+        return False
+
+    def return_statement(self, st, env) -> bool:
+        if self.helpers:
+            ctx = self.helpers[-1]
+            if ctx["if_depth"] > 0:
+                raise self.err("TP227", "'return' inside a runtime 'if' of an inlined @triton.jit "
+                               "function is not supported yet", st)
+            ctx["ret"] = self.ev(st.value, env) if st.value is not None else PyC(None)
+            return True
+        if st.value is not None:
+            v = self.ev(st.value, env)
+            if not (isinstance(v, PyC) and v.value is None):
+                raise self.err("TP216", "a kernel cannot return a value", st)
+        self.out.append(Return(self.loc(st)))
+        return True
+
+    # ------------------------------------------------------------------ expressions
+
+    def lookup(self, name, env, node):
+        if name in env:
+            return env[name]
+        v = self.fe.global_value(name, node)
+        if v is None:
+            raise self.err("TP226", f"unknown name '{name}' (only constexprs, module-level "
+                           "constants and @triton.jit functions can be used in a kernel)", node)
+        return v
+
+    def ev(self, node, env):
+        if isinstance(node, ast.Constant):
+            return PyC(node.value)
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id, env, node)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(self.ev(node.value, env), node.attr, node)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(self.ev(node.value, env), node.slice, node, env)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return TupleV(tuple(self.ev(e, env) for e in node.elts))
+        if isinstance(node, ast.BinOp):
+            op = _BINOPS.get(type(node.op))
+            return self.binop(op, self.ev(node.left, env), self.ev(node.right, env), node)
+        if isinstance(node, ast.UnaryOp):
+            return self.unary(node.op, self.ev(node.operand, env), node)
+        if isinstance(node, ast.BoolOp):
+            return self.boolop(node, env)
+        if isinstance(node, ast.Compare):
+            return self.compare(node, env)
+        if isinstance(node, ast.IfExp):
+            return self.ifexp(node, env)
+        if isinstance(node, ast.Call):
+            return self.call(node, env)
+        if isinstance(node, ast.JoinedStr):
+            return PyC("")
+        raise self.err("TP217", f"unsupported expression ({type(node).__name__})", node)
+
+    def attribute(self, base, name, node):
+        if isinstance(base, ModV):
+            return self.fe.module_attr(base, name, node)
+        if isinstance(base, TV):
+            if name == "dtype":
+                e = base.expr
+                param = e.name if isinstance(e, Var) and e.name in self.unknown else None
+                return DTypeV(base.dtype, param)
+            if name == "shape":
+                return PyC(tuple(base.shape))
+            if name == "T":
+                return self.permute(base, None, node)
+            return FnV("method", name, bound=base)
+        if isinstance(base, PtrV):
+            if name == "dtype":
+                return PtrTypeV(base.elem)
+            if name == "shape":
+                return PyC(tuple(base.shape))
+            return FnV("method", name, bound=base)
+        if isinstance(base, PtrTypeV):
+            if name == "element_ty":
+                return DTypeV(base.elem)
+        if isinstance(base, DTypeV):
+            if name == "element_ty":
+                if base.param is not None:
+                    raise _NeedPointer(base.param)
+                raise self.err("TP224", "'.element_ty' of a non-pointer value", node)
+            if name == "primitive_bitwidth":
+                return PyC(8 if base.dtype == "bool" else int("".join(c for c in base.dtype if c.isdigit())))
+            if name.startswith("is_"):
+                return FnV("dtype_pred", name, bound=base)
+        if isinstance(base, PyC) and name == "value":
+            return base
+        raise self.err("TP217", f"unsupported attribute '.{name}'", node)
+
+    def subscript(self, base, index_node, node, env):
+        if isinstance(base, (TV, PtrV)):
+            items = index_node.elts if isinstance(index_node, ast.Tuple) else [index_node]
+            kinds = []
+            for it in items:
+                if isinstance(it, ast.Slice) and it.lower is None and it.upper is None and it.step is None:
+                    kinds.append(":")
+                elif isinstance(it, ast.Constant) and it.value is None:
+                    kinds.append(None)
+                elif isinstance(it, ast.Constant) and it.value is Ellipsis:
+                    kinds.append("...")
+                else:
+                    raise self.err("TP223", "indexing a block tensor is not supported (only [:, None] "
+                                   "style broadcasting)", node)
+            shape = base.shape
+            if kinds.count("...") > 1:
+                raise self.err("TP223", "more than one '...' in a subscript", node)
+            if "..." in kinds:
+                i = kinds.index("...")
+                fill = len(shape) - kinds.count(":")
+                kinds = kinds[:i] + [":"] * max(fill, 0) + kinds[i + 1:]
+            if kinds.count(":") != len(shape):
+                raise self.err("TP223", f"subscript does not match the block shape {shape}", node)
+            new_shape, dim_map, j = [], {}, 0
+            for k in kinds:
+                if k == ":":
+                    dim_map[j] = len(new_shape)
+                    new_shape.append(shape[j])
+                    j += 1
+                else:
+                    new_shape.append(1)
+            return self._reshape(base, tuple(new_shape), dim_map)
+        idx = self.ev(index_node, env)
+        if isinstance(idx, PyC) and isinstance(idx.value, int):
+            if isinstance(base, TupleV) and -len(base.items) <= idx.value < len(base.items):
+                return base.items[idx.value]
+            if isinstance(base, PyC) and isinstance(base.value, (tuple, list)) and \
+                    -len(base.value) <= idx.value < len(base.value):
+                return PyC(base.value[idx.value])
+        if isinstance(base, PyC) and isinstance(base.value, dict) and isinstance(idx, PyC):
+            if idx.value in base.value:
+                return PyC(base.value[idx.value])
+        raise self.err("TP223", "unsupported subscript", node)
+
+    def _reshape(self, base, new_shape, dim_map):
+        """Place old dim j at new dim dim_map[j] (the others are new size-1 dims)."""
+        k, k2 = len(base.shape), len(new_shape)
+        mapping = {k - 1 - j: k2 - 1 - j2 for j, j2 in dim_map.items()}
+        if isinstance(base, PtrV):
+            off = remap(base.offset, mapping) if base.offset is not None else None
+            return PtrV(base.buffer, off, new_shape, base.elem)
+        return TV(remap(base.expr, mapping), new_shape)
+
+    def permute(self, base, dims, node):
+        if not isinstance(base, (TV, PtrV)):
+            raise self.err("TP223", "tl.trans/permute of a non-tensor", node)
+        k = len(base.shape)
+        if dims is None:
+            dims = tuple(reversed(range(k)))
+        if sorted(dims) != list(range(k)):
+            raise self.err("TP223", f"invalid permutation {dims} for shape {base.shape}", node)
+        new_shape = tuple(base.shape[d] for d in dims)
+        return self._reshape(base, new_shape, {d: i for i, d in enumerate(dims)})
+
+    # ------------------------------------------------------------------ operators
+
+    def _dt(self, v) -> str:
+        return pyconst_dtype(v.value) if isinstance(v, PyC) else v.dtype
+
+    @staticmethod
+    def _shape(v) -> tuple:
+        return v.shape if isinstance(v, (TV, PtrV)) else ()
+
+    def _as_expr(self, v, dtype):
+        if isinstance(v, PyC):
+            return const_of(v.value, dtype)
+        return cast(v.expr, dtype)
+
+    def _bshape(self, node, *vals):
+        shape = ()
+        for v in vals:
+            shape = broadcast_shapes(shape, self._shape(v))
+            if shape is None:
+                raise self.err("TP222", "incompatible block shapes: " +
+                               " vs ".join(str(self._shape(x)) for x in vals), node)
+        return shape
+
+    def _note_float(self, dt, *vals):
+        """Evidence: int-typed unknown scalars meeting float data are float."""
+        if not is_float(dt):
+            return
+        for v in vals:
+            if isinstance(v, TV) and not is_float(v.dtype):
+                self.evidence.float_params |= self._params_in(v.expr)
+
+    def _params_in(self, e, depth: int = 0) -> set:
+        out = set()
+        if depth > 50:
+            return out
+        for x in walk_expr(e):
+            if isinstance(x, Var) and x.name in self.unknown:
+                out.add(x.name)
+            elif isinstance(x, SlotRef) and self.slots[x.slot].expr is not None:
+                out |= self._params_in(self.slots[x.slot].expr, depth + 1)
+        return out
+
+    def _check_operand(self, v, node):
+        if isinstance(v, TV) or _is_number(v):
+            return
+        if isinstance(v, PtrV):
+            raise self.err("TP224", "unsupported arithmetic on a pointer", node)
+        what = type(v).__name__
+        if isinstance(v, PyC):
+            what = f"the constant {v.value!r}"
+        raise self.err("TP217", f"unsupported operand ({what})", node)
+
+    def binop(self, op, a, b, node):
+        if op is None or op in ("**", "@"):
+            if op == "**" and isinstance(a, PyC) and isinstance(b, PyC):
+                return PyC(a.value ** b.value)
+            if op == "@":
+                raise self.err("TP211", "matrix multiplication ('@', tl.dot) is not supported yet", node)
+            raise self.err("TP217", "unsupported operator", node)
+        if isinstance(a, PyC) and isinstance(b, PyC):
+            try:
+                return PyC(_PY_BINOPS[op](a.value, b.value))
+            except Exception as exc:
+                raise self.err("TP225", f"cannot evaluate constant expression: {exc}", node) from exc
+        if isinstance(a, PtrV) or isinstance(b, PtrV):
+            return self.pointer_arith(op, a, b, node)
+        self._check_operand(a, node)
+        self._check_operand(b, node)
+        return self.arith(op, a, b, node)
+
+    def pointer_arith(self, op, a, b, node):
+        if op == "+" and isinstance(b, PtrV) and not isinstance(a, PtrV):
+            a, b = b, a
+        if not isinstance(a, PtrV) or isinstance(b, PtrV) or op not in ("+", "-"):
+            raise self.err("TP224", f"unsupported pointer arithmetic ('{op}')", node)
+        if not (isinstance(b, TV) or _is_number(b)) or is_float(self._dt(b)):
+            raise self.err("TP224", "pointer offsets must be integers", node)
+        shape = self._bshape(node, a, b)
+        delta = self._as_expr(b, self._dt(b))
+        if delta.dtype == "bool":
+            delta = cast(delta, "int32")
+        if op == "-":
+            delta = fold(UnaryOp("-", delta, delta.dtype))
+        if a.offset is None:
+            off = delta
+        else:
+            dt = computation_type(a.offset.dtype, False, delta.dtype, isinstance(b, PyC))
+            off = fold(BinOp("+", cast(a.offset, dt), cast(delta, dt), dt))
+        return PtrV(a.buffer, off, shape, a.elem)
+
+    def arith(self, op, a, b, node):
+        a_s, b_s = isinstance(a, PyC), isinstance(b, PyC)
+        ad, bd = self._dt(a), self._dt(b)
+        shape = self._bshape(node, a, b)
+        if op in ("&", "|", "^", "<<", ">>"):
+            dt = computation_type(ad, a_s, bd, b_s)
+            if is_float(dt):
+                raise self.err("TP225", f"bitwise '{op}' on floating-point values", node)
+            ea, eb = self._as_expr(a, dt), self._as_expr(b, dt)
+            if dt == "bool" and op in ("&", "|", "^"):
+                cop = {"&": "&&", "|": "||", "^": "!="}[op]
+                return TV(fold(BinOp(cop, ea, eb, "bool")), shape)
+            return TV(fold(BinOp(op, ea, eb, dt)), shape)
+        if op in ("<", "<=", ">", ">=", "==", "!="):
+            dt = computation_type(ad, a_s, bd, b_s)
+            self._note_float(dt, a, b)
+            return TV(fold(BinOp(op, self._as_expr(a, dt), self._as_expr(b, dt), "bool")), shape)
+        if op in ("+", "-", "*"):
+            dt = computation_type(ad, a_s, bd, b_s)
+            self._note_float(dt, a, b)
+            if dt == "bool":
+                dt = "int32" if op != "*" else "bool"
+            return TV(fold(BinOp(op, self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
+        if op == "/":
+            dt = computation_type(ad, a_s, bd, b_s, div_or_mod=True)
+            if not is_float(dt):
+                dt = "float32"
+            self._note_float(dt, a, b)
+            return TV(fold(BinOp("/", self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
+        if op in ("//", "%"):
+            dt = computation_type(ad, a_s, bd, b_s, div_or_mod=True)
+            if op == "//" and is_float(dt):
+                if self._params_in_vals(a, b):
+                    self._note_float(dt, a, b)
+                    dt = "float32"
+                raise self.err("TP225", "'//' on floating-point values is not supported by Triton",
+                               node)
+            self._note_float(dt, a, b)
+            cop = "/" if op == "//" else "%"
+            return TV(fold(BinOp(cop, self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
+        raise self.err("TP217", f"unsupported operator '{op}'", node)
+
+    def _params_in_vals(self, *vals) -> bool:
+        return any(isinstance(v, TV) and self._params_in(v.expr) for v in vals)
+
+    def unary(self, op, a, node):
+        if isinstance(a, PyC):
+            try:
+                return PyC({ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Not: lambda v: not v,
+                            ast.Invert: lambda v: ~v}[type(op)](a.value))
+            except Exception as exc:
+                raise self.err("TP225", f"cannot evaluate constant expression: {exc}", node) from exc
+        if not isinstance(a, TV):
+            raise self.err("TP217", "unsupported operand of a unary operator", node)
+        e = a.expr
+        if isinstance(op, ast.UAdd):
+            return a
+        if isinstance(op, ast.USub):
+            if e.dtype == "bool":
+                e = cast(e, "int32")
+            return TV(fold(UnaryOp("-", e, e.dtype)), a.shape)
+        if isinstance(op, ast.Not):
+            return TV(fold(UnaryOp("!", cast(e, "bool"), "bool")), a.shape)
+        if isinstance(op, ast.Invert):
+            if is_float(e.dtype):
+                raise self.err("TP225", "'~' on a floating-point value", node)
+            if e.dtype == "bool":
+                return TV(fold(UnaryOp("!", e, "bool")), a.shape)
+            return TV(fold(UnaryOp("~", e, e.dtype)), a.shape)
+        raise self.err("TP217", "unsupported unary operator", node)
+
+    def boolop(self, node, env):
+        is_and = isinstance(node.op, ast.And)
+        result = None
+        for sub in node.values:
+            v = self.ev(sub, env)
+            if isinstance(v, PyC):
+                if result is None or isinstance(result, PyC):
+                    if bool(v.value) != is_and:  # and: False decides; or: True decides
+                        return v if result is None or isinstance(result, PyC) else PyC(v.value)
+                    result = v
+                    continue
+                if bool(v.value) == is_and:
+                    continue
+                return PyC(v.value)
+            if not isinstance(v, TV):
+                raise self.err("TP217", "unsupported operand of 'and'/'or'", sub)
+            if result is None or isinstance(result, PyC):
+                result = TV(cast(v.expr, "bool"), v.shape)
+            else:
+                shape = self._bshape(node, result, v)
+                result = TV(BinOp("&&" if is_and else "||", result.expr, cast(v.expr, "bool"), "bool"),
+                            shape)
+        return result
+
+    def compare(self, node, env):
+        left = self.ev(node.left, env)
+        result = None
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.ev(comp, env)
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                if isinstance(left, PyC) and isinstance(right, PyC):
+                    r = PyC((left.value is right.value) == isinstance(op, ast.Is))
+                else:
+                    none_side = (isinstance(left, PyC) and left.value is None) or \
+                        (isinstance(right, PyC) and right.value is None)
+                    if not none_side:
+                        raise self.err("TP217", "'is' on runtime values", node)
+                    r = PyC(not isinstance(op, ast.Is))
+            elif isinstance(op, (ast.In, ast.NotIn)):
+                if not (isinstance(left, PyC) and isinstance(right, PyC)):
+                    raise self.err("TP217", "'in' on runtime values", node)
+                r = PyC((left.value in right.value) == isinstance(op, ast.In))
+            else:
+                r = self.binop(_CMPOPS[type(op)], left, right, node)
+            if result is None:
+                result = r
+            elif isinstance(result, PyC) and isinstance(r, PyC):
+                result = PyC(result.value and r.value)
+            elif isinstance(result, PyC):
+                result = r if result.value else result
+            elif isinstance(r, PyC):
+                result = result if r.value else r
+            else:
+                result = TV(BinOp("&&", result.expr, r.expr, "bool"), self._bshape(node, result, r))
+            left = right
+        return result
+
+    def ifexp(self, node, env):
+        test = self.ev(node.test, env)
+        if isinstance(test, PyC):
+            return self.ev(node.body if test.value else node.orelse, env)
+        if not isinstance(test, TV) or test.shape != ():
+            raise self.err("TP228", "a conditional expression on a block tensor; use tl.where", node)
+        a, b = self.ev(node.body, env), self.ev(node.orelse, env)
+        return self.select(test, a, b, node)
+
+    def select(self, c, a, b, node):
+        for v in (a, b):
+            self._check_operand(v, node)
+        cond = self._as_expr(c, "bool") if isinstance(c, PyC) else cast(c.expr, "bool")
+        dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC))
+        self._note_float(dt, a, b)
+        shape = self._bshape(node, c, a, b)
+        return TV(fold(Select(cond, self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
+
+    # ------------------------------------------------------------------ calls
+
+    def call(self, node, env):
+        f = self.ev(node.func, env)
+        if isinstance(f, FnV) and f.kind in ("tl", "method"):
+            self._refuse(f.name, node)
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise self.err("TP217", "*args / **kwargs in calls are not supported", node)
+        args = [self.ev(a, env) for a in node.args]
+        kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords}
+        if not isinstance(f, FnV):
+            raise self.err("TP217", "this value is not callable in a kernel", node)
+        if f.kind == "jit":
+            return self.inline(f.node, args, kwargs, node)
+        if f.kind == "py":
+            return self.python_builtin(f.name, args, kwargs, node)
+        if f.kind == "pymath":
+            if all(isinstance(a, PyC) for a in args) and hasattr(math, f.name):
+                return PyC(getattr(math, f.name)(*(a.value for a in args)))
+            raise self.err("TP217", f"math.{f.name} on runtime values; use tl.* functions", node)
+        if f.kind == "libdevice":
+            return self.math_call(f.name, args, node, libdevice=True)
+        if f.kind == "dtype_pred":
+            return PyC(self._dtype_pred(f.bound.dtype, f.name))
+        if f.kind == "method":
+            if f.name == "to":
+                return self.to(f.bound, args, kwargs, node)
+            return self.tl_call(f.name, [f.bound] + args, kwargs, node)
+        return self.tl_call(f.name, args, kwargs, node)
+
+    @staticmethod
+    def _dtype_pred(dtype, name):
+        return {"is_floating": is_float(dtype), "is_fp16": dtype == "float16",
+                "is_bf16": dtype == "bfloat16", "is_fp32": dtype == "float32",
+                "is_fp64": dtype == "float64", "is_int": not is_float(dtype),
+                "is_int1": dtype == "bool", "is_bool": dtype == "bool",
+                "is_int_signed": not is_float(dtype) and not dtype.startswith("uint"),
+                "is_int_unsigned": dtype.startswith("uint")}.get(name, False)
+
+    def _refuse(self, name, node):
+        if name in _DOT:
+            raise self.err("TP211", f"tl.{name} (matrix multiplication) is not supported yet", node)
+        if name in _REDUCE:
+            raise self.err("TP212", f"tl.{name} (reductions and scans) is not supported yet", node)
+        if name in _RANDOM:
+            raise self.err("TP213", f"tl.{name} (random numbers) is not supported yet", node)
+        if name.startswith("atomic_"):
+            raise self.err("TP214", f"tl.{name} (atomics) is not supported yet", node)
+        if name in _BLOCKPTR:
+            raise self.err("TP218", f"tl.{name} (block pointers / tensor descriptors) is not "
+                           "supported yet", node)
+        if name in ("static_range", "range"):
+            raise self.err("TP210", f"tl.{name} loops are not supported yet", node)
+        if name in _RESHAPE:
+            raise self.err("TP223", f"tl.{name} (reshaping blocks) is not supported yet", node)
+
+    @staticmethod
+    def _arg(args, kwargs, i, name, default=_MISSING):
+        if i is not None and i < len(args):
+            return args[i]
+        if name in kwargs:
+            return kwargs[name]
+        return default
+
+    def _need(self, args, kwargs, i, name, node, fname):
+        v = self._arg(args, kwargs, i, name)
+        if v is _MISSING:
+            raise self.err("TP217", f"{fname}: missing argument '{name}'", node)
+        return v
+
+    def _const_int(self, v, what, node) -> int:
+        if isinstance(v, PyC) and isinstance(v.value, int) and not isinstance(v.value, bool):
+            return v.value
+        raise self.err("TP217", f"{what} must be a compile-time integer", node)
+
+    def _shape_arg(self, v, node) -> tuple:
+        if isinstance(v, TupleV):
+            return tuple(self._const_int(i, "a block shape", node) for i in v.items)
+        if isinstance(v, PyC) and isinstance(v.value, (tuple, list)):
+            return tuple(int(i) for i in v.value)
+        if isinstance(v, PyC) and isinstance(v.value, int):
+            return (v.value,)
+        raise self.err("TP217", "a block shape must be a tuple of compile-time integers", node)
+
+    def _dtype_arg(self, v, node) -> str:
+        if isinstance(v, DTypeV):
+            return v.dtype
+        if isinstance(v, PyC) and isinstance(v.value, str) and v.value in TL_DTYPES:
+            return TL_DTYPES[v.value]
+        raise self.err("TP217", "expected a dtype (tl.float32, ...)", node)
+
+    def python_builtin(self, name, args, kwargs, node):
+        if name in ("print", "isinstance"):
+            return PyC(None)
+        if all(isinstance(a, PyC) for a in args) and not kwargs:
+            try:
+                fn = {"min": min, "max": max, "abs": abs, "int": int, "float": float, "bool": bool,
+                      "len": len, "round": round}[name]
+                return PyC(fn(*(a.value for a in args)))
+            except Exception as exc:
+                raise self.err("TP217", f"{name}(...) on these constants: {exc}", node) from exc
+        if name == "len" and args and isinstance(args[0], TupleV):
+            return PyC(len(args[0].items))
+        if name == "abs" and len(args) == 1 and isinstance(args[0], TV):
+            return self.math_call("abs", args, node)
+        if name in ("min", "max") and len(args) == 2:
+            raise self.err("TP217", f"Python {name}() on runtime values; use tl.{name}imum", node)
+        if name == "range":
+            raise self.err("TP210", "loops are not supported yet", node)
+        raise self.err("TP217", f"Python {name}() on runtime values is not supported", node)
+
+    def tl_call(self, name, args, kwargs, node):
+        self._refuse(name, node)
+        if name == "program_id" or name == "num_programs":
+            axis = self._const_int(self._arg(args, kwargs, 0, "axis", PyC(0)), "the axis", node)
+            if not 0 <= axis <= 2:
+                raise self.err("TP217", f"tl.{name} axis must be 0, 1 or 2", node)
+            kind = "block_idx" if name == "program_id" else "grid_dim"
+            return TV(Builtin(kind, axis, "int32"))
+        if name == "arange":
+            start = self._const_int(self._need(args, kwargs, 0, "start", node, "tl.arange"),
+                                    "tl.arange bounds", node)
+            end = self._const_int(self._need(args, kwargs, 1, "end", node, "tl.arange"),
+                                  "tl.arange bounds", node)
+            size = end - start
+            if size <= 0:
+                raise self.err("TP217", "tl.arange needs end > start", node)
+            if size == 1:
+                return TV(Const(start, "int32"), (1,))
+            e = Builtin("thread_idx", 0, "int32")
+            if start:
+                e = BinOp("+", e, Const(start, "int32"), "int32")
+            return TV(e, (size,))
+        if name == "load":
+            return self.load(args, kwargs, node)
+        if name == "store":
+            return self.store(args, kwargs, node)
+        if name == "where":
+            c = self._need(args, kwargs, 0, "condition", node, "tl.where")
+            a = self._need(args, kwargs, 1, "x", node, "tl.where")
+            b = self._need(args, kwargs, 2, "y", node, "tl.where")
+            if not (isinstance(c, TV) or _is_number(c)):
+                raise self.err("TP217", "tl.where condition must be a value", node)
+            return self.select(c, a, b, node)
+        if name in ("maximum", "minimum"):
+            a = self._need(args, kwargs, 0, "x", node, f"tl.{name}")
+            b = self._need(args, kwargs, 1, "y", node, f"tl.{name}")
+            return self.min_max("max" if name == "maximum" else "min", a, b, node)
+        if name == "clamp":
+            x = self._need(args, kwargs, 0, "x", node, "tl.clamp")
+            lo = self._need(args, kwargs, 1, "min", node, "tl.clamp")
+            hi = self._need(args, kwargs, 2, "max", node, "tl.clamp")
+            return self.min_max("min", self.min_max("max", x, lo, node), hi, node)
+        if name == "cdiv":
+            a = self._need(args, kwargs, 0, "x", node, "tl.cdiv")
+            b = self._need(args, kwargs, 1, "div", node, "tl.cdiv")
+            if isinstance(a, PyC) and isinstance(b, PyC):
+                return PyC(-(-a.value // b.value))
+            for v in (a, b):
+                self._check_operand(v, node)
+            dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC), True)
+            if is_float(dt):
+                raise self.err("TP225", "tl.cdiv needs integers", node)
+            return TV(fold(Call("ceildiv", (self._as_expr(a, dt), self._as_expr(b, dt)), dt)),
+                      self._bshape(node, a, b))
+        if name == "next_power_of_2":
+            n = self._const_int(self._need(args, kwargs, 0, "n", node, name), "the argument", node)
+            return PyC(1 if n <= 1 else 1 << (n - 1).bit_length())
+        if name in ("zeros", "full"):
+            shape = self._shape_arg(self._need(args, kwargs, 0, "shape", node, f"tl.{name}"), node)
+            if name == "zeros":
+                dtype = self._dtype_arg(self._need(args, kwargs, 1, "dtype", node, "tl.zeros"), node)
+                return TV(const_of(0, dtype), shape)
+            value = self._need(args, kwargs, 1, "value", node, "tl.full")
+            dtype = self._dtype_arg(self._need(args, kwargs, 2, "dtype", node, "tl.full"), node)
+            if isinstance(value, PyC):
+                return TV(const_of(value.value, dtype), shape)
+            if isinstance(value, TV) and value.shape == ():
+                return TV(cast(value.expr, dtype), shape)
+            raise self.err("TP217", "tl.full value must be a scalar", node)
+        if name in ("zeros_like", "full_like", "ones_like"):
+            x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+            if not isinstance(x, TV):
+                raise self.err("TP217", f"tl.{name} needs a tensor", node)
+            dtype = self._arg(args, kwargs, 2 if name == "full_like" else 1, "dtype", None)
+            dtype = self._dtype_arg(dtype, node) if dtype not in (None, _MISSING) and \
+                not (isinstance(dtype, PyC) and dtype.value is None) else x.dtype
+            value = 0 if name == "zeros_like" else 1
+            if name == "full_like":
+                v = self._need(args, kwargs, 1, "value", node, "tl.full_like")
+                if not isinstance(v, PyC):
+                    raise self.err("TP217", "tl.full_like value must be a constant", node)
+                value = v.value
+            return TV(const_of(value, dtype), x.shape)
+        if name == "static_assert":
+            cond = self._need(args, kwargs, 0, "cond", node, "tl.static_assert")
+            if isinstance(cond, PyC) and not cond.value:
+                msg = self._arg(args, kwargs, 1, "msg", PyC(""))
+                text = f": {msg.value}" if isinstance(msg, PyC) and msg.value else ""
+                raise self.err("TP229", f"tl.static_assert failed{text}", node)
+            return PyC(None)
+        if name in _IGNORED:
+            return PyC(None)
+        if name in _HINTS:
+            return self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+        if name == "cast":
+            x = self._need(args, kwargs, 0, "input", node, "tl.cast")
+            return self.to(x, list(args[1:]), kwargs, node)
+        if name == "constexpr":
+            v = self._need(args, kwargs, 0, "value", node, "tl.constexpr")
+            return v
+        if name == "expand_dims":
+            x = self._need(args, kwargs, 0, "input", node, "tl.expand_dims")
+            axes = self._need(args, kwargs, 1, "axis", node, "tl.expand_dims")
+            axes = self._shape_arg(axes, node) if not isinstance(axes, PyC) or \
+                not isinstance(axes.value, int) else (axes.value,)
+            if not isinstance(x, (TV, PtrV)):
+                raise self.err("TP217", "tl.expand_dims needs a tensor", node)
+            rank = len(x.shape) + len(axes)
+            axes = sorted(a + rank if a < 0 else a for a in axes)
+            new_shape, dim_map, j = [], {}, 0
+            for d in range(rank):
+                if d in axes:
+                    new_shape.append(1)
+                else:
+                    dim_map[j] = d
+                    new_shape.append(x.shape[j])
+                    j += 1
+            return self._reshape(x, tuple(new_shape), dim_map)
+        if name == "broadcast_to":
+            x = self._need(args, kwargs, 0, "input", node, "tl.broadcast_to")
+            rest = args[1:] if len(args) > 1 else [kwargs.get("shape")]
+            shape = self._shape_arg(rest[0] if len(rest) == 1 else TupleV(tuple(rest)), node)
+            if not isinstance(x, (TV, PtrV)):
+                x = TV(self._as_expr(x, self._dt(x)), ())
+            if broadcast_shapes(x.shape, shape) != shape:
+                raise self.err("TP222", f"cannot broadcast {x.shape} to {shape}", node)
+            if isinstance(x, PtrV):
+                return PtrV(x.buffer, x.offset, shape, x.elem)
+            return TV(x.expr, shape)
+        if name == "broadcast":
+            a = self._need(args, kwargs, 0, "input", node, "tl.broadcast")
+            b = self._need(args, kwargs, 1, "other", node, "tl.broadcast")
+            shape = self._bshape(node, a, b)
+            return TupleV(tuple(TV(v.expr, shape) if isinstance(v, TV) else v for v in (a, b)))
+        if name in ("trans", "permute"):
+            x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+            dims = args[1:] or ([kwargs["dims"]] if "dims" in kwargs else [])
+            if len(dims) == 1 and not (isinstance(dims[0], PyC) and isinstance(dims[0].value, int)):
+                dims = self._shape_arg(dims[0], node)
+            else:
+                dims = tuple(self._const_int(d, "a permutation", node) for d in dims)
+            return self.permute(x, dims or None, node)
+        if name in ("fdiv", "div_rn"):
+            a = self._need(args, kwargs, 0, "x", node, f"tl.{name}")
+            b = self._need(args, kwargs, 1, "y", node, f"tl.{name}")
+            for v in (a, b):
+                self._check_operand(v, node)
+            dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC), True)
+            if not is_float(dt):
+                raise self.err("TP225", f"tl.{name} needs floating-point operands", node)
+            self._note_float(dt, a, b)
+            return TV(fold(BinOp("/", self._as_expr(a, dt), self._as_expr(b, dt), dt)),
+                      self._bshape(node, a, b))
+        if name in TRITON_BUILTINS:
+            return self.math_call(name, args, node)
+        if name in ("jit", "autotune", "heuristics", "Config"):
+            raise self.err("TP217", f"triton.{name} inside a kernel", node)
+        raise self.err("TP215", f"tl.{name} is not supported yet", node)
+
+    def min_max(self, fname, a, b, node):
+        if isinstance(a, PyC) and isinstance(b, PyC):
+            return PyC(max(a.value, b.value) if fname == "max" else min(a.value, b.value))
+        for v in (a, b):
+            self._check_operand(v, node)
+        dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC))
+        self._note_float(dt, a, b)
+        return TV(fold(Call(fname, (self._as_expr(a, dt), self._as_expr(b, dt)), dt)),
+                  self._bshape(node, a, b))
+
+    def math_call(self, name, args, node, libdevice: bool = False):
+        entry = TRITON_BUILTINS.get(name)
+        if entry is None and libdevice and name in _LIBDEVICE_EXTRA:
+            entry = ("math", _LIBDEVICE_EXTRA[name])
+        if entry is None:
+            where = "libdevice" if libdevice else "tl"
+            raise self.err("TP215", f"{where}.{name} is not supported yet", node)
+        kind, canonical = entry
+        if kind == "binop":
+            return self.tl_call("fdiv", args[:2], {}, node)
+        for v in args:
+            self._check_operand(v, node)
+        if not args:
+            raise self.err("TP217", f"{name}() needs arguments", node)
+        if len(args) == 1:
+            dt = self._dt(args[0])
+        else:
+            dt = self._dt(args[0])
+            tensor_seen = not isinstance(args[0], PyC)
+            for v in args[1:]:
+                dt = computation_type(dt, not tensor_seen, self._dt(v), isinstance(v, PyC))
+                tensor_seen = tensor_seen or not isinstance(v, PyC)
+        fp_only = name in _FP32_ONLY or canonical in _FP32_ONLY or \
+            (libdevice and name in _LIBDEVICE_FP32_ONLY)
+        if fp_only and dt not in ("float32", "float64"):
+            if isinstance(args[0], PyC) and len(args) == 1:
+                dt = pyconst_dtype(float(args[0].value))
+            elif not is_float(dt) and self._params_in_vals(*args):
+                self._note_float("float32", *args)
+                dt = "float32"
+            else:
+                fn = f"{'libdevice' if libdevice else 'tl'}.{name}"
+                raise self.err("TP225", f"{fn} expects float32 or float64 input, got {dt}; cast "
+                               "with .to(tl.float32)", node)
+        else:
+            self._note_float(dt, *args)
+        exprs = tuple(self._as_expr(v, dt) for v in args)
+        return TV(Call(canonical, exprs, dt), self._bshape(node, *args))
+
+    def to(self, x, args, kwargs, node):
+        if kwargs.get("bitcast") is not None and isinstance(kwargs.get("bitcast"), PyC) and \
+                kwargs["bitcast"].value:
+            raise self.err("TP225", "bitcasts are not supported yet", node)
+        target = self._arg(args, kwargs, 0, "dtype")
+        if target is _MISSING:
+            raise self.err("TP217", ".to() needs a dtype", node)
+        dtype = self._dtype_arg(target, node)
+        if isinstance(x, PyC):
+            return TV(const_of(x.value, dtype))
+        if isinstance(x, PtrV):
+            raise self.err("TP224", "pointer casts are not supported yet", node)
+        if not isinstance(x, TV):
+            raise self.err("TP217", ".to() of a non-tensor", node)
+        if dtype in ("float32", "float64"):
+            buf = self._loaded_buffer(x.expr)
+            if buf is not None and self.buffer_dtypes.get(buf) in ("float32", "float16"):
+                self.evidence.buffer_hints.setdefault(buf, "float16")
+        return TV(cast(x.expr, dtype), x.shape)
+
+    def _loaded_buffer(self, e):
+        if isinstance(e, SlotRef):
+            slot = self.slots[e.slot]
+            return self._loaded_buffer(slot.expr) if slot.expr is not None else None
+        if isinstance(e, Select) and isinstance(e.a, Load):
+            return e.a.buffer
+        if isinstance(e, Load):
+            return e.buffer
+        return None
+
+    # ------------------------------------------------------------------ memory
+
+    def _pointer(self, p, node, what):
+        if isinstance(p, PtrV):
+            return p
+        if isinstance(p, TV):
+            cands = self._pointer_candidates(p.expr)
+            if cands:
+                raise _NeedPointer(cands[0])
+        raise self.err("TP224", f"could not resolve the pointer of this {what} to a kernel "
+                       "parameter", node)
+
+    def _pointer_candidates(self, e, depth: int = 0) -> list:
+        if depth > 50:
+            return []
+        if isinstance(e, Var):
+            return [e.name] if e.name in self.unknown else []
+        if isinstance(e, BinOp) and e.op == "+":
+            return self._pointer_candidates(e.a, depth + 1) + self._pointer_candidates(e.b, depth + 1)
+        if isinstance(e, BinOp) and e.op == "-":
+            return self._pointer_candidates(e.a, depth + 1)
+        if isinstance(e, Cast):
+            return self._pointer_candidates(e.a, depth + 1)
+        if isinstance(e, Select):
+            return self._pointer_candidates(e.a, depth + 1) + self._pointer_candidates(e.b, depth + 1)
+        if isinstance(e, SlotRef) and self.slots[e.slot].expr is not None:
+            return self._pointer_candidates(self.slots[e.slot].expr, depth + 1)
+        return []
+
+    def _mask(self, mask, shape, node, what):
+        """None (no mask), False (all off) or a bool expression broadcastable to shape."""
+        if mask is _MISSING or (isinstance(mask, PyC) and mask.value is None):
+            return None
+        if isinstance(mask, PyC):
+            return None if mask.value else False
+        if not isinstance(mask, TV):
+            raise self.err("TP217", f"unsupported mask in {what}", node)
+        if mask.dtype != "bool":
+            raise self.err("TP225", f"the mask of {what} must be boolean (got {mask.dtype})", node)
+        if broadcast_shapes(mask.shape, shape) != shape:
+            raise self.err("TP222", f"the mask's block shape {mask.shape} does not fit the "
+                           f"pointer's {shape}", node)
+        return mask.expr
+
+    def load(self, args, kwargs, node):
+        ptr = self._pointer(self._need(args, kwargs, 0, "pointer", node, "tl.load"), node, "tl.load")
+        bc = self._arg(args, kwargs, 3, "boundary_check", None)
+        if isinstance(bc, TupleV) and bc.items or isinstance(bc, PyC) and bc.value:
+            raise self.err("TP218", "boundary_check (block pointers) is not supported yet", node)
+        shape, elem = ptr.shape, ptr.elem
+        offset = ptr.offset if ptr.offset is not None else Const(0, "int32")
+        loaded = Load(ptr.buffer, offset, elem)
+        mask = self._mask(self._arg(args, kwargs, 1, "mask"), shape, node, "tl.load")
+        other = self._arg(args, kwargs, 2, "other", None)
+        if other is None or (isinstance(other, PyC) and other.value is None):
+            other_e = const_of(0, elem)
+        elif isinstance(other, TV) or _is_number(other):
+            if broadcast_shapes(self._shape(other), shape) != shape:
+                raise self.err("TP222", "the 'other' block shape does not fit the pointer's", node)
+            other_e = self._as_expr(other, elem)
+        else:
+            raise self.err("TP217", "unsupported 'other' value of tl.load", node)
+        if mask is None:
+            return TV(loaded, shape)
+        if mask is False:
+            return TV(other_e, shape)
+        return TV(Select(mask, loaded, other_e, elem), shape)
+
+    def store(self, args, kwargs, node):
+        ptr = self._pointer(self._need(args, kwargs, 0, "pointer", node, "tl.store"), node, "tl.store")
+        value = self._need(args, kwargs, 1, "value", node, "tl.store")
+        shape, elem = ptr.shape, ptr.elem
+        if not (isinstance(value, TV) or _is_number(value)):
+            raise self.err("TP217", "unsupported value for tl.store", node)
+        if broadcast_shapes(self._shape(value), shape) != shape:
+            raise self.err("TP222", f"stored block shape {self._shape(value)} does not fit the "
+                           f"pointer's {shape}", node)
+        if isinstance(value, TV) and isinstance(value.expr, Cast) and \
+                value.expr.dtype in ("float16", "bfloat16") and value.expr.a.dtype == "float32":
+            self.evidence.buffer_hints.setdefault(ptr.buffer, value.expr.dtype)
+        mask = self._mask(self._arg(args, kwargs, 2, "mask"), shape, node, "tl.store")
+        if mask is False:
+            return PyC(None)
+        loc = self.loc(node)
+        offset = ptr.offset if ptr.offset is not None else Const(0, "int32")
+        stmt = Store(ptr.buffer, offset, self._as_expr(value, elem), loc)
+        self.stores.append((shape, loc))
+        self.out.append(If(mask, [stmt], [], loc) if mask is not None else stmt)
+        return PyC(None)
+
+    # ------------------------------------------------------------------ inlining
+
+    def inline(self, fn, args, kwargs, node):
+        if fn.name in self.inline_stack:
+            raise self.err("TP227", f"recursive @triton.jit function '{fn.name}' cannot be inlined",
+                           node)
+        a = fn.args
+        params = list(a.posonlyargs) + list(a.args)
+        if a.vararg or a.kwarg:
+            raise self.err("TP227", f"'{fn.name}' has *args/**kwargs; not supported", node)
+        defaults = dict(zip([p.arg for p in params[len(params) - len(a.defaults):]], a.defaults))
+        for k, d in zip(a.kwonlyargs, a.kw_defaults):
+            params.append(k)
+            if d is not None:
+                defaults[k.arg] = d
+        if len(args) > len(params) - len(a.kwonlyargs):
+            raise self.err("TP227", f"too many arguments for '{fn.name}'", node)
+        env = {}
+        for i, p in enumerate(params):
+            if i < len(args) and p not in a.kwonlyargs:
+                v = args[i]
+            elif p.arg in kwargs:
+                v = kwargs[p.arg]
+            elif p.arg in defaults:
+                v = self.fe.from_host(self.fe.host.value(defaults[p.arg], self.fe.info.scopes[0]))
+                if v is None:
+                    raise self.err("TP227", f"default of '{p.arg}' in '{fn.name}' is not a constant",
+                                   node)
+            else:
+                raise self.err("TP227", f"missing argument '{p.arg}' for '{fn.name}'", node)
+            if isinstance(v, TV) and not isinstance(v.expr, (Const, Var, SlotRef, Builtin)) and \
+                    v.dtype != "bool":
+                idx = len(self.slots)
+                self.slots.append(Slot(f"{fn.name.strip('_')}_{p.arg}", v.expr, v.shape, v.dtype,
+                                       self.loc(node)))
+                self.out.append(DeclMarker(idx, self.loc(node)))
+                v = TV(SlotRef(idx, identity_axes(len(v.shape)), v.dtype), v.shape)
+            env[p.arg] = v
+        self.inline_stack.append(fn.name)
+        self.helpers.append({"ret": None, "if_depth": 0})
+        try:
+            self.block(fn.body, env)
+        finally:
+            ctx = self.helpers.pop()
+            self.inline_stack.pop()
+        return ctx["ret"] if ctx["ret"] is not None else PyC(None)
+
+    # ------------------------------------------------------------------ finishing
+
+    def _lane_shape(self) -> tuple:
+        lane = None
+        for shape, loc in self.stores:
+            if shape == ():
+                continue
+            if lane is None:
+                lane = shape
+            elif shape != lane:
+                raise TileportError("TP221", f"mixed block shapes not supported yet: this store "
+                                    f"writes a {shape} block, an earlier one {lane}", loc)
+        if lane is None:
+            lane = ()
+        if len(lane) > 3:
+            raise TileportError("TP221", f"{len(lane)}-D blocks are not supported (at most 3 lane "
+                                "axes)", self.stores[0][1])
+        return lane
+
+    def _check_placement(self, slot, axes):
+        lane, k = self.lane, len(slot.shape)
+        for j, d in enumerate(slot.shape):
+            if d == 1:
+                continue
+            a = axes[k - 1 - j]
+            pos = len(lane) - 1 - a
+            if pos < 0 or lane[pos] != d:
+                raise TileportError("TP221", f"mixed block shapes not supported yet: '{slot.name}' "
+                                    f"is a {slot.shape} block but the kernel stores {lane} blocks",
+                                    slot.loc)
+
+    def _materialize(self, body: list) -> list:
+        demand = defaultdict(dict)
+
+        def note(e):
+            for r in slot_refs(e):
+                demand[r.slot].setdefault(r.axes, None)
+
+        def scan(stmts):
+            for s in stmts:
+                if isinstance(s, Store):
+                    note(s.index)
+                    note(s.value)
+                elif isinstance(s, If):
+                    note(s.cond)
+                    scan(s.then)
+                    scan(s.orelse)
+                elif isinstance(s, PhiAssign):
+                    note(s.value)
+
+        scan(body)
+        maps = {}
+        for s in reversed(range(len(self.slots))):
+            slot = self.slots[s]
+            ident = identity_axes(len(slot.shape))
+            wanted = list(demand.get(s, {})) or [ident]
+            wanted.sort(key=lambda m: (m != ident, m))
+            if slot.phi and wanted != [ident]:
+                raise TileportError("TP221", f"'{slot.name}' is assigned in a runtime if and then "
+                                    "re-broadcast ([:, None]); not supported yet", slot.loc)
+            for m in wanted:
+                self._check_placement(slot, m)
+                if slot.expr is not None:
+                    note(remap(slot.expr, dict(enumerate(m))))
+            maps[s] = wanted
+        taken = set(self.runtime) | set(self.constexprs) | _RESERVED
+        names = {}
+        for s, slot in enumerate(self.slots):
+            for m in maps[s]:
+                name = _unique(slot.name, taken)
+                taken.add(name)
+                names[(s, m)] = name
+
+        def resolve(e):
+            def step(n):
+                if isinstance(n, SlotRef):
+                    return Var(names[(n.slot, n.axes)], n.dtype)
+                return None
+            return map_expr(e, step)
+
+        def rebuild(stmts):
+            out = []
+            for s in stmts:
+                if isinstance(s, DeclMarker):
+                    slot = self.slots[s.slot]
+                    for m in maps[s.slot]:
+                        init = None if slot.expr is None else \
+                            resolve(remap(slot.expr, dict(enumerate(m))))
+                        out.append(Decl(Var(names[(s.slot, m)], slot.dtype), init, s.loc))
+                elif isinstance(s, PhiAssign):
+                    slot = self.slots[s.slot]
+                    var = Var(names[(s.slot, identity_axes(len(slot.shape)))], slot.dtype)
+                    out.append(Assign(var, resolve(s.value), s.loc))
+                elif isinstance(s, Store):
+                    out.append(Store(s.buffer, resolve(s.index), resolve(s.value), s.loc))
+                elif isinstance(s, If):
+                    out.append(If(resolve(s.cond), rebuild(s.then), rebuild(s.orelse), s.loc))
+                else:
+                    out.append(s)
+            return out
+
+        return rebuild(body)
+
+
+def _numeric(v) -> bool:
+    return isinstance(v, TV) or _is_number(v)
+
+
+def _unique(name: str, taken: set) -> str:
+    if name not in taken:
+        return name
+    i = 1
+    while f"{name}_{i}" in taken:
+        i += 1
+    return f"{name}_{i}"
+
+
+def convert_triton(path: str, config: int = 0, dtypes: dict | None = None) -> Module:
+    """Convert the @triton.jit kernels of a Python file (read with `ast`, never run) to IR."""
+    return TritonFrontend(path, config, dtypes).run()

@@ -1,0 +1,974 @@
+"""Host-side reading of a Triton file, from its `ast` only (user code is never imported or run).
+
+`ModuleInfo` indexes the file: imports, `@triton.jit` functions, `@triton.autotune` configs,
+`@triton.heuristics`, and `kernel[grid](args...)` launch sites anywhere in the module. A small
+abstract evaluator (`HostEval`) answers what a host expression is: a constant (constexpr values,
+block sizes, num_warps), a torch tensor of some dtype (buffer dtypes), an int or float (scalar
+parameter types), or a grid expression in terms of the kernel's scalar parameters.
+
+Names are resolved to their binding at the point of use (the last assignment before it in
+the same function, then enclosing scopes); a host function's parameter is resolved through
+every call of that function in the file, and through its default and annotation.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from porter.diagnostics import Loc
+from porter.ir.fold import fold
+from porter.ir.nodes import BinOp, Call, Cast, Const, Var
+from porter.frontends.triton_values import TL_DTYPES, TORCH_DTYPES, same_node
+
+# --------------------------------------------------------------------------- host values
+
+
+@dataclass(frozen=True)
+class Binding:
+    scope: int  # id of the HostScope
+    name: str
+    index: int  # event index in that scope
+
+
+@dataclass
+class HConst:
+    value: object
+
+
+@dataclass
+class HTensor:
+    dtype: str | None = None
+    like: Binding | None = None  # same dtype as the tensor bound there
+
+
+@dataclass
+class HScalar:
+    kind: str  # "int" / "float"
+
+
+@dataclass
+class HDType:
+    dtype: str | None
+    like: Binding | None = None
+
+
+@dataclass
+class HTuple:
+    items: tuple
+
+
+@dataclass
+class HDict:
+    items: dict
+
+
+@dataclass
+class HFunc:
+    node: object  # ast.Lambda / ast.FunctionDef
+    scope: object  # HostScope of the function itself
+
+
+@dataclass
+class HConfig:
+    kwargs: dict
+    num_warps: object = None
+
+
+@dataclass
+class HModule:
+    path: str
+
+
+@dataclass
+class HShape:
+    pass
+
+
+@dataclass
+class HMulti:
+    options: list
+
+
+@dataclass
+class HUnknown:
+    pass
+
+
+UNKNOWN = HUnknown()
+
+_TORCH_NEW = {"empty", "zeros", "ones", "randn", "rand", "full", "empty_strided", "linspace",
+              "logspace", "normal", "eye"}
+_TORCH_LIKE = {"empty_like", "zeros_like", "ones_like", "randn_like", "rand_like", "full_like"}
+_TORCH_INT64 = {"randint", "randperm"}
+_TENSOR_DTYPE_METHODS = {"half": "float16", "float": "float32", "double": "float64",
+                         "bfloat16": "bfloat16", "int": "int32", "long": "int64", "bool": "bool",
+                         "short": "int16", "char": "int8", "byte": "uint8"}
+_TENSOR_INT_METHODS = {"numel", "size", "stride", "dim", "element_size", "nelement", "ndimension",
+                       "storage_offset", "__len__"}
+_TENSOR_SAME_METHODS = {"contiguous", "view", "reshape", "flatten", "t", "transpose", "permute",
+                        "clone", "detach", "cuda", "cpu", "expand", "expand_as", "squeeze",
+                        "unsqueeze", "narrow", "view_as", "reshape_as", "abs", "neg", "ravel",
+                        "requires_grad_", "add", "mul", "sub", "div", "sigmoid", "exp", "relu",
+                        "clamp", "pin_memory", "as_strided", "movedim", "select", "uniform_",
+                        "normal_", "fill_", "zero_", "copy_", "mul_", "add_", "__getitem__"}
+
+
+# --------------------------------------------------------------------------- scopes
+
+
+@dataclass
+class Event:
+    kind: str  # assign, for, param, def, import, opaque
+    node: object  # the statement (or ast.arg for params)
+    value: object = None  # value node (assign / for iter / import path / param default)
+    path: tuple = ()  # tuple-unpacking indices
+    pos: tuple = (0, 0)
+    annotation: object = None
+    index: int | None = None  # positional index of a parameter
+
+
+@dataclass
+class HostScope:
+    node: object
+    parent: "HostScope | None"
+    events: dict = field(default_factory=dict)
+
+    def add(self, name, ev):
+        self.events.setdefault(name, []).append(ev)
+
+
+def _end(node) -> tuple:
+    return (getattr(node, "end_lineno", node.lineno) or node.lineno,
+            getattr(node, "end_col_offset", 0) or 0)
+
+
+def _pos(node) -> tuple:
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+class ModuleInfo:
+    """Everything the front end needs to know about the file outside kernel bodies."""
+
+    def __init__(self, path: str, tree: ast.Module):
+        self.path = path
+        self.tree = tree
+        self.imports: dict = {}  # module-level alias -> canonical dotted path
+        self.scopes: list = []
+        self.scope_of: dict = {}  # id(node) -> HostScope
+        self.functions: dict = {}  # name -> [FunctionDef]
+        self.calls: list = []  # (ast.Call, HostScope)
+        self._build_scopes()
+        self.jit: dict = {}  # name -> FunctionDef (file order)
+        self.autotune: dict = {}  # name -> ast.Call of the decorator
+        self.heuristics: dict = {}  # name -> ast.Call
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                self._read_decorators(node)
+        self.launches: dict = {}  # kernel name -> LaunchSite
+        for call, scope in self.calls:
+            self._maybe_launch(call, scope)
+
+    # ------------------------------------------------------------------ indexing
+
+    def _build_scopes(self):
+        module = HostScope(self.tree, None)
+        self.scopes.append(module)
+        self._scan(self.tree.body, module)
+        for node in self.tree.body:
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.asname:
+                        self.imports[a.asname] = a.name
+                    else:
+                        self.imports[a.name.split(".")[0]] = a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for a in node.names:
+                    self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def _new_scope(self, node, parent) -> HostScope:
+        s = HostScope(node, parent)
+        self.scopes.append(s)
+        self.scope_of[id(node)] = s
+        args = node.args
+        positional = list(args.posonlyargs) + list(args.args)
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        for i, (a, d) in enumerate(zip(positional, defaults)):
+            s.add(a.arg, Event("param", a, d, (), (0, 0), a.annotation, i))
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            s.add(a.arg, Event("param", a, d, (), (0, 0), a.annotation, None))
+        for extra in (args.vararg, args.kwarg):
+            if extra is not None:
+                s.add(extra.arg, Event("opaque", extra))
+        return s
+
+    def _scan(self, stmts, scope):
+        for st in stmts:
+            self._scan_stmt(st, scope)
+
+    def _scan_stmt(self, st, scope):
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope.add(st.name, Event("def", st, st, (), _pos(st)))
+            for d in st.decorator_list:
+                self._scan_expr(d, scope)
+            for d in list(st.args.defaults) + [k for k in st.args.kw_defaults if k is not None]:
+                self._scan_expr(d, scope)
+            self.functions.setdefault(st.name, []).append(st)
+            inner = self._new_scope(st, scope)
+            self._scan(st.body, inner)
+            return
+        if isinstance(st, ast.ClassDef):
+            inner = HostScope(st, scope)
+            self.scopes.append(inner)
+            self._scan(st.body, inner)
+            return
+        if isinstance(st, ast.Assign):
+            for t in st.targets:
+                self._targets(t, st, st.value, (), scope, "assign")
+        elif isinstance(st, ast.AnnAssign) and st.value is not None:
+            self._targets(st.target, st, st.value, (), scope, "assign")
+        elif isinstance(st, ast.AugAssign):
+            self._targets(st.target, st, None, (), scope, "opaque")
+        elif isinstance(st, (ast.For, ast.AsyncFor)):
+            self._targets(st.target, st.target, st.iter, (), scope, "for")
+        elif isinstance(st, (ast.With, ast.AsyncWith)):
+            for item in st.items:
+                if item.optional_vars is not None:
+                    self._targets(item.optional_vars, st, None, (), scope, "opaque")
+        elif isinstance(st, ast.Import):
+            for a in st.names:
+                name = a.asname or a.name.split(".")[0]
+                scope.add(name, Event("import", st, a.name if a.asname else name, (), _end(st)))
+        elif isinstance(st, ast.ImportFrom) and st.module:
+            for a in st.names:
+                scope.add(a.asname or a.name, Event("import", st, f"{st.module}.{a.name}", (), _end(st)))
+        for child in ast.iter_child_nodes(st):
+            if isinstance(child, ast.stmt):
+                self._scan_stmt(child, scope)
+            elif isinstance(child, ast.expr):
+                self._scan_expr(child, scope)
+            elif isinstance(child, ast.excepthandler):
+                self._scan(child.body, scope)
+            elif isinstance(child, (ast.withitem,)):
+                self._scan_expr(child.context_expr, scope)
+
+    def _scan_expr(self, e, scope):
+        for node in ast.walk(e):
+            self.scope_of.setdefault(id(node), scope)
+            if isinstance(node, ast.Lambda):
+                inner = self._new_scope(node, self.scope_of[id(node)])
+                for sub in ast.walk(node.body):
+                    self.scope_of[id(sub)] = inner
+            if isinstance(node, ast.Call):
+                self.calls.append((node, self.scope_of[id(node)]))
+
+    def _targets(self, t, st, value, path, scope, kind):
+        if isinstance(t, ast.Name):
+            scope.add(t.id, Event(kind, st, value, path, _end(st) if kind != "for" else _pos(t)))
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for i, elt in enumerate(t.elts):
+                if isinstance(elt, ast.Starred):
+                    self._targets(elt.value, st, None, (), scope, "opaque")
+                else:
+                    self._targets(elt, st, value, path + (i,), scope, kind)
+
+    # ------------------------------------------------------------------ decorators
+
+    def qualname(self, node) -> str:
+        """Static dotted name of a Name/Attribute chain, through module-level imports."""
+        if isinstance(node, ast.Name):
+            return self.imports.get(node.id, {"tl": "triton.language"}.get(node.id, node.id))
+        if isinstance(node, ast.Attribute):
+            return f"{self.qualname(node.value)}.{node.attr}"
+        return ""
+
+    def _read_decorators(self, fn):
+        is_jit = False
+        for d in fn.decorator_list:
+            target = d.func if isinstance(d, ast.Call) else d
+            q = self.qualname(target)
+            short = q.split(".")[-1]
+            if short == "jit" and (q.startswith("triton") or q == "jit"):
+                is_jit = True
+            elif short == "autotune" and isinstance(d, ast.Call):
+                self.autotune[fn.name] = d
+            elif short == "heuristics" and isinstance(d, ast.Call):
+                self.heuristics[fn.name] = d
+        if is_jit:
+            self.jit[fn.name] = fn
+
+    # ------------------------------------------------------------------ launch sites
+
+    def _maybe_launch(self, call, scope):
+        f = call.func
+        if not isinstance(f, ast.Subscript):
+            return
+        target = f.value
+        name = target.id if isinstance(target, ast.Name) else \
+            target.attr if isinstance(target, ast.Attribute) else None
+        if name not in self.jit or name in self.launches:
+            return
+        self.launches[name] = LaunchSite(name, call, f.slice, scope,
+                                         Loc(self.path, call.lineno, call.col_offset + 1))
+
+    def lineno_of_launch(self, name):
+        site = self.launches.get(name)
+        return site.call.lineno if site else None
+
+
+@dataclass
+class LaunchSite:
+    kernel: str
+    call: ast.Call
+    grid: object
+    scope: HostScope
+    loc: Loc
+
+    def args_by_param(self, fn: ast.FunctionDef) -> dict:
+        """param name -> host argument node (positional or keyword)."""
+        names = [a.arg for a in list(fn.args.posonlyargs) + list(fn.args.args)]
+        out = {}
+        for i, a in enumerate(self.call.args):
+            if isinstance(a, ast.Starred):
+                break
+            if i < len(names):
+                out[names[i]] = a
+        for kw in self.call.keywords:
+            if kw.arg is not None:
+                out[kw.arg] = kw.value
+        return out
+
+    def keyword(self, name: str):
+        for kw in self.call.keywords:
+            if kw.arg == name:
+                return kw.value
+        return None
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+class HostEval:
+    """Abstract evaluation of host expressions (see the module docstring)."""
+
+    def __init__(self, info: ModuleInfo):
+        self.info = info
+        self._active: set = set()
+        self._cache: dict = {}
+        self._scope_ids = {id(s): s for s in info.scopes}
+
+    # ------------------------------------------------------------------ names
+
+    def scope_for(self, node, default=None) -> HostScope:
+        return self.info.scope_of.get(id(node), default or self.info.scopes[0])
+
+    def lookup(self, name: str, scope: HostScope, pos: tuple):
+        s, first = scope, True
+        while s is not None:
+            evs = s.events.get(name, [])
+            if evs:
+                if first:
+                    cands = [i for i, ev in enumerate(evs) if ev.kind == "param" or ev.pos <= pos]
+                else:
+                    before = [i for i, ev in enumerate(evs) if ev.pos <= pos]
+                    cands = before or list(range(len(evs)))
+                if cands:
+                    return Binding(id(s), name, cands[-1])
+            if not isinstance(s.node, ast.ClassDef):
+                first = False
+            s = s.parent
+        return None
+
+    def binding_value(self, b: Binding):
+        key = b
+        if key in self._cache:
+            return self._cache[key]
+        if key in self._active:
+            return UNKNOWN
+        self._active.add(key)
+        try:
+            value = self._binding_value(b)
+        finally:
+            self._active.discard(key)
+        self._cache[key] = value
+        return value
+
+    def _binding_value(self, b: Binding):
+        scope = self._scope_ids[b.scope]
+        ev = scope.events[b.name][b.index]
+        if ev.kind == "assign":
+            v = self.value(ev.value, self.scope_for(ev.value, scope))
+            for i in ev.path:
+                v = self.index(v, i)
+            return v
+        if ev.kind == "for":
+            it = self.value(ev.value, self.scope_for(ev.value, scope))
+            if isinstance(it, HTuple):
+                opts = []
+                for item in it.items:
+                    for i in ev.path:
+                        item = self.index(item, i)
+                    opts.append(item)
+                return merge(opts)
+            if isinstance(ev.value, ast.Call) and self.info.qualname(ev.value.func) == "range":
+                return HScalar("int")
+            return UNKNOWN
+        if ev.kind == "param":
+            return self._param_value(scope, ev)
+        if ev.kind == "def":
+            return HFunc(ev.node, self.info.scope_of.get(id(ev.node)))
+        if ev.kind == "import":
+            return HModule(ev.value)
+        return UNKNOWN
+
+    def _param_value(self, scope: HostScope, ev: Event):
+        fn = scope.node
+        ann = self._annotation(ev.annotation)
+        if isinstance(fn, ast.Lambda) or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return ann or UNKNOWN
+        opts = []
+        missing = False
+        for call, cscope in self.info.calls:
+            if not (isinstance(call.func, ast.Name) and call.func.id == fn.name):
+                continue
+            if any(isinstance(a, ast.Starred) for a in call.args) or \
+                    any(k.arg is None for k in call.keywords):
+                opts.append(UNKNOWN)
+                continue
+            node = None
+            if ev.index is not None and ev.index < len(call.args):
+                node = call.args[ev.index]
+            for k in call.keywords:
+                if k.arg == ev.node.arg:
+                    node = k.value
+            if node is None:
+                missing = True
+                continue
+            opts.append(self.value(node, cscope))
+        if (missing or not opts) and ev.value is not None:
+            opts.append(self.value(ev.value, scope.parent or scope))
+        v = merge(opts) if opts else UNKNOWN
+        if ann is not None and not isinstance(v, type(ann)) and \
+                not (isinstance(ann, HScalar) and isinstance(v, HConst)):
+            return ann
+        return v
+
+    def _annotation(self, node):
+        if node is None:
+            return None
+        q = self.info.qualname(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            q = node.value
+        if q.endswith("Tensor"):
+            return HTensor(None)
+        if q == "float":
+            return HScalar("float")
+        if q in ("int", "bool"):
+            return HScalar("int")
+        return None
+
+    # ------------------------------------------------------------------ expressions
+
+    def value(self, node, scope: HostScope, env: dict | None = None):
+        try:
+            return self._value(node, scope, env or {})
+        except RecursionError:  # pragma: no cover - pathological input
+            return UNKNOWN
+
+    def _value(self, node, scope, env):
+        if isinstance(node, ast.Constant):
+            return HConst(node.value)
+        if isinstance(node, ast.Name):
+            if node.id in env:
+                return env[node.id]
+            b = self.lookup(node.id, scope, _pos(node))
+            if b is None:
+                if node.id in ("int", "float", "len", "min", "max", "abs", "range", "bool", "round",
+                               "sum", "print", "tuple", "list"):
+                    return HModule(f"builtins.{node.id}")
+                if node.id in self.info.imports:
+                    return HModule(self.info.imports[node.id])
+                if node.id == "tl":
+                    return HModule("triton.language")
+                if node.id == "triton":
+                    return HModule("triton")
+                return UNKNOWN
+            v = self.binding_value(b)
+            if isinstance(v, HTensor) and v.dtype is None and v.like is None:
+                return HTensor(None, b)
+            return v
+        if isinstance(node, ast.Attribute):
+            base = self._value(node.value, scope, env)
+            if isinstance(base, HModule):
+                path = f"{base.path}.{node.attr}"
+                if base.path == "torch" and node.attr in TORCH_DTYPES:
+                    return HDType(TORCH_DTYPES[node.attr])
+                if base.path in ("triton.language", "tl") and node.attr in TL_DTYPES:
+                    return HDType(TL_DTYPES[node.attr])
+                return HModule(path)
+            if isinstance(base, HTensor):
+                if node.attr == "dtype":
+                    return HDType(base.dtype, base.like)
+                if node.attr == "shape":
+                    return HShape()
+                if node.attr in ("T", "mT", "data", "real"):
+                    return base
+                return UNKNOWN
+            if isinstance(base, HMulti):
+                return merge([self._attr_of(o, node.attr) for o in base.options])
+            return UNKNOWN
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return HTuple(tuple(self._value(e, scope, env) for e in node.elts))
+        if isinstance(node, ast.Dict):
+            items = {}
+            for k, v in zip(node.keys, node.values):
+                kv = self._value(k, scope, env) if k is not None else UNKNOWN
+                if not isinstance(kv, HConst):
+                    return UNKNOWN
+                items[kv.value] = self._value(v, scope, env)
+            return HDict(items)
+        if isinstance(node, ast.BinOp):
+            return self._binop(node.op, self._value(node.left, scope, env),
+                               self._value(node.right, scope, env))
+        if isinstance(node, ast.UnaryOp):
+            a = self._value(node.operand, scope, env)
+            if isinstance(a, HConst) and isinstance(a.value, (int, float, bool)):
+                op = {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Not: lambda v: not v,
+                      ast.Invert: lambda v: ~v}[type(node.op)]
+                return HConst(op(a.value))
+            return a if isinstance(a, (HScalar, HTensor)) else UNKNOWN
+        if isinstance(node, ast.Subscript):
+            base = self._value(node.value, scope, env)
+            idx = self._value(node.slice, scope, env)
+            if isinstance(idx, HConst):
+                return self.index(base, idx.value)
+            if isinstance(base, HTensor):
+                return base
+            if isinstance(base, HShape):
+                return HScalar("int")
+            return UNKNOWN
+        if isinstance(node, ast.IfExp):
+            test = self._value(node.test, scope, env)
+            if isinstance(test, HConst):
+                return self._value(node.body if test.value else node.orelse, scope, env)
+            return merge([self._value(node.body, scope, env), self._value(node.orelse, scope, env)])
+        if isinstance(node, ast.Lambda):
+            return HFunc(node, self.info.scope_of.get(id(node), scope))
+        if isinstance(node, ast.Call):
+            return self._call(node, scope, env)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            return self._comprehension(node, scope, env)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            a, b = self._value(node.left, scope, env), self._value(node.comparators[0], scope, env)
+            if isinstance(a, HConst) and isinstance(b, HConst):
+                try:
+                    return HConst(_COMPARE[type(node.ops[0])](a.value, b.value))
+                except Exception:
+                    return UNKNOWN
+        return UNKNOWN
+
+    def _attr_of(self, base, attr):
+        if isinstance(base, HTensor) and attr == "dtype":
+            return HDType(base.dtype, base.like)
+        return UNKNOWN
+
+    def index(self, v, i):
+        if isinstance(v, HTuple) and isinstance(i, int) and -len(v.items) <= i < len(v.items):
+            return v.items[i]
+        if isinstance(v, HDict) and i in v.items:
+            return v.items[i]
+        if isinstance(v, HShape):
+            return HScalar("int")
+        if isinstance(v, HTensor):
+            return v
+        if isinstance(v, HMulti):
+            return merge([self.index(o, i) for o in v.options])
+        return UNKNOWN
+
+    def _binop(self, op, a, b):
+        if isinstance(a, HConst) and isinstance(b, HConst):
+            try:
+                return HConst(_BINOPS[type(op)](a.value, b.value))
+            except Exception:
+                return UNKNOWN
+        if isinstance(a, HTuple) and isinstance(b, HTuple) and isinstance(op, ast.Add):
+            return HTuple(a.items + b.items)
+        if isinstance(a, HTensor) or isinstance(b, HTensor):
+            ta = a if isinstance(a, HTensor) else None
+            tb = b if isinstance(b, HTensor) else None
+            if ta and tb:
+                return ta if ta.dtype == tb.dtype else HTensor(None)
+            return ta or tb
+        kinds = []
+        for v in (a, b):
+            if isinstance(v, HScalar):
+                kinds.append(v.kind)
+            elif isinstance(v, HConst) and isinstance(v.value, (int, float)):
+                kinds.append("float" if isinstance(v.value, float) else "int")
+            else:
+                return UNKNOWN
+        if isinstance(op, ast.Div) or "float" in kinds:
+            return HScalar("float")
+        return HScalar("int")
+
+    def _comprehension(self, node, scope, env):
+        results = []
+
+        def run(gens, env):
+            if len(results) > 4096:
+                raise ValueError("too many")
+            if not gens:
+                results.append(self._value(node.elt, scope, env))
+                return
+            g = gens[0]
+            it = self._value(g.iter, scope, env)
+            if isinstance(it, HConst) and isinstance(it.value, (list, tuple)):
+                it = HTuple(tuple(HConst(x) for x in it.value))
+            if not isinstance(it, HTuple) or not isinstance(g.target, (ast.Name, ast.Tuple)):
+                raise ValueError("unknown iterable")
+            for item in it.items:
+                inner = dict(env)
+                if isinstance(g.target, ast.Name):
+                    inner[g.target.id] = item
+                else:
+                    for i, elt in enumerate(g.target.elts):
+                        if not isinstance(elt, ast.Name):
+                            raise ValueError("target")
+                        inner[elt.id] = self.index(item, i)
+                conds = [self._value(c, scope, inner) for c in g.ifs]
+                if all(isinstance(c, HConst) and c.value for c in conds):
+                    run(gens[1:], inner)
+                elif any(not isinstance(c, HConst) for c in conds):
+                    raise ValueError("unknown condition")
+
+        try:
+            run(list(node.generators), env)
+        except ValueError:
+            return UNKNOWN
+        return HTuple(tuple(results))
+
+    def _call(self, node, scope, env):
+        f = node.func
+        if isinstance(f, ast.Attribute):
+            base = self._value(f.value, scope, env)
+            if isinstance(base, (HTensor, HMulti)) and not isinstance(base, HModule):
+                return self._method(base, f.attr, node, scope, env)
+            if isinstance(base, HModule):
+                return self._function(f"{base.path}.{f.attr}", node, scope, env)
+            if isinstance(base, HShape) and f.attr in ("numel",):
+                return HScalar("int")
+            return UNKNOWN
+        fv = self._value(f, scope, env)
+        if isinstance(fv, HModule):
+            return self._function(fv.path, node, scope, env)
+        if isinstance(fv, HFunc) and isinstance(fv.node, ast.Lambda):
+            return UNKNOWN
+        return UNKNOWN
+
+    def _kw(self, node, name, scope, env):
+        for k in node.keywords:
+            if k.arg == name:
+                return self._value(k.value, scope, env)
+        return None
+
+    def _method(self, base, name, node, scope, env):
+        if isinstance(base, HMulti):
+            return merge([self._method(o, name, node, scope, env) for o in base.options])
+        if not isinstance(base, HTensor):
+            return UNKNOWN
+        if name in _TENSOR_DTYPE_METHODS:
+            return HTensor(_TENSOR_DTYPE_METHODS[name])
+        if name in ("to", "type", "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"):
+            dt = self._kw(node, "dtype", scope, env)
+            if dt is None:
+                for a in node.args:
+                    v = self._value(a, scope, env)
+                    if isinstance(v, (HDType, HTensor)):
+                        dt = v
+                        break
+            if isinstance(dt, HDType):
+                return HTensor(dt.dtype, dt.like if dt.dtype is None else None)
+            if isinstance(dt, HTensor):
+                return HTensor(dt.dtype, dt.like)
+            if isinstance(dt, HMulti):
+                return merge([HTensor(o.dtype) if isinstance(o, HDType) else UNKNOWN
+                              for o in dt.options])
+            return base
+        if name in _TENSOR_INT_METHODS:
+            return HScalar("int")
+        if name in _TENSOR_SAME_METHODS:
+            return base
+        if name == "item":
+            return UNKNOWN
+        return UNKNOWN
+
+    def _function(self, path, node, scope, env):
+        short = path.split(".")[-1]
+        args = [self._value(a, scope, env) for a in node.args if not isinstance(a, ast.Starred)]
+        if path.startswith("torch.") and path.count(".") == 1:
+            dt = self._kw(node, "dtype", scope, env)
+            if short in _TORCH_LIKE:
+                src = args[0] if args else UNKNOWN
+                if isinstance(dt, HDType):
+                    return HTensor(dt.dtype, dt.like)
+                if isinstance(src, HTensor):
+                    return HTensor(src.dtype, src.like)
+                return HTensor(None)
+            if short in _TORCH_NEW or short in _TORCH_INT64 or short in ("arange", "tensor",
+                                                                           "as_tensor", "from_numpy"):
+                if isinstance(dt, HDType):
+                    return HTensor(dt.dtype, dt.like)
+                if isinstance(dt, HMulti):
+                    return merge([HTensor(o.dtype) if isinstance(o, HDType) else UNKNOWN
+                                  for o in dt.options])
+                if short in _TORCH_INT64:
+                    return HTensor("int64")
+                if short == "arange":
+                    floats = any(isinstance(a, HConst) and isinstance(a.value, float) or
+                                 isinstance(a, HScalar) and a.kind == "float" for a in args)
+                    return HTensor("float32" if floats else "int64")
+                if short in ("tensor", "as_tensor", "from_numpy"):
+                    return HTensor(None)
+                if short == "full" and len(args) > 1 and isinstance(args[1], HConst):
+                    v = args[1].value
+                    return HTensor("bool" if isinstance(v, bool) else
+                                   "int64" if isinstance(v, int) else "float32")
+                return HTensor("float32")
+            for a in args:  # torch.sigmoid(x), torch.cat(...), ...
+                if isinstance(a, HTensor):
+                    return HTensor(a.dtype, a.like)
+            return UNKNOWN
+        if path.startswith("torch.nn.functional.") or path.startswith("torch.nn."):
+            for a in args:
+                if isinstance(a, HTensor):
+                    return HTensor(a.dtype, a.like)
+            return UNKNOWN
+        if path in ("builtins.int", "builtins.round"):
+            a = args[0] if args else HConst(0)
+            if isinstance(a, HConst):
+                try:
+                    return HConst(int(a.value))
+                except Exception:
+                    return UNKNOWN
+            return HScalar("int")
+        if path == "builtins.float":
+            a = args[0] if args else HConst(0.0)
+            if isinstance(a, HConst):
+                try:
+                    return HConst(float(a.value))
+                except Exception:
+                    return UNKNOWN
+            return HScalar("float")
+        if path == "builtins.bool":
+            return HConst(bool(args[0].value)) if args and isinstance(args[0], HConst) else UNKNOWN
+        if path == "builtins.len":
+            if args and isinstance(args[0], HTuple):
+                return HConst(len(args[0].items))
+            return HScalar("int")
+        if path in ("builtins.min", "builtins.max", "builtins.abs"):
+            if args and all(isinstance(a, HConst) for a in args):
+                try:
+                    return HConst({"min": min, "max": max, "abs": abs}[short](*(a.value for a in args)))
+                except Exception:
+                    return UNKNOWN
+            if any(isinstance(a, HScalar) and a.kind == "float" or
+                   isinstance(a, HConst) and isinstance(a.value, float) for a in args):
+                return HScalar("float")
+            return HScalar("int")
+        if short == "cdiv" and path.startswith("triton"):
+            if len(args) == 2 and all(isinstance(a, HConst) for a in args):
+                return HConst(-(-args[0].value // args[1].value))
+            return HScalar("int")
+        if short == "next_power_of_2" and path.startswith("triton"):
+            if args and isinstance(args[0], HConst) and isinstance(args[0].value, int):
+                n = args[0].value
+                return HConst(1 if n <= 1 else 1 << (n - 1).bit_length())
+            return HScalar("int")
+        if short == "constexpr" and path.startswith("triton"):
+            return args[0] if args else UNKNOWN
+        if short == "Config" and path.startswith("triton"):
+            kwargs = args[0] if args else self._kw(node, "kwargs", scope, env)
+            if not isinstance(kwargs, HDict):
+                return UNKNOWN
+            return HConfig(kwargs.items, self._kw(node, "num_warps", scope, env))
+        return UNKNOWN
+
+
+_BINOPS = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+    ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
+}
+_COMPARE = {
+    ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+}
+
+
+def merge(opts: list):
+    """One value for several possibilities (callers, loop iterations): what they agree on."""
+    flat = []
+    for o in opts:
+        flat.extend(o.options if isinstance(o, HMulti) else [o])
+    if not flat:
+        return UNKNOWN
+    if all(o == flat[0] for o in flat):
+        return flat[0]
+    if all(isinstance(o, HTensor) for o in flat):
+        dtypes = {o.dtype for o in flat}
+        likes = {o.like for o in flat}
+        return HTensor(dtypes.pop() if len(dtypes) == 1 else None,
+                       likes.pop() if len(likes) == 1 else None)
+    if all(isinstance(o, (HScalar, HConst)) for o in flat):
+        kinds = set()
+        for o in flat:
+            if isinstance(o, HScalar):
+                kinds.add(o.kind)
+            elif isinstance(o.value, bool):
+                kinds.add("bool")
+            elif isinstance(o.value, int):
+                kinds.add("int")
+            elif isinstance(o.value, float):
+                kinds.add("float")
+            else:
+                kinds.add("other")
+        if kinds <= {"int", "float"}:
+            return HScalar("float" if "float" in kinds else "int")
+        return HMulti(flat)
+    return HMulti(flat)
+
+
+# --------------------------------------------------------------------------- grids
+
+
+class _Unmappable(Exception):
+    pass
+
+
+class GridBuilder:
+    """A launch site's grid as IR expressions over the kernel's scalar parameters."""
+
+    def __init__(self, ev: HostEval, site: LaunchSite, fn: ast.FunctionDef, scalar_dtypes: dict,
+                 constexprs: dict):
+        self.ev = ev
+        self.site = site
+        self.constexprs = constexprs
+        self.scalar_args = []  # (arg node, binding or None, Var)
+        for pname, node in site.args_by_param(fn).items():
+            if pname in scalar_dtypes:
+                var = Var(pname, scalar_dtypes[pname])
+                b = None
+                if isinstance(node, ast.Name):
+                    b = ev.lookup(node.id, site.scope, _pos(node))
+                self.scalar_args.append((node, b, var))
+
+    def build(self):
+        """Tuple of int32 IR expressions, or None when the grid cannot be expressed."""
+        try:
+            dims = self._dims(self.site.grid, self.site.scope, {}, 0)
+        except _Unmappable:
+            return None
+        out = []
+        for d in dims:
+            if d.dtype != "int32":
+                d = fold(Cast("int32", d))
+            out.append(d)
+        return tuple(out) if out else None
+
+    def _dims(self, node, scope, env, depth):
+        if depth > 8:
+            raise _Unmappable()
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return [self.expr(e, scope, env, 0) for e in node.elts]
+        if isinstance(node, ast.Lambda):
+            inner = self.ev.info.scope_of.get(id(node), scope)
+            env = dict(env)
+            for a in node.args.args:
+                env[a.arg] = "META"
+            return self._dims(node.body, inner, env, depth + 1)
+        if isinstance(node, ast.Name):
+            b = self.ev.lookup(node.id, scope, _pos(node))
+            if b is None:
+                raise _Unmappable()
+            s = self.ev._scope_ids[b.scope]
+            event = s.events[b.name][b.index]
+            if event.kind == "assign" and not event.path:
+                return self._dims(event.value, self.ev.scope_for(event.value, s), env, depth + 1)
+            if event.kind == "def":
+                fn = event.node
+                rets = [st for st in fn.body if isinstance(st, ast.Return)]
+                if len(rets) == 1 and rets[0].value is not None and fn.args.args:
+                    inner = self.ev.info.scope_of.get(id(fn), s)
+                    env = dict(env)
+                    env[fn.args.args[0].arg] = "META"
+                    return self._dims(rets[0].value, inner, env, depth + 1)
+            raise _Unmappable()
+        return [self.expr(node, scope, env, 0)]
+
+    def _match_arg(self, node, scope, b):
+        for arg, ab, var in self.scalar_args:
+            if b is not None and ab is not None and b == ab:
+                return var
+            if b is None and scope is self.site.scope and same_node(arg, node):
+                return var
+        return None
+
+    def expr(self, node, scope, env, depth):
+        if depth > 30:
+            raise _Unmappable()
+        m = self._match_arg(node, scope, None) if not isinstance(node, ast.Name) else None
+        if m is not None:
+            return m
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and \
+                not isinstance(node.value, bool):
+            return Const(node.value, "int32")
+        if isinstance(node, ast.Name):
+            if node.id in env and env[node.id] != "META":
+                return env[node.id]
+            b = self.ev.lookup(node.id, scope, _pos(node))
+            if b is not None:
+                m = self._match_arg(node, scope, b)
+                if m is not None:
+                    return m
+            v = self.ev.value(node, scope)
+            if isinstance(v, HConst) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                return Const(v.value, "int32")
+            if b is not None:
+                s = self.ev._scope_ids[b.scope]
+                event = s.events[b.name][b.index]
+                if event.kind == "assign" and not event.path:
+                    return self.expr(event.value, self.ev.scope_for(event.value, s), env, depth + 1)
+            raise _Unmappable()
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
+                env.get(node.value.id) == "META":
+            key = node.slice
+            if isinstance(key, ast.Constant) and key.value in self.constexprs:
+                v = self.constexprs[key.value]
+                if isinstance(v, int) and not isinstance(v, bool):
+                    return Const(v, "int32")
+            raise _Unmappable()
+        if isinstance(node, ast.BinOp):
+            ops = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "/", ast.Mod: "%"}
+            op = ops.get(type(node.op))
+            if op is None:
+                raise _Unmappable()
+            a = self.expr(node.left, scope, env, depth + 1)
+            b = self.expr(node.right, scope, env, depth + 1)
+            return fold(BinOp(op, a, b, "int32"))
+        if isinstance(node, ast.Call):
+            q = self._callee(node.func, scope)
+            args = [self.expr(a, scope, env, depth + 1) for a in node.args]
+            short = q.split(".")[-1]
+            if short == "cdiv" and len(args) == 2:
+                return fold(Call("ceildiv", tuple(args), "int32"))
+            if q in ("builtins.min", "builtins.max") and len(args) == 2:
+                return fold(Call(short, tuple(args), "int32"))
+            if q == "builtins.int" and len(args) == 1:
+                return args[0]
+            raise _Unmappable()
+        raise _Unmappable()
+
+    def _callee(self, f, scope):
+        v = self.ev.value(f, scope)
+        return v.path if isinstance(v, HModule) else ""

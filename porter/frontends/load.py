@@ -51,4 +51,4 @@ def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=
         return convert_cuda(path, include_dirs, defines, block, grid)
     from porter.frontends.triton import convert_triton
 
-    return convert_triton(path, config=config, dtypes=dtypes or {})
+    return convert_triton(path, config=config, dtypes=dtypes or {}, grid=grid)

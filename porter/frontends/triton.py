@@ -34,10 +34,11 @@ Dtype heuristics (Triton pointers and scalars are untyped in the source):
     load (directly or to the variable holding it) suggests the buffer holds float16, and
     storing a value explicitly cast `.to(tl.float16)` / `.to(tl.bfloat16)` suggests that dtype;
     else float32.
-  * scalars: an annotation (`n: tl.int32`); else `dtypes[name]`; else what the host passes
-    (an int or a float: literals, `.numel()`, `.stride(i)`, `x.shape`, `float` annotations,
-    defaults); else use in the kernel: a scalar combined with float data or a float literal is
-    float32, otherwise int32.
+  * scalars: `dtypes[name]` when given; else an annotation (`n: tl.int32`); else what the host
+    passes (an int or a float: literals, `.numel()`, `.stride(i)`, `x.shape`, `float`
+    annotations, defaults); else use in the kernel: a scalar combined with float data or a float
+    literal is float32 (unless it is part of an index computation, which involves program ids,
+    lanes or loads), otherwise int32.
 Pointer, scalar-type and dtype evidence found while converting feeds the next conversion of the
 same kernel until nothing changes.
 
@@ -54,7 +55,7 @@ from collections import defaultdict
 from porter.builtins import TRITON_BUILTINS
 from porter.diagnostics import Loc, TileportError
 from porter.frontends.triton_host import (
-    GridBuilder, HConfig, HConst, HDict, HDType, HFunc, HostEval, HScalar, HTensor, HTuple,
+    GridBuilder, HConfig, HConst, HDict, HDType, HostEval, HScalar, HTensor, HTuple,
     ModuleInfo,
 )
 from porter.frontends.triton_values import (
@@ -69,7 +70,7 @@ from porter.ir.nodes import (
     Return, ScalarParam, Select, Store, UnaryOp, Var, is_float,
 )
 from porter.ir.returns import eliminate_returns
-from porter.ir.walk import map_expr, walk_expr, walk_stmts
+from porter.ir.walk import map_expr, stmt_exprs, walk_expr, walk_stmts
 
 _MISSING = object()
 
@@ -134,10 +135,11 @@ def _is_number(v) -> bool:
 
 
 class TritonFrontend:
-    def __init__(self, path: str, config: int = 0, dtypes: dict | None = None):
+    def __init__(self, path: str, config: int = 0, dtypes: dict | None = None, grid=None):
         self.path = path
         self.config = config
         self.dtypes = dict(dtypes or {})
+        self.given_grid = tuple(int(g) for g in grid) if grid else None
         self._globals: dict = {}
 
     def loc(self, node) -> Loc:
@@ -281,7 +283,7 @@ class TritonFrontend:
         config = self._autotune_config(fn)
         constexprs = self._constexpr_values(fn, constexpr_names, site, site_args, config, defaults)
 
-        # fixed types: annotation, then dtypes, then the host
+        # what is known before converting: annotations, then the host (dtypes wins over both)
         fixed_scalar, host_tensor = {}, {}
         pointers = set()
         for p in params:
@@ -300,8 +302,6 @@ class TritonFrontend:
             if isinstance(hv, HTensor):
                 pointers.add(p.arg)
                 host_tensor[p.arg] = hv
-            elif p.arg in self.dtypes:
-                fixed_scalar[p.arg] = self.dtypes[p.arg]
             elif isinstance(hv, HConst) and isinstance(hv.value, (int, float, bool)):
                 fixed_scalar[p.arg] = pyconst_dtype(hv.value)
             elif isinstance(hv, HScalar):
@@ -312,7 +312,8 @@ class TritonFrontend:
         kernel_body = None
         conv = None
         for _ in range(3 * len(params) + 6):
-            scalar_dtypes = {p: fixed_scalar.get(p, "float32" if p in float_guess else "int32")
+            scalar_dtypes = {p: self.dtypes.get(p) or fixed_scalar.get(p) or
+                             ("float32" if p in float_guess else "int32")
                              for p in runtime if p not in pointers}
             for p in list(fixed_scalar):
                 if p in pointers:
@@ -322,6 +323,7 @@ class TritonFrontend:
             unknown = {p for p in scalar_dtypes if p not in fixed_scalar}
             conv = KernelConverter(self, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
                                    unknown)
+            kernel_body = None
             try:
                 kernel_body = conv.convert()
             except _NeedPointer as need:
@@ -335,6 +337,9 @@ class TritonFrontend:
                 break
             float_guess |= new_float
             hints.update(new_hints)
+        if kernel_body is None:
+            raise TileportError("TP224", f"could not tell the pointer parameters of kernel "
+                                f"'{fn.name}' apart from its scalars", loc)
 
         ir_params = []
         for p in params:
@@ -437,21 +442,25 @@ class TritonFrontend:
                 v = self.from_host(config.kwargs[n])
             if v is not None:
                 values[n] = v
-        self._heuristics(fn, names, values, site, site_args)
+        default_values = {}
+        for n in names:
+            if n not in values and n in defaults:
+                v = self.from_host(self.host.value(defaults[n], self.info.scopes[0]))
+                if v is not None:
+                    default_values[n] = v
+        self._heuristics(fn, names, values, default_values, site, site_args)
         for n in names:
             if n in values:
                 continue
-            if n in defaults:
-                v = self.from_host(self.host.value(defaults[n], self.info.scopes[0]))
-                if v is not None:
-                    values[n] = v
-                    continue
+            if n in default_values:
+                values[n] = default_values[n]
+                continue
             reason = missing.get(n, "no launch site, autotune config or default gives it")
             raise TileportError("TP220", f"constexpr '{n}' of kernel '{fn.name}' has no value: "
                                 f"{reason}", self.loc(fn))
         return {n: values[n] for n in names}
 
-    def _heuristics(self, fn, names, values, site, site_args):
+    def _heuristics(self, fn, names, values, default_values, site, site_args):
         dec = self.info.heuristics.get(fn.name)
         if dec is None:
             return
@@ -459,8 +468,10 @@ class TritonFrontend:
                                                  None)
         if not isinstance(node, ast.Dict):
             return
+        keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
         known = {}
-        for n, v in values.items():
+        for n, v in list(values.items()) + [(n, v) for n, v in default_values.items()
+                                             if n not in keys]:
             known[n] = HConst(v.value) if isinstance(v, PyC) else HDType(v.dtype)
         for pname, arg in site_args.items():
             if pname not in known and site is not None:
@@ -495,25 +506,32 @@ class TritonFrontend:
         lane = conv.lane
         block = tuple(reversed(lane)) if lane else (1,)
         threads = self._num_warps(site, config) * 32
+        if self.given_grid:
+            return Launch(tuple(Const(g, "int32") for g in self.given_grid), block, 0, "given",
+                          None, threads)
         grid = None
         if site is not None:
             scalar_dtypes = {p.name: p.dtype for p in kernel.scalars}
             cvals = {n: v.value for n, v in constexprs.items() if isinstance(v, PyC)}
             grid = GridBuilder(self.host, site, fn, scalar_dtypes, cvals).build()
         if grid is not None:
-            used = {e.axis for s in walk_stmts(kernel.body) for x in _stmt_exprs(s)
+            used = {e.axis for s in walk_stmts(kernel.body) for x in stmt_exprs(s)
                     for e in walk_expr(x) if isinstance(e, Builtin) and
                     e.kind in ("block_idx", "grid_dim")}
             while len(grid) < max(used | {0}) + 1:
                 grid = grid + (Const(1, "int32"),)
             return Launch(grid, block, 0, "launch-site", site.loc, threads)
-        grid = infer_grid(kernel)
+        try:
+            grid = infer_grid(kernel)
+        except TileportError as exc:
+            if site is None:
+                raise
+            text = ast.unparse(site.grid)
+            raise TileportError("TP240", f"the grid `{text}` of the launch site at line "
+                                f"{site.loc.line} uses host values kernel '{kernel.name}' does not "
+                                "receive, and the kernel's masks do not give it either; pass --grid",
+                                kernel.loc) from exc
         return Launch(grid, block, 0, "inferred", site.loc if site else None, threads)
-
-
-def _stmt_exprs(s):
-    from porter.ir.walk import stmt_exprs
-    return stmt_exprs(s)
 
 
 # =============================================================================== grids
@@ -554,22 +572,36 @@ def _block_idx_coeff(e, axis: int, defs: dict, depth: int = 0):
                         for x in walk_expr(e)) else None
 
 
+_NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+
+
+def _comparisons(cond, negate: bool = False):
+    """(op, a, b) for the ordering comparisons in cond, with `!` applied."""
+    if isinstance(cond, UnaryOp) and cond.op == "!":
+        yield from _comparisons(cond.a, not negate)
+    elif isinstance(cond, BinOp) and cond.op in _NEGATED:
+        yield (_NEGATED[cond.op] if negate else cond.op), cond.a, cond.b
+    elif isinstance(cond, BinOp) and cond.op in ("&&", "||"):
+        yield from _comparisons(cond.a, negate)
+        yield from _comparisons(cond.b, negate)
+    elif isinstance(cond, Cast):
+        yield from _comparisons(cond.a, negate)
+
+
 def infer_grid(kernel: Kernel) -> tuple:
     """Grid from the guards: `offs < n` with offs = pid * BLOCK + arange gives ceildiv(n, BLOCK)."""
     assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
     defs = {s.var.name: s.init for s in walk_stmts(kernel.body)
             if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned}
     conds = [s.cond for s in walk_stmts(kernel.body) if isinstance(s, If)]
-    conds += [e.cond for s in walk_stmts(kernel.body) for x in _stmt_exprs(s) for e in walk_expr(x)
+    conds += [e.cond for s in walk_stmts(kernel.body) for x in stmt_exprs(s) for e in walk_expr(x)
               if isinstance(e, Select)]
-    used = {e.axis for s in walk_stmts(kernel.body) for x in _stmt_exprs(s) for e in walk_expr(x)
+    used = {e.axis for s in walk_stmts(kernel.body) for x in stmt_exprs(s) for e in walk_expr(x)
             if isinstance(e, Builtin) and e.kind in ("block_idx", "grid_dim")}
     sizes: dict = {}
     for cond in conds:
-        for c in walk_expr(cond):
-            if not isinstance(c, BinOp) or c.op not in ("<", ">", "<=", ">="):
-                continue
-            x, u = (c.a, c.b) if c.op in ("<", "<=") else (c.b, c.a)
+        for op, a, b in _comparisons(cond):
+            x, u = (a, b) if op in ("<", "<=") else (b, a)
             if any(isinstance(t, (Builtin, Load)) for t in walk_expr(u)):
                 continue
             if any(isinstance(t, Var) and t.name in defs for t in walk_expr(u)):
@@ -584,7 +616,7 @@ def infer_grid(kernel: Kernel) -> tuple:
                 if others:
                     continue
                 u2 = u if u.dtype == "int32" else Cast("int32", u)
-                if c.op in ("<=", ">="):
+                if op in ("<=", ">="):
                     u2 = BinOp("+", u2, Const(1, "int32"), "int32")
                 sizes[axis] = u2 if k == 1 else Call("ceildiv", (u2, Const(k, "int32")), "int32")
     dims = []
@@ -987,8 +1019,20 @@ class KernelConverter:
         if not is_float(dt):
             return
         for v in vals:
-            if isinstance(v, TV) and not is_float(v.dtype):
+            if isinstance(v, TV) and not is_float(v.dtype) and not self._is_index(v.expr):
                 self.evidence.float_params |= self._params_in(v.expr)
+
+    def _is_index(self, e, depth: int = 0) -> bool:
+        """Does e depend on program ids, lanes or loaded data (then it is not a plain scalar)?"""
+        if depth > 50:
+            return True
+        for x in walk_expr(e):
+            if isinstance(x, (Builtin, Load)):
+                return True
+            if isinstance(x, SlotRef) and (self.slots[x.slot].expr is None or
+                                           self._is_index(self.slots[x.slot].expr, depth + 1)):
+                return True
+        return False
 
     def _params_in(self, e, depth: int = 0) -> set:
         out = set()
@@ -1081,9 +1125,6 @@ class KernelConverter:
         if op in ("//", "%"):
             dt = computation_type(ad, a_s, bd, b_s, div_or_mod=True)
             if op == "//" and is_float(dt):
-                if self._params_in_vals(a, b):
-                    self._note_float(dt, a, b)
-                    dt = "float32"
                 raise self.err("TP225", "'//' on floating-point values is not supported by Triton",
                                node)
             self._note_float(dt, a, b)
@@ -1122,26 +1163,28 @@ class KernelConverter:
 
     def boolop(self, node, env):
         is_and = isinstance(node.op, ast.And)
-        result = None
+        terms, last = [], None
         for sub in node.values:
             v = self.ev(sub, env)
             if isinstance(v, PyC):
-                if result is None or isinstance(result, PyC):
-                    if bool(v.value) != is_and:  # and: False decides; or: True decides
-                        return v if result is None or isinstance(result, PyC) else PyC(v.value)
-                    result = v
-                    continue
-                if bool(v.value) == is_and:
-                    continue
-                return PyC(v.value)
+                decides = (not v.value) if is_and else bool(v.value)
+                if not terms:
+                    if decides:
+                        return v
+                    last = v
+                elif decides:
+                    return PyC(not is_and)
+                continue
             if not isinstance(v, TV):
                 raise self.err("TP217", "unsupported operand of 'and'/'or'", sub)
-            if result is None or isinstance(result, PyC):
-                result = TV(cast(v.expr, "bool"), v.shape)
-            else:
-                shape = self._bshape(node, result, v)
-                result = TV(BinOp("&&" if is_and else "||", result.expr, cast(v.expr, "bool"), "bool"),
-                            shape)
+            terms.append(v)
+        if not terms:
+            return last
+        result = TV(cast(terms[0].expr, "bool"), terms[0].shape)
+        for v in terms[1:]:
+            shape = self._bshape(node, result, v)
+            result = TV(BinOp("&&" if is_and else "||", result.expr, cast(v.expr, "bool"), "bool"),
+                        shape)
         return result
 
     def compare(self, node, env):
@@ -1320,8 +1363,9 @@ class KernelConverter:
             end = self._const_int(self._need(args, kwargs, 1, "end", node, "tl.arange"),
                                   "tl.arange bounds", node)
             size = end - start
-            if size <= 0:
-                raise self.err("TP217", "tl.arange needs end > start", node)
+            if size <= 0 or size & (size - 1):
+                raise self.err("TP217", f"tl.arange({start}, {end}): the range must be a positive "
+                               "power of 2", node)
             if size == 1:
                 return TV(Const(start, "int32"), (1,))
             e = Builtin("thread_idx", 0, "int32")
@@ -1459,8 +1503,8 @@ class KernelConverter:
             self._note_float(dt, a, b)
             return TV(fold(BinOp("/", self._as_expr(a, dt), self._as_expr(b, dt), dt)),
                       self._bshape(node, a, b))
-        if name in TRITON_BUILTINS:
-            return self.math_call(name, args, node)
+        if name in TRITON_BUILTINS or name in _LIBDEVICE_EXTRA:
+            return self.math_call(name, args, node, libdevice=name not in TRITON_BUILTINS)
         if name in ("jit", "autotune", "heuristics", "Config"):
             raise self.err("TP217", f"triton.{name} inside a kernel", node)
         raise self.err("TP215", f"tl.{name} is not supported yet", node)
@@ -1533,6 +1577,11 @@ class KernelConverter:
             if buf is not None and self.buffer_dtypes.get(buf) in ("float32", "float16"):
                 self.evidence.buffer_hints.setdefault(buf, "float16")
         return TV(cast(x.expr, dtype), x.shape)
+
+    def _explicit_cast(self, e):
+        while isinstance(e, SlotRef) and self.slots[e.slot].expr is not None:
+            e = self.slots[e.slot].expr
+        return e if isinstance(e, Cast) else None
 
     def _loaded_buffer(self, e):
         if isinstance(e, SlotRef):
@@ -1621,9 +1670,10 @@ class KernelConverter:
         if broadcast_shapes(self._shape(value), shape) != shape:
             raise self.err("TP222", f"stored block shape {self._shape(value)} does not fit the "
                            f"pointer's {shape}", node)
-        if isinstance(value, TV) and isinstance(value.expr, Cast) and \
-                value.expr.dtype in ("float16", "bfloat16") and value.expr.a.dtype == "float32":
-            self.evidence.buffer_hints.setdefault(ptr.buffer, value.expr.dtype)
+        explicit = self._explicit_cast(value.expr) if isinstance(value, TV) else None
+        if explicit is not None and explicit.dtype in ("float16", "bfloat16") and \
+                explicit.a.dtype == "float32":
+            self.evidence.buffer_hints.setdefault(ptr.buffer, explicit.dtype)
         mask = self._mask(self._arg(args, kwargs, 2, "mask"), shape, node, "tl.store")
         if mask is False:
             return PyC(None)
@@ -1798,6 +1848,10 @@ def _unique(name: str, taken: set) -> str:
     return f"{name}_{i}"
 
 
-def convert_triton(path: str, config: int = 0, dtypes: dict | None = None) -> Module:
-    """Convert the @triton.jit kernels of a Python file (read with `ast`, never run) to IR."""
-    return TritonFrontend(path, config, dtypes).run()
+def convert_triton(path: str, config: int = 0, dtypes: dict | None = None, grid=None) -> Module:
+    """Convert the @triton.jit kernels of a Python file (read with `ast`, never run) to IR.
+
+    config: which `@triton.autotune` config to port; dtypes: param name -> IR dtype, overriding
+    the heuristics; grid: a fixed grid (ints) for kernels whose grid cannot be read or inferred.
+    """
+    return TritonFrontend(path, config, dtypes, grid).run()

@@ -114,6 +114,12 @@ _TENSOR_SAME_METHODS = {"contiguous", "view", "reshape", "flatten", "t", "transp
                         "normal_", "fill_", "zero_", "copy_", "mul_", "add_", "__getitem__"}
 
 
+# methods that only torch tensors have: an unknown receiver of one of them is a tensor
+_TENSOR_ONLY_METHODS = (set(_TENSOR_DTYPE_METHODS) | _TENSOR_INT_METHODS | {
+    "contiguous", "view", "reshape", "flatten", "transpose", "permute", "clone", "detach",
+    "cuda", "cpu", "expand", "squeeze", "unsqueeze", "to", "numel", "stride", "view_as",
+    "is_contiguous", "data_ptr", "new_empty", "new_zeros"}) - {"int", "float", "bool", "__len__"}
+
 # --------------------------------------------------------------------------- scopes
 
 
@@ -490,8 +496,8 @@ class HostEval:
                     return HModule(self.info.imports[node.id])
                 if node.id == "tl":
                     return HModule("triton.language")
-                if node.id == "triton":
-                    return HModule("triton")
+                if node.id in ("triton", "torch"):
+                    return HModule(node.id)
                 return UNKNOWN
             v = self.binding_value(b)
             if isinstance(v, HTensor) and v.dtype is None and v.like is None:
@@ -651,6 +657,9 @@ class HostEval:
         f = node.func
         if isinstance(f, ast.Attribute):
             base = self._value(f.value, scope, env)
+            if isinstance(base, HUnknown) and isinstance(f.value, ast.Name) and \
+                    f.value.id not in env and f.attr in _TENSOR_ONLY_METHODS:
+                base = HTensor(None, self.lookup(f.value.id, scope, _pos(f.value)))
             if isinstance(base, (HTensor, HMulti)) and not isinstance(base, HModule):
                 return self._method(base, f.attr, node, scope, env)
             if isinstance(base, HModule):
@@ -683,7 +692,7 @@ class HostEval:
             if dt is None:
                 for a in node.args:
                     v = self._value(a, scope, env)
-                    if isinstance(v, (HDType, HTensor)):
+                    if isinstance(v, (HDType, HTensor, HMulti)):
                         dt = v
                         break
             if isinstance(dt, HDType):
@@ -691,8 +700,8 @@ class HostEval:
             if isinstance(dt, HTensor):
                 return HTensor(dt.dtype, dt.like)
             if isinstance(dt, HMulti):
-                return merge([HTensor(o.dtype) if isinstance(o, HDType) else UNKNOWN
-                              for o in dt.options])
+                return merge([HTensor(o.dtype) if isinstance(o, HDType) else
+                              o if isinstance(o, HTensor) else HTensor(None) for o in dt.options])
             return base
         if name in _TENSOR_INT_METHODS:
             return HScalar("int")
@@ -910,9 +919,22 @@ class GridBuilder:
         for arg, ab, var in self.scalar_args:
             if b is not None and ab is not None and b == ab:
                 return var
-            if b is None and scope is self.site.scope and same_node(arg, node):
+            if b is None and self._same_meaning(arg, self.site.scope, node, scope):
                 return var
         return None
+
+    def _same_meaning(self, a, scope_a, b, scope_b) -> bool:
+        """Structurally equal host expressions whose names are bound to the same things."""
+        if not same_node(a, b):
+            return False
+        names_a = [n for n in ast.walk(a) if isinstance(n, ast.Name)]
+        names_b = [n for n in ast.walk(b) if isinstance(n, ast.Name)]
+        for na, nb in zip(names_a, names_b):
+            ba = self.ev.lookup(na.id, scope_a, _pos(na))
+            bb = self.ev.lookup(nb.id, scope_b, _pos(nb))
+            if ba != bb:
+                return False
+        return True
 
     def expr(self, node, scope, env, depth):
         if depth > 30:

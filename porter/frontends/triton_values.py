@@ -234,13 +234,6 @@ class TupleV:
     items: tuple
 
 
-@dataclass
-class ShapeV:
-    """Marker for `None` / `:` inside subscripts."""
-
-    kind: str
-
-
 # --------------------------------------------------------------------------- shapes
 
 

@@ -14,7 +14,7 @@ from porter.ir.nodes import (
     Assign, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
     Store, UnaryOp, Var,
 )
-from porter.ir.walk import stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import children, stmt_exprs, walk_expr, walk_stmts
 
 # ------------------------------------------------------------------ polynomials
 # A polynomial is {tuple of sorted atom keys: int coefficient}; atoms are parameter names or
@@ -205,12 +205,22 @@ def annotate_buffers(kernel: Kernel) -> None:
         else:
             uppers[name].append(bound)
 
+    def visit_expr(e, guards):
+        """Loads under `c ? a : b` are guarded by c (a) or by its negation (b)."""
+        if isinstance(e, Select):
+            visit_expr(e.cond, guards)
+            visit_expr(e.a, bounds.with_guard(e.cond, guards))
+            visit_expr(e.b, bounds.with_guard(e.cond, guards, negate=True))
+            return
+        if isinstance(e, Load):
+            note(e.buffer, e.index, guards)
+        for child in children(e):
+            visit_expr(child, guards)
+
     def visit(stmts, guards):
         for s in stmts:
             for e in stmt_exprs(s):
-                for sub in walk_expr(e):
-                    if isinstance(sub, Load):
-                        note(sub.buffer, sub.index, guards)
+                visit_expr(e, guards)
             if isinstance(s, Store):
                 note(s.buffer, s.index, guards)
             if isinstance(s, If):

@@ -230,6 +230,8 @@ def _prepare(text: str) -> _Prepared:
         # --- k<<<grid, block[, smem[, stream]]>>>(args) -> ::tp::launcher(cfg, call-k)(args)
         if t.text == "<" and _adjacent(toks, i, "<"):
             cs = _callee_start(toks, i - 1)
+            if cs >= 0 and toks[cs].text == "operator":  # `operator<<<T>`: not a launch
+                cs = -1
             j, depth = i + 3, 0
             while j < n:
                 tt = toks[j].text
@@ -237,6 +239,9 @@ def _prepare(text: str) -> _Prepared:
                     depth += 1
                 elif tt in ")]}":
                     depth -= 1
+                elif depth == 0 and tt == ";":  # a launch configuration never holds one
+                    j = n
+                    break
                 elif depth == 0 and tt == ">" and _adjacent(toks, j, ">"):
                     break
                 j += 1

@@ -219,11 +219,10 @@ def run_kernel(
             packed.append(("val", _pack_scalar(i, ctype, value)))
     consts = []
     for name, data in (constants or {}).items():
-        raw = (
-            bytes(data)
-            if isinstance(data, (bytes, bytearray, memoryview))
-            else (np.ascontiguousarray(data).tobytes())
-        )
+        if isinstance(data, (bytes, bytearray, memoryview)):
+            raw = bytes(data)
+        else:
+            raw = np.ascontiguousarray(data).tobytes()
         consts.append((symbol_accessor_name(name), name, raw))
 
     lib = build(

@@ -54,7 +54,11 @@ def size_params(kernel: Kernel) -> list[str]:
 
 def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     """Scalar values for each problem: sizes from the size sets, others fixed, --arg wins."""
-    sizes = [s for s in size_params(kernel) if s not in given]
+    found = [s for s in size_params(kernel) if s not in given]
+    # Strides get the widest size plus padding: rows never overlap, and padding shows up a
+    # port that assumes contiguous rows.
+    strides = [s for s in found if _is_stride(s)]
+    sizes = [s for s in found if s not in strides]
     sets = _SIZE_SETS.get(len(sizes)) or [tuple(17 + 2 * i for i in range(len(sizes))),
                                           tuple(29 + 2 * i for i in range(len(sizes)))]
     rng = np.random.default_rng(1234)
@@ -66,6 +70,8 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 scalars[p.name] = _typed(given[p.name], p.dtype)
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
+            elif p.name in strides:
+                scalars[p.name] = max(values, default=16) + 3
             elif is_float(p.dtype):
                 scalars[p.name] = float(np.float32(rng.uniform(0.25, 2.0)))
             elif p.dtype == "bool":
@@ -74,6 +80,11 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 scalars[p.name] = 3
         problems.append(scalars)
     return problems
+
+
+def _is_stride(name: str) -> bool:
+    lowered = name.lower()
+    return "stride" in lowered or lowered in ("lda", "ldb", "ldc", "ld", "pitch")
 
 
 def _typed(value, dtype: str):

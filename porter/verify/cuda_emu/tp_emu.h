@@ -523,7 +523,6 @@ inline void __sincosf(float x, float *s, float *c) {
 inline float __tanhf(float x) { return std::tanh(x); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float fdividef(float a, float b) { return a / b; }
-inline double fdivide(double a, double b) { return a / b; }
 inline float __frcp_rn(float x) { return 1.0f / x; }
 inline float __frcp_rz(float x) { return 1.0f / x; }
 inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
@@ -546,8 +545,6 @@ inline double __drcp_rn(double x) { return 1.0 / x; }
 inline double __dsqrt_rn(double x) { return std::sqrt(x); }
 inline double __fma_rn(double a, double b, double c) { return std::fma(a, b, c); }
 inline float __saturatef(float x) { return x >= 1.0f ? 1.0f : (x > 0.0f ? x : 0.0f); }
-inline double saturate(double x) { return x >= 1.0 ? 1.0 : (x > 0.0 ? x : 0.0); }
-inline float exp10f_(float x) { return std::pow(10.0f, x); }
 inline float normcdff(float x) { return 0.5f * std::erfc(-x * 0.70710678118654752f); }
 inline double normcdf(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752440); }
 inline double erfinv(double y) {

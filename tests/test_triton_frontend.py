@@ -1,0 +1,458 @@
+"""Tests for porter.frontends.triton: Triton source (read with `ast`, never run) -> IR."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from porter.diagnostics import TileportError
+from porter.frontends.triton import convert_triton
+from porter.ir.nodes import (
+    Assign, BinOp, Builtin, BufferParam, Call, Cast, Decl, If, Load, ScalarParam, Select, Store,
+)
+from porter.ir.printer import format_expr, format_module
+from porter.ir.walk import all_exprs, walk_stmts
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted((ROOT / "samples" / "triton").glob("*.py")) + \
+    sorted((ROOT / "tests" / "fresh" / "triton").glob("*.py"))
+
+HEADER = "import torch\nimport triton\nimport triton.language as tl\n"
+
+
+def write(tmp_path, body: str, name: str = "kern.py") -> str:
+    path = tmp_path / name
+    path.write_text(HEADER + textwrap.dedent(body))
+    return str(path)
+
+
+def line_of(path: str, needle: str) -> int:
+    return next(i for i, line in enumerate(Path(path).read_text().splitlines(), 1) if needle in line)
+
+
+def kinds(kernel) -> dict:
+    return {p.name: ("buffer" if isinstance(p, BufferParam) else "scalar", p.dtype)
+            for p in kernel.params}
+
+
+def decls(kernel) -> dict:
+    return {s.var.name: s for s in walk_stmts(kernel.body) if isinstance(s, Decl)}
+
+
+def stores(kernel) -> list:
+    return [s for s in walk_stmts(kernel.body) if isinstance(s, Store)]
+
+
+def convert_error(path: str, **kw) -> TileportError:
+    with pytest.raises(TileportError) as info:
+        convert_triton(path, **kw)
+    return info.value
+
+
+# ----------------------------------------------------------------------------- samples
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_every_sample_converts(path):
+    module = convert_triton(str(path))
+    assert module.language == "triton" and module.kernels
+    for k in module.kernels:
+        assert k.language == "triton"
+        assert k.launch.origin == "launch-site"
+        assert all(isinstance(b, int) and b > 0 for b in k.launch.block)
+        assert k.launch.threads == 128
+        assert stores(k)
+        assert format_module(module)  # printable: no placeholder left in the IR
+        for p in k.buffers:
+            assert p.extent is not None
+
+
+def test_add_sample():
+    path = str(ROOT / "samples/triton/add.py")
+    (k,) = convert_triton(path).kernels
+    assert k.name == "add_kernel" and k.loc.line == line_of(path, "def add_kernel")
+    assert kinds(k) == {"x_ptr": ("buffer", "float32"), "y_ptr": ("buffer", "float32"),
+                        "output_ptr": ("buffer", "float32"), "n_elements": ("scalar", "int32")}
+    assert k.constexprs == {"BLOCK_SIZE": 1024}
+    assert k.launch.block == (1024,)
+    assert [format_expr(g) for g in k.launch.grid] == ["ceildiv(n_elements, 1024)"]
+    assert k.launch.loc.line == line_of(path, "add_kernel[grid]")
+    assert [p.access for p in k.buffers] == ["r", "r", "w"]
+    assert k.param("output_ptr").extent is not None
+    assert format_expr(k.param("output_ptr").extent) == "n_elements"
+    d = decls(k)
+    assert format_expr(d["offsets"].init) == "(block_start + threadIdx.x)"
+    assert format_expr(d["x"].init) == "((offsets < n_elements) ? x_ptr[offsets] : 0.0)"
+    (top,) = [s for s in k.body if isinstance(s, If)]
+    assert format_expr(top.cond) == "(offsets < n_elements)"
+    assert top.loc.line == line_of(path, "tl.store")
+
+
+def test_fused_silu_mul_fp16_casts():
+    (k,) = convert_triton(str(ROOT / "samples/triton/fused_silu_mul.py")).kernels
+    assert {p.name: p.dtype for p in k.buffers} == {"a_ptr": "float16", "b_ptr": "float16",
+                                                   "out_ptr": "float16"}
+    d = decls(k)
+    a = d["a"].init
+    assert d["a"].var.dtype == "float32" and isinstance(a, Cast) and a.dtype == "float32"
+    assert isinstance(a.a, Select) and isinstance(a.a.a, Load) and a.a.a.dtype == "float16"
+    assert format_expr(d["silu_a"].init) == "(a * sigmoid(a))"
+    (st,) = stores(k)
+    assert isinstance(st.value, Cast) and st.value.dtype == "float16"
+    assert k.constexprs == {"BLOCK_SIZE": 512}
+
+
+def test_leaky_relu_helper_is_inlined_with_where():
+    (k,) = convert_triton(str(ROOT / "samples/triton/leaky_relu_where.py")).kernels
+    assert kinds(k)["negative_slope"] == ("scalar", "float32")
+    y = decls(k)["y"].init
+    assert isinstance(y, Select)
+    assert format_expr(y) == "((x >= 0.0) ? x : (x * negative_slope))"
+    assert not any(isinstance(e, Call) for e in all_exprs(k.body))
+    assert [format_expr(g) for g in k.launch.grid] == ["ceildiv(n_elements, 256)"]
+
+
+def test_scale_clamp_2d_broadcasting():
+    path = str(ROOT / "samples/triton/scale_clamp_2d.py")
+    (k,) = convert_triton(path).kernels
+    assert kinds(k) == {
+        "x_ptr": ("buffer", "float32"), "out_ptr": ("buffer", "float32"),
+        "M": ("scalar", "int32"), "N": ("scalar", "int32"), "stride_m": ("scalar", "int32"),
+        "stride_om": ("scalar", "int32"), "scale": ("scalar", "float32"),
+        "lo": ("scalar", "float32"), "hi": ("scalar", "float32")}
+    assert k.constexprs == {"BLOCK_M": 32, "BLOCK_N": 64}
+    assert k.launch.block == (64, 32)  # (BLOCK_N, BLOCK_M): the last dim is lane axis 0
+    assert [format_expr(g) for g in k.launch.grid] == ["ceildiv(M, 32)", "ceildiv(N, 64)"]
+    d = decls(k)
+    assert format_expr(d["offs_m"].init) == "((pid_m * 32) + threadIdx.y)"
+    assert format_expr(d["offs_n"].init) == "((pid_n * 64) + threadIdx.x)"
+    assert format_expr(d["pid_m"].init) == "blockIdx.x" and format_expr(d["pid_n"].init) == "blockIdx.y"
+    assert format_expr(d["y_1"].init) == "min(max(y, lo), hi)"  # SSA name for the reassignment
+    (top,) = [s for s in k.body if isinstance(s, If)]
+    assert format_expr(top.cond) == "((offs_m < M) && (offs_n < N))"
+    assert format_expr(top.then[0].index) == "((offs_m * stride_om) + offs_n)"
+    assert format_expr(k.param("out_ptr").extent) == "(((M * stride_om) + N) - stride_om)"
+
+
+def test_softplus_module_constant_and_host_default():
+    (k,) = convert_triton(str(ROOT / "tests/fresh/triton/softplus.py")).kernels
+    assert k.constexprs == {"BLOCK": 2048}  # BLOCK=block, the host function's default
+    assert kinds(k) == {"X": ("buffer", "float32"), "Y": ("buffer", "float32"),
+                        "numel": ("scalar", "int32"), "beta": ("scalar", "float32")}
+    assert format_expr(decls(k)["y"].init) == "((z > 20.0) ? x : sp)"  # THRESHOLD folded
+    assert [format_expr(g) for g in k.launch.grid] == ["ceildiv(numel, 2048)"]
+
+
+def test_mul_add_scalar_low_precision_hint():
+    # the host tries float32 and float16; `.to(tl.float32)` after the loads decides
+    (k,) = convert_triton(str(ROOT / "tests/fresh/triton/mul_add_scalar.py")).kernels
+    assert {p.name: p.dtype for p in k.buffers} == {"x_ptr": "float16", "y_ptr": "float16",
+                                                   "out_ptr": "float16"}
+    assert [p.dtype for p in k.scalars] == ["int32", "float32", "float32", "float32"]
+    assert format_expr(decls(k)["acc"].init) == \
+        "((((float32)xv * alpha) + ((float32)yv * beta)) + gamma)"
+    assert isinstance(stores(k)[0].value, Cast)
+
+
+def test_dtypes_override(tmp_path):
+    path = str(ROOT / "samples/triton/add.py")
+    (k,) = convert_triton(path, dtypes={"x_ptr": "bfloat16", "n_elements": "int64"}).kernels
+    assert k.param("x_ptr").dtype == "bfloat16" and k.param("y_ptr").dtype == "float32"
+    assert k.param("n_elements").dtype == "int64"
+    x = decls(k)["x"].init
+    assert x.dtype == "bfloat16"
+
+
+# ----------------------------------------------------------------------------- semantics
+
+
+def test_broadcasting_2d_same_arange_on_both_axes(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def tadd(x_ptr, y_ptr, out_ptr, N, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            mask = (offs[:, None] < N) & (offs[None, :] < N)
+            x = tl.load(x_ptr + offs[:, None] * N + offs[None, :], mask=mask, other=0.0)
+            xt = tl.load(x_ptr + offs[None, :] * N + offs[:, None], mask=mask, other=0.0)
+            y = tl.load(y_ptr + offs)
+            tl.store(out_ptr + offs[:, None] * N + offs[None, :], x + xt + y[None, :], mask=mask)
+
+        def run(x, y):
+            out = torch.empty_like(x)
+            tadd[(1,)](x, y, out, x.shape[0], BLOCK=32, num_warps=2)
+    """)
+    (k,) = convert_triton(src).kernels
+    assert k.launch.block == (32, 32) and k.launch.threads == 64
+    assert [format_expr(g) for g in k.launch.grid] == ["1"]
+    d = decls(k)
+    # offs is declared once per lane axis it is used on
+    assert format_expr(d["offs"].init) == "threadIdx.x"
+    assert format_expr(d["offs_1"].init) == "threadIdx.y"
+    assert format_expr(d["x"].init.a.index) == "((offs_1 * N) + offs)"
+    assert format_expr(d["xt"].init.a.index) == "((offs * N) + offs_1)"
+    assert format_expr(d["y"].init) == "y_ptr[offs]"  # 1D load broadcast along lane axis 0
+
+
+def test_1d_arange_alone_is_axis_0_and_arange_start(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, BLOCK: tl.constexpr = 64):
+            offs = tl.arange(4, 4 + BLOCK)
+            tl.store(x_ptr + offs, offs.to(tl.float32))
+    """)
+    (k,) = convert_triton(src).kernels
+    assert k.launch.block == (64,) and k.launch.origin == "inferred"
+    assert format_expr(decls(k)["offs"].init) == "(threadIdx.x + 4)"
+
+
+def test_mixed_block_shapes_error(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, out_ptr, BLOCK: tl.constexpr = 64):
+            offs = tl.arange(0, BLOCK)
+            tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+            tl.store(out_ptr + offs[:, None], tl.load(x_ptr + offs)[:, None])
+    """)
+    err = convert_error(src)
+    assert err.diagnostic.code == "TP221" and "mixed block shapes" in err.diagnostic.message
+    assert err.diagnostic.loc.line == line_of(src, "offs[:, None], tl.load")
+
+
+def test_helper_with_expression_argument_and_tuple_return(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def _twice(a, b):
+            t = a * 2
+            return t, t + b
+
+        @triton.jit
+        def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr = 128):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            x = tl.load(x_ptr + offs, mask=m)
+            p, q = _twice(x + 1.0, x)
+            tl.store(y_ptr + offs, p * q, mask=m)
+    """)
+    (k,) = convert_triton(src).kernels
+    d = decls(k)
+    assert format_expr(d["twice_a"].init) == "(x + 1.0)"
+    assert format_expr(d["t"].init) == "(twice_a * 2.0)"
+    assert d["t"].loc.line == line_of(src, "t = a * 2")
+    assert format_expr(d["q"].init) == "(t + x)"
+    assert format_expr(stores(k)[0].value) == "(t * q)"  # p aliases t
+
+
+def test_promotion_rules(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr = 128):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs)
+            h = x * 2.0
+            q = x / 2
+            r = offs / 3
+            s = offs // 3 + offs % 3
+            c = (x > 0) & (offs < n)
+            tl.store(out_ptr + offs, tl.where(c, h.to(tl.float32) + q + r + s, 0.0))
+
+        def run(x):
+            out = torch.empty(x.shape, dtype=torch.float32)
+            k[(4,)](x.half(), out, x.numel())
+    """)
+    (k,) = convert_triton(src).kernels
+    assert k.param("x_ptr").dtype == "float16" and k.param("out_ptr").dtype == "float32"
+    d = decls(k)
+    assert d["h"].var.dtype == "float16" and format_expr(d["h"].init) == "(x * 2.0)"
+    assert d["q"].var.dtype == "float32" and format_expr(d["q"].init) == "((float32)x / 2.0)"
+    assert d["r"].var.dtype == "float32" and format_expr(d["r"].init) == "((float32)offs / 3.0)"
+    assert d["s"].var.dtype == "int32" and format_expr(d["s"].init) == "((offs / 3) + (offs % 3))"
+    cond = stores(k)[0].value.cond
+    assert isinstance(cond, BinOp) and cond.op == "&&" and cond.dtype == "bool"
+
+
+def test_runtime_if_merges_and_early_return(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, n, flag, BLOCK: tl.constexpr = 128, SCALE: tl.constexpr = False):
+            pid = tl.program_id(0)
+            if pid * BLOCK >= n:
+                return
+            offs = pid * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs)
+            if SCALE:
+                x = x * 3.0
+            if flag > 0:
+                x = x * 2.0
+            else:
+                x = x + 1.0
+            tl.store(x_ptr + offs, x)
+    """)
+    (k,) = convert_triton(src).kernels
+    assert kinds(k)["flag"] == ("scalar", "int32") and kinds(k)["x_ptr"][0] == "buffer"
+    (guard,) = [s for s in k.body if isinstance(s, If)]
+    assert format_expr(guard.cond) == "!((pid * 128) >= n)"
+    merged = [s for s in walk_stmts(k.body) if isinstance(s, Decl) and s.init is None]
+    assert [s.var.name for s in merged] == ["x_3"]
+    assigns = [s for s in walk_stmts(k.body) if isinstance(s, Assign)]
+    assert [(s.var.name, format_expr(s.value)) for s in assigns] == [("x_3", "x_1"), ("x_3", "x_2")]
+    assert format_expr(stores(k)[0].value) == "x_3"
+    assert "3.0" not in format_module(convert_triton(src))  # constexpr if resolved
+
+
+def test_pointers_and_scalar_types_from_use_without_host(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(X, Y, S, n, eps, stride, BLOCK: tl.constexpr = 128):
+            row = tl.program_id(0)
+            cols = tl.arange(0, BLOCK)
+            base = X + row * stride
+            s = tl.load(S)
+            x = tl.load(base + cols, mask=cols < n, other=0.0)
+            tl.store(Y + row * stride + cols, (x + eps) * s, mask=cols < n)
+
+        def run(a, b, c, d, e, f, rows):
+            k[(d,)](a, b, c, d, e, f)  # nothing known about the arguments
+    """)
+    (k,) = convert_triton(src).kernels
+    assert kinds(k) == {"X": ("buffer", "float32"), "Y": ("buffer", "float32"),
+                        "S": ("buffer", "float32"), "n": ("scalar", "int32"),
+                        "eps": ("scalar", "float32"), "stride": ("scalar", "int32")}
+    assert format_expr(decls(k)["s"].init) == "S[0]"
+    assert k.launch.origin == "launch-site" and k.launch.loc.line == line_of(src, "k[(d,)]")
+    # a launch grid over a host value the kernel does not receive cannot be used, and the
+    # masks do not involve the program id: no grid
+    body = Path(src).read_text().split("\ndef run(")[0]
+    unmappable = tmp_path / "unmappable.py"
+    unmappable.write_text(body + "\ndef run(x, y, s):\n"
+                          "    k[(x.shape[0],)](x, y, s, x.shape[1], 1e-5, x.stride(0))\n")
+    err = convert_error(str(unmappable))
+    assert err.diagnostic.code == "TP240" and "(x.shape[0],)" in err.diagnostic.message
+    (given,) = convert_triton(str(unmappable), grid=(8,)).kernels
+    assert given.launch.origin == "given" and [format_expr(g) for g in given.launch.grid] == ["8"]
+    # the same host expression as an argument maps to that parameter
+    mapped = tmp_path / "mapped.py"
+    mapped.write_text(body + "\ndef run(x, y, s):\n"
+                      "    k[(x.stride(0),)](x, y, s, x.shape[1], 1e-5, x.stride(0))\n")
+    (k2,) = convert_triton(str(mapped)).kernels
+    assert [format_expr(g) for g in k2.launch.grid] == ["stride"]
+    assert k2.launch.origin == "launch-site"
+
+
+def test_grid_inferred_2d_without_launch_site(tmp_path):
+    text = (ROOT / "samples/triton/scale_clamp_2d.py").read_text().split("\ndef scale_clamp(")[0]
+    text = text.replace("BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr",
+                        "BLOCK_M: tl.constexpr = 16, BLOCK_N: tl.constexpr = 32")
+    path = tmp_path / "nosite.py"
+    path.write_text(text)
+    (k,) = convert_triton(str(path)).kernels
+    assert k.launch.origin == "inferred" and k.launch.block == (32, 16)
+    assert [format_expr(g) for g in k.launch.grid] == ["ceildiv(M, 16)", "ceildiv(N, 32)"]
+    assert k.launch.threads == 128
+
+
+def test_autotune_config(tmp_path):
+    src = write(tmp_path, """
+        @triton.autotune(configs=[triton.Config({'BLOCK': 128}, num_warps=4),
+                                  triton.Config({'BLOCK': 256}, num_warps=8)], key=['n'])
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, 1.0, mask=offs < n)
+
+        def run(x):
+            k[lambda meta: (triton.cdiv(x.numel(), meta['BLOCK']),)](x, x.numel())
+    """)
+    (k0,) = convert_triton(src).kernels
+    assert k0.constexprs == {"BLOCK": 128} and k0.launch.threads == 128
+    assert [format_expr(g) for g in k0.launch.grid] == ["ceildiv(n, 128)"]
+    (k1,) = convert_triton(src, config=1).kernels
+    assert k1.constexprs == {"BLOCK": 256} and k1.launch.threads == 256
+    assert k1.launch.block == (256,)
+    assert [format_expr(g) for g in k1.launch.grid] == ["ceildiv(n, 256)"]
+    assert convert_error(src, config=2).diagnostic.code == "TP204"
+
+
+def test_constexpr_without_value(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, BLOCK: tl.constexpr):
+            tl.store(x_ptr + tl.arange(0, BLOCK), 0.0)
+    """)
+    err = convert_error(src)
+    assert err.diagnostic.code == "TP220" and "BLOCK" in err.diagnostic.message
+
+
+def test_static_assert(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, BLOCK: tl.constexpr = 48):
+            tl.static_assert(BLOCK % 32 == 0, "BLOCK must be a multiple of 32")
+            tl.store(x_ptr + tl.arange(0, 64), 0.0)
+    """)
+    err = convert_error(src)
+    assert err.diagnostic.code == "TP229" and "multiple of 32" in err.diagnostic.message
+    assert err.diagnostic.loc.line == line_of(src, "tl.static_assert")
+
+
+def test_user_code_is_never_run(tmp_path):
+    src = write(tmp_path, """
+        raise SystemExit("must not run")
+
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr = 64):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.exp(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+    """)
+    (k,) = convert_triton(src).kernels
+    assert [format_expr(g) for g in k.launch.grid] == ["ceildiv(n, 64)"]
+    assert any(isinstance(e, Builtin) and e.kind == "block_idx" for e in all_exprs(k.body))
+    assert all(isinstance(p, (BufferParam, ScalarParam)) for p in k.params)
+
+
+# ----------------------------------------------------------------------------- diagnostics
+
+
+@pytest.mark.parametrize("snippet, needle, code", [
+    ("for i in range(4):\n        acc = acc + i", "for i in range", "TP210"),
+    ("while n > 0:\n        n = n - 1", "while n", "TP210"),
+    ("acc = tl.dot(tl.load(x_ptr + offs[:, None] + offs[None, :]), acc)", "tl.dot", "TP211"),
+    ("acc = tl.sum(acc, axis=0)", "tl.sum", "TP212"),
+    ("acc = tl.rand(7, offs)", "tl.rand", "TP213"),
+    ("tl.atomic_add(x_ptr + offs, acc)", "tl.atomic_add", "TP214"),
+])
+def test_unsupported_constructs(tmp_path, snippet, needle, code):
+    snippet = snippet.replace("\n", "\n" + " " * 12)
+    src = write(tmp_path, f"""
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr = 64):
+            offs = tl.arange(0, BLOCK)
+            acc = tl.load(x_ptr + offs)
+            {snippet}
+            tl.store(x_ptr + offs, acc)
+    """)
+    err = convert_error(src)
+    assert err.diagnostic.code == code
+    assert err.diagnostic.loc.line == line_of(src, needle)
+    assert err.diagnostic.loc.file == src
+
+
+def test_syntax_error(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr:
+            pass
+    """)
+    err = convert_error(src)
+    assert err.diagnostic.code == "TP201" and err.diagnostic.loc.line == line_of(src, "def k(")
+
+
+def test_no_kernel(tmp_path):
+    src = write(tmp_path, """
+        def host(x):
+            return x * 2
+    """)
+    err = convert_error(src)
+    assert err.diagnostic.code == "TP200"
+    assert "no @triton.jit kernel" in err.diagnostic.message

@@ -1,0 +1,105 @@
+"""End to end: convert each sample and verify it against the really executed original; ports
+with one operator flipped or one index shifted must fail with exit 1."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+CUDA = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "samples/cuda").glob("*.cu"))
+TRITON = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "samples/triton").glob("*.py"))
+FRESH = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests/fresh").rglob("*")
+               if p.suffix in (".cu", ".py"))
+
+
+def tileport(*args):
+    return subprocess.run([sys.executable, "-m", "porter.cli", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+
+
+def convert_and_verify(rel, tmp_path, *extra):
+    port = tmp_path / (rel.replace("/", "_").rsplit(".", 1)[0] + "_tl.py")
+    converted = tileport("convert", rel, "-o", port)
+    assert converted.returncode == 0, converted.stderr
+    result = tileport("verify", rel, port, "--format", "json", *extra)
+    assert "Traceback" not in result.stderr, result.stderr
+    return port, result
+
+
+def assert_equivalent(result):
+    report = json.loads(result.stdout)
+    assert result.returncode == 0, json.dumps(report, indent=1)[:4000] + result.stderr
+    for k in report["kernels"]:
+        assert k["verdict"] == "equivalent"
+        assert len(k["cases"]) >= 2
+        for case in k["cases"]:
+            assert case["buffers"] and all(b["ok"] for b in case["buffers"])
+    return report
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rel", CUDA + TRITON)
+def test_sample_converts_and_verifies(rel, tmp_path):
+    _, result = convert_and_verify(rel, tmp_path)
+    report = assert_equivalent(result)
+    # one of the problem sizes is ragged: not a multiple of any block
+    sizes = [v for k in report["kernels"] for c in k["cases"] for n, v in c["sizes"].items()
+             if isinstance(v, int)]
+    assert any(v % 2 for v in sizes)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rel", FRESH)
+def test_kernels_written_by_others_convert_and_verify(rel, tmp_path):
+    _, result = convert_and_verify(rel, tmp_path, "--no-compile-check")
+    assert_equivalent(result)
+
+
+MUTANTS = [
+    # (sample, pattern in the port, replacement): one operator flipped / one index shifted
+    ("samples/cuda/saxpy.cu", r"a \* x\[i\] \+ y\[i\]", "a * x[i] - y[i]"),
+    ("samples/cuda/saxpy.cu", r"a \* x\[i\]", "a * x[i + 1]"),
+    ("samples/cuda/matrix_add_2d.cu", r"A\[row \* cols \+ col\] \+ B", "A[row * cols + col] * B"),
+    ("samples/cuda/relu_grid_stride.cu", r"while i < n:", "while i < n - 1:"),
+    ("samples/cuda/half_scale_bias.cu", r"b\[i\]\)\)", "b[i + 1]))"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rel, pattern, replacement", MUTANTS)
+def test_mutated_port_fails_with_exit_1(rel, pattern, replacement, tmp_path):
+    port = tmp_path / "port_tl.py"
+    assert tileport("convert", rel, "-o", port).returncode == 0
+    text = port.read_text()
+    mutated, count = re.subn(pattern, replacement, text, count=1)
+    if count == 0:
+        pytest.fail(f"mutation pattern {pattern!r} not found in the port of {rel}")
+    port.write_text(mutated)
+    result = tileport("verify", rel, port, "--format", "json", "--no-compile-check")
+    assert result.returncode == 1, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert any(k["verdict"] == "mismatch" for k in report["kernels"])
+
+
+@pytest.mark.slow
+def test_verify_text_report_names_buffers_and_tolerances(tmp_path):
+    port, _ = convert_and_verify("samples/cuda/saxpy.cu", tmp_path, "--no-compile-check")
+    result = tileport("verify", "samples/cuda/saxpy.cu", port, "--no-compile-check", "--arg", "n=100")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "saxpy" in result.stdout and "equivalent" in result.stdout
+    assert "n=100" in result.stdout and "1e-05" in result.stdout
+
+
+@pytest.mark.slow
+def test_port_that_crashes_is_could_not_run(tmp_path):
+    port, _ = convert_and_verify("samples/cuda/saxpy.cu", tmp_path, "--no-compile-check")
+    port.write_text(port.read_text().replace("kernel(n, a, x, y)", "import os; os.abort()"))
+    result = tileport("verify", "samples/cuda/saxpy.cu", port, "--no-compile-check")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "error TP44" in result.stdout + result.stderr

@@ -26,9 +26,10 @@ def dtype_ref(dtype: str) -> str:
 class ExprEmitter:
     """Prints expressions; `names` renames IR variables, `builtins` maps geometry to source."""
 
-    def __init__(self, names: dict, builtins: dict):
+    def __init__(self, names: dict, builtins: dict, constants=()):
         self.names = names
         self.builtins = builtins
+        self.constants = set(constants)  # named constants in scope (Triton constexprs)
 
     def __call__(self, e) -> str:
         return self.emit(e)[0]
@@ -92,6 +93,8 @@ class ExprEmitter:
         return f"{left} {op} {right}", prec
 
     def const(self, e: Const) -> str:
+        if e.name in self.constants:
+            return e.name
         if e.dtype == "bool":
             return "True" if e.value else "False"
         if is_float(e.dtype):

@@ -79,7 +79,9 @@ class KernelEmitter:
             builtins[("thread_idx", axis)] = _LANES[axis] if axis < len(launch.block) else "0"
             builtins[("block_idx", axis)] = _BLOCKS[axis] if axis < len(launch.grid) else "0"
             builtins[("block_dim", axis)] = str(launch.block[axis]) if axis < len(launch.block) else "1"
-        self.expr = ExprEmitter(self.names, builtins)
+        self.constants = {n: v for n, v in kernel.constexprs.items()
+                          if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        self.expr = ExprEmitter(self.names, builtins, self.constants)
         for axis in range(3):
             grid = simplify_grid(launch.grid[axis]) if axis < len(launch.grid) else Const(1, "int32")
             builtins[("grid_dim", axis)] = self.expr(grid)
@@ -105,7 +107,7 @@ class KernelEmitter:
     def view(self) -> KernelView:
         k = self.k
         launch = k.launch
-        v = KernelView(name=k.name, program=f"{k.name}_program", prim_func=f"{k.name}_kernel",
+        v = KernelView(name=k.name, program=f"{k.name}_program", prim_func=k.name,
                        source=self.source_name, line=k.loc.line, launch_note=self._launch_note(),
                        level="thread-parallel")
         taken = set(self.names.values()) | set(self.param_names.values())
@@ -129,10 +131,15 @@ class KernelEmitter:
         handles = ", ".join(_BLOCKS[: len(grid)])
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
         lanes = list(reversed(_LANES[: len(launch.block)]))
-        extents = [str(b) for b in reversed(launch.block)]
+        extents = [self.named(b) for b in reversed(launch.block)]
         v.parallel_line = f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"
         v.body = self.block(simplify_stmts(k.body), 0) or ["T.evaluate(0)"]
         return v
+
+    def named(self, value: int) -> str:
+        """A block extent by the constexpr that set it, when exactly one has that value."""
+        names = [n for n, v in self.constants.items() if v == value]
+        return names[0] if len(names) == 1 else str(value)
 
     def _launch_note(self) -> str:
         L = self.k.launch

@@ -48,6 +48,8 @@ TileportErrors (TP210-TP218) at the construct's line.
 
 from __future__ import annotations
 
+import dataclasses
+
 import ast
 import math
 from collections import defaultdict
@@ -666,7 +668,7 @@ class KernelConverter:
     def convert(self) -> list:
         env = {}
         for name, v in self.constexprs.items():
-            env[name] = v
+            env[name] = PyC(v.value, name) if isinstance(v, PyC) else v
         for name in self.runtime:
             if name in self.buffer_dtypes:
                 env[name] = PtrV(name, None, (), self.buffer_dtypes[name])
@@ -1002,7 +1004,10 @@ class KernelConverter:
 
     def _as_expr(self, v, dtype):
         if isinstance(v, PyC):
-            return const_of(v.value, dtype)
+            const = const_of(v.value, dtype)
+            if v.name and isinstance(const, Const) and const.value == v.value:
+                const = dataclasses.replace(const, name=v.name)
+            return const
         return cast(v.expr, dtype)
 
     def _bshape(self, node, *vals):

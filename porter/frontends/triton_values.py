@@ -198,6 +198,7 @@ class PyC:
     """A compile-time Python value (literal, constexpr, folded arithmetic)."""
 
     value: object
+    name: str | None = None  # the constexpr this value came from, kept for readable ports
 
 
 @dataclass

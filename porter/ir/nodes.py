@@ -37,8 +37,11 @@ def dtype_bits(dtype: str) -> int:
 
 @dataclass(frozen=True)
 class Const:
+    """A literal; `name` keeps the constant's source name (a constexpr, a #define) for display."""
+
     value: Union[int, float, bool]
     dtype: str
+    name: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

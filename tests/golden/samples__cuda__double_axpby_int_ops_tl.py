@@ -65,7 +65,7 @@ def daxpby_program():
     y_numel = T.dynamic("y_numel")
 
     @T.prim_func
-    def daxpby_kernel(
+    def daxpby(
         n: T.int32,
         alpha: T.float64,
         x: T.Tensor((x_numel,), T.float64),
@@ -78,7 +78,7 @@ def daxpby_program():
                 if i < n:
                     y[i] = alpha * x[i] + beta * y[i]
 
-    return daxpby_kernel
+    return daxpby
 
 
 def daxpby(n, alpha, x, beta, y, *, target=None):
@@ -103,7 +103,7 @@ def int_mix_program():
     out_numel = T.dynamic("out_numel")
 
     @T.prim_func
-    def int_mix_kernel(
+    def int_mix(
         n: T.int32,
         a: T.Tensor((a_numel,), T.int32),
         b: T.Tensor((b_numel,), T.int32),
@@ -116,7 +116,7 @@ def int_mix_program():
                     v = T.truncmod(a[i] * 3 + b[i], 7)
                     out[i] = v + (a[i] >> 2 & 15)
 
-    return int_mix_kernel
+    return int_mix
 
 
 def int_mix(n, a, b, out, *, target=None):

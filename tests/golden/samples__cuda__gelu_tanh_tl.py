@@ -65,7 +65,7 @@ def gelu_tanh_program():
     y_numel = T.dynamic("y_numel")
 
     @T.prim_func
-    def gelu_tanh_kernel(
+    def gelu_tanh(
         n: T.int32,
         x: T.Tensor((x_numel,), T.float32),
         y: T.Tensor((y_numel,), T.float32),
@@ -78,7 +78,7 @@ def gelu_tanh_program():
                     inner = T.float32(0.7978845834732056) * (v + T.float32(0.044714998453855515) * v * v * v)
                     y[i] = T.float32(0.5) * v * (T.float32(1.0) + T.tanh(inner))
 
-    return gelu_tanh_kernel
+    return gelu_tanh
 
 
 def gelu_tanh(n, x, y, *, target=None):
@@ -102,7 +102,7 @@ def silu_program():
     y_numel = T.dynamic("y_numel")
 
     @T.prim_func
-    def silu_kernel(
+    def silu(
         n: T.int32,
         x: T.Tensor((x_numel,), T.float32),
         y: T.Tensor((y_numel,), T.float32),
@@ -114,7 +114,7 @@ def silu_program():
                     v = x[i]
                     y[i] = v * (T.float32(1.0) / (T.float32(1.0) + T.exp(-v)))
 
-    return silu_kernel
+    return silu
 
 
 def silu(n, x, y, *, target=None):

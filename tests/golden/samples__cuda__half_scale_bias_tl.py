@@ -66,7 +66,7 @@ def half_scale_bias_program():
     out_numel = T.dynamic("out_numel")
 
     @T.prim_func
-    def half_scale_bias_kernel(
+    def half_scale_bias(
         n: T.int32,
         scale: T.float32,
         x: T.Tensor((x_numel,), T.float16),
@@ -79,7 +79,7 @@ def half_scale_bias_program():
                 if i < n:
                     out[i] = T.Cast(T.float16, T.Cast(T.float32, x[i]) * scale + T.Cast(T.float32, b[i]))
 
-    return half_scale_bias_kernel
+    return half_scale_bias
 
 
 def half_scale_bias(n, scale, x, b, out, *, target=None):
@@ -106,7 +106,7 @@ def half_mul_add_program():
     out_numel = T.dynamic("out_numel")
 
     @T.prim_func
-    def half_mul_add_kernel(
+    def half_mul_add(
         n: T.int32,
         x: T.Tensor((x_numel,), T.float16),
         w: T.Tensor((w_numel,), T.float16),
@@ -119,7 +119,7 @@ def half_mul_add_program():
                 if i < n:
                     out[i] = x[i] * w[i] + b[i]
 
-    return half_mul_add_kernel
+    return half_mul_add
 
 
 def half_mul_add(n, x, w, b, out, *, target=None):

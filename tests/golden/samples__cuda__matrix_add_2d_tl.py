@@ -65,7 +65,7 @@ def matrix_add_program():
     C_numel = T.dynamic("C_numel")
 
     @T.prim_func
-    def matrix_add_kernel(
+    def matrix_add(
         A: T.Tensor((A_numel,), T.float32),
         B: T.Tensor((B_numel,), T.float32),
         C: T.Tensor((C_numel,), T.float32),
@@ -79,7 +79,7 @@ def matrix_add_program():
                 if T.And(row < rows, col < cols):
                     C[row * cols + col] = A[row * cols + col] + B[row * cols + col]
 
-    return matrix_add_kernel
+    return matrix_add
 
 
 def matrix_add(A, B, C, rows, cols, *, target=None):

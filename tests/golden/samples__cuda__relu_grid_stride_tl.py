@@ -65,7 +65,7 @@ def relu_program():
     y_numel = T.dynamic("y_numel")
 
     @T.prim_func
-    def relu_kernel(
+    def relu(
         n: T.int32,
         x: T.Tensor((x_numel,), T.float32),
         y: T.Tensor((y_numel,), T.float32),
@@ -78,7 +78,7 @@ def relu_program():
                     y[i] = T.if_then_else(x[i] > T.float32(0.0), x[i], T.float32(0.0))
                     i = i + 128 * 32
 
-    return relu_kernel
+    return relu
 
 
 def relu(n, x, y, *, target=None):
@@ -102,7 +102,7 @@ def leaky_relu_program():
     y_numel = T.dynamic("y_numel")
 
     @T.prim_func
-    def leaky_relu_kernel(
+    def leaky_relu(
         n: T.int32,
         slope: T.float32,
         x: T.Tensor((x_numel,), T.float32),
@@ -117,7 +117,7 @@ def leaky_relu_program():
                     y[i] = T.if_then_else(v > T.float32(0.0), v, slope * v)
                     i = i + 128 * 32
 
-    return leaky_relu_kernel
+    return leaky_relu
 
 
 def leaky_relu(n, slope, x, y, *, target=None):

@@ -64,7 +64,7 @@ def saxpy_program():
     y_numel = T.dynamic("y_numel")
 
     @T.prim_func
-    def saxpy_kernel(
+    def saxpy(
         n: T.int32,
         a: T.float32,
         x: T.Tensor((x_numel,), T.float32),
@@ -76,7 +76,7 @@ def saxpy_program():
                 if i < n:
                     y[i] = a * x[i] + y[i]
 
-    return saxpy_kernel
+    return saxpy
 
 
 def saxpy(n, a, x, y, *, target=None):

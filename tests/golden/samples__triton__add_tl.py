@@ -56,7 +56,6 @@ def _flat(tensor, name, dtype):
 
 # --- add_kernel: samples/triton/add.py:8 -----------------------------
 # launch: grid (ceildiv(n_elements, 1024)), block (1024,), from the launch site (line 28)
-ADD_KERNEL_BLOCK_SIZE = 1024
 
 
 def add_kernel_program():
@@ -64,19 +63,19 @@ def add_kernel_program():
     x_ptr_numel = T.dynamic("x_ptr_numel")
     y_ptr_numel = T.dynamic("y_ptr_numel")
     output_ptr_numel = T.dynamic("output_ptr_numel")
-    BLOCK_SIZE = ADD_KERNEL_BLOCK_SIZE
+    BLOCK_SIZE = 1024  # constexpr, as launched
 
     @T.prim_func
-    def add_kernel_kernel(
+    def add_kernel(
         x_ptr: T.Tensor((x_ptr_numel,), T.float32),
         y_ptr: T.Tensor((y_ptr_numel,), T.float32),
         output_ptr: T.Tensor((output_ptr_numel,), T.float32),
         n_elements: T.int32,
     ):
         with T.Kernel(T.ceildiv(n_elements, 1024), threads=128) as bx:
-            for tx in T.Parallel(1024):
+            for tx in T.Parallel(BLOCK_SIZE):
                 pid = bx
-                block_start = pid * 1024
+                block_start = pid * BLOCK_SIZE
                 offsets = block_start + tx
                 x = T.if_then_else(offsets < n_elements, x_ptr[offsets], T.float32(0.0))
                 y = T.if_then_else(offsets < n_elements, y_ptr[offsets], T.float32(0.0))
@@ -84,7 +83,7 @@ def add_kernel_program():
                 if offsets < n_elements:
                     output_ptr[offsets] = output
 
-    return add_kernel_kernel
+    return add_kernel
 
 
 def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, *, target=None):

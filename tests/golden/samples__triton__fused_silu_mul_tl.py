@@ -56,7 +56,6 @@ def _flat(tensor, name, dtype):
 
 # --- silu_mul_kernel: samples/triton/fused_silu_mul.py:8 -------------
 # launch: grid (ceildiv(n_elements, 512)), block (512,), from the launch site (line 24)
-SILU_MUL_KERNEL_BLOCK_SIZE = 512
 
 
 def silu_mul_kernel_program():
@@ -64,19 +63,19 @@ def silu_mul_kernel_program():
     a_ptr_numel = T.dynamic("a_ptr_numel")
     b_ptr_numel = T.dynamic("b_ptr_numel")
     out_ptr_numel = T.dynamic("out_ptr_numel")
-    BLOCK_SIZE = SILU_MUL_KERNEL_BLOCK_SIZE
+    BLOCK_SIZE = 512  # constexpr, as launched
 
     @T.prim_func
-    def silu_mul_kernel_kernel(
+    def silu_mul_kernel(
         a_ptr: T.Tensor((a_ptr_numel,), T.float16),
         b_ptr: T.Tensor((b_ptr_numel,), T.float16),
         out_ptr: T.Tensor((out_ptr_numel,), T.float16),
         n_elements: T.int32,
     ):
         with T.Kernel(T.ceildiv(n_elements, 512), threads=128) as bx:
-            for tx in T.Parallel(512):
+            for tx in T.Parallel(BLOCK_SIZE):
                 pid = bx
-                offsets = pid * 512 + tx
+                offsets = pid * BLOCK_SIZE + tx
                 a = T.Cast(T.float32, T.if_then_else(offsets < n_elements, a_ptr[offsets], T.float16(0.0)))
                 b = T.Cast(T.float32, T.if_then_else(offsets < n_elements, b_ptr[offsets], T.float16(0.0)))
                 silu_a = a * T.sigmoid(a)
@@ -84,7 +83,7 @@ def silu_mul_kernel_program():
                 if offsets < n_elements:
                     out_ptr[offsets] = T.Cast(T.float16, out)
 
-    return silu_mul_kernel_kernel
+    return silu_mul_kernel
 
 
 def silu_mul_kernel(a_ptr, b_ptr, out_ptr, n_elements, *, target=None):

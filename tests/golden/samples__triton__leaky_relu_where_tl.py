@@ -56,32 +56,31 @@ def _flat(tensor, name, dtype):
 
 # --- leaky_relu_kernel: samples/triton/leaky_relu_where.py:13 ---------
 # launch: grid (ceildiv(n_elements, 256)), block (256,), from the launch site (line 27)
-LEAKY_RELU_KERNEL_BLOCK_SIZE = 256
 
 
 def leaky_relu_kernel_program():
     """The TileLang program for `leaky_relu_kernel`: one T.Kernel block per original block."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     y_ptr_numel = T.dynamic("y_ptr_numel")
-    BLOCK_SIZE = LEAKY_RELU_KERNEL_BLOCK_SIZE
+    BLOCK_SIZE = 256  # constexpr, as launched
 
     @T.prim_func
-    def leaky_relu_kernel_kernel(
+    def leaky_relu_kernel(
         x_ptr: T.Tensor((x_ptr_numel,), T.float32),
         y_ptr: T.Tensor((y_ptr_numel,), T.float32),
         n_elements: T.int32,
         negative_slope: T.float32,
     ):
         with T.Kernel(T.ceildiv(n_elements, 256), threads=128) as bx:
-            for tx in T.Parallel(256):
+            for tx in T.Parallel(BLOCK_SIZE):
                 pid = bx
-                offsets = pid * 256 + tx
+                offsets = pid * BLOCK_SIZE + tx
                 x = T.if_then_else(offsets < n_elements, x_ptr[offsets], T.float32(0.0))
                 y = T.if_then_else(x >= T.float32(0.0), x, x * negative_slope)
                 if offsets < n_elements:
                     y_ptr[offsets] = y
 
-    return leaky_relu_kernel_kernel
+    return leaky_relu_kernel
 
 
 def leaky_relu_kernel(x_ptr, y_ptr, n_elements, negative_slope, *, target=None):

@@ -56,19 +56,17 @@ def _flat(tensor, name, dtype):
 
 # --- scale_clamp_kernel: samples/triton/scale_clamp_2d.py:8 ----------
 # launch: grid (ceildiv(M, 32), ceildiv(N, 64)), block (64, 32), from the launch site (line 29)
-SCALE_CLAMP_KERNEL_BLOCK_M = 32
-SCALE_CLAMP_KERNEL_BLOCK_N = 64
 
 
 def scale_clamp_kernel_program():
     """The TileLang program for `scale_clamp_kernel`: one T.Kernel block per original block."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     out_ptr_numel = T.dynamic("out_ptr_numel")
-    BLOCK_M = SCALE_CLAMP_KERNEL_BLOCK_M
-    BLOCK_N = SCALE_CLAMP_KERNEL_BLOCK_N
+    BLOCK_M = 32  # constexpr, as launched
+    BLOCK_N = 64  # constexpr, as launched
 
     @T.prim_func
-    def scale_clamp_kernel_kernel(
+    def scale_clamp_kernel(
         x_ptr: T.Tensor((x_ptr_numel,), T.float32),
         out_ptr: T.Tensor((out_ptr_numel,), T.float32),
         M: T.int32,
@@ -80,18 +78,18 @@ def scale_clamp_kernel_program():
         hi: T.float32,
     ):
         with T.Kernel(T.ceildiv(M, 32), T.ceildiv(N, 64), threads=128) as (bx, by):
-            for ty, tx in T.Parallel(32, 64):
+            for ty, tx in T.Parallel(BLOCK_M, BLOCK_N):
                 pid_m = bx
                 pid_n = by
-                offs_m = pid_m * 32 + ty
-                offs_n = pid_n * 64 + tx
+                offs_m = pid_m * BLOCK_M + ty
+                offs_n = pid_n * BLOCK_N + tx
                 x = T.if_then_else(T.And(offs_m < M, offs_n < N), x_ptr[offs_m * stride_m + offs_n], T.float32(0.0))
                 y = x * scale
                 y_1 = T.min(T.max(y, lo), hi)
                 if T.And(offs_m < M, offs_n < N):
                     out_ptr[offs_m * stride_om + offs_n] = y_1
 
-    return scale_clamp_kernel_kernel
+    return scale_clamp_kernel
 
 
 def scale_clamp_kernel(x_ptr, out_ptr, M, N, stride_m, stride_om, scale, lo, hi, *, target=None):

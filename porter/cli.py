@@ -16,7 +16,7 @@ from rich.table import Table
 from porter import __version__
 from porter.diagnostics import Loc, TileportError
 
-stderr = Console(stderr=True, highlight=False)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 stdout = Console(highlight=False)
 if not stdout.is_terminal:
     stdout = Console(highlight=False, width=160)
@@ -27,7 +27,7 @@ _USAGE_CODES = {"TP001", "TP003", "TP004", "TP005", "TP006", "TP007"}
 
 
 def _fail(exc: TileportError, default_code: int) -> None:
-    stderr.print(exc.diagnostic.render(), markup=False)
+    click.echo(exc.diagnostic.render(), err=True)  # one unwrapped line, whatever the terminal
     raise SystemExit(EXIT_USAGE if exc.diagnostic.code in _USAGE_CODES else default_code)
 
 

@@ -132,7 +132,15 @@ def _grid(kernel: Kernel, scalars: dict) -> tuple:
     return grid
 
 
-def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str, opts: VerifyOptions):
+def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str, opts: VerifyOptions,
+                  device: str = "cpu"):
+    if module.language == "cuda" and device == "cuda":
+        from porter.verify import cuda_gpu
+
+        return cuda_gpu.run_kernel(original, kernel.name + kernel.template_args,
+                                   [p.c_type for p in kernel.params], grid, kernel.launch.block,
+                                   kernel.launch.smem_bytes, args, timeout=opts.timeout,
+                                   include_dirs=opts.include_dirs, defines=opts.defines)
     if module.language == "cuda":
         from porter.verify import cuda_exec
         from porter.verify.cuda_build import KernelSig
@@ -149,7 +157,8 @@ def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str
     launch_options = {"num_warps": kernel.launch.threads // 32} if kernel.launch.threads else {}
     bf16 = [i for i, p in enumerate(kernel.params) if isinstance(p, BufferParam) and p.dtype == "bfloat16"]
     return triton_exec.run_kernel(original, kernel.name, grid, args, constexprs=kernel.constexprs,
-                                  launch_options=launch_options, timeout=opts.timeout, bf16_args=bf16)
+                                  launch_options=launch_options, timeout=opts.timeout, bf16_args=bf16,
+                                  device=device)
 
 
 def _gpu_available() -> bool:
@@ -178,6 +187,7 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
     functions = _port_functions(port)
     report = VerifyReport(original, port, gpu=_gpu_available())
     plans = []
+    devices = ["cpu", "cuda"] if report.gpu else ["cpu"]
     for kernel in kernels:
         result = KernelResult(kernel.name, kernel.loc)
         report.kernels.append(result)
@@ -190,12 +200,13 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
             for index, scalars in enumerate(problem_sizes(kernel, opts.args)):
                 args = make_args(kernel, scalars, opts.args, opts.seed * 1000 + index)
                 grid = _grid(kernel, scalars)
-                progress(f"{kernel.name}: running the original, sizes {scalars}")
-                t0 = time.perf_counter()
-                expected = _run_original(module, kernel, grid, args, original, opts)
-                case = CaseResult(dict(scalars), grid, "cpu", original_seconds=time.perf_counter() - t0)
-                result.cases.append(case)
-                plans.append((result, case, kernel, args, expected))
+                for device in devices:
+                    progress(f"{kernel.name}: running the original on {device}, sizes {scalars}")
+                    t0 = time.perf_counter()
+                    expected = _run_original(module, kernel, grid, args, original, opts, device)
+                    case = CaseResult(dict(scalars), grid, device, original_seconds=time.perf_counter() - t0)
+                    result.cases.append(case)
+                    plans.append((result, case, kernel, args, expected))
         except TileportError as exc:
             result.error = exc.diagnostic
             result.cases.clear()
@@ -209,7 +220,8 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
     jobs, owners = [], []
     for result, case, kernel, args, expected in plans:
         if result.error is None:
-            jobs.append({"kind": "run", "function": kernel.name, "args": args, "target": "c"})
+            jobs.append({"kind": "run", "function": kernel.name, "args": args,
+                         "target": "c" if case.device == "cpu" else "cuda"})
             owners.append(("run", result, case, kernel, expected))
     if opts.compile_check:
         for kernel in kernels:

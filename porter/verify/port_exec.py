@@ -80,8 +80,14 @@ def _run(module, job: dict, torch) -> dict:
         else:
             tensors.append(a["scalar"])
     fn = getattr(module, job["function"])
+    target = job.get("target", "c")
+    if target == "cuda":
+        tensors = [t.cuda() if isinstance(t, torch.Tensor) else t for t in tensors]
     start = time.perf_counter()
-    fn(*tensors, target=job.get("target", "c"))
+    fn(*tensors, target=target)
+    if target == "cuda":
+        torch.cuda.synchronize()
+        tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]
     seconds = time.perf_counter() - start
     out = []
     for t, a in zip(tensors, job["args"]):

@@ -43,6 +43,7 @@ def run_kernel(
     launch_options: dict | None = None,
     timeout: float = 120.0,
     bf16_args: Collection[int] | None = None,
+    device: str = "cpu",
 ) -> list:
     """Launch ``kernel_name[grid](*args, **constexprs)`` from ``source_path`` under the interpreter.
 
@@ -65,12 +66,13 @@ def run_kernel(
         "args": [_encode_arg(i, a, bf16_args, source_path) for i, a in enumerate(args)],
         "constexprs": dict(constexprs or {}),
         "launch_options": dict(launch_options or {}),
+        "device": device,
     }
     with tempfile.TemporaryDirectory(prefix="tileport-triton-") as tmp:
         in_path, out_path = Path(tmp, "in.pkl"), Path(tmp, "out.pkl")
         with open(in_path, "wb") as f:
             pickle.dump(request, f, protocol=pickle.HIGHEST_PROTOCOL)
-        returncode, stderr = _run_child(in_path, out_path, timeout, source_path)
+        returncode, stderr = _run_child(in_path, out_path, timeout, source_path, device)
         if not out_path.exists():
             raise TileportError("TP421", _crash_message(returncode, stderr), Loc(source_path))
         with open(out_path, "rb") as f:
@@ -100,10 +102,16 @@ def _encode_arg(index: int, arg, bf16_args: Collection[int] | None, source_path:
     )
 
 
-def _run_child(in_path: Path, out_path: Path, timeout: float, source_path: str) -> tuple[int, str]:
-    """Run the child in its own session so a timeout can kill it and anything it started."""
+def _run_child(in_path: Path, out_path: Path, timeout: float, source_path: str,
+               device: str = "cpu") -> tuple[int, str]:
+    """Run the child in its own session so a timeout can kill it and anything it started.
+
+    device "cpu" runs Triton's interpreter; "cuda" runs the real compiler on a GPU."""
     env = dict(os.environ)
-    env["TRITON_INTERPRET"] = "1"
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"
+    else:
+        env.pop("TRITON_INTERPRET", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH")) if p)
     cmd = [sys.executable, "-m", "porter.verify.triton_exec", str(in_path), str(out_path)]
     proc = subprocess.Popen(
@@ -146,19 +154,27 @@ def _crash_message(returncode: int, stderr: str) -> str:
 
 def _child_main(in_path: str, out_path: str) -> None:
     """Child entry point: import the user's module, launch the kernel, write the result."""
-    os.environ["TRITON_INTERPRET"] = "1"  # must precede the first `import triton`
     with open(in_path, "rb") as f:
         req = pickle.load(f)
+    device = req.get("device", "cpu")
+    if device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"  # must precede the first `import triton`
     source = req["source_path"]
     kernel_fn = None
     try:
         import torch
 
-        _patch_interpreter_bf16()
+        if device == "cpu":
+            _patch_interpreter_bf16()
         module = _import_user_module(source)
         kernel, kernel_fn = _find_kernel(module, req["kernel_name"], source)
         tensors = [_to_torch(a, torch) for a in req["args"]]
+        if device != "cpu":
+            tensors = [t.to(device) if isinstance(t, torch.Tensor) else t for t in tensors]
         kernel[req["grid"]](*tensors, **req["constexprs"], **req["launch_options"])
+        if device != "cpu":
+            torch.cuda.synchronize()
+            tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]
         result = {"ok": True, "args": [_from_torch(t, a, torch) for t, a in zip(tensors, req["args"])]}
     except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt from user code too
         result = _describe_failure(exc, source, kernel_fn)

@@ -1,0 +1,135 @@
+"""Run an ORIGINAL CUDA kernel on a real GPU: nvcc builds the user's file with a launcher.
+
+Used by verify only when `torch.cuda.is_available()`; the CPU emulator stays the reference
+everywhere else. The build and the run happen in a child process with a timeout, like every
+other execution of user code.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from porter.diagnostics import Loc, TileportError
+from porter.verify.child import child_io, run_in_child
+
+
+def launcher_source(kernel: str, param_types: list) -> str:
+    """`extern "C"` entry point: pointers arrive as device pointers, scalars by address."""
+    args = []
+    for i, ctype in enumerate(param_types):
+        if "*" in ctype:
+            args.append(f"({ctype})a[{i}]")
+        else:
+            args.append(f"*({ctype}*)a[{i}]")
+    return (
+        f'\nextern "C" int tp_gpu_launch(void** a, int gx, int gy, int gz, int bx, int by, int bz, int smem) {{\n'
+        f"  {kernel}<<<dim3(gx, gy, gz), dim3(bx, by, bz), smem>>>({', '.join(args)});\n"
+        f"  cudaError_t e = cudaGetLastError();\n"
+        f"  if (e == cudaSuccess) e = cudaDeviceSynchronize();\n"
+        f"  return (int)e;\n}}\n")
+
+
+def build(source_path: str, kernel: str, param_types: list, arch: str, include_dirs=(), defines=(),
+          cache_dir: str | None = None) -> Path:
+    nvcc = shutil.which("nvcc")
+    if nvcc is None:
+        raise TileportError("TP415", "nvcc not found: cannot run the original on the GPU", Loc(source_path))
+    text = Path(source_path).read_text(encoding="utf-8") + launcher_source(kernel, param_types)
+    key = hashlib.sha256(repr((text, arch, tuple(include_dirs), tuple(defines))).encode()).hexdigest()[:20]
+    root = Path(cache_dir or os.environ.get("TILEPORT_CACHE_DIR") or Path.home() / ".cache/tileport") / "cuda-gpu"
+    root.mkdir(parents=True, exist_ok=True)
+    lib = root / f"{key}.so"
+    if lib.exists():
+        return lib
+    src = root / f"{key}.cu"
+    src.write_text(f'#line 1 "{source_path}"\n' + text, encoding="utf-8")
+    tmp = root / f".{key}.{os.getpid()}.so"
+    cmd = [nvcc, "-shared", "-Xcompiler", "-fPIC", "-O2", f"-arch={arch}", "-Dmain=tp_original_main",
+           "-o", str(tmp), str(src)]
+    cmd += [f"-I{d}" for d in include_dirs] + [f"-D{d}" for d in defines]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
+        raise TileportError("TP416", f"nvcc failed: {first}", Loc(source_path))
+    os.replace(tmp, lib)
+    return lib
+
+
+def run_kernel(source_path: str, kernel: str, param_types: list, grid: tuple, block: tuple, smem: int,
+               args: list, timeout: float = 120.0, include_dirs=(), defines=()) -> list:
+    request = {"source_path": source_path, "kernel": kernel, "param_types": list(param_types),
+               "grid": tuple(grid) + (1,) * (3 - len(grid)), "block": tuple(block) + (1,) * (3 - len(block)),
+               "smem": smem, "args": args, "include_dirs": list(include_dirs), "defines": list(defines)}
+    result = run_in_child("porter.verify.cuda_gpu", request, timeout, Loc(source_path),
+                          "the original on the GPU", codes=("TP411", "TP412"))
+    if not result["ok"]:
+        raise TileportError(result.get("code", "TP411"), result["message"], Loc(source_path))
+    return result["args"]
+
+
+def _scalar(ctype: str, value):
+    """A ctypes holder with the parameter's exact C type (the launcher reads it by address)."""
+    base = ctype.replace("const", "").replace("volatile", "").strip()
+    if base in ("float",):
+        return ctypes.c_float(value)
+    if base in ("double",):
+        return ctypes.c_double(value)
+    if base in ("__half", "half"):
+        return ctypes.c_uint16(int(np.array(value, np.float16).view(np.uint16)))
+    if base in ("__nv_bfloat16",):
+        bits = np.array(value, np.float32).view(np.uint32)
+        return ctypes.c_uint16(int((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16))
+    if base in ("bool",):
+        return ctypes.c_bool(bool(value))
+    if any(w in base for w in ("long", "size_t", "int64", "ptrdiff")):
+        return ctypes.c_ulonglong(int(value) & (2 ** 64 - 1))
+    if any(w in base for w in ("short", "int16")):
+        return ctypes.c_ushort(int(value) & 0xFFFF)
+    if "char" in base or "int8" in base:
+        return ctypes.c_ubyte(int(value) & 0xFF)
+    return ctypes.c_uint(int(value) & 0xFFFFFFFF)
+
+
+def _work(req: dict) -> dict:
+    try:
+        import torch
+
+        major, minor = torch.cuda.get_device_capability()
+        lib = ctypes.CDLL(str(build(req["source_path"], req["kernel"], req["param_types"],
+                                    f"sm_{major}{minor}", req["include_dirs"], req["defines"])))
+        tensors, holders, pointers = [], [], []
+        for a, ctype in zip(req["args"], req["param_types"]):
+            if isinstance(a, np.ndarray):
+                t = torch.from_numpy(a.copy()).cuda()
+                tensors.append(t)
+                pointers.append(ctypes.c_void_p(t.data_ptr()))
+            else:
+                tensors.append(a)
+                holder = _scalar(ctype, a)
+                holders.append(holder)
+                pointers.append(ctypes.cast(ctypes.pointer(holder), ctypes.c_void_p))
+        array = (ctypes.c_void_p * len(pointers))(*[p.value for p in pointers])
+        start = time.perf_counter()
+        status = lib.tp_gpu_launch(array, *req["grid"], *req["block"], int(req["smem"]))
+        seconds = time.perf_counter() - start
+        if status != 0:
+            return {"ok": False, "code": "TP411", "message": f"CUDA error {status} from the original kernel"}
+        out = [t.cpu().numpy() if isinstance(t, torch.Tensor) else t for t in tensors]
+        return {"ok": True, "args": out, "seconds": seconds}
+    except TileportError as exc:
+        return {"ok": False, "code": exc.diagnostic.code, "message": exc.diagnostic.message}
+    except Exception as exc:  # noqa: BLE001 - reported to the parent
+        return {"ok": False, "code": "TP411", "message": f"{type(exc).__name__}: {exc}"}
+
+
+if __name__ == "__main__":
+    child_io(sys.argv, _work)

@@ -1,4 +1,4 @@
-"""The `tileport` command line: convert, verify."""
+"""The `tileport` command line: convert, verify, migrate, analyze."""
 
 from __future__ import annotations
 
@@ -204,6 +204,63 @@ def _print_report(report) -> None:
     good = sum(k.verdict == "equivalent" for k in report.kernels)
     stdout.print(f"{good}/{total} kernels equivalent in {report.seconds:.1f}s"
                  + ("" if report.gpu else " (no GPU: CPU runs only)"))
+
+
+_tree_options = [
+    click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="CUDA include directory."),
+    click.option("-D", "defines", multiple=True, metavar="MACRO[=V]", help="CUDA preprocessor define."),
+    click.option("-p", "compile_commands", type=click.Path(dir_okay=False, path_type=str),
+                 help="compile_commands.json: each file's -I/-D from its entry."),
+    click.option("--include", multiple=True, metavar="GLOB", help="Only paths (relative to SRC) matching GLOB."),
+    click.option("--exclude", multiple=True, metavar="GLOB", help="Skip paths (relative to SRC) matching GLOB."),
+    click.option("--jobs", "-j", default=0, help="Worker processes (default: the core count)."),
+    click.option("--timeout", default=300.0, show_default=True,
+                 help="Seconds per file conversion and per kernel run in verify."),
+    click.option("--level", type=click.Choice(["auto", "tile", "thread"]), default="auto", show_default=True,
+                 help="auto: best available; tile: require a tile-level rule; thread: accept thread-level."),
+    click.option("--report", "reports", multiple=True, metavar="FILE",
+                 help="Write a report: .json (CI), .md (PR description) or .html (one page). Repeatable."),
+    click.option("--no-cache", is_flag=True, help="Ignore cached results (they are still refreshed)."),
+]
+
+
+def tree_options(fn):
+    for option in reversed(_tree_options):
+        fn = option(fn)
+    return fn
+
+
+@main.command()
+@click.argument("src", type=click.Path(path_type=str))
+@click.option("-o", "--output", "out", type=click.Path(path_type=str), help="Output tree (mirrors SRC).")
+@click.option("--verify", "check", is_flag=True, help="Verify every port numerically against its original.")
+@click.option("--force", is_flag=True, help="Overwrite outputs tileport did not write.")
+@click.option("--dry-run", is_flag=True, help="Show what would port (like `analyze`); write nothing.")
+@click.option("--no-compile-check", is_flag=True, help="With --verify: skip the CUDA sm_80/sm_90a compile check.")
+@tree_options
+def migrate(src, out, check, force, dry_run, no_compile_check, **tree):
+    """Port every CUDA/Triton kernel under SRC into OUT (parallel, cached, resumable).
+
+    Exit status: 0 all ported (and verified), 1 some unsupported or failed, 2 usage error, 130 Ctrl-C.
+    """
+    from porter.migrate.command import migrate_command
+    from porter.migrate.runner import MigrateOptions
+
+    opts = MigrateOptions(src, out, verify=check, force=force, dry_run=dry_run, compile_check=not no_compile_check,
+                          use_cache=not tree.pop("no_cache"), **tree)
+    raise SystemExit(migrate_command(opts, stdout, stderr))
+
+
+@main.command()
+@click.argument("src", type=click.Path(path_type=str))
+@tree_options
+def analyze(src, **tree):
+    """What would port under SRC, at which level, and what blocks it; writes nothing but --report."""
+    from porter.migrate.command import migrate_command
+    from porter.migrate.runner import MigrateOptions
+
+    opts = MigrateOptions(src, None, dry_run=True, command="analyze", use_cache=not tree.pop("no_cache"), **tree)
+    raise SystemExit(migrate_command(opts, stdout, stderr))
 
 
 if __name__ == "__main__":

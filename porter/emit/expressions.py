@@ -17,6 +17,9 @@ from porter.ir.nodes import (
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8,
          "+": 9, "-": 9, "*": 10, "/": 10, "%": 10, "unary": 11, "atom": 13}
 _CMP = ("<", "<=", ">", ">=", "==", "!=")
+_WARP_CALLS = {"shfl": "T.shfl_sync", "shfl_down": "T.shfl_down", "shfl_up": "T.shfl_up",
+               "shfl_xor": "T.shfl_xor", "ballot": "T.ballot_sync", "any": "T.any_sync",
+               "all": "T.all_sync"}
 
 
 def dtype_ref(dtype: str) -> str:
@@ -51,6 +54,8 @@ class ExprEmitter:
         if isinstance(e, Select):
             return f"T.if_then_else({self(e.cond)}, {self(e.a)}, {self(e.b)})", _PREC["atom"]
         if isinstance(e, Call):
+            if e.func in _WARP_CALLS:
+                return f"{_WARP_CALLS[e.func]}({', '.join(self(a) for a in e.args)})", _PREC["atom"]
             if e.func == "ceildiv":
                 return f"T.ceildiv({', '.join(self(a) for a in e.args)})", _PREC["atom"]
             if e.dtype in ("float16", "bfloat16") and e.func not in ("max", "min"):

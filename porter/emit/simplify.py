@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import Assign, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Store, UnaryOp, is_float
-from porter.ir.walk import map_expr
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, UnaryOp, is_float
+from porter.ir.fold import fold
+from porter.ir.walk import children, map_expr, map_stmts
 
 
 def _demoted(e):
@@ -83,19 +84,16 @@ def simplify_expr(e):
 
 
 def simplify_stmts(stmts: list) -> list:
-    out = []
-    for s in stmts:
-        if isinstance(s, Decl):
-            s = dataclasses.replace(s, init=simplify_expr(s.init) if s.init is not None else None)
-        elif isinstance(s, Assign):
-            s = dataclasses.replace(s, value=simplify_expr(s.value))
-        elif isinstance(s, Store):
-            s = dataclasses.replace(s, index=simplify_expr(s.index), value=simplify_expr(s.value))
-        elif isinstance(s, If):
-            s = dataclasses.replace(s, cond=simplify_expr(s.cond), then=simplify_stmts(s.then),
-                                    orelse=simplify_stmts(s.orelse))
-        elif isinstance(s, For):
-            s = dataclasses.replace(s, start=simplify_expr(s.start), cond=simplify_expr(s.cond),
-                                    step=simplify_expr(s.step), body=simplify_stmts(s.body))
-        out.append(s)
-    return out
+    return map_stmts(stmts, _step)
+
+
+def substitute_block_dims(stmts: list, block: tuple) -> list:
+    """blockDim is a launch constant: write it as a number and fold what it makes constant."""
+    def step(e):
+        if isinstance(e, Builtin) and e.kind == "block_dim":
+            return Const(block[e.axis] if e.axis < len(block) else 1, e.dtype)
+        if isinstance(e, (BinOp, Cast)) and all(isinstance(c, Const) for c in children(e)):
+            return fold(e)
+        return None
+
+    return map_stmts(stmts, step)

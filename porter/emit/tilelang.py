@@ -17,11 +17,12 @@ import jinja2
 
 from porter import __version__
 from porter.emit.expressions import ExprEmitter, dtype_ref
-from porter.emit.simplify import simplify_grid, simplify_stmts
+from porter.emit.simplify import simplify_grid, simplify_stmts, substitute_block_dims
 from porter.ir.fold import try_int
+from porter.ir.loops import insert_before_continue
 from porter.ir.nodes import (
-    Assign, BinOp, BufferParam, Comment, Const, Decl, For, If, Kernel, Module, Return, Store,
-    UnaryOp, Var,
+    Alloc, Assign, Atomic, BinOp, Break, BufferParam, Call, Comment, Const, Continue, Decl, For, If,
+    Kernel, Module, Return, Store, Sync, UnaryOp, Var, While,
 )
 from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
@@ -55,8 +56,7 @@ class KernelView:
     dynamic: list = field(default_factory=list)     # (python name, symbol string)
     signature: list = field(default_factory=list)   # "name: annotation"
     kernel_line: str = ""
-    parallel_line: str = ""
-    body: list = field(default_factory=list)        # body lines, relative indentation
+    body: list = field(default_factory=list)        # lines inside `with T.Kernel`, relative indentation
     wrapper_params: list = field(default_factory=list)
     call_args: list = field(default_factory=list)
     buffers: list = field(default_factory=list)     # (name, dtype) for wrapper checks
@@ -87,7 +87,7 @@ class KernelEmitter:
             builtins[("grid_dim", axis)] = self.expr(grid)
         self.mutable = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
 
-    def _names(self) -> dict:
+    def _names(self) -> dict:  # noqa: C901 - one pass over every name the body declares
         """IR name -> how the body refers to it (unsigned scalars are read through a cast)."""
         taken: set = set()
         names = {}
@@ -100,6 +100,8 @@ class KernelEmitter:
         for s in walk_stmts(self.k.body):
             if isinstance(s, (Decl, For)) and s.var.name not in names:
                 names[s.var.name] = _safe(s.var.name, taken)
+            elif isinstance(s, Alloc) and s.name not in names:
+                names[s.name] = _safe(s.name, taken)
         return names
 
     # ------------------------------------------------------------------ view
@@ -127,14 +129,35 @@ class KernelEmitter:
             v.call_args.append(name)
         v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items()]
         grid = [self.expr(simplify_grid(g)) for g in launch.grid] or ["1"]
-        threads = launch.threads or _product(launch.block)
         handles = ", ".join(_BLOCKS[: len(grid)])
+        body = simplify_stmts(substitute_block_dims(k.body, tuple(launch.block)))
+        if needs_threads(k):
+            # Thread-level: barriers, shared memory, shuffles and atomics need real threads.
+            v.level = "thread"
+            block = list(launch.block)
+            threads = block[0] if len(block) == 1 else "[" + ", ".join(map(str, block)) + "]"
+            v.body = [f"{_LANES[d]} = T.get_thread_binding({d})" for d in range(len(block))]
+            v.body += self.allocations(body)
+            v.body += self.block(body, 0)
+        else:
+            threads = launch.threads or _product(launch.block)
+            lanes = list(reversed(_LANES[: len(launch.block)]))
+            extents = [self.named(b) for b in reversed(launch.block)]
+            v.body = [f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"]
+            v.body += self.block(body, 1) or ["    T.evaluate(0)"]
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
-        lanes = list(reversed(_LANES[: len(launch.block)]))
-        extents = [self.named(b) for b in reversed(launch.block)]
-        v.parallel_line = f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"
-        v.body = self.block(simplify_stmts(k.body), 0) or ["T.evaluate(0)"]
         return v
+
+    def allocations(self, body) -> list:
+        """Shared and local arrays, declared once at the top of the kernel as TileLang requires."""
+        lines = []
+        for s in walk_stmts(body):
+            if isinstance(s, Alloc):
+                fn = "T.alloc_shared" if s.scope == "shared" else "T.alloc_local"
+                dims = "x".join(map(str, s.shape))
+                note = f"  # {s.scope} {s.dtype}[{dims}] (row-major)" if len(s.shape) > 1 else ""
+                lines.append(f"{self.names[s.name]} = {fn}(({s.size},), {dtype_ref(s.dtype)}){note}")
+        return lines
 
     def named(self, value: int) -> str:
         """A block extent by the constexpr that set it, when exactly one has that value."""
@@ -183,6 +206,20 @@ class KernelEmitter:
                     lines += self.block(orelse, depth + 1)
             elif isinstance(s, For):
                 lines += self.loop(s, depth)
+            elif isinstance(s, While):
+                lines.append(f"{pad}while {self.expr(s.cond)}:")
+                lines += self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"]
+            elif isinstance(s, Break):
+                lines.append(f"{pad}break")
+            elif isinstance(s, Continue):
+                lines.append(f"{pad}continue")
+            elif isinstance(s, Sync):
+                lines.append(f"{pad}T.sync_threads()" if s.kind == "block" else f"{pad}T.sync_warp()")
+            elif isinstance(s, Atomic):
+                lines.append(f"{pad}T.atomic_{s.op}({self.names.get(s.buffer, s.buffer)}[{self.expr(s.index)}], "
+                             f"{self.expr(s.value)})")
+            elif isinstance(s, Alloc):
+                continue  # declared at the top of the kernel
             elif isinstance(s, Return):
                 raise AssertionError("returns are removed by the front end")
         return lines
@@ -199,12 +236,24 @@ class KernelEmitter:
                 f"for {name} in T.serial({start}, {self.expr(bound)}):"
             return [f"{pad}{header}"] + (self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"])
         # General C for-loop: a mutable loop variable and a while loop, exactly as written.
+        increment = Assign(s.var, BinOp("+", s.var, s.step, s.var.dtype))
         lines = [f"{pad}{name} = T.alloc_var({dtype_ref(s.var.dtype)})",
                  f"{pad}{name} = {self.expr(s.start)}",
                  f"{pad}while {self.expr(s.cond)}:"]
-        lines += self.block(s.body, depth + 1)
-        lines.append(f"{pad}    {name} = {self.expr(BinOp('+', s.var, s.step, s.var.dtype))}")
+        lines += self.block(insert_before_continue(s.body, [increment]) + [increment], depth + 1)
         return lines
+
+
+_THREAD_CALLS = {"shfl", "shfl_down", "shfl_up", "shfl_xor", "ballot", "any", "all"}
+
+
+def needs_threads(kernel: Kernel) -> bool:
+    """Whether the kernel needs thread-level TileLang (T.Parallel cannot express it)."""
+    from porter.ir.walk import all_exprs
+
+    if any(isinstance(s, (Alloc, Sync, Atomic, Break, Continue)) for s in walk_stmts(kernel.body)):
+        return True
+    return any(isinstance(e, Call) and e.func in _THREAD_CALLS for e in all_exprs(kernel.body))
 
 
 def _upper_bound(s: For):

@@ -17,19 +17,27 @@ from porter.frontends.cuda_types import dtype_of, is_array, is_pointer, is_scala
 from porter.frontends.cuda_launch import LaunchReader
 from porter.ir.extents import annotate_buffers
 from porter.ir.geometry import infer_launch
+from porter.ir.loops import insert_before_continue
 from porter.ir.returns import eliminate_returns
 from porter.ir.fold import fold
 from porter.ir.nodes import (
-    Assign, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Module,
-    Return, ScalarParam, Select, Store, UnaryOp, Var, is_float,
+    Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Call, Cast, Const, Continue, Decl, For,
+    If, Kernel, Load, Module, Return, ScalarParam, Select, Store, Sync, UnaryOp, Var, While, is_float,
 )
 
 _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim": "block_dim",
                  "gridDim": "grid_dim"}
 _UNSUPPORTED_CALLS = {
-    "__syncthreads": "block-level synchronisation (__syncthreads)",
-    "__syncwarp": "warp synchronisation (__syncwarp)",
+    "__syncthreads_count": "__syncthreads_count", "__syncthreads_and": "__syncthreads_and",
+    "__syncthreads_or": "__syncthreads_or", "__threadfence": "__threadfence",
+    "atomicCAS": "atomicCAS (compare-and-swap loops)", "atomicExch": "atomicExch",
+    "atomicAnd": "atomicAnd", "atomicOr": "atomicOr", "atomicXor": "atomicXor",
 }
+_SYNCS = {"__syncthreads": "block", "__syncwarp": "warp"}
+_ATOMICS = {"atomicAdd": "add", "atomicMax": "max", "atomicMin": "min", "atomicSub": "sub"}
+_SHUFFLES = {"__shfl_sync": "shfl", "__shfl_down_sync": "shfl_down", "__shfl_up_sync": "shfl_up",
+             "__shfl_xor_sync": "shfl_xor"}
+_VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 
 
 @dataclass
@@ -38,6 +46,7 @@ class _Scope:
 
     values: dict = field(default_factory=dict)   # clang decl hash -> Expr (params, locals)
     pointers: dict = field(default_factory=dict)  # decl hash -> (buffer name, offset Expr)
+    arrays: dict = field(default_factory=dict)    # decl hash -> Alloc (shared and local arrays)
     result: Var | None = None
 
 
@@ -104,8 +113,23 @@ class CudaFrontend:
         kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc)
         kernel.launch = launch if launch is not None else infer_launch(kernel, self.given_block,
                                                                        self.given_grid)
+        self.size_dynamic_shared(kernel)
         annotate_buffers(kernel)
         return kernel
+
+    @staticmethod
+    def size_dynamic_shared(kernel: Kernel) -> None:
+        """`extern __shared__ T s[]` holds as many elements as the launch's shared bytes allow."""
+        from porter.ir.nodes import dtype_bits
+        from porter.ir.walk import walk_stmts
+
+        for s in walk_stmts(kernel.body):
+            if isinstance(s, Alloc) and s.dynamic:
+                count = kernel.launch.smem_bytes * 8 // dtype_bits(s.dtype)
+                if count <= 0:
+                    raise TileportError("TP144", f"'extern __shared__ {s.name}[]' is sized at launch, but "
+                                        "no launch site gives the shared-memory bytes", s.loc)
+                s.shape = (count,)
 
     # ------------------------------------------------------------------ statements
 
@@ -146,10 +170,23 @@ class CudaFrontend:
                 pre, value = self.with_prelude(lambda: self.expr(kids[0], scope))
                 return pre + [Assign(scope.result, self.coerce(value, scope.result.dtype), loc), Return(loc)]
             return [Return(loc)]
-        if c.kind in (K.WHILE_STMT, K.DO_STMT):
-            raise TileportError("TP114", "while/do loops are not supported yet; write a for loop", loc)
-        if c.kind in (K.BREAK_STMT, K.CONTINUE_STMT):
-            raise TileportError("TP115", f"'{c.kind.name.split('_')[0].lower()}' is not supported yet", loc)
+        if c.kind == K.WHILE_STMT:
+            cond_c, body_c = list(c.get_children())[-2:]
+            pre, cond = self.with_prelude(lambda: self.as_bool(self.expr(cond_c, scope)))
+            if pre:
+                raise TileportError("TP114", "a while condition may not call a multi-statement "
+                                    "__device__ function", loc)
+            return [While(cond, self.block(body_c, scope), loc)]
+        if c.kind == K.DO_STMT:
+            body_c, cond_c = list(c.get_children())
+            body = self.block(body_c, scope)
+            pre, cond = self.with_prelude(lambda: self.as_bool(self.expr(cond_c, scope)))
+            exit_ = If(UnaryOp("!", cond, "bool"), [Break(loc)], [], loc)
+            return [While(Const(True, "bool"), body + pre + [exit_], loc)]
+        if c.kind == K.BREAK_STMT:
+            return [Break(loc)]
+        if c.kind == K.CONTINUE_STMT:
+            return [Continue(loc)]
         if c.kind in (K.SWITCH_STMT, K.GOTO_STMT, K.LABEL_STMT):
             raise TileportError("TP116", f"{c.kind.name.lower()} is not supported", loc)
         if c.kind == K.ASM_STMT:
@@ -162,22 +199,46 @@ class CudaFrontend:
         if d.kind != self.K.VAR_DECL:
             return []
         kinds = {ch.kind for ch in d.get_children()}
-        if self.K.CUDASHARED_ATTR in kinds:
-            raise TileportError("TP140", f"__shared__ memory ('{d.spelling}') is not supported yet "
-                                "(thread-level kernels come with shared memory support)", loc)
         init_cursor = self.initializer(d)
+        if self.K.CUDASHARED_ATTR in kinds or is_array(d.type):
+            return self.array_declaration(d, scope, shared=self.K.CUDASHARED_ATTR in kinds,
+                                          init=init_cursor)
         if is_pointer(d.type):
             if init_cursor is None:
                 raise TileportError("TP141", f"uninitialised pointer '{d.spelling}'", loc)
             scope.pointers[d.hash] = self.pointer(init_cursor, scope)
             return []
-        if is_array(d.type):
-            raise TileportError("TP142", f"local array '{d.spelling}' is not supported yet", loc)
         dtype = dtype_of(d.type, loc, what=f"variable '{d.spelling}'")
         var = Var(self.unique(d.spelling, scope), dtype)
         scope.values[d.hash] = var
         init = self.coerce(self.expr(init_cursor, scope), dtype) if init_cursor is not None else None
         return [Decl(var, init, loc)]
+
+    def array_declaration(self, d, scope, shared: bool, init) -> list:
+        """`__shared__ T a[N][M]`, `extern __shared__ T a[]`, `T a[N]` -> an Alloc."""
+        loc = ct.loc_of(d)
+        if any(t.spelling == "=" for t in d.get_tokens()):
+            raise TileportError("TP142", f"array initialisers ('{d.spelling}') are not supported yet", loc)
+        shape, t = [], d.type
+        while is_array(t):
+            size = t.get_array_size()
+            if size < 0:
+                if shape or not shared:
+                    raise TileportError("TP142", f"array '{d.spelling}' needs a constant size", loc)
+                shape.append(0)
+            else:
+                shape.append(size)
+            t = t.get_array_element_type()
+        if not shape:
+            raise TileportError("TP142", f"__shared__ scalar '{d.spelling}' is not supported yet; "
+                                "declare a one-element array", loc)
+        dtype = dtype_of(t, loc, what=f"array '{d.spelling}'")
+        name = self.unique(d.spelling, scope)
+        dynamic = shape == [0]
+        alloc = Alloc(name, dtype, tuple(shape), "shared" if shared else "local", dynamic, loc)
+        scope.arrays[d.hash] = alloc
+        self._buffer_dtypes[name] = dtype
+        return [alloc]
 
     def initializer(self, d):
         kids = [ch for ch in d.get_children()
@@ -197,11 +258,19 @@ class CudaFrontend:
         var = first.var
         start = first.init if isinstance(first, Decl) else first.value
         pre, cond_e = self.with_prelude(lambda: self.as_bool(self.expr(cond, scope)))
+        if pre:
+            raise TileportError("TP117", "a loop condition may not call a multi-statement "
+                                "__device__ function", ct.loc_of(cond))
         step = self.loop_step(inc, var, scope)
-        if pre or step is None:
-            raise TileportError("TP117", "for loop increment must be var++, var += step or "
-                                "var = var + step", ct.loc_of(inc))
-        return [For(var, start, cond_e, step, self.block(body, scope), loc)]
+        if step is not None:
+            return [For(var, start, cond_e, step, self.block(body, scope), loc)]
+        # Any other increment (s >>= 1, i *= 2, ...): the loop as `init; while (cond) {body; inc}`.
+        increment = self.statement(inc, scope)
+        if not all(isinstance(x, Assign) and x.var == var for x in increment):
+            raise TileportError("TP117", "the for loop increment must update the loop variable",
+                                ct.loc_of(inc))
+        body_ir = insert_before_continue(self.block(body, scope), increment)
+        return init_stmts + [While(cond_e, body_ir + increment, loc)]
 
     def for_parts(self, c):
         """libclang drops empty for-clauses, so place each child by the header's semicolons."""
@@ -278,6 +347,17 @@ class CudaFrontend:
             name = c.spelling
             if name in _UNSUPPORTED_CALLS:
                 raise TileportError("TP151", f"{_UNSUPPORTED_CALLS[name]} is not supported yet", loc)
+            if name in _SYNCS:
+                return [Sync(_SYNCS[name], loc)]
+            if name in _ATOMICS:
+                target_c, value_c = list(c.get_arguments())[:2]
+                buf, index = self.pointer(target_c, scope)
+                index = index if index is not None else Const(0, "int32")
+                value = self.coerce(self.expr(value_c, scope), self.buffer_dtype(buf))
+                op = _ATOMICS[name]
+                if op == "sub":
+                    op, value = "add", fold(UnaryOp("-", value, value.dtype))
+                return [Atomic(op, buf, index, value, loc)]
             callee = c.referenced
             if callee is not None and self.is_device_function(callee) and \
                     is_void(callee.result_type):
@@ -366,11 +446,7 @@ class CudaFrontend:
             raise TileportError("TP134", f"operator '{op}' inside an expression is not supported; "
                                 "use it as a statement", loc)
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
-            base, index = list(c.get_children())
-            buf, off = self.pointer(base, scope)
-            idx = self.expr(index, scope)
-            if off is not None:
-                idx = self.add_index(off, idx)
+            buf, idx = self.subscript(c, scope)
             return Load(buf, idx, self.buffer_dtype(buf))
         if kind == K.CALL_EXPR:
             return self.call(c, scope)
@@ -422,6 +498,20 @@ class CudaFrontend:
         callee = c.referenced
         if name in _UNSUPPORTED_CALLS:
             raise TileportError("TP151", f"{_UNSUPPORTED_CALLS[name]} is not supported yet", loc)
+        if name in _ATOMICS or name in _SYNCS:
+            raise TileportError("TP153", f"the result of '{name}' is used; only atomics whose result "
+                                "is ignored are supported yet", loc)
+        if name in _SHUFFLES:
+            values = [self.expr(a, scope) for a in args[1:]]
+            dtype = dtype_of(c.type, loc)
+            width = values[2] if len(values) > 2 and ct.evaluate(args[3]) != 32 else None
+            if width is not None:
+                raise TileportError("TP154", f"'{name}' with a width other than 32 is not supported yet", loc)
+            lane = self.coerce(values[1], "int32")
+            return Call(_SHUFFLES[name], (self.coerce(values[0], dtype), lane), dtype)
+        if name in _VOTES:
+            pred = self.as_bool(self.expr(args[1], scope))
+            return Call(_VOTES[name], (pred,), dtype_of(c.type, loc))
         if callee is not None and self.is_device_function(callee):
             return self.inline(callee, args, scope, loc, want_value=True)[1]
         if name == "dim3" or not name:
@@ -483,13 +573,14 @@ class CudaFrontend:
         try:
             inner = _Scope()
             params = list(definition.get_arguments())
+            written = self.assigned_decls(definition)  # by-value params the body changes
             for p, a in zip(params, args):
                 if is_pointer(p.type):
                     inner.pointers[p.hash] = self.pointer(a, scope)
                     continue
                 dtype = dtype_of(p.type, ct.loc_of(p), what=f"parameter '{p.spelling}'")
                 value = self.coerce(self.expr(a, scope), dtype)
-                if isinstance(value, (Const, Var, Builtin)):
+                if isinstance(value, (Const, Var, Builtin)) and p.hash not in written:
                     inner.values[p.hash] = value
                 else:
                     var = Var(self.unique(f"{name}_{p.spelling}", scope), dtype)
@@ -501,6 +592,7 @@ class CudaFrontend:
                 result = Var(self.unique(f"{name}_result", scope), dtype)
                 inner.result = result
             inner.values.update({k: v for k, v in scope.values.items() if k not in inner.values})
+            inner.arrays.update(scope.arrays)
             body_cursor = [ch for ch in definition.get_children() if ch.kind == self.K.COMPOUND_STMT][0]
             saved = self.prelude
             self.prelude = []
@@ -517,6 +609,21 @@ class CudaFrontend:
             return [], result
         finally:
             self._inline_stack.pop()
+
+    def assigned_decls(self, function) -> set:
+        """Hashes of the declarations a function body assigns to (=, op=, ++, --)."""
+        out = set()
+        for c in function.walk_preorder():
+            target = None
+            if c.kind == self.K.COMPOUND_ASSIGNMENT_OPERATOR or \
+                    (c.kind == self.K.BINARY_OPERATOR and ct.binary_operator(c) == "="):
+                target = self.first_child(c)
+            elif c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--"):
+                target = self.first_child(c)
+            target = self.skip_implicit(target) if target is not None else None
+            if target is not None and target.kind == self.K.DECL_REF_EXPR and target.referenced is not None:
+                out.add(target.referenced.hash)
+        return out
 
     @staticmethod
     def single_return(body, result):
@@ -536,6 +643,49 @@ class CudaFrontend:
         finally:
             self.prelude = saved
 
+    def subscript(self, c, scope):
+        """`a[i]`, `tile[ty][tx]` -> (buffer, flat row-major index)."""
+        indices = []
+        root = c
+        while True:
+            root = self.skip_implicit(root)
+            if root.kind != self.K.ARRAY_SUBSCRIPT_EXPR:
+                break
+            base, index = list(root.get_children())
+            indices.insert(0, index)
+            root = base
+            inner = self.skip_implicit(root)
+            if not (inner.kind == self.K.ARRAY_SUBSCRIPT_EXPR or self.array_of(inner, scope)):
+                break
+        alloc = self.array_of(self.skip_implicit(root), scope)
+        if alloc is not None and len(indices) > 1:
+            if len(indices) != len(alloc.shape):
+                raise TileportError("TP143", f"partial indexing of array '{alloc.name}' is not supported",
+                                    ct.loc_of(c))
+            flat = None
+            for dim, index_c in zip(alloc.shape, indices):
+                idx = self.coerce(self.expr(index_c, scope), "int32")
+                flat = idx if flat is None else self.add_index(
+                    fold(BinOp("*", flat, Const(dim, "int32"), "int32")), idx)
+            return alloc.name, flat
+        if len(indices) > 1:
+            raise TileportError("TP143", "multi-level indexing through pointers is not supported",
+                                ct.loc_of(c))
+        buf, off = self.pointer(root, scope)
+        idx = self.expr(indices[0], scope)
+        return buf, self.add_index(off, idx) if off is not None else idx
+
+    def array_of(self, c, scope):
+        if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
+            return scope.arrays.get(c.referenced.hash)
+        return None
+
+    def skip_implicit(self, c):
+        while c is not None and c.kind in (self.K.UNEXPOSED_EXPR, self.K.PAREN_EXPR) and \
+                len(list(c.get_children())) == 1:
+            c = self.first_child(c)
+        return c
+
     def pointer(self, c, scope):
         """Resolve a pointer expression to (buffer name, element offset or None)."""
         c = self.skip_parens(c)
@@ -553,6 +703,12 @@ class CudaFrontend:
                 return buf, off
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.pointers:
             return scope.pointers[c.referenced.hash]
+        if self.array_of(c, scope) is not None:
+            alloc = self.array_of(c, scope)
+            if len(alloc.shape) > 1:
+                raise TileportError("TP143", f"pointers into 2-D array '{alloc.name}' are not supported",
+                                    loc)
+            return alloc.name, None
         if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) in ("+", "-"):
             a, b = list(c.get_children())
             if is_pointer(a.type):

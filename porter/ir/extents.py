@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from porter.ir.nodes import (
-    Assign, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
-    Store, UnaryOp, Var,
+    Assign, Atomic, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
+    Store, UnaryOp, Var, While,
 )
 from porter.ir.walk import children, stmt_exprs, walk_expr, walk_stmts
 
@@ -221,18 +221,19 @@ def annotate_buffers(kernel: Kernel) -> None:
         for s in stmts:
             for e in stmt_exprs(s):
                 visit_expr(e, guards)
-            if isinstance(s, Store):
+            if isinstance(s, (Store, Atomic)):
                 note(s.buffer, s.index, guards)
             if isinstance(s, If):
                 visit(s.then, bounds.with_guard(s.cond, guards))
                 visit(s.orelse, bounds.with_guard(s.cond, guards, negate=True))
-            elif isinstance(s, For):
+            elif isinstance(s, (For, While)):
                 visit(s.body, bounds.with_guard(s.cond, guards))
 
     visit(kernel.body, {})
     loads = {e.buffer for s in walk_stmts(kernel.body) for x in stmt_exprs(s) for e in walk_expr(x)
              if isinstance(e, Load)}
-    stores = {s.buffer for s in walk_stmts(kernel.body) if isinstance(s, Store)}
+    stores = {s.buffer for s in walk_stmts(kernel.body) if isinstance(s, (Store, Atomic))}
+    loads |= {s.buffer for s in walk_stmts(kernel.body) if isinstance(s, Atomic)}
     for p in kernel.params:
         if not isinstance(p, BufferParam):
             continue

@@ -170,6 +170,64 @@ class Return:
 
 
 @dataclass
+class While:
+    cond: "Expr"
+    body: list
+    loc: Loc | None = None
+
+
+@dataclass
+class Break:
+    loc: Loc | None = None
+
+
+@dataclass
+class Continue:
+    loc: Loc | None = None
+
+
+@dataclass
+class Alloc:
+    """A block-shared (`__shared__`) or thread-local array, row-major; indices are flattened.
+
+    dynamic: `extern __shared__ T name[]`, sized at launch (shape from the launch's smem bytes).
+    """
+
+    name: str
+    dtype: str
+    shape: tuple
+    scope: str  # "shared" or "local"
+    dynamic: bool = False
+    loc: Loc | None = None
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+@dataclass
+class Sync:
+    """A barrier: `__syncthreads()` (kind "block") or `__syncwarp()` (kind "warp")."""
+
+    kind: str
+    loc: Loc | None = None
+
+
+@dataclass
+class Atomic:
+    """`atomicAdd(&buffer[index], value)` and friends (op: add, max, min), result unused."""
+
+    op: str
+    buffer: str
+    index: "Expr"
+    value: "Expr"
+    loc: Loc | None = None
+
+
+@dataclass
 class Comment:
     """A source comment carried into the port."""
 
@@ -177,7 +235,7 @@ class Comment:
     loc: Loc | None = None
 
 
-Stmt = Union[Decl, Assign, Store, If, For, Return, Comment]
+Stmt = Union[Decl, Assign, Store, If, For, While, Break, Continue, Return, Alloc, Sync, Atomic, Comment]
 
 
 # ----------------------------------------------------------------------------- kernel

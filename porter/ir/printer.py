@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from porter.ir.nodes import (
-    Assign, BinOp, Builtin, BufferParam, Call, Cast, Comment, Const, Decl, For, If, Kernel,
-    Load, Module, Return, Select, Store, UnaryOp, Var,
+    Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Call, Cast, Comment, Const, Continue,
+    Decl, For, If, Kernel, Load, Module, Return, Select, Store, Sync, UnaryOp, Var, While,
 )
 
 _BUILTIN_NAMES = {"thread_idx": "threadIdx", "block_idx": "blockIdx", "block_dim": "blockDim",
@@ -62,6 +62,22 @@ def format_stmts(stmts, indent: int = 1) -> list[str]:
             lines.append(f"{pad}}}")
         elif isinstance(s, Return):
             lines.append(f"{pad}return;{_loc(s)}")
+        elif isinstance(s, While):
+            lines.append(f"{pad}while {format_expr(s.cond)} {{{_loc(s)}")
+            lines += format_stmts(s.body, indent + 1)
+            lines.append(f"{pad}}}")
+        elif isinstance(s, Break):
+            lines.append(f"{pad}break;{_loc(s)}")
+        elif isinstance(s, Continue):
+            lines.append(f"{pad}continue;{_loc(s)}")
+        elif isinstance(s, Alloc):
+            dims = "".join(f"[{d}]" for d in s.shape) if not s.dynamic else "[] (dynamic)"
+            lines.append(f"{pad}{s.scope} {s.dtype} {s.name}{dims};{_loc(s)}")
+        elif isinstance(s, Sync):
+            lines.append(f"{pad}sync_{s.kind}();{_loc(s)}")
+        elif isinstance(s, Atomic):
+            lines.append(f"{pad}atomic_{s.op}(&{s.buffer}[{format_expr(s.index)}], "
+                         f"{format_expr(s.value)});{_loc(s)}")
         elif isinstance(s, Comment):
             lines.append(f"{pad}// {s.text}")
         else:

@@ -7,7 +7,7 @@ TileLang bodies (inside `T.Parallel`) cannot return; `if (i >= n) return; rest` 
 from __future__ import annotations
 
 from porter.diagnostics import TileportError
-from porter.ir.nodes import For, If, Return, UnaryOp
+from porter.ir.nodes import For, If, Return, UnaryOp, While
 from porter.ir.walk import walk_stmts
 
 
@@ -30,7 +30,7 @@ def eliminate_returns(stmts: list, in_function: bool = False, loc=None) -> list:
                     UnaryOp("!", s.cond, "bool")
                 return stmts[:i] + [If(cond, orelse, [], s.loc)]
             return stmts[:i] + [If(s.cond, then, orelse, s.loc)]
-        if isinstance(s, For):
+        if isinstance(s, (For, While)):
             raise TileportError("TP115", "'return' inside a loop is not supported yet",
                                 s.loc if s.loc else loc)
     return stmts

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Callable, Iterator
 
 from porter.ir.nodes import (
-    Assign, BinOp, Call, Cast, Decl, For, If, Load, Select, Store, UnaryOp,
+    Assign, Atomic, BinOp, Call, Cast, Decl, For, If, Load, Select, Store, UnaryOp, While,
 )
 
 
@@ -59,6 +59,10 @@ def stmt_exprs(s) -> tuple:
         return (s.cond,)
     if isinstance(s, For):
         return (s.start, s.cond, s.step)
+    if isinstance(s, While):
+        return (s.cond,)
+    if isinstance(s, Atomic):
+        return (s.index, s.value)
     return ()
 
 
@@ -69,7 +73,7 @@ def walk_stmts(stmts) -> Iterator:
         if isinstance(s, If):
             yield from walk_stmts(s.then)
             yield from walk_stmts(s.orelse)
-        elif isinstance(s, For):
+        elif isinstance(s, (For, While)):
             yield from walk_stmts(s.body)
 
 
@@ -77,3 +81,31 @@ def all_exprs(stmts) -> Iterator:
     for s in walk_stmts(stmts):
         for e in stmt_exprs(s):
             yield from walk_expr(e)
+
+
+def map_stmts(stmts: list, fn: Callable) -> list:
+    """Rebuild statements with every expression passed through fn (a map_expr step)."""
+    import dataclasses as dc
+
+    from porter.ir.nodes import Atomic as _Atomic, While as _While
+
+    out = []
+    for s in stmts:
+        if isinstance(s, Decl):
+            s = dc.replace(s, init=map_expr(s.init, fn) if s.init is not None else None)
+        elif isinstance(s, Assign):
+            s = dc.replace(s, value=map_expr(s.value, fn))
+        elif isinstance(s, Store):
+            s = dc.replace(s, index=map_expr(s.index, fn), value=map_expr(s.value, fn))
+        elif isinstance(s, _Atomic):
+            s = dc.replace(s, index=map_expr(s.index, fn), value=map_expr(s.value, fn))
+        elif isinstance(s, If):
+            s = dc.replace(s, cond=map_expr(s.cond, fn), then=map_stmts(s.then, fn),
+                           orelse=map_stmts(s.orelse, fn))
+        elif isinstance(s, For):
+            s = dc.replace(s, start=map_expr(s.start, fn), cond=map_expr(s.cond, fn),
+                           step=map_expr(s.step, fn), body=map_stmts(s.body, fn))
+        elif isinstance(s, _While):
+            s = dc.replace(s, cond=map_expr(s.cond, fn), body=map_stmts(s.body, fn))
+        out.append(s)
+    return out

@@ -221,7 +221,8 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
     for result, case, kernel, args, expected in plans:
         if result.error is None:
             jobs.append({"kind": "run", "function": kernel.name, "args": args,
-                         "target": "c" if case.device == "cpu" else "cuda"})
+                         "target": "c" if case.device == "cpu" else "cuda", "grid": case.grid,
+                         "block": tuple(kernel.launch.block), "timeout": opts.timeout})
             owners.append(("run", result, case, kernel, expected))
     if opts.compile_check:
         for kernel in kernels:

@@ -71,7 +71,79 @@ def _failure(exc: BaseException, port_path: str) -> dict:
     return {"ok": False, "type": type(exc).__name__, "message": message, "line": line}
 
 
+_SIGNATURE = re.compile(r'__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s*)?(\w+)\s*\(([^)]*)\)\s*\{')
+# Dynamic shared memory offered to a lowered thread-level port: TileLang merges the port's
+# shared arrays into one dynamic buffer whose size the emulator need not know exactly.
+EMULATED_SMEM = 160 * 1024
+
+
+def is_thread_level(module, function: str) -> bool:
+    import inspect
+
+    program = getattr(module, f"{function}_program", None)
+    try:
+        source = inspect.getsource(program) if program is not None else ""
+    except (OSError, TypeError):
+        return False
+    return "T.get_thread_binding" in source
+
+
+def _emulate(module, job: dict) -> dict:
+    """A thread-level port: lower it to CUDA C with TileLang and run that on the CPU emulator
+    (TileLang's C target has no SIMT threads)."""
+    import tempfile
+
+    import tilelang
+    from tilelang import tvm
+
+    from porter.verify.cuda_build import KernelSig
+    from porter.verify.cuda_exec import run_kernel
+
+    func = getattr(module, f"{job['function']}_program")()
+    target = {"kind": "cuda", "arch": "sm_80"}
+    with tvm.target.Target(target):
+        source = tilelang.lower(func, target=target).kernel_source
+    values = {}
+    args = [a["array"].copy() if "array" in a else a["scalar"] for a in job["args"]]
+    for param, value in zip(func.params, args):
+        if param in func.buffer_map:
+            buffer = func.buffer_map[param]
+            values[buffer.name] = value
+            extent = buffer.shape[0]
+            if not isinstance(extent, (int, tvm.tirx.IntImm)):
+                values[str(extent)] = int(value.size)
+        else:
+            values[param.name] = value
+    match = _SIGNATURE.search(source)
+    if match is None:
+        raise RuntimeError("could not find the kernel in TileLang's CUDA output")
+    names, types = [], []
+    for piece in match.group(2).split(","):
+        piece = piece.strip()
+        name = re.split(r"[\s*&]+", piece)[-1]
+        names.append(name)
+        types.append(piece[: len(piece) - len(name)].strip())
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise RuntimeError(f"lowered kernel takes parameters the port does not: {missing}")
+    with tempfile.TemporaryDirectory(prefix="tileport-port-") as tmp:
+        path = Path(tmp, f"{job['function']}_port.cu")
+        path.write_text(source, encoding="utf-8")
+        sig = KernelSig(launch_name=match.group(1), symbol=match.group(1), param_types=types)
+        start = time.perf_counter()
+        out = run_kernel(str(path), sig, tuple(job["grid"]), tuple(job["block"]), EMULATED_SMEM,
+                         [values[n] for n in names], timeout=job.get("timeout", 300.0))
+        seconds = time.perf_counter() - start
+    by_name = dict(zip(names, out))
+    results = []
+    for param, value in zip(func.params, args):
+        results.append(by_name[func.buffer_map[param].name] if param in func.buffer_map else value)
+    return {"ok": True, "args": results, "seconds": seconds, "emulated": True, "lowered": source}
+
+
 def _run(module, job: dict, torch) -> dict:
+    if job.get("target", "c") == "c" and is_thread_level(module, job["function"]):
+        return _emulate(module, job)
     tensors = []
     for a in job["args"]:
         if "array" in a:

@@ -1,0 +1,140 @@
+"""Content-hash cache of conversions and verdicts, so a rerun redoes only what changed.
+
+A key is the sha256 of everything the result depends on: the source bytes, the options that
+change the result, tileport's version and the bytes of its own package files (a code change
+invalidates everything), and the versions of tilelang/triton/libclang/torch (plus the C++/CUDA
+compilers and GPU presence for verdicts). Headers a CUDA file includes are recorded with their
+hashes in the entry and checked on lookup. Entries are JSON files written atomically (temp file
++ rename), so an interrupted run never leaves a torn entry. Compiled artifacts live next to them:
+the CUDA emulator's builds in `cuda-emu/` and TileLang's kernel cache in `tilelang/`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from porter import __version__
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+_DISTS = ("tilelang", "triton", "libclang", "torch")
+CACHE_FORMAT = 1
+
+
+def digest(value) -> str:
+    """sha256 of a JSON-able value (stable: sorted keys)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def file_sha(path) -> str | None:
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    return h.hexdigest()
+
+
+def _package_files() -> list[Path]:
+    roots = [PACKAGE_DIR]
+    templates = PACKAGE_DIR.parent / "templates"
+    if templates.is_dir():
+        roots.append(templates)
+    files = []
+    for root in roots:
+        for p in root.rglob("*"):
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix not in (".pyc", ".so"):
+                files.append(p)
+    return sorted(files)
+
+
+@lru_cache(maxsize=1)
+def tool_fingerprint() -> dict:
+    """tileport's version, the digest of its own files, and its dependencies' versions."""
+    from importlib import metadata
+
+    h = hashlib.sha256()
+    for p in _package_files():
+        h.update(p.relative_to(PACKAGE_DIR.parent).as_posix().encode() + b"\0")
+        try:
+            h.update(p.read_bytes())
+        except OSError:
+            pass
+        h.update(b"\0")
+    versions = {}
+    for dist in _DISTS:
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    return {"tileport": __version__, "code": h.hexdigest(), "versions": versions, "format": CACHE_FORMAT}
+
+
+def _first_line(cmd: list[str], last: bool = False) -> str | None:
+    if shutil.which(cmd[0]) is None:
+        return None
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = [line for line in out.splitlines() if line.strip()]
+    return (lines[-1] if last else lines[0]) if lines else None
+
+
+@lru_cache(maxsize=1)
+def toolchain_fingerprint() -> dict:
+    """What else a verdict depends on: the C++ compiler, nvcc, and whether a GPU is present."""
+    cxx = os.environ.get("TILEPORT_CXX", "g++")
+    return {"cxx": _first_line([cxx, "--version"]), "nvcc": _first_line(["nvcc", "--version"], last=True),
+            "gpu": os.path.exists("/dev/nvidiactl")}
+
+
+class Cache:
+    """`root/<kind>/<key[:2]>/<key>.json`; read and write can each be turned off."""
+
+    def __init__(self, root: Path, read: bool = True, write: bool = True):
+        self.root = Path(root)
+        self.read = read
+        self.write = write
+
+    def _path(self, kind: str, key: str) -> Path:
+        return self.root / kind / key[:2] / f"{key}.json"
+
+    def get(self, kind: str, key: str) -> dict | None:
+        if not self.read:
+            return None
+        try:
+            entry = json.loads(self._path(kind, key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(entry, dict) or entry.get("key") != key:
+            return None
+        for dep, sha in (entry.get("deps") or {}).items():
+            if file_sha(dep) != sha:
+                return None
+        return entry
+
+    def put(self, kind: str, key: str, value: dict, deps: dict | None = None) -> None:
+        if not self.write:
+            return
+        path = self._path(kind, key)
+        text = json.dumps({"key": key, "deps": deps or {}, "value": value})
+        tmp = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=str(path.parent))
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except OSError:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)  # a cache that cannot be written only costs time

@@ -1,0 +1,39 @@
+"""The glue between the CLI and a migrate run: display, terminal summary, reports, exit code.
+
+Kept here so that porter/cli.py only declares options. Usage errors found before the run exit
+2; a run exits with RunResult.exit_code (0, 1, or 130 after Ctrl-C).
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from porter.diagnostics import TileportError
+from porter.migrate.progress import make_display
+from porter.migrate.reports import print_analysis, print_summary, write_reports
+from porter.migrate.runner import MigrateOptions, Runner
+
+EXIT_USAGE, EXIT_INTERRUPTED = 2, 130
+
+
+def migrate_command(opts: MigrateOptions, stdout: Console, stderr: Console) -> int:
+    try:
+        runner = Runner(opts, make_display(opts.verify and not opts.dry_run, stderr))
+    except TileportError as exc:
+        stderr.print(exc.diagnostic.render(), markup=False)
+        return EXIT_USAGE
+    try:
+        result = runner.run()
+    except KeyboardInterrupt:
+        stderr.print("interrupted", highlight=False)
+        return EXIT_INTERRUPTED
+    if opts.dry_run:
+        print_analysis(stdout, result)
+    print_summary(stdout, result)
+    try:
+        for path in write_reports(result, opts.reports):
+            stderr.print(f"wrote {path}", highlight=False, markup=False)
+    except (OSError, TileportError) as exc:
+        stderr.print(f"error TP015: cannot write a report: {exc}", highlight=False, markup=False)
+        return max(result.exit_code, 1)
+    return result.exit_code

@@ -1,0 +1,192 @@
+"""One unit of migrate work in its own process: convert one file, or verify one kernel.
+
+A crash (libclang on garbage, a segfaulting kernel), a hang or a compile error must cost only
+that unit, so the runner starts `python -m porter.migrate.worker TASK.json RESULT.json` in a
+new session and kills the whole group at its deadline. This module is both sides: `start()` for
+the runner, `main()` for the child. The child never raises: every outcome is a result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from porter.migrate.cache import file_sha
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+#: Codes meaning "this file holds no kernel" (listed, not ported).
+NO_KERNEL_CODES = {"TP100", "TP200"}
+#: Codes meaning "the input itself is bad": unreadable, binary, not UTF-8, syntax errors.
+INPUT_CODES = {"TP001", "TP002", "TP003", "TP005", "TP101", "TP201"}
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^">\n]+)[">]', re.M)
+_CUDA_KERNEL = re.compile(r"__global__\s+(?:[\w:<>,*&\s]+?\s)?[\s*&]*(\w+)\s*\(")
+_TRITON_KERNEL = re.compile(r"@\s*(?:triton\s*\.\s*)?jit\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*def\s+(\w+)")
+
+
+def diag_dict(d) -> dict:
+    loc = d.loc
+    return {"code": d.code, "severity": d.severity, "message": d.message,
+            "file": loc.file if loc else None, "line": loc.line if loc else 0, "col": loc.col if loc else 0}
+
+
+def scan_kernels(text: str, language: str) -> list[dict]:
+    """Kernel names by a textual scan: what a file that did not convert would have held."""
+    pattern = _CUDA_KERNEL if language == "cuda" else _TRITON_KERNEL
+    out, seen = [], set()
+    for m in pattern.finditer(text):
+        name = m.group(1)
+        if name not in seen:
+            seen.add(name)
+            out.append({"name": name, "line": text.count("\n", 0, m.start(1)) + 1})
+    return out
+
+
+def include_deps(source: str, text: str, include_dirs) -> dict:
+    """Headers the file includes from its own tree or -I dirs (recursively) -> sha256."""
+    deps: dict = {}
+    todo = [(Path(source), text)]
+    while todo and len(deps) < 1000:
+        path, body = todo.pop()
+        for kind, name in _INCLUDE.findall(body):
+            bases = ([path.parent] if kind == '"' else []) + [Path(d) for d in include_dirs]
+            for base in bases:
+                candidate = base / name
+                if candidate.is_file():
+                    key = os.path.realpath(candidate)
+                    if key not in deps:
+                        deps[key] = file_sha(key)
+                        try:
+                            todo.append((candidate, candidate.read_text(encoding="utf-8", errors="replace")))
+                        except OSError:
+                            pass
+                    break
+    return deps
+
+
+def _status_of(code: str) -> str:
+    if code in NO_KERNEL_CODES:
+        return "no-kernel"
+    if code in INPUT_CODES:
+        return "failed"
+    return "unsupported"
+
+
+def _levels(module, source_name: str) -> list[tuple[str, str | None]]:
+    """(level, rule) per kernel, from the emitter's view of it when it says so."""
+    try:
+        from porter.emit.tilelang import KernelEmitter
+
+        views = [KernelEmitter(k, source_name).view() for k in module.kernels]
+        return [(getattr(v, "level", None) or "thread-parallel", getattr(v, "rule", None)) for v in views]
+    except Exception:  # noqa: BLE001 - the report falls back to the default level
+        return [("thread-parallel", None)] * len(module.kernels)
+
+
+def convert_task(task: dict) -> dict:
+    from porter.diagnostics import TileportError
+    from porter.emit.tilelang import emit_module
+    from porter.frontends.load import load_module
+
+    source, language = task["source"], task["language"]
+    start = time.perf_counter()
+    try:
+        text = Path(source).read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        text = ""
+    deps = include_deps(source, text, task["include_dirs"]) if language == "cuda" else {}
+    try:
+        module = load_module(source, tuple(task["include_dirs"]), tuple(task["defines"]))
+        port = emit_module(module, source)
+    except TileportError as exc:
+        status = _status_of(exc.diagnostic.code)
+        kernels = [] if status == "no-kernel" else scan_kernels(text, language)
+        return {"status": status, "kernels": kernels, "port": None, "deps": deps,
+                "diagnostics": [diag_dict(exc.diagnostic)], "seconds": time.perf_counter() - start}
+    kernels = []
+    for k, (level, rule) in zip(module.kernels, _levels(module, source)):
+        kernels.append({"name": k.name, "line": k.loc.line, "level": level, "rule": rule,
+                        "launch": getattr(k.launch, "origin", None)})
+    return {"status": "ported", "kernels": kernels, "port": port, "deps": deps, "diagnostics": [],
+            "seconds": time.perf_counter() - start}
+
+
+def verify_task(task: dict) -> dict:
+    from porter.diagnostics import TileportError
+    from porter.verify.driver import VerifyOptions, verify
+
+    start = time.perf_counter()
+    opts = VerifyOptions(kernel=task["kernel"], include_dirs=tuple(task["include_dirs"]),
+                         defines=tuple(task["defines"]), timeout=task["timeout"],
+                         compile_check=task["compile_check"], seed=task.get("seed", 0))
+    try:
+        report = verify(task["source"], task["port"], opts)
+    except TileportError as exc:
+        return {"verdict": "could-not-run", "verify": None, "diagnostics": [diag_dict(exc.diagnostic)],
+                "seconds": time.perf_counter() - start}
+    data = report.as_dict()
+    entry = next((k for k in data["kernels"] if k["kernel"] == task["kernel"]), None)
+    result = next((k for k in report.kernels if k.name == task["kernel"]), None)
+    if entry is None:
+        return {"verdict": "could-not-run", "verify": None, "seconds": time.perf_counter() - start,
+                "diagnostics": [{"code": "TP004", "severity": "error", "file": task["source"], "line": 0,
+                                 "col": 0, "message": f"verify found no kernel '{task['kernel']}'"}]}
+    return {"verdict": entry["verdict"], "verify": entry, "gpu": data["gpu"],
+            "diagnostics": [diag_dict(result.error)] if result is not None and result.error else [],
+            "seconds": time.perf_counter() - start}
+
+
+def run(task: dict) -> dict:
+    try:
+        return convert_task(task) if task["kind"] == "convert" else verify_task(task)
+    except BaseException as exc:  # noqa: BLE001 - a tileport bug is a result, not a dead run
+        tail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-2000:]
+        diagnostic = {"code": "TP014", "severity": "error", "file": task["source"], "line": 0, "col": 0,
+                      "message": f"internal error in tileport: {type(exc).__name__}: {exc}\n{tail}"}
+        if task["kind"] == "convert":
+            try:
+                text = Path(task["source"]).read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                text = ""
+            return {"status": "failed", "kernels": scan_kernels(text, task["language"]), "port": None,
+                    "deps": {}, "diagnostics": [diagnostic], "seconds": 0.0}
+        return {"verdict": "could-not-run", "verify": None, "diagnostics": [diagnostic], "seconds": 0.0}
+
+
+def main(argv: list[str]) -> int:
+    task = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
+    result = run(task)
+    tmp = argv[2] + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(result, f)
+    os.replace(tmp, argv[2])
+    return 0
+
+
+# ----------------------------------------------------------------------------- runner side
+
+
+def start(task: dict, workdir: Path, name: str, env: dict) -> tuple[subprocess.Popen, Path, Path]:
+    """Launch the child for one task; returns (process, result path, log path)."""
+    task_path, result_path, log_path = (workdir / f"{name}.task.json", workdir / f"{name}.result.json",
+                                        workdir / f"{name}.log")
+    task_path.write_text(json.dumps(task), encoding="utf-8")
+    child_env = dict(os.environ)
+    child_env.update(env)
+    child_env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), child_env.get("PYTHONPATH")) if p)
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "porter.migrate.worker", str(task_path), str(result_path)],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=child_env,
+                                start_new_session=True)
+    return proc, result_path, log_path
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

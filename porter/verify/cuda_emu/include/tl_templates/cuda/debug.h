@@ -1,0 +1,3 @@
+/* tileport stand-in: see common.h */
+#pragma once
+#include "common.h"

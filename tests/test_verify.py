@@ -43,15 +43,24 @@ def assert_equivalent(result):
     return report
 
 
+# Scalars whose valid range only the host code knows (conv1d's filter fits MAX_K = 15).
+SAMPLE_ARGS = {"samples/cuda/conv1d.cu": ["--arg", "k=7"]}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("rel", CUDA + TRITON)
 def test_sample_converts_and_verifies(rel, tmp_path):
-    _, result = convert_and_verify(rel, tmp_path)
+    _, result = convert_and_verify(rel, tmp_path, *SAMPLE_ARGS.get(rel, []))
     report = assert_equivalent(result)
     # one of the problem sizes is ragged: not a multiple of any block
     sizes = [v for k in report["kernels"] for c in k["cases"] for n, v in c["sizes"].items()
              if isinstance(v, int)]
     assert any(v % 2 for v in sizes)
+
+
+def test_runtime_sized_shared_memory_is_reported_not_guessed():
+    result = tileport("convert", "tests/unsupported/conv1d_runtime_smem.cu")
+    assert result.returncode == 1 and "error TP145" in result.stderr
 
 
 @pytest.mark.slow

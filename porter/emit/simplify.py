@@ -24,7 +24,9 @@ def _demoted(e):
     if isinstance(e, Cast) and e.dtype in ("uint32", "uint64", "int64") and e.a.dtype in ("int32", "uint32"):
         inner = _demoted(e.a)
         return inner
-    if isinstance(e, BinOp) and e.op in ("+", "*") and e.dtype in ("uint32", "uint64", "int32"):
+    # + - * wrap modulo 2^32 alike in signed and unsigned arithmetic, so the converted result
+    # is the same either way.
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*") and e.dtype in ("uint32", "uint64", "int32"):
         a, b = _demoted(e.a), _demoted(e.b)
         if a is not None and b is not None:
             return BinOp(e.op, a, b, "int32")
@@ -61,7 +63,7 @@ def _step(e):
         inner = _demoted(e.a)
         if inner is not None and inner != e.a:
             return Cast(e.dtype, inner)
-    if isinstance(e, BinOp) and e.dtype in ("uint32", "uint64") and e.op in ("+", "*"):
+    if isinstance(e, BinOp) and e.dtype in ("uint32", "uint64") and e.op in ("+", "-", "*"):
         inner = _demoted(e)
         if inner is not None:
             return Cast(e.dtype, inner)

@@ -125,6 +125,9 @@ class CudaFrontend:
 
         for s in walk_stmts(kernel.body):
             if isinstance(s, Alloc) and s.dynamic:
+                if not isinstance(kernel.launch.smem_bytes, int):
+                    raise TileportError("TP145", f"'extern __shared__ {s.name}[]' is sized by a runtime "
+                                        "value at the launch site; TileLang needs a constant size", s.loc)
                 count = kernel.launch.smem_bytes * 8 // dtype_bits(s.dtype)
                 if count <= 0:
                     raise TileportError("TP144", f"'extern __shared__ {s.name}[]' is sized at launch, but "
@@ -150,7 +153,8 @@ class CudaFrontend:
         if c.kind == K.DECL_STMT:
             out = []
             for d in c.get_children():
-                out += self.declaration(d, scope)
+                pre, decls = self.with_prelude(lambda d=d: self.declaration(d, scope))
+                out += pre + decls
             return out
         if c.kind == K.IF_STMT:
             kids = list(c.get_children())
@@ -189,6 +193,12 @@ class CudaFrontend:
             return [Continue(loc)]
         if c.kind in (K.SWITCH_STMT, K.GOTO_STMT, K.LABEL_STMT):
             raise TileportError("TP116", f"{c.kind.name.lower()} is not supported", loc)
+        if c.kind == K.UNEXPOSED_STMT:
+            # `#pragma unroll` and attributes wrap the statement they apply to.
+            out = []
+            for child in c.get_children():
+                out += self.statement(child, scope)
+            return out
         if c.kind == K.ASM_STMT:
             raise TileportError("TP150", "inline PTX asm has no TileLang equivalent", loc)
         pre, stmts = self.with_prelude(lambda: self.expression_statement(c, scope))
@@ -425,6 +435,11 @@ class CudaFrontend:
             if op in ("=", ","):
                 raise TileportError("TP132", f"'{op}' inside an expression is not supported", loc)
             a, b = list(c.get_children())
+            if op in ("==", "!=") and (is_pointer(a.type) or is_pointer(b.type)):
+                # Ports take tensors, never null: `p != NULL` holds for every buffer they get.
+                if self.is_null(a) or self.is_null(b):
+                    return Const(op == "!=", "bool")
+                raise TileportError("TP133", "pointer comparisons are not supported", loc)
             ea, eb = self.expr(a, scope), self.expr(b, scope)
             dtype = dtype_of(c.type, loc)
             if op in ("&&", "||"):
@@ -674,6 +689,12 @@ class CudaFrontend:
         buf, off = self.pointer(root, scope)
         idx = self.expr(indices[0], scope)
         return buf, self.add_index(off, idx) if off is not None else idx
+
+    def is_null(self, c) -> bool:
+        c = self.skip_implicit(c)
+        if c.kind in (self.K.GNU_NULL_EXPR, self.K.CXX_NULL_PTR_LITERAL_EXPR):
+            return True
+        return c.kind == self.K.INTEGER_LITERAL and ct.evaluate(c) == 0
 
     def array_of(self, c, scope):
         if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:

@@ -85,9 +85,11 @@ class LaunchReader:
         smem = 0
         if len(cfg) > 2 and cfg[2].location.line:
             try:
-                smem = try_int(self.host_expr(cfg[2])) or 0
+                smem_expr = fold(self.host_expr(cfg[2]))
             except _Unknown:
                 return None
+            value = try_int(smem_expr)
+            smem = value if value is not None else smem_expr  # an expression of the sizes
         grid = [g if g.dtype == "int32" else fold(Cast("int32", g)) for g in grid]
         ndim = max(self._used_dims(grid, block_ints), 1)
         return Launch(tuple(grid[:ndim]), tuple(block_ints[:ndim]), smem, "launch-site", loc)
@@ -144,6 +146,10 @@ class LaunchReader:
         if c.kind in (K.INTEGER_LITERAL, K.CXX_BOOL_LITERAL_EXPR, K.CXX_SIZEOF_OR_ALIGNOF_EXPR if hasattr(K, "CXX_SIZEOF_OR_ALIGNOF_EXPR") else K.INTEGER_LITERAL):
             value = ct.evaluate(c)
             if value is not None and not isinstance(value, float):
+                return Const(int(value), "int32")
+        if c.kind == K.CXX_UNARY_EXPR:  # sizeof(T)
+            value = ct.evaluate(c)
+            if value is not None:
                 return Const(int(value), "int32")
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None:
             ref = c.referenced

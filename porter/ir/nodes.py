@@ -276,7 +276,7 @@ class Launch:
 
     grid: tuple
     block: tuple
-    smem_bytes: int = 0
+    smem_bytes: object = 0  # int, or an Expr over params when the launch computes it
     origin: str = "inferred"
     loc: Loc | None = None
     threads: int | None = None  # hardware threads when they differ from the block (Triton warps)

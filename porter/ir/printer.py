@@ -98,7 +98,8 @@ def format_kernel(k: Kernel) -> str:
     L = k.launch
     grid = ", ".join(format_expr(g) for g in L.grid)
     threads = f" threads={L.threads}" if L.threads else ""
-    out.append(f"  launch grid=({grid}) block={tuple(L.block)} smem={L.smem_bytes}{threads}  "
+    smem = L.smem_bytes if isinstance(L.smem_bytes, int) else format_expr(L.smem_bytes)
+    out.append(f"  launch grid=({grid}) block={tuple(L.block)} smem={smem}{threads}  "
                f"origin={L.origin}" + (f" @{L.loc.line}" if L.loc and L.loc.line else ""))
     out.append("  body {")
     out += format_stmts(k.body, 2)

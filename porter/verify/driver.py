@@ -139,7 +139,7 @@ def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str
 
         return cuda_gpu.run_kernel(original, kernel.name + kernel.template_args,
                                    [p.c_type for p in kernel.params], grid, kernel.launch.block,
-                                   kernel.launch.smem_bytes, args, timeout=opts.timeout,
+                                   _smem(kernel, args), args, timeout=opts.timeout,
                                    include_dirs=opts.include_dirs, defines=opts.defines)
     if module.language == "cuda":
         from porter.verify import cuda_exec
@@ -149,7 +149,7 @@ def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str
                         param_types=[p.c_type for p in kernel.params])
         block = tuple(kernel.launch.block) + (1,) * (3 - len(kernel.launch.block))
         grid3 = tuple(grid) + (1,) * (3 - len(grid))
-        return cuda_exec.run_kernel(original, sig, grid3, block, kernel.launch.smem_bytes, args,
+        return cuda_exec.run_kernel(original, sig, grid3, block, _smem(kernel, args), args,
                                     timeout=opts.timeout, include_dirs=opts.include_dirs,
                                     defines=opts.defines)
     from porter.verify import triton_exec
@@ -159,6 +159,14 @@ def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str
     return triton_exec.run_kernel(original, kernel.name, grid, args, constexprs=kernel.constexprs,
                                   launch_options=launch_options, timeout=opts.timeout, bf16_args=bf16,
                                   device=device)
+
+
+def _smem(kernel: Kernel, args: list) -> int:
+    smem = kernel.launch.smem_bytes
+    if isinstance(smem, int):
+        return smem
+    scalars = {p.name: a for p, a in zip(kernel.params, args) if not isinstance(p, BufferParam)}
+    return int(evaluate(smem, scalars))
 
 
 def _gpu_available() -> bool:

@@ -1,19 +1,18 @@
 // 1D "same" convolution (cross-correlation, as in deep-learning frameworks) with zero padding:
-//   out[i] = sum_{j<k} filter[j] * in[i + j - k/2],  k odd.
-// The filter and the block's input tile (blockDim.x + k - 1 elements, halo included) are
-// staged in dynamic shared memory sized at launch.
+//   out[i] = sum_{j<k} filter[j] * in[i + j - k/2],  k odd, k <= MAX_K.
+// The filter and the block's input tile (halo included) are staged in shared memory.
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define CONV_THREADS 128
+#define MAX_K 15
 
 __global__ void conv1d_same(const float* __restrict__ in, const float* __restrict__ filter,
                             float* __restrict__ out, int n, int k)
 {
-    extern __shared__ float smem[];
-    float* s_filter = smem;       // k floats
-    float* s_tile = smem + k;     // blockDim.x + k - 1 floats
+    __shared__ float s_filter[MAX_K];
+    __shared__ float s_tile[CONV_THREADS + MAX_K - 1];
 
     int tid = threadIdx.x;
     int radius = k / 2;
@@ -42,6 +41,10 @@ __global__ void conv1d_same(const float* __restrict__ in, const float* __restric
 
 void launch_conv1d(const float* h_in, const float* h_filter, float* h_out, int n, int k)
 {
+    if (k > MAX_K || k % 2 == 0) {
+        fprintf(stderr, "filter length must be odd and at most %d\n", MAX_K);
+        return;
+    }
     float *d_in, *d_filter, *d_out;
     cudaMalloc(&d_in, n * sizeof(float));
     cudaMalloc(&d_filter, k * sizeof(float));
@@ -51,33 +54,11 @@ void launch_conv1d(const float* h_in, const float* h_filter, float* h_out, int n
 
     int threads = CONV_THREADS;
     int blocks = (n + threads - 1) / threads;
-    size_t smem_bytes = (k + threads + k - 1) * sizeof(float);
-    conv1d_same<<<blocks, threads, smem_bytes>>>(d_in, d_filter, d_out, n, k);
+    conv1d_same<<<blocks, threads>>>(d_in, d_filter, d_out, n, k);
     cudaDeviceSynchronize();
 
     cudaMemcpy(h_out, d_out, n * sizeof(float), cudaMemcpyDeviceToHost);
     cudaFree(d_in);
     cudaFree(d_filter);
     cudaFree(d_out);
-}
-
-int main(void)
-{
-    int n = 1 << 16;
-    int k = 9;
-    float* x = (float*)malloc(n * sizeof(float));
-    float* y = (float*)malloc(n * sizeof(float));
-    float* f = (float*)malloc(k * sizeof(float));
-    for (int i = 0; i < n; i++) {
-        x[i] = 1.0f;
-    }
-    for (int j = 0; j < k; j++) {
-        f[j] = 1.0f / k;
-    }
-    launch_conv1d(x, f, y, n, k);
-    printf("y[0] = %f, y[100] = %f\n", y[0], y[100]);
-    free(x);
-    free(y);
-    free(f);
-    return 0;
 }

@@ -99,3 +99,31 @@ def substitute_block_dims(stmts: list, block: tuple) -> list:
         return None
 
     return map_stmts(stmts, step)
+
+
+def builtin_aliases(stmts: list):
+    """Drop top-level `int tid = threadIdx.x;` (never reassigned) and use `tid` as the handle name.
+
+    Returns the body with such variables replaced by the builtin, and {(kind, axis): name}.
+    """
+    from porter.ir.nodes import Assign, Decl, Var
+    from porter.ir.walk import walk_stmts
+
+    assigned = {s.var.name for s in walk_stmts(stmts) if isinstance(s, Assign)}
+    aliases, replaced, body = {}, {}, []
+    for s in stmts:
+        init = s.init if isinstance(s, Decl) else None
+        while isinstance(init, Cast) and init.dtype in ("int32", "uint32"):
+            init = init.a
+        if isinstance(init, Builtin) and init.kind in ("thread_idx", "block_idx") and \
+                s.var.name not in assigned and s.var.dtype in ("int32", "uint32") and \
+                (init.kind, init.axis) not in aliases and s.var.name.isidentifier():
+            aliases[(init.kind, init.axis)] = s.var.name
+            replaced[s.var.name] = Builtin(init.kind, init.axis, s.var.dtype)
+            continue
+        body.append(s)
+
+    def step(e):
+        return replaced.get(e.name) if isinstance(e, Var) else None
+
+    return (map_stmts(body, step) if replaced else body), aliases

@@ -17,7 +17,7 @@ import jinja2
 
 from porter import __version__
 from porter.emit.expressions import ExprEmitter, dtype_ref
-from porter.emit.simplify import simplify_grid, simplify_stmts, substitute_block_dims
+from porter.emit.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue
 from porter.ir.nodes import (
@@ -72,12 +72,17 @@ class KernelEmitter:
     def __init__(self, kernel: Kernel, source_name: str):
         self.k = kernel
         self.source_name = source_name
+        # `int tid = threadIdx.x;` names the thread index: use the user's name for the handle.
+        self.body, aliases = builtin_aliases(kernel.body)
+        self.handles = {("thread_idx", a): _LANES[a] for a in range(3)}
+        self.handles.update({("block_idx", a): _BLOCKS[a] for a in range(3)})
+        self.handles.update(aliases)
         self.names = self._names()
         launch = kernel.launch
         builtins = {}
         for axis in range(3):
-            builtins[("thread_idx", axis)] = _LANES[axis] if axis < len(launch.block) else "0"
-            builtins[("block_idx", axis)] = _BLOCKS[axis] if axis < len(launch.grid) else "0"
+            builtins[("thread_idx", axis)] = self.handles[("thread_idx", axis)] if axis < len(launch.block) else "0"
+            builtins[("block_idx", axis)] = self.handles[("block_idx", axis)] if axis < len(launch.grid) else "0"
             builtins[("block_dim", axis)] = str(launch.block[axis]) if axis < len(launch.block) else "1"
         self.constants = {n: v for n, v in kernel.constexprs.items()
                           if isinstance(v, (int, float)) and not isinstance(v, bool)}
@@ -85,11 +90,11 @@ class KernelEmitter:
         for axis in range(3):
             grid = simplify_grid(launch.grid[axis]) if axis < len(launch.grid) else Const(1, "int32")
             builtins[("grid_dim", axis)] = self.expr(grid)
-        self.mutable = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
+        self.mutable = {s.var.name for s in walk_stmts(self.body) if isinstance(s, Assign)}
 
     def _names(self) -> dict:  # noqa: C901 - one pass over every name the body declares
         """IR name -> how the body refers to it (unsigned scalars are read through a cast)."""
-        taken: set = set()
+        taken: set = set(self.handles.values())
         names = {}
         self.param_names = {}
         for p in self.k.params:
@@ -97,7 +102,7 @@ class KernelEmitter:
             names[p.name] = self.param_names[p.name]
             if not isinstance(p, BufferParam) and p.dtype in _WIDENED:
                 names[p.name] = f"T.Cast({dtype_ref(p.dtype)}, {names[p.name]})"
-        for s in walk_stmts(self.k.body):
+        for s in walk_stmts(self.body):
             if isinstance(s, (Decl, For)) and s.var.name not in names:
                 names[s.var.name] = _safe(s.var.name, taken)
             elif isinstance(s, Alloc) and s.name not in names:
@@ -129,19 +134,19 @@ class KernelEmitter:
             v.call_args.append(name)
         v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items()]
         grid = [self.expr(simplify_grid(g)) for g in launch.grid] or ["1"]
-        handles = ", ".join(_BLOCKS[: len(grid)])
-        body = simplify_stmts(substitute_block_dims(k.body, tuple(launch.block)))
+        handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))
+        body = simplify_stmts(substitute_block_dims(self.body, tuple(launch.block)))
         if needs_threads(k):
             # Thread-level: barriers, shared memory, shuffles and atomics need real threads.
             v.level = "thread"
             block = list(launch.block)
             threads = block[0] if len(block) == 1 else "[" + ", ".join(map(str, block)) + "]"
-            v.body = [f"{_LANES[d]} = T.get_thread_binding({d})" for d in range(len(block))]
+            v.body = [f"{self.handles[('thread_idx', d)]} = T.get_thread_binding({d})" for d in range(len(block))]
             v.body += self.allocations(body)
             v.body += self.block(body, 0)
         else:
             threads = launch.threads or _product(launch.block)
-            lanes = list(reversed(_LANES[: len(launch.block)]))
+            lanes = [self.handles[("thread_idx", a)] for a in reversed(range(len(launch.block)))]
             extents = [self.named(b) for b in reversed(launch.block)]
             v.body = [f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"]
             v.body += self.block(body, 1) or ["    T.evaluate(0)"]

@@ -815,8 +815,8 @@ class CudaFrontend:
         return candidate
 
 
-# Names the emitted TileLang reserves (lane/program indices, the module alias, Python keywords).
-_RESERVED = {"T", "tilelang", "tx", "ty", "tz", "bx", "by", "bz", "lambda", "def", "class", "in",
+# Names that cannot be Python identifiers in the port (the emitter renames clashes with its own).
+_RESERVED = {"T", "tilelang", "lambda", "def", "class", "in",
              "is", "not", "and", "or", "if", "else", "for", "while", "return", "pass", "from",
              "import", "global", "with", "as", "yield", "None", "True", "False", "del", "try",
              "except", "finally", "raise", "assert", "break", "continue", "nonlocal", "elif", "print"}

@@ -72,11 +72,10 @@ def argmax_row_program():
         rows: T.int32,
         cols: T.int32,
     ):
-        with T.Kernel(rows, threads=256) as bx:
+        with T.Kernel(rows, threads=256) as row:
             tx = T.get_thread_binding(0)
             s_val = T.alloc_shared((256,), T.float32)
             s_idx = T.alloc_shared((256,), T.int32)
-            row = bx
             if row < rows:
                 tid = tx
                 best = T.alloc_var(T.float32)

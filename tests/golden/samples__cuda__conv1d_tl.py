@@ -73,10 +73,9 @@ def conv1d_same_program():
         k: T.int32,
     ):
         with T.Kernel(T.ceildiv(n, 128), threads=128) as bx:
-            tx = T.get_thread_binding(0)
+            tid = T.get_thread_binding(0)
             s_filter = T.alloc_shared((15,), T.float32)
             s_tile = T.alloc_shared((142,), T.float32)
-            tid = tx
             radius = T.truncdiv(k, 2)
             block_start = bx * 128
             tile_len = T.Cast(T.int32, T.uint32(128) + T.Cast(T.uint32, k) - T.uint32(1))

@@ -72,10 +72,9 @@ def cross_entropy_forward_program():
         rows: T.int32,
         classes: T.int32,
     ):
-        with T.Kernel(rows, threads=256) as bx:
+        with T.Kernel(rows, threads=256) as row:
             tx = T.get_thread_binding(0)
             sbuf = T.alloc_shared((256,), T.float32)
-            row = bx
             if row < rows:
                 tid = tx
                 m = T.alloc_var(T.float32)

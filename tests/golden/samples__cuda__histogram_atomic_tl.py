@@ -70,9 +70,8 @@ def histogram_256_program():
         n: T.int32,
     ):
         with T.Kernel(T.ceildiv(n, 256), threads=256) as bx:
-            tx = T.get_thread_binding(0)
+            tid = T.get_thread_binding(0)
             s_hist = T.alloc_shared((256,), T.uint32)
-            tid = tx
             b = T.alloc_var(T.int32)
             b = tid
             while b < 256:
@@ -81,7 +80,7 @@ def histogram_256_program():
             T.sync_threads()
             stride = 256 * (T.ceildiv(n, 256))
             i = T.alloc_var(T.int32)
-            i = T.Cast(T.int32, T.Cast(T.uint32, bx * 256) + T.Cast(T.uint32, tid))
+            i = bx * 256 + tid
             while i < n:
                 v = data[i]
                 if T.Or(v < 0, v >= 256):

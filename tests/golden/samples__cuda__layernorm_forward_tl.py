@@ -79,10 +79,9 @@ def layernorm_forward_program():
         cols: T.int32,
         eps: T.float32,
     ):
-        with T.Kernel(rows, threads=128) as bx:
+        with T.Kernel(rows, threads=128) as row:
             tx = T.get_thread_binding(0)
             smem = T.alloc_shared((128,), T.float32)
-            row = bx
             if row < rows:
                 tid = tx
                 local = T.alloc_var(T.float32)

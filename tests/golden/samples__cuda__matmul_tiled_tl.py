@@ -78,21 +78,19 @@ def sgemm_tiled_program():
             ty = T.get_thread_binding(1)
             As = T.alloc_shared((256,), T.float32)  # shared float32[16x16] (row-major)
             Bs = T.alloc_shared((256,), T.float32)  # shared float32[16x16] (row-major)
-            tx_1 = tx
-            ty_2 = ty
-            row = T.Cast(T.int32, T.Cast(T.uint32, by * 16) + T.Cast(T.uint32, ty_2))
-            col = T.Cast(T.int32, T.Cast(T.uint32, bx * 16) + T.Cast(T.uint32, tx_1))
+            row = by * 16 + ty
+            col = bx * 16 + tx
             acc = T.alloc_var(T.float32)
             acc = T.float32(0.0)
             num_tiles = T.truncdiv(K + 16 - 1, 16)
             for t in T.serial(num_tiles):
-                a_col = t * 16 + tx_1
-                b_row = t * 16 + ty_2
-                As[ty_2 * 16 + tx_1] = T.if_then_else(T.And(row < M, a_col < K), A[row * K + a_col], T.float32(0.0))
-                Bs[ty_2 * 16 + tx_1] = T.if_then_else(T.And(b_row < K, col < N), B[b_row * N + col], T.float32(0.0))
+                a_col = t * 16 + tx
+                b_row = t * 16 + ty
+                As[ty * 16 + tx] = T.if_then_else(T.And(row < M, a_col < K), A[row * K + a_col], T.float32(0.0))
+                Bs[ty * 16 + tx] = T.if_then_else(T.And(b_row < K, col < N), B[b_row * N + col], T.float32(0.0))
                 T.sync_threads()
                 for k in T.serial(16):
-                    acc = acc + As[ty_2 * 16 + k] * Bs[k * 16 + tx_1]
+                    acc = acc + As[ty * 16 + k] * Bs[k * 16 + tx]
                 T.sync_threads()
             if T.And(row < M, col < N):
                 C[row * N + col] = acc

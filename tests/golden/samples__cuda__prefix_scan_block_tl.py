@@ -73,10 +73,9 @@ def scan_block_inclusive_program():
         n: T.int32,
     ):
         with T.Kernel(T.ceildiv(n, 256), threads=256) as bx:
-            tx = T.get_thread_binding(0)
+            tid = T.get_thread_binding(0)
             temp = T.alloc_shared((512,), T.float32)  # shared float32[2x256] (row-major)
-            tid = tx
-            gid = T.Cast(T.int32, T.Cast(T.uint32, bx * 256) + T.Cast(T.uint32, tid))
+            gid = bx * 256 + tid
             pout = T.alloc_var(T.int32)
             pout = 0
             pin = T.alloc_var(T.int32)

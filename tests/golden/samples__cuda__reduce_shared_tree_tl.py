@@ -70,20 +70,19 @@ def reduce_sum_program():
         n: T.int32,
     ):
         with T.Kernel(T.ceildiv(n, 256), threads=256) as bx:
-            tx = T.get_thread_binding(0)
+            tid = T.get_thread_binding(0)
             sdata = T.alloc_shared((256,), T.float32)
-            tid = T.Cast(T.uint32, tx)
-            i = T.Cast(T.uint32, bx * 256 + tx)
-            sdata[tid] = T.if_then_else(i < T.Cast(T.uint32, n), in_[i], T.float32(0.0))
+            i = T.Cast(T.uint32, bx * 256 + tid)
+            sdata[T.Cast(T.uint32, tid)] = T.if_then_else(i < T.Cast(T.uint32, n), in_[i], T.float32(0.0))
             T.sync_threads()
             s = T.alloc_var(T.uint32)
             s = T.uint32(128)
             while s > T.uint32(0):
-                if tid < s:
-                    sdata[tid] = sdata[tid] + sdata[tid + s]
+                if T.Cast(T.uint32, tid) < s:
+                    sdata[T.Cast(T.uint32, tid)] = sdata[T.Cast(T.uint32, tid)] + sdata[T.Cast(T.uint32, tid) + s]
                 T.sync_threads()
                 s = s >> T.uint32(1)
-            if tid == T.uint32(0):
+            if T.Cast(T.uint32, tid) == T.uint32(0):
                 out[T.Cast(T.uint32, bx)] = sdata[0]
 
     return reduce_sum

@@ -70,16 +70,15 @@ def reduce_warp_atomic_program():
         n: T.int32,
     ):
         with T.Kernel(T.ceildiv(n, 256), threads=256) as bx:
-            tx = T.get_thread_binding(0)
+            tid = T.get_thread_binding(0)
             warp_sums = T.alloc_shared((8,), T.float32)
-            tid = tx
             lane = T.truncmod(tid, 32)
             warp = T.truncdiv(tid, 32)
             num_warps = 8
             sum_ = T.alloc_var(T.float32)
             sum_ = T.float32(0.0)
             i = T.alloc_var(T.int32)
-            i = T.Cast(T.int32, T.Cast(T.uint32, bx * 256) + T.Cast(T.uint32, tid))
+            i = bx * 256 + tid
             while i < n:
                 sum_ = sum_ + in_[i]
                 i = i + 256 * (T.ceildiv(n, 256))

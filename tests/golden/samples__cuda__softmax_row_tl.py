@@ -70,10 +70,9 @@ def softmax_row_program():
         rows: T.int32,
         cols: T.int32,
     ):
-        with T.Kernel(rows, threads=256) as bx:
+        with T.Kernel(rows, threads=256) as row:
             tx = T.get_thread_binding(0)
             red = T.alloc_shared((256,), T.float32)
-            row = bx
             if row < rows:
                 tid = tx
                 local_max = T.alloc_var(T.float32)

@@ -74,12 +74,10 @@ def jacobi_5pt_program():
             tx = T.get_thread_binding(0)
             ty = T.get_thread_binding(1)
             tile = T.alloc_shared((324,), T.float32)  # shared float32[18x18] (row-major)
-            tx_1 = tx
-            ty_2 = ty
             x0 = bx * 16 - 1
             y0 = by * 16 - 1
             idx = T.alloc_var(T.int32)
-            idx = ty_2 * 16 + tx_1
+            idx = ty * 16 + tx
             while idx < 324:
                 ly = T.truncdiv(idx, 18)
                 lx = T.truncmod(idx, 18)
@@ -88,15 +86,15 @@ def jacobi_5pt_program():
                 tile[ly * 18 + lx] = T.if_then_else(T.And(T.And(T.And(gx >= 0, gx < nx), gy >= 0), gy < ny), in_[gy * nx + gx], T.float32(0.0))
                 idx = idx + 256
             T.sync_threads()
-            gx_3 = T.Cast(T.int32, T.Cast(T.uint32, bx * 16) + T.Cast(T.uint32, tx_1))
-            gy_4 = T.Cast(T.int32, T.Cast(T.uint32, by * 16) + T.Cast(T.uint32, ty_2))
-            if T.Not(T.Or(gx_3 >= nx, gy_4 >= ny)):
-                lx_5 = tx_1 + 1
-                ly_6 = ty_2 + 1
-                if T.Or(T.Or(T.Or(gx_3 == 0, gy_4 == 0), gx_3 == nx - 1), gy_4 == ny - 1):
-                    out[gy_4 * nx + gx_3] = tile[ly_6 * 18 + lx_5]
+            gx_1 = bx * 16 + tx
+            gy_2 = by * 16 + ty
+            if T.Not(T.Or(gx_1 >= nx, gy_2 >= ny)):
+                lx_3 = tx + 1
+                ly_4 = ty + 1
+                if T.Or(T.Or(T.Or(gx_1 == 0, gy_2 == 0), gx_1 == nx - 1), gy_2 == ny - 1):
+                    out[gy_2 * nx + gx_1] = tile[ly_4 * 18 + lx_3]
                 else:
-                    out[gy_4 * nx + gx_3] = T.float32(0.25) * (tile[(ly_6 - 1) * 18 + lx_5] + tile[(ly_6 + 1) * 18 + lx_5] + tile[ly_6 * 18 + (lx_5 - 1)] + tile[ly_6 * 18 + lx_5 + 1])
+                    out[gy_2 * nx + gx_1] = T.float32(0.25) * (tile[(ly_4 - 1) * 18 + lx_3] + tile[(ly_4 + 1) * 18 + lx_3] + tile[ly_4 * 18 + (lx_3 - 1)] + tile[ly_4 * 18 + lx_3 + 1])
 
     return jacobi_5pt
 

@@ -72,9 +72,8 @@ def add_kernel_program():
         output_ptr: T.Tensor((output_ptr_numel,), T.float32),
         n_elements: T.int32,
     ):
-        with T.Kernel(T.ceildiv(n_elements, 1024), threads=128) as bx:
+        with T.Kernel(T.ceildiv(n_elements, 1024), threads=128) as pid:
             for tx in T.Parallel(BLOCK_SIZE):
-                pid = bx
                 block_start = pid * BLOCK_SIZE
                 offsets = block_start + tx
                 x = T.if_then_else(offsets < n_elements, x_ptr[offsets], T.float32(0.0))

@@ -72,9 +72,8 @@ def silu_mul_kernel_program():
         out_ptr: T.Tensor((out_ptr_numel,), T.float16),
         n_elements: T.int32,
     ):
-        with T.Kernel(T.ceildiv(n_elements, 512), threads=128) as bx:
+        with T.Kernel(T.ceildiv(n_elements, 512), threads=128) as pid:
             for tx in T.Parallel(BLOCK_SIZE):
-                pid = bx
                 offsets = pid * BLOCK_SIZE + tx
                 a = T.Cast(T.float32, T.if_then_else(offsets < n_elements, a_ptr[offsets], T.float16(0.0)))
                 b = T.Cast(T.float32, T.if_then_else(offsets < n_elements, b_ptr[offsets], T.float16(0.0)))

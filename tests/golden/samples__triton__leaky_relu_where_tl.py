@@ -71,9 +71,8 @@ def leaky_relu_kernel_program():
         n_elements: T.int32,
         negative_slope: T.float32,
     ):
-        with T.Kernel(T.ceildiv(n_elements, 256), threads=128) as bx:
+        with T.Kernel(T.ceildiv(n_elements, 256), threads=128) as pid:
             for tx in T.Parallel(BLOCK_SIZE):
-                pid = bx
                 offsets = pid * BLOCK_SIZE + tx
                 x = T.if_then_else(offsets < n_elements, x_ptr[offsets], T.float32(0.0))
                 y = T.if_then_else(x >= T.float32(0.0), x, x * negative_slope)

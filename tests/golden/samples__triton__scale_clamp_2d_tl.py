@@ -77,10 +77,8 @@ def scale_clamp_kernel_program():
         lo: T.float32,
         hi: T.float32,
     ):
-        with T.Kernel(T.ceildiv(M, 32), T.ceildiv(N, 64), threads=128) as (bx, by):
+        with T.Kernel(T.ceildiv(M, 32), T.ceildiv(N, 64), threads=128) as (pid_m, pid_n):
             for ty, tx in T.Parallel(BLOCK_M, BLOCK_N):
-                pid_m = bx
-                pid_n = by
                 offs_m = pid_m * BLOCK_M + ty
                 offs_n = pid_n * BLOCK_N + tx
                 x = T.if_then_else(T.And(offs_m < M, offs_n < N), x_ptr[offs_m * stride_m + offs_n], T.float32(0.0))

@@ -77,13 +77,38 @@ def test_syntax_error_points_at_the_line(tmp_path):
     assert d.render().startswith(f"{f}:")
 
 
-def test_unsupported_construct_is_reported_at_its_line(tmp_path):
-    f = tmp_path / "shared.cu"
-    f.write_text("__global__ void k(float* x) {\n  __shared__ float tile[256];\n"
-                 "  tile[threadIdx.x] = x[threadIdx.x];\n}\n")
+@pytest.mark.parametrize("line, code", [
+    ("  atomicCAS((int*)x, 0, 1);", "TP151"),
+    ('  asm volatile("membar.gl;");', "TP150"),
+    ("  float v = atomicAdd(x, 1.0f); x[1] = v;", "TP153"),
+])
+def test_unsupported_construct_is_reported_at_its_line(tmp_path, line, code):
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void k(float* x) {\n" + line + "\n}\n")
     with pytest.raises(TileportError) as err:
         convert_cuda(str(f))
-    assert err.value.diagnostic.code == "TP140" and err.value.diagnostic.loc.line == 2
+    assert err.value.diagnostic.code == code and err.value.diagnostic.loc.line == 2
+
+
+def test_shared_memory_barriers_and_warp_primitives(tmp_path):
+    from porter.ir.nodes import Alloc, Atomic, Sync, While
+
+    k = kernel(SAMPLES / "cuda/reduce_warp_shuffle.cu", "reduce_warp_atomic")
+    stmts = list(walk_stmts(k.body))
+    assert any(isinstance(s, Alloc) and s.scope == "shared" for s in stmts)
+    assert any(isinstance(s, Sync) and s.kind == "block" for s in stmts)
+    assert any(isinstance(s, Atomic) and s.op == "add" and s.buffer == "out" for s in stmts)
+    assert "shfl_down(" in format_module(type("M", (), {"kernels": [k]}))
+    tree = kernel(SAMPLES / "cuda/reduce_shared_tree.cu", "reduce_sum")
+    assert any(isinstance(s, While) for s in walk_stmts(tree.body))  # for (s = ...; s >>= 1)
+
+
+def test_two_dimensional_shared_tiles_flatten_row_major():
+    from porter.ir.nodes import Alloc
+
+    k = kernel(SAMPLES / "cuda/transpose_padded.cu", "transpose_padded")
+    tile = next(s for s in walk_stmts(k.body) if isinstance(s, Alloc))
+    assert tile.shape == (32, 33) and tile.size == 32 * 33
 
 
 def test_no_launch_site_infers_grid_from_guard(tmp_path):

@@ -118,7 +118,8 @@ def convert(source, output, force, emit_ir, block, grid, include_dirs, defines, 
     if output is not None:
         for k in module.kernels:
             origin = k.launch.origin.replace("-", " ")
-            stderr.print(f"[green]converted[/] {k.name}  ({source}:{k.loc.line})  launch geometry: {origin}")
+            stderr.print(f"[green]converted[/] {k.name}{k.template_args}  ({source}:{k.loc.line})  "
+                         f"launch geometry: {origin}", markup=True, highlight=False)
         stderr.print(f"wrote {output} in {time.perf_counter() - start:.2f}s")
 
 

@@ -114,7 +114,7 @@ class KernelEmitter:
     def view(self) -> KernelView:
         k = self.k
         launch = k.launch
-        v = KernelView(name=k.name, program=f"{k.name}_program", prim_func=k.name,
+        v = KernelView(name=k.ident, program=f"{k.ident}_program", prim_func=k.ident,
                        source=self.source_name, line=k.loc.line, launch_note=self._launch_note(),
                        level="thread-parallel")
         taken = set(self.names.values()) | set(self.param_names.values())

@@ -38,6 +38,8 @@ def cindex():
         ("clang_EvalResult_getAsLongLong", [ctypes.c_void_p], ctypes.c_longlong),
         ("clang_EvalResult_getAsDouble", [ctypes.c_void_p], ctypes.c_double),
         ("clang_EvalResult_dispose", [ctypes.c_void_p], None),
+        ("clang_getPresumedLocation", [ci.SourceLocation, ctypes.POINTER(ci._CXString),
+                                       ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)], None),
     ):
         fn = getattr(lib, name)
         fn.argtypes, fn.restype = argtypes, restype
@@ -93,16 +95,22 @@ def parse_args(include_dirs=(), defines=()) -> list[str]:
 
 
 def loc_of(cursor) -> Loc:
-    where = cursor.location
-    return Loc(where.file.name if where.file else "", where.line, where.column)
-
-
-def parse(path: str, include_dirs=(), defines=()):
-    """Parse a CUDA file; clang errors become TP101 diagnostics at the user's line."""
+    """The presumed location: honours `#line`, which template instantiations rely on."""
     ci = cindex()
+    filename, line, column = ci._CXString(), ctypes.c_uint(), ctypes.c_uint()
+    ci.conf.lib.clang_getPresumedLocation(cursor.location, ctypes.byref(filename),
+                                          ctypes.byref(line), ctypes.byref(column))
+    name = ci._CXString.from_result(filename)
+    return Loc(name or "", line.value, column.value)
+
+
+def parse(path: str, include_dirs=(), defines=(), text: str | None = None):
+    """Parse a CUDA file (or `text` standing in for it); clang errors become TP101 diagnostics."""
+    ci = cindex()
+    unsaved = [(path, text)] if text is not None else None
     try:
         tu = ci.Index.create().parse(
-            path, args=parse_args(include_dirs, defines),
+            path, args=parse_args(include_dirs, defines), unsaved_files=unsaved,
             options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
     except ci.TranslationUnitLoadError as exc:
         raise TileportError("TP101", f"libclang could not parse the file: {exc}", Loc(path)) from exc

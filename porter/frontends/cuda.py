@@ -15,6 +15,7 @@ from porter.diagnostics import Loc, TileportError
 from porter.frontends import clang_tools as ct
 from porter.frontends.cuda_types import dtype_of, is_array, is_pointer, is_scalar, is_void, pointee_dtype
 from porter.frontends.cuda_launch import LaunchReader
+from porter.frontends.cuda_templates import find_instantiations, instantiation_source, kernel_templates
 from porter.ir.extents import annotate_buffers
 from porter.ir.geometry import infer_launch
 from porter.ir.loops import insert_before_continue
@@ -68,6 +69,10 @@ class CudaFrontend:
 
     def run(self) -> Module:
         tu = ct.parse(self.path, self.include_dirs, self.defines)
+        self.instances = {}
+        templates = kernel_templates(tu, self.K, self.in_user_file)
+        if templates:
+            tu = self.instantiate(tu, templates)
         kernels, functions = [], []
         for c in tu.cursor.walk_preorder():
             if c.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE):
@@ -84,33 +89,59 @@ class CudaFrontend:
         if not kernels:
             raise TileportError("TP100", "no __global__ kernel found in this file", Loc(self.path, 1, 1))
         launches = LaunchReader(self, functions).read()
-        return Module(self.path, "cuda", [self.convert_kernel(k, launches.get(k.spelling)) for k in kernels])
+        out = []
+        for k in kernels:
+            if k.kind == self.K.FUNCTION_TEMPLATE:
+                continue  # converted through its instantiations
+            inst = self.instances.get(k.semantic_parent.spelling if k.semantic_parent else "")
+            key = (inst.name, inst.template_args) if inst else k.spelling
+            out.append(self.convert_kernel(k, launches.get(key), inst))
+        if not out:
+            names = ", ".join(t.spelling for t in templates)
+            raise TileportError("TP121", f"template kernel(s) {names} are never launched with explicit "
+                                "template arguments in this file, so they cannot be instantiated",
+                                Loc(self.path, templates[0].location.line, 1))
+        return Module(self.path, "cuda", out)
+
+    def in_user_file(self, c) -> bool:
+        return bool(c.location.file) and not c.location.file.name.startswith(str(ct.SHIM_DIR))
+
+    def instantiate(self, tu, templates):
+        """Re-parse with one plain copy of each template kernel per launched instantiation."""
+        text = open(self.path, encoding="utf-8").read()
+        extra = []
+        for inst in find_instantiations(tu, self.K, templates):
+            template = next(t for t in templates if t.spelling == inst.name)
+            extra.append(instantiation_source(self.path, text, template, inst, self.K))
+            self.instances[inst.namespace] = inst
+        if not extra:
+            return tu
+        return ct.parse(self.path, self.include_dirs, self.defines, text + "".join(extra))
 
     # ------------------------------------------------------------------ kernels
 
-    def convert_kernel(self, cursor, launch) -> Kernel:
+    def convert_kernel(self, cursor, launch, inst=None) -> Kernel:
         loc = ct.loc_of(cursor)
-        if cursor.kind == self.K.FUNCTION_TEMPLATE:
-            raise TileportError("TP121", f"kernel '{cursor.spelling}' is a template; templates are "
-                                "not supported yet", loc)
         self._fresh = 0
         scope = _Scope()
         params = []
         for p in cursor.get_arguments():
             ploc = ct.loc_of(p)
+            c_type = p.type.spelling if inst is None else _plain_spelling(p.type)
             if is_pointer(p.type):
                 dtype = pointee_dtype(p.type, ploc)
-                params.append(BufferParam(p.spelling, dtype, c_type=p.type.spelling, loc=ploc))
+                params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.pointers[p.hash] = (p.spelling, None)
             else:
                 dtype = dtype_of(p.type, ploc, what=f"parameter '{p.spelling}'")
-                params.append(ScalarParam(p.spelling, dtype, c_type=p.type.spelling, loc=ploc))
+                params.append(ScalarParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.values[p.hash] = Var(p.spelling, dtype)
         self._buffer_dtypes = {p.name: p.dtype for p in params if isinstance(p, BufferParam)}
         body_cursor = [c for c in cursor.get_children() if c.kind == self.K.COMPOUND_STMT][0]
         body = self.block(body_cursor, scope)
         body = eliminate_returns(body)
-        kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc)
+        kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc,
+                        template_args=inst.template_args if inst else "")
         kernel.launch = launch if launch is not None else infer_launch(kernel, self.given_block,
                                                                        self.given_grid)
         self.size_dynamic_shared(kernel)
@@ -820,6 +851,13 @@ _RESERVED = {"T", "tilelang", "lambda", "def", "class", "in",
              "is", "not", "and", "or", "if", "else", "for", "while", "return", "pass", "from",
              "import", "global", "with", "as", "yield", "None", "True", "False", "del", "try",
              "except", "finally", "raise", "assert", "break", "continue", "nonlocal", "elif", "print"}
+
+
+def _plain_spelling(ctype) -> str:
+    """A parameter type without template aliases (`const T *` -> `const float *`), spelled the way
+    CUDA headers spell the half types."""
+    spelling = ctype.get_canonical().spelling
+    return spelling.replace("_Float16", "__half").replace("__bf16", "__nv_bfloat16")
 
 
 def convert_cuda(path: str, include_dirs=(), defines=(), block=None, grid=None) -> Module:

@@ -9,6 +9,7 @@ over the kernel's `n`) and through local initialisers (`int blocks = ...; dim3 g
 from __future__ import annotations
 
 from porter.frontends import clang_tools as ct
+from porter.frontends.cuda_templates import _template_args
 from porter.frontends.cuda_types import dtype_of, is_pointer
 from porter.ir.fold import fold, try_int
 from porter.ir.nodes import BinOp, Call, Cast, Const, Launch, Select, UnaryOp, Var, is_float
@@ -36,11 +37,14 @@ class LaunchReader:
                 if not config or c.referenced is None:
                     continue
                 name = c.referenced.spelling
-                if name in launches:
+                args = _template_args(c, self.K)
+                key = (name, "<" + ", ".join(args) + ">") if args else name
+                if key in launches:
                     continue
-                launch = self._launch(c, config[0], assigned)
+                kernel = self._instance(c.referenced, args)
+                launch = self._launch(c, config[0], assigned, kernel)
                 if launch is not None:
-                    launches[name] = launch
+                    launches[key] = launch
         return launches
 
     def _assigned(self, fn) -> set:
@@ -58,8 +62,22 @@ class LaunchReader:
                     out.add(lhs.referenced.hash)
         return out
 
-    def _launch(self, call, config, assigned):
-        kernel = call.referenced
+    def _instance(self, referenced, args):
+        """The instantiated copy of a template kernel (its parameters name the launch's args)."""
+        if not args or referenced.kind != self.K.FUNCTION_TEMPLATE:
+            return referenced
+        wanted = "<" + ", ".join(args) + ">"
+        for namespace, inst in self.fe.instances.items():
+            if inst.name == referenced.spelling and inst.template_args == wanted:
+                for c in referenced.translation_unit.cursor.get_children():
+                    if c.kind == self.K.NAMESPACE and c.spelling == namespace:
+                        for k in c.get_children():
+                            if k.spelling == inst.name:
+                                return k
+        return referenced
+
+    def _launch(self, call, config, assigned, kernel=None):
+        kernel = kernel or call.referenced
         params = list(kernel.get_arguments())
         args = list(call.get_arguments())
         argmap = {}

@@ -293,6 +293,14 @@ class Kernel:
     constexprs: dict = field(default_factory=dict)  # Triton constexpr params and their values
     template_args: str = ""  # CUDA: "<float, 256>" when instantiated from a launch site
 
+    @property
+    def ident(self) -> str:
+        """A Python identifier for this kernel: `reduce<256>` -> `reduce_256`."""
+        if not self.template_args:
+            return self.name
+        tail = "".join(ch if ch.isalnum() else "_" for ch in self.template_args)
+        return "_".join([self.name] + [p for p in tail.split("_") if p])
+
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from pathlib import Path
 
 from rich.console import Console
@@ -117,7 +119,10 @@ def _slug(path: str) -> str:
 
 
 def _read_text(path: str) -> tuple[str | None, str]:
+    """A file's text for display; never opens anything but a regular file (a FIFO would block)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None, "not shown: not a regular file"
         data = Path(path).read_bytes()
     except OSError as exc:
         return None, f"not shown: {exc.strerror or exc}"
@@ -152,6 +157,16 @@ def _code_lines(text: str | None, focus: set) -> list:
     return out
 
 
+def _program_lines(port: str | None) -> dict:
+    """kernel name -> line of `def <name>_program(` in the port."""
+    lines = {}
+    for n, line in enumerate((port or "").split("\n"), 1):
+        m = re.match(r"def (\w+)_program\(", line)
+        if m:
+            lines.setdefault(m.group(1), n)
+    return lines
+
+
 def _file_views(result) -> list:
     views, used = [], set()
     out_root = Path(result.output_root) if result.output_root else None
@@ -169,9 +184,10 @@ def _file_views(result) -> list:
         def link(d, fid=fid, f=f):
             same = d.get("file") in (f.source, None) or str(d.get("file", "")).endswith(f.path)
             return f"#src-{fid}-L{d['line']}" if d.get("line") and same and source is not None else None
+        port_lines = _program_lines(port)
         views.append({
             "file": f, "fid": fid,
-            "kernels": [{"k": k, "numbers": kernel_numbers(k),
+            "kernels": [{"k": k, "numbers": kernel_numbers(k), "port_line": port_lines.get(k.name),
                          "diags": [{"d": d, "href": link(d)} for d in k.diagnostics]} for k in f.kernels],
             "diags": [{"d": d, "href": link(d)} for d in f.diagnostics],
             "source": _code_lines(source, focus), "source_note": source_note,

@@ -350,6 +350,8 @@ class Runner:
         status = value["status"]
         if status != "ported":
             record.status = status
+            if status == "no-kernel":  # listed, not a problem
+                record.diagnostics = [{**d, "severity": "note"} for d in record.diagnostics]
             kernel_status = "unsupported" if status == "unsupported" else "failed"
             record.kernels = [KernelRecord(k["name"], k["line"], kernel_status) for k in value.get("kernels", [])]
             self._finish(state)

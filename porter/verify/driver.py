@@ -145,7 +145,7 @@ def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str
         from porter.verify import cuda_exec
         from porter.verify.cuda_build import KernelSig
 
-        sig = KernelSig(launch_name=kernel.name + kernel.template_args, symbol=kernel.name,
+        sig = KernelSig(launch_name=kernel.name + kernel.template_args, symbol=kernel.ident,
                         param_types=[p.c_type for p in kernel.params])
         block = tuple(kernel.launch.block) + (1,) * (3 - len(kernel.launch.block))
         grid3 = tuple(grid) + (1,) * (3 - len(grid))
@@ -187,9 +187,9 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
                          config=opts.config, dtypes=opts.dtypes)
     kernels = module.kernels
     if opts.kernel:
-        kernels = [k for k in kernels if k.name == opts.kernel]
+        kernels = [k for k in kernels if opts.kernel in (k.name, k.ident, k.name + k.template_args)]
         if not kernels:
-            names = ", ".join(k.name for k in module.kernels)
+            names = ", ".join(k.ident for k in module.kernels)
             raise TileportError("TP004", f"no kernel named '{opts.kernel}' in {original} (kernels: {names})",
                                 Loc(original))
     functions = _port_functions(port)
@@ -197,11 +197,11 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
     plans = []
     devices = ["cpu", "cuda"] if report.gpu else ["cpu"]
     for kernel in kernels:
-        result = KernelResult(kernel.name, kernel.loc)
+        result = KernelResult(kernel.ident, kernel.loc)
         report.kernels.append(result)
-        if kernel.name not in functions or f"{kernel.name}_program" not in functions:
-            result.error = Diagnostic("TP444", f"the port has no function '{kernel.name}' (or its "
-                                      f"'{kernel.name}_program'); was it generated from this file?",
+        if kernel.ident not in functions or f"{kernel.ident}_program" not in functions:
+            result.error = Diagnostic("TP444", f"the port has no function '{kernel.ident}' (or its "
+                                      f"'{kernel.ident}_program'); was it generated from this file?",
                                       Loc(port))
             continue
         try:
@@ -228,16 +228,16 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
     jobs, owners = [], []
     for result, case, kernel, args, expected in plans:
         if result.error is None:
-            jobs.append({"kind": "run", "function": kernel.name, "args": args,
+            jobs.append({"kind": "run", "function": kernel.ident, "args": args,
                          "target": "c" if case.device == "cpu" else "cuda", "grid": case.grid,
                          "block": tuple(kernel.launch.block), "timeout": opts.timeout})
             owners.append(("run", result, case, kernel, expected))
     if opts.compile_check:
         for kernel in kernels:
-            result = next(r for r in report.kernels if r.name == kernel.name)
+            result = next(r for r in report.kernels if r.name == kernel.ident)
             if result.error is None:
                 for arch in ARCHS:
-                    jobs.append({"kind": "compile", "program": f"{kernel.name}_program", "arch": arch})
+                    jobs.append({"kind": "compile", "program": f"{kernel.ident}_program", "arch": arch})
                     owners.append(("compile", result, arch, kernel, None))
     if not jobs:
         return

@@ -94,6 +94,14 @@ def substitute_block_dims(stmts: list, block: tuple) -> list:
     def step(e):
         if isinstance(e, Builtin) and e.kind == "block_dim":
             return Const(block[e.axis] if e.axis < len(block) else 1, e.dtype)
+        if isinstance(e, Builtin) and e.kind == "thread_idx" and e.axis >= len(block):
+            return Const(0, e.dtype)
+        if isinstance(e, BinOp) and e.op in ("+", "*") and not is_float(e.dtype):
+            for x, y in ((e.a, e.b), (e.b, e.a)):
+                if isinstance(y, Const) and int(y.value) == (0 if e.op == "+" else 1):
+                    return x
+                if e.op == "*" and isinstance(y, Const) and int(y.value) == 0:
+                    return y
         if isinstance(e, (BinOp, Cast)) and all(isinstance(c, Const) for c in children(e)):
             return fold(e)
         return None

@@ -175,7 +175,9 @@ class KernelEmitter:
         where = {"launch-site": f"from the launch site (line {L.loc.line})" if L.loc else "from the launch site",
                  "inferred": "inferred from the kernel's guards (no launch site found)",
                  "given": "given on the command line",
-                 "given-block": "block given on the command line, grid inferred"}.get(L.origin, L.origin)
+                 "given-block": "block given on the command line, grid inferred",
+                 "launch-site-block": "block from the launch site, grid inferred from the guards "
+                                      "(the launch's grid is computed at run time)"}.get(L.origin, L.origin)
         return f"grid ({grid}), block {tuple(L.block)}, {where}"
 
     # ------------------------------------------------------------------ statements

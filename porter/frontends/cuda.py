@@ -14,6 +14,7 @@ from porter.builtins import CUDA_BUILTINS
 from porter.diagnostics import Loc, TileportError
 from porter.frontends import clang_tools as ct
 from porter.frontends.cuda_types import dtype_of, is_array, is_pointer, is_scalar, is_void, pointee_dtype
+from porter.frontends import cuda_groups as groups
 from porter.frontends.cuda_launch import LaunchReader
 from porter.frontends.cuda_templates import find_instantiations, instantiation_source, kernel_templates
 from porter.ir.extents import annotate_buffers
@@ -48,6 +49,7 @@ class _Scope:
     values: dict = field(default_factory=dict)   # clang decl hash -> Expr (params, locals)
     pointers: dict = field(default_factory=dict)  # decl hash -> (buffer name, offset Expr)
     arrays: dict = field(default_factory=dict)    # decl hash -> Alloc (shared and local arrays)
+    groups: dict = field(default_factory=dict)    # decl hash -> cooperative group ("block",)/("tile", N)
     result: Var | None = None
 
 
@@ -64,6 +66,7 @@ class CudaFrontend:
         self._inline_stack: list[str] = []
         self.prelude: list = []
         self._buffer_dtypes: dict = {}
+        self._taken: set = set()
 
     # ------------------------------------------------------------------ entry
 
@@ -123,6 +126,7 @@ class CudaFrontend:
     def convert_kernel(self, cursor, launch, inst=None) -> Kernel:
         loc = ct.loc_of(cursor)
         self._fresh = 0
+        self._taken = set()
         scope = _Scope()
         params = []
         for p in cursor.get_arguments():
@@ -142,6 +146,10 @@ class CudaFrontend:
         body = eliminate_returns(body)
         kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc,
                         template_args=inst.template_args if inst else "")
+        if launch is not None and launch.grid is None:
+            # the launch site gave the block but its grid could not be traced to the parameters
+            launch = infer_launch(kernel, launch.block, self.given_grid)
+            launch.origin = "launch-site-block"
         kernel.launch = launch if launch is not None else infer_launch(kernel, self.given_block,
                                                                        self.given_grid)
         self.size_dynamic_shared(kernel)
@@ -241,6 +249,10 @@ class CudaFrontend:
             return []
         kinds = {ch.kind for ch in d.get_children()}
         init_cursor = self.initializer(d)
+        group = groups.group_of_type(d.type)
+        if group is not None:
+            scope.groups[d.hash] = group  # a cooperative group: a name for threads, no code
+            return []
         if self.K.CUDASHARED_ATTR in kinds or is_array(d.type):
             return self.array_declaration(d, scope, shared=self.K.CUDASHARED_ATTR in kinds,
                                           init=init_cursor)
@@ -390,6 +402,9 @@ class CudaFrontend:
                 raise TileportError("TP151", f"{_UNSUPPORTED_CALLS[name]} is not supported yet", loc)
             if name in _SYNCS:
                 return [Sync(_SYNCS[name], loc)]
+            target = self.group_target(c, scope)
+            if target is not None and name == "sync":
+                return [groups.sync(target, loc)]
             if name in _ATOMICS:
                 target_c, value_c = list(c.get_arguments())[:2]
                 buf, index = self.pointer(target_c, scope)
@@ -547,6 +562,20 @@ class CudaFrontend:
         if name in _ATOMICS or name in _SYNCS:
             raise TileportError("TP153", f"the result of '{name}' is used; only atomics whose result "
                                 "is ignored are supported yet", loc)
+        target = self.group_target(c, scope)
+        if target is not None:
+            values = [self.expr(a, scope) for a in args]
+            dtype = dtype_of(c.type, loc) if name not in ("sync",) else "int32"
+            return groups.method(target, name, values, dtype, loc)
+        if name == "reduce" and args and self.group_arg(args[0], scope) is not None:
+            value = self.expr(args[1], scope)
+            functor = args[2].type.get_canonical().spelling if len(args) > 2 else ""
+            stmts, result = groups.reduce(self.group_arg(args[0], scope), value, functor, value.dtype,
+                                          self.unique("cg_reduce", scope), loc)
+            self.prelude.extend(stmts)
+            return result
+        if name in ("this_thread_block", "tiled_partition"):
+            raise TileportError("TP155", f"'{name}()' must initialise a named group variable", loc)
         if name in _SHUFFLES:
             values = [self.expr(a, scope) for a in args[1:]]
             dtype = dtype_of(c.type, loc)
@@ -621,6 +650,10 @@ class CudaFrontend:
             params = list(definition.get_arguments())
             written = self.assigned_decls(definition)  # by-value params the body changes
             for p, a in zip(params, args):
+                group = groups.group_of_type(p.type)
+                if group is not None:
+                    inner.groups[p.hash] = group
+                    continue
                 if is_pointer(p.type):
                     inner.pointers[p.hash] = self.pointer(a, scope)
                     continue
@@ -639,6 +672,7 @@ class CudaFrontend:
                 inner.result = result
             inner.values.update({k: v for k, v in scope.values.items() if k not in inner.values})
             inner.arrays.update(scope.arrays)
+            inner.groups.update({k: v for k, v in scope.groups.items() if k not in inner.groups})
             body_cursor = [ch for ch in definition.get_children() if ch.kind == self.K.COMPOUND_STMT][0]
             saved = self.prelude
             self.prelude = []
@@ -720,6 +754,19 @@ class CudaFrontend:
         buf, off = self.pointer(root, scope)
         idx = self.expr(indices[0], scope)
         return buf, self.add_index(off, idx) if off is not None else idx
+
+    def group_target(self, call, scope):
+        """The group a method call is made on (`warp.shfl_down(...)`), else None."""
+        callee = self.first_child(call)
+        if callee is None or callee.kind != self.K.MEMBER_REF_EXPR:
+            return None
+        return self.group_arg(self.first_child(callee), scope)
+
+    def group_arg(self, c, scope):
+        c = self.skip_implicit(c)
+        if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
+            return scope.groups.get(c.referenced.hash)
+        return None
 
     def is_null(self, c) -> bool:
         c = self.skip_implicit(c)
@@ -837,12 +884,14 @@ class CudaFrontend:
         return c
 
     def unique(self, name: str, scope) -> str:
+        """A local name not used anywhere else in the kernel (inlined copies included)."""
         taken = {v.name for v in scope.values.values() if isinstance(v, Var)}
-        taken |= set(self._buffer_dtypes)
+        taken |= set(self._buffer_dtypes) | self._taken
         candidate = name
         while candidate in taken or candidate in _RESERVED:
             self._fresh += 1
             candidate = f"{name}_{self._fresh}"
+        self._taken.add(candidate)
         return candidate
 
 

@@ -93,13 +93,17 @@ class LaunchReader:
         cfg = list(config.get_arguments())
         loc = ct.loc_of(call)
         try:
-            grid = self.dim3(cfg[0])
             block = self.dim3(cfg[1])
         except _Unknown:
             return None
         block_ints = [try_int(b) for b in block]
         if any(b is None for b in block_ints):
             return None
+        try:
+            grid = self.dim3(cfg[0])
+        except _Unknown:
+            ndim = max(self._used_dims([Const(1, "int32")] * 3, block_ints), 1)
+            return Launch(None, tuple(block_ints[:ndim]), 0, "launch-site-block", loc)
         smem = 0
         if len(cfg) > 2 and cfg[2].location.line:
             try:

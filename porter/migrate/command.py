@@ -31,7 +31,7 @@ def migrate_command(opts: MigrateOptions, stdout: Console, stderr: Console) -> i
         print_analysis(stdout, result)
     print_summary(stdout, result)
     try:
-        for path in write_reports(result, opts.reports):
+        for path in write_reports(result, opts.reports, runner.cache_root):
             stderr.print(f"wrote {path}", highlight=False, markup=False)
     except (OSError, TileportError) as exc:
         stderr.print(f"error TP015: cannot write a report: {exc}", highlight=False, markup=False)

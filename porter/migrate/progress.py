@@ -67,27 +67,35 @@ class RichDisplay:
     def __init__(self, verify: bool, console: Console):
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
+        from rich.text import Text
+
+        display = self
+
+        class _Progress(Progress):
+            def get_renderables(self):  # the bar, then which files are being worked on
+                yield self.make_tasks_table(self.tasks)
+                if display.now:
+                    yield Text(f"  now: {display.now}", style="dim", no_wrap=True, overflow="ellipsis")
 
         self.verify = verify
         self.counts: dict = {}
-        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
-                                 TimeRemainingColumn(), console=console, transient=True)
-        self.task = None
         self.now = ""
+        self.progress = _Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24),
+                                  MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"),
+                                  TimeRemainingColumn(), console=console, transient=True)
+        self.task = None
 
     def start(self, total: int) -> None:
         self.progress.start()
         self.task = self.progress.add_task("migrating", total=total)
 
     def _describe(self) -> str:
-        counts = " ".join(f"[{_STYLE.get(k, 'white')}]{k} {v}[/]" for k, v in sorted(self.counts.items()))
-        return counts + (f"  [dim]now: {escape(self.now)}[/]" if self.now else "")
+        return " ".join(f"[{_STYLE.get(k, 'white')}]{k} {v}[/]" for k, v in sorted(self.counts.items())) or "migrating"
 
     def running(self, names) -> None:
         names = list(names)
-        self.now = ", ".join(names[:3]) + (f" +{len(names) - 3}" if len(names) > 3 else "")
-        self.progress.update(self.task, description=self._describe())
+        self.now = ", ".join(names[:4]) + (f" +{len(names) - 4}" if len(names) > 4 else "")
+        self.progress.refresh()
 
     def file_done(self, record) -> None:
         self.counts[record.status] = self.counts.get(record.status, 0) + 1

@@ -44,14 +44,22 @@ def print_summary(console: Console, result) -> None:
     s = result.summary()
     title = f"tileport {result.command}: {result.source_root}" + (f" -> {result.output_root}"
                                                                   if result.output_root and not result.dry_run else "")
-    table = Table(title=escape(title), title_justify="left", show_edge=False, pad_edge=False)
     columns = ["files", "kernels", "converted", "verified", "tile-level", "thread-level", "unsupported", "failed",
                "migration rate"]
-    for col in columns:
-        table.add_column(col, justify="right")
-    verified = str(s["verified"]) if result.verify else "-"
-    table.add_row(str(s["files"]), str(s["kernels"]), str(s["converted"]), verified, str(s["tile_level"]),
-                  str(s["thread_level"]), str(s["unsupported"]), str(s["failed"]), _rate(s))
+    values = [str(s["files"]), str(s["kernels"]), str(s["converted"]), str(s["verified"]) if result.verify else "-",
+              str(s["tile_level"]), str(s["thread_level"]), str(s["unsupported"]), str(s["failed"]), _rate(s)]
+    console.print(escape(title), style="bold", highlight=False)
+    table = Table(show_edge=False, pad_edge=False)
+    if console.width >= 110:
+        for col in columns:
+            table.add_column(col, justify="right")
+        table.add_row(*values)
+    else:  # a narrow terminal: one row per count
+        table.add_column("")
+        table.add_column("", justify="right")
+        table.show_header = False
+        for col, value in zip(columns, values):
+            table.add_row(col, value)
     console.print(table)
     parts = [f"{s['files_ported']} ported", f"{s['files_no_kernel']} no kernel",
              f"{s['files_unsupported']} unsupported", f"{s['files_failed']} failed"]
@@ -207,12 +215,19 @@ def _templates_dir() -> Path:
     raise FileNotFoundError("tileport's templates/ folder (report.html.j2) is missing")
 
 
-def _environment(autoescape: bool):
+def _environment(autoescape: bool, cache_dir: Path | None = None):
     import jinja2
 
+    bytecode = None
+    if cache_dir is not None:  # compiled templates: a warm run should not recompile them
+        try:
+            (cache_dir / "jinja").mkdir(parents=True, exist_ok=True)
+            bytecode = jinja2.FileSystemBytecodeCache(str(cache_dir / "jinja"))
+        except OSError:
+            bytecode = None
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())), autoescape=autoescape,
                               trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-                              keep_trailing_newline=True)
+                              keep_trailing_newline=True, bytecode_cache=bytecode)
 
 
 def _md(text) -> str:
@@ -221,24 +236,27 @@ def _md(text) -> str:
     return re.sub(r"([\\|*_`<>\[\]])", r"\\\1", text)
 
 
-def render_markdown(result) -> str:
-    env = _environment(False)
+def render_markdown(result, cache_dir: Path | None = None) -> str:
+    env = _environment(False, cache_dir)
     env.filters["md"] = _md
     return env.get_template("report.md.j2").render(r=result, s=result.summary(), rate=_rate(result.summary()),
                                                    files=_file_views(result), version=__version__)
 
 
-def render_html(result) -> str:
-    return _environment(True).get_template("report.html.j2").render(
+def render_html(result, cache_dir: Path | None = None) -> str:
+    return _environment(True, cache_dir).get_template("report.html.j2").render(
         r=result, s=result.summary(), rate=_rate(result.summary()), files=_file_views(result), version=__version__)
 
 
-def write_reports(result, paths) -> list[str]:
+def write_reports(result, paths, cache_dir: Path | None = None) -> list[str]:
     """Write each requested report (by suffix), atomically; returns what was written."""
     written = []
     for path in paths:
         suffix = Path(path).suffix.lower()
-        text = {".json": render_json, ".md": render_markdown, ".html": render_html}[suffix](result)
+        if suffix == ".json":
+            text = render_json(result)
+        else:
+            text = (render_markdown if suffix == ".md" else render_html)(result, cache_dir)
         atomic_write_text(Path(path), text)
         written.append(str(path))
     return written

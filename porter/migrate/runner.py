@@ -130,6 +130,7 @@ class Runner:
         env_cache = os.environ.get("TILEPORT_CACHE_DIR")
         root = Path(env_cache) / "migrate" if env_cache else (self.out / ".tileport-cache" if self.out else None)
         self.cache = Cache(root, read=opts.use_cache, write=not opts.dry_run) if root else None
+        self.cache_root = root if root is not None and not opts.dry_run else None
         self.worker_env = {}
         if self.writing and not env_cache:
             artifacts = str((self.out / ".tileport-cache").resolve())
@@ -290,7 +291,7 @@ class Runner:
         if code is None:
             if time.monotonic() < task.deadline:
                 return None
-            _kill(task.proc)
+            worker.kill_tree(task.proc)
             what = "converting the file" if task.kind == "convert" else f"verifying kernel '{task.kernel.name}'"
             return self._failure(task, "TP012", f"{what} timed out after {task.limit:g}s (a hang in the "
                                  "front end, a compiler or the kernel?); raise --timeout if it is just slow",
@@ -324,7 +325,7 @@ class Runner:
 
     def _kill_running(self) -> None:
         for task in self.running:
-            _kill(task.proc)
+            worker.kill_tree(task.proc)
         self.running.clear()
         self.pending.clear()
 
@@ -402,17 +403,6 @@ class Runner:
         if not state.finished:
             state.finished = True
             self.display.file_done(state.record)
-
-
-def _kill(proc) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(timeout=10)
-    except Exception:  # noqa: BLE001 - nothing more to do for a process that will not die
-        pass
 
 
 def run_migrate(opts: MigrateOptions, display) -> RunResult:

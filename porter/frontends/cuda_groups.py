@@ -1,0 +1,85 @@
+"""Cooperative groups, in their common forms, as the IR's barriers, lane indices and shuffles.
+
+`cg::this_thread_block()` is the block, `cg::tiled_partition<N>(block)` a tile of N threads;
+`.sync()`, `.thread_rank()`, `.size()`, `.meta_group_rank()`, `.shfl*()`, `.any/all/ballot()`
+and `cg::reduce(tile, v, cg::plus<T>())` map onto what a thread-level kernel already has.
+Group objects themselves produce no code.
+"""
+
+from __future__ import annotations
+
+import re
+
+from porter.diagnostics import TileportError
+from porter.ir.nodes import Assign, BinOp, Builtin, Call, Const, Decl, Sync, Var
+
+_TILE = re.compile(r"thread_block_tile<\s*(\d+)")
+
+
+def group_of_type(ctype):
+    """("block",) / ("tile", N) for a cooperative-groups type, else None."""
+    spelling = ctype.get_canonical().spelling
+    match = _TILE.search(spelling)
+    if match:
+        return ("tile", int(match.group(1)))
+    if spelling.endswith("thread_block") or "cooperative_groups::thread_block" in spelling:
+        return ("block",)
+    return None
+
+
+def linear_rank():
+    """threadIdx linearised x-fastest; axes the launch does not have read as 0 in the emitter."""
+    tx, ty, tz = (Builtin("thread_idx", a, "int32") for a in range(3))
+    bx, by = (Builtin("block_dim", a, "int32") for a in range(2))
+    return BinOp("+", BinOp("+", tx, BinOp("*", ty, bx, "int32"), "int32"),
+                 BinOp("*", tz, BinOp("*", bx, by, "int32"), "int32"), "int32")
+
+
+def block_size():
+    bx, by, bz = (Builtin("block_dim", a, "int32") for a in range(3))
+    return BinOp("*", BinOp("*", bx, by, "int32"), bz, "int32")
+
+
+def method(group, name: str, args: list, dtype: str, loc):
+    """The IR for `group.name(args)` used as a value."""
+    if name == "thread_rank":
+        rank = linear_rank()
+        return rank if group[0] == "block" else BinOp("%", rank, Const(group[1], "int32"), "int32")
+    if name in ("size", "num_threads"):
+        return block_size() if group[0] == "block" else Const(group[1], "int32")
+    if group[0] == "tile" and name == "meta_group_rank":
+        return BinOp("/", linear_rank(), Const(group[1], "int32"), "int32")
+    if group[0] == "tile" and name == "meta_group_size":
+        return BinOp("/", block_size(), Const(group[1], "int32"), "int32")
+    if group[0] == "tile" and name in ("shfl", "shfl_down", "shfl_up", "shfl_xor"):
+        if group[1] != 32:
+            raise TileportError("TP154", f"shuffles on tiles of {group[1]} threads are not supported yet", loc)
+        return Call(name, (args[0], args[1]), dtype)
+    if group[0] == "tile" and name in ("any", "all", "ballot"):
+        return Call(name, (args[0],), dtype)
+    raise TileportError("TP155", f"cooperative-groups method '{name}' is not supported yet", loc)
+
+
+def sync(group, loc):
+    return Sync("block" if group[0] == "block" else "warp", loc)
+
+
+_OPS = {"plus": "+", "greater": "max", "less": "min"}
+
+
+def reduce(group, value, functor: str, dtype: str, fresh: str, loc) -> tuple:
+    """`cg::reduce(tile, v, op)`: an xor-butterfly over the tile's lanes. Returns (stmts, result)."""
+    if group[0] != "tile" or group[1] > 32 or group[1] & (group[1] - 1):
+        raise TileportError("TP155", "cg::reduce is supported on tiles of up to 32 threads", loc)
+    op = next((v for k, v in _OPS.items() if k in functor), None)
+    if op is None:
+        raise TileportError("TP155", f"cg::reduce with '{functor}' is not supported yet", loc)
+    acc = Var(fresh, dtype)
+    stmts = [Decl(acc, value, loc)]
+    mask = group[1] // 2
+    while mask:
+        other = Call("shfl_xor", (acc, Const(mask, "int32")), dtype)
+        combined = BinOp("+", acc, other, dtype) if op == "+" else Call(op, (acc, other), dtype)
+        stmts.append(Assign(acc, combined, loc))
+        mask //= 2
+    return stmts, acc

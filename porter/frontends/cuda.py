@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from porter.builtins import CUDA_BUILTINS
 from porter.diagnostics import Loc, TileportError
 from porter.frontends import clang_tools as ct
-from porter.frontends.cuda_types import dtype_of, is_array, is_pointer, is_scalar, is_void, pointee_dtype
+from porter.frontends.cuda_types import (
+    dtype_of, is_array, is_pointer, is_scalar, is_void, pointee_dtype, vector_info,
+)
 from porter.frontends import cuda_groups as groups
 from porter.frontends.cuda_launch import LaunchReader
 from porter.frontends.cuda_templates import find_instantiations, instantiation_source, kernel_templates
@@ -50,6 +52,7 @@ class _Scope:
     pointers: dict = field(default_factory=dict)  # decl hash -> (buffer name, offset Expr)
     arrays: dict = field(default_factory=dict)    # decl hash -> Alloc (shared and local arrays)
     groups: dict = field(default_factory=dict)    # decl hash -> cooperative group ("block",)/("tile", N)
+    vectors: dict = field(default_factory=dict)   # decl hash -> component Vars of a float4 & co.
     result: Var | None = None
 
 
@@ -253,6 +256,14 @@ class CudaFrontend:
         if group is not None:
             scope.groups[d.hash] = group  # a cooperative group: a name for threads, no code
             return []
+        vector = vector_info(d.type)
+        if vector is not None:
+            # float4 & co. become one scalar local per component (v.x -> v_x ...)
+            dtype, lanes = vector
+            parts = [Var(self.unique(f"{d.spelling}_{c}", scope), dtype) for c in "xyzw"[:lanes]]
+            scope.vectors[d.hash] = parts
+            values = self.vector_expr(init_cursor, scope, lanes) if init_cursor is not None else [None] * lanes
+            return [Decl(v, self.coerce(e, dtype) if e is not None else None, loc) for v, e in zip(parts, values)]
         if self.K.CUDASHARED_ATTR in kinds or is_array(d.type):
             return self.array_declaration(d, scope, shared=self.K.CUDASHARED_ATTR in kinds,
                                           init=init_cursor)
@@ -266,6 +277,51 @@ class CudaFrontend:
         scope.values[d.hash] = var
         init = self.coerce(self.expr(init_cursor, scope), dtype) if init_cursor is not None else None
         return [Decl(var, init, loc)]
+
+    def vector_expr(self, c, scope, lanes: int) -> list:
+        """The components of a vector-typed expression."""
+        c = self.skip_implicit(c)
+        loc = ct.loc_of(c)
+        K = self.K
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vectors:
+            return list(scope.vectors[c.referenced.hash])
+        if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
+            return [self.expr(a, scope) for a in c.get_arguments()]
+        if c.kind == K.CALL_EXPR and len(list(c.get_arguments())) == 1:  # copy construction
+            return self.vector_expr(list(c.get_arguments())[0], scope, lanes)
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR or (c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*"):
+            buf, base = self.vector_address(c, scope, lanes)
+            return [Load(buf, self.add_index(base, Const(k, base.dtype)), self.buffer_dtype(buf))
+                    for k in range(lanes)]
+        raise TileportError("TP135", "unsupported vector-typed expression", loc)
+
+    def vector_address(self, c, scope, lanes: int):
+        """`reinterpret_cast<float4*>(p)[i]` -> (buffer, index of its first element)."""
+        K = self.K
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base_c, index_c = list(c.get_children())
+            index = self.expr(index_c, scope)
+        else:
+            base_c, index = self.first_child(c), Const(0, "int32")
+        base_c = self.skip_implicit(base_c)
+        if base_c.kind != K.CXX_REINTERPRET_CAST_EXPR and base_c.kind != K.CSTYLE_CAST_EXPR:
+            raise TileportError("TP135", "vector loads and stores must go through "
+                                "reinterpret_cast<float4*>(buffer)", ct.loc_of(c))
+        inner = [k for k in base_c.get_children() if k.kind.is_expression()][-1]
+        buf, off = self.pointer(inner, scope)
+        first = fold(BinOp("*", self.coerce(index, "int32") if index.dtype != "int64" else index,
+                           Const(lanes, index.dtype if index.dtype == "int64" else "int32"),
+                           index.dtype if index.dtype == "int64" else "int32"))
+        return buf, self.add_index(off, first) if off is not None else first
+
+    def vector_member(self, c, scope):
+        """`v.x` on a scalarised vector: its component Var, else None."""
+        base = self.skip_implicit(self.first_child(c))
+        if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None:
+            parts = scope.vectors.get(base.referenced.hash)
+            if parts is not None and c.spelling in "xyzw" and "xyzw".index(c.spelling) < len(parts):
+                return parts["xyzw".index(c.spelling)]
+        return None
 
     def array_declaration(self, d, scope, shared: bool, init) -> list:
         """`__shared__ T a[N][M]`, `extern __shared__ T a[]`, `T a[N]` -> an Alloc."""
@@ -379,6 +435,9 @@ class CudaFrontend:
         c = self.skip_parens(c)
         if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
             lhs, rhs = list(c.get_children())
+            vector = vector_info(lhs.type)
+            if vector is not None:
+                return self.vector_assign(lhs, rhs, vector, scope, loc)
             return [self.assign(lhs, self.expr(rhs, scope), scope, loc)]
         if c.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
             lhs, rhs = list(c.get_children())
@@ -398,6 +457,12 @@ class CudaFrontend:
                                 scope, loc)]
         if c.kind == K.CALL_EXPR:
             name = c.spelling
+            if name == "operator=":  # struct assignment, e.g. of a float4
+                lhs, rhs = [k for k in c.get_children() if k.kind.is_expression()
+                            and k.spelling != "operator="][:2]
+                vector = vector_info(lhs.type)
+                if vector is not None:
+                    return self.vector_assign(lhs, rhs, vector, scope, loc)
             if name in _UNSUPPORTED_CALLS:
                 raise TileportError("TP151", f"{_UNSUPPORTED_CALLS[name]} is not supported yet", loc)
             if name in _SYNCS:
@@ -423,6 +488,16 @@ class CudaFrontend:
                                 "calls of void __device__ functions and loops are statements", loc)
         raise TileportError("TP119", f"unsupported statement ({c.kind.name.lower()})", loc)
 
+    def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
+        dtype, lanes = vector
+        values = [self.coerce(v, dtype) for v in self.vector_expr(rhs, scope, lanes)]
+        target = self.skip_implicit(lhs)
+        if target.kind == self.K.DECL_REF_EXPR and target.referenced is not None and \
+                target.referenced.hash in scope.vectors:
+            return [Assign(v, e, loc) for v, e in zip(scope.vectors[target.referenced.hash], values)]
+        buf, base = self.vector_address(target, scope, lanes)
+        return [Store(buf, self.add_index(base, Const(k, base.dtype)), e, loc) for k, e in enumerate(values)]
+
     def assign(self, lhs, value, scope, loc):
         var = self.target_var(lhs, scope)
         if var is not None:
@@ -435,6 +510,8 @@ class CudaFrontend:
 
     def target_var(self, c, scope):
         c = self.skip_parens(c)
+        if c is not None and c.kind == self.K.MEMBER_REF_EXPR:
+            return self.vector_member(c, scope)
         if c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
             v = scope.values.get(c.referenced.hash)
             if isinstance(v, Var):
@@ -474,6 +551,9 @@ class CudaFrontend:
                     and c.spelling in ("x", "y", "z"):
                 dtype = "uint32"
                 return Builtin(_BUILTIN_VARS[base.spelling], "xyz".index(c.spelling), dtype)
+            component = self.vector_member(c, scope)
+            if component is not None:
+                return component
             raise TileportError("TP131", f"member access '.{c.spelling}' is not supported yet "
                                 "(structs and vector types come with thread-level support)", loc)
         if kind == K.BINARY_OPERATOR:

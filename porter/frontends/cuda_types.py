@@ -61,3 +61,17 @@ def pointee_dtype(ctype, loc: Loc | None = None) -> str:
         raise TileportError("TP123", f"pointer-to-pointer '{ctype.spelling}' is not supported", loc)
     direct = ctype.get_pointee()
     return dtype_of(direct if direct._kind_id != INVALID else pointee, loc, what="buffer element")
+
+
+_VECTOR_ELEMENTS = {"float": "float32", "double": "float64", "int": "int32", "uint": "uint32",
+                    "char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16",
+                    "long": "int64", "ulong": "uint64", "longlong": "int64"}
+
+
+def vector_info(ctype):
+    """(element dtype, lanes) for CUDA vector types such as float4 or uchar3, else None."""
+    name = ctype.get_canonical().spelling.replace("const ", "").replace("volatile ", "").strip()
+    name = name.replace("struct ", "")
+    if len(name) < 2 or name[-1] not in "234" or not name[:-1] in _VECTOR_ELEMENTS:
+        return None
+    return _VECTOR_ELEMENTS[name[:-1]], int(name[-1])

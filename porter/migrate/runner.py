@@ -150,7 +150,7 @@ class Runner:
     def run(self) -> RunResult:
         started = time.perf_counter()
         result = RunResult(self.opts.command, str(self.src), str(self.out) if self.out else None,
-                           self.opts.as_dict(), verify=self.opts.verify and self.writing, dry_run=self.opts.dry_run,
+                           {**self.opts.as_dict(), "jobs": self.jobs}, verify=self.opts.verify and self.writing, dry_run=self.opts.dry_run,
                            started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                            reports=list(self.opts.reports))
         entries = discover(self.src, self.opts.include, self.opts.exclude, avoid=self.out)

@@ -69,12 +69,24 @@ def write_atomically(path: Path, text: str, force: bool) -> None:
 
 
 _frontend_options = [
+    click.option("-p", "compdb", metavar="compile_commands.json",
+                 help="Take the file's -I/-D flags from a compilation database."),
     click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="CUDA include directory."),
     click.option("-D", "defines", multiple=True, metavar="MACRO[=V]", help="CUDA preprocessor define."),
     click.option("--config", default=0, show_default=True, help="Triton autotune config to port."),
     click.option("--dtype", "dtypes", multiple=True, metavar="PTR=DTYPE",
                  help="Triton pointer element type (e.g. x_ptr=float16); default from the file's hints."),
 ]
+
+
+def _with_compdb(source: str, compdb: str | None, include_dirs, defines) -> tuple:
+    """-I/-D from the command line, then those the compilation database lists for the file."""
+    if not compdb:
+        return tuple(include_dirs), tuple(defines)
+    from porter.migrate.compdb import load
+
+    more_includes, more_defines = load(compdb).get(os.path.realpath(source), ([], []))
+    return tuple(include_dirs) + tuple(more_includes), tuple(defines) + tuple(more_defines)
 
 
 def frontend_options(fn):
@@ -98,7 +110,7 @@ def main():
 @click.option("--block", help="Block size when the file has no launch site, e.g. 256 or 16,16.")
 @click.option("--grid", help="Grid size when the file has no launch site, e.g. 64 or 8,8.")
 @frontend_options
-def convert(source, output, force, emit_ir, block, grid, include_dirs, defines, config, dtypes):
+def convert(source, output, force, emit_ir, block, grid, compdb, include_dirs, defines, config, dtypes):
     """Convert one CUDA (.cu) or Triton (.py) file to a TileLang module."""
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
@@ -106,6 +118,7 @@ def convert(source, output, force, emit_ir, block, grid, include_dirs, defines, 
 
     start = time.perf_counter()
     try:
+        include_dirs, defines = _with_compdb(source, compdb, include_dirs, defines)
         module = load_module(source, include_dirs, defines, config, _pairs(dtypes, "--dtype"),
                              _dims(block, "--block"), _dims(grid, "--grid"))
         text = format_module(module) if emit_ir else emit_module(module, source)
@@ -137,7 +150,7 @@ def convert(source, output, force, emit_ir, block, grid, include_dirs, defines, 
 @click.option("--no-compile-check", is_flag=True, help="Skip the CUDA sm_80/sm_90a compile check.")
 @frontend_options
 def verify(original, port, kernel, args, rtol, atol, seed, fmt, timeout, no_compile_check,
-           include_dirs, defines, config, dtypes):
+           compdb, include_dirs, defines, config, dtypes):
     """Run ORIGINAL and PORT on the same random inputs and compare every buffer.
 
     Exit status: 0 equivalent, 1 numerical mismatch, 2 usage error, 3 could not run.
@@ -148,6 +161,7 @@ def verify(original, port, kernel, args, rtol, atol, seed, fmt, timeout, no_comp
     try:
         for path in (original, port):
             check_readable(path)
+        include_dirs, defines = _with_compdb(original, compdb, include_dirs, defines)
         opts = VerifyOptions(kernel=kernel, args=_pairs(args, "--arg"), rtol=rtol, atol=atol, seed=seed,
                              include_dirs=include_dirs, defines=defines, config=config,
                              dtypes=_pairs(dtypes, "--dtype"), timeout=timeout,

@@ -81,3 +81,19 @@ def test_verify_usage_errors(tmp_path):
     port.write_text("x = 1\n")
     bad_arg = tileport("verify", "samples/cuda/saxpy.cu", port, "--arg", "n")
     assert_diagnostic(bad_arg, "TP007", 2)
+
+
+def test_compilation_database_supplies_includes_and_defines(tmp_path):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "cfg.h").write_text("#define SCALE 3.0f\n")
+    (tmp_path / "k.cu").write_text(
+        '#include "cfg.h"\n__global__ void k(float* x, int n) {\n'
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= SCALE * FACTOR;\n}\n")
+    db = tmp_path / "compile_commands.json"
+    db.write_text('[{"directory": "%s", "file": "k.cu", "command": "nvcc -Iinc -DFACTOR=2 -c k.cu"}]'
+                  % tmp_path)
+    without = tileport("convert", tmp_path / "k.cu", "--emit-ir")
+    assert_diagnostic(without, "TP101", 1)
+    result = tileport("convert", tmp_path / "k.cu", "--emit-ir", "-p", db)
+    assert result.returncode == 0, result.stderr
+    assert "x[i] = (x[i] * 6.0)" in result.stdout

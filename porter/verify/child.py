@@ -29,7 +29,11 @@ def run_in_child(module: str, request: dict, timeout: float, loc: Loc, what: str
     """
     crash_code, timeout_code = codes
     child_env = dict(os.environ)
-    child_env.update(env or {})
+    for key, value in (env or {}).items():  # None removes a variable
+        if value is None:
+            child_env.pop(key, None)
+        else:
+            child_env[key] = value
     child_env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(REPO_ROOT), child_env.get("PYTHONPATH")) if p)
     with tempfile.TemporaryDirectory(prefix="tileport-child-") as tmp:

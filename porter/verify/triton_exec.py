@@ -14,11 +14,7 @@ stores bf16 as raw uint16 bits and then does arithmetic on those bits (see
 from __future__ import annotations
 
 import os
-import pickle
-import signal
-import subprocess
 import sys
-import tempfile
 import traceback
 from collections.abc import Collection
 from pathlib import Path
@@ -26,9 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from porter.diagnostics import Loc, TileportError
+from porter.verify.child import child_io, run_in_child
 
-_REPO_ROOT = Path(__file__).resolve().parents[2]
-_STDERR_TAIL = 2000
 
 
 # --------------------------------------------------------------------------- parent side
@@ -68,15 +63,10 @@ def run_kernel(
         "launch_options": dict(launch_options or {}),
         "device": device,
     }
-    with tempfile.TemporaryDirectory(prefix="tileport-triton-") as tmp:
-        in_path, out_path = Path(tmp, "in.pkl"), Path(tmp, "out.pkl")
-        with open(in_path, "wb") as f:
-            pickle.dump(request, f, protocol=pickle.HIGHEST_PROTOCOL)
-        returncode, stderr = _run_child(in_path, out_path, timeout, source_path, device)
-        if not out_path.exists():
-            raise TileportError("TP421", _crash_message(returncode, stderr), Loc(source_path))
-        with open(out_path, "rb") as f:
-            result = pickle.load(f)
+    env = {"TRITON_INTERPRET": "1" if device == "cpu" else None}
+    result = run_in_child("porter.verify.triton_exec", request, timeout, Loc(source_path),
+                          "the Triton interpreter process" if device == "cpu" else "the Triton run",
+                          codes=("TP421", "TP422"), env=env)
     if not result["ok"]:
         raise TileportError(
             "TP420", f"{result['type']}: {result['message']}", Loc(source_path, result["line"], 0)
@@ -102,60 +92,11 @@ def _encode_arg(index: int, arg, bf16_args: Collection[int] | None, source_path:
     )
 
 
-def _run_child(in_path: Path, out_path: Path, timeout: float, source_path: str,
-               device: str = "cpu") -> tuple[int, str]:
-    """Run the child in its own session so a timeout can kill it and anything it started.
-
-    device "cpu" runs Triton's interpreter; "cuda" runs the real compiler on a GPU."""
-    env = dict(os.environ)
-    if device == "cpu":
-        env["TRITON_INTERPRET"] = "1"
-    else:
-        env.pop("TRITON_INTERPRET", None)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO_ROOT), env.get("PYTHONPATH")) if p)
-    cmd = [sys.executable, "-m", "porter.verify.triton_exec", str(in_path), str(out_path)]
-    proc = subprocess.Popen(
-        cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        _, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        raise TileportError("TP422", f"timed out after {timeout:g}s", Loc(source_path)) from None
-    except BaseException:  # e.g. KeyboardInterrupt: do not leave the child running
-        _kill_group(proc)
-        raise
-    return proc.returncode, stderr.decode(errors="replace")
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.communicate()
-
-
-def _crash_message(returncode: int, stderr: str) -> str:
-    if returncode < 0:
-        try:
-            how = f"killed by signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            how = f"killed by signal {-returncode}"
-    else:
-        how = f"exited with status {returncode} without a result"
-    tail = stderr.strip()[-_STDERR_TAIL:]
-    return f"Triton interpreter process {how}" + (f"\n{tail}" if tail else "")
-
-
 # --------------------------------------------------------------------------- child side
 
 
-def _child_main(in_path: str, out_path: str) -> None:
-    """Child entry point: import the user's module, launch the kernel, write the result."""
-    with open(in_path, "rb") as f:
-        req = pickle.load(f)
+def _child_main(req: dict) -> dict:
+    """Child entry point: import the user's module, launch the kernel, return the result."""
     device = req.get("device", "cpu")
     if device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"  # must precede the first `import triton`
@@ -178,8 +119,7 @@ def _child_main(in_path: str, out_path: str) -> None:
         result = {"ok": True, "args": [_from_torch(t, a, torch) for t, a in zip(tensors, req["args"])]}
     except BaseException as exc:  # noqa: BLE001 - SystemExit/KeyboardInterrupt from user code too
         result = _describe_failure(exc, source, kernel_fn)
-    with open(out_path, "wb") as f:
-        pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return result
 
 
 def _import_user_module(source: str):
@@ -396,4 +336,4 @@ def _patch_interpreter_bf16() -> None:
 
 
 if __name__ == "__main__":
-    _child_main(sys.argv[1], sys.argv[2])
+    child_io(sys.argv, _child_main)

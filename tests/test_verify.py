@@ -15,10 +15,8 @@ from tests.conftest import ROOT
 
 CUDA = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "samples/cuda").glob("*.cu"))
 TRITON = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "samples/triton").glob("*.py"))
-# Files by other authors that use what tileport does not support yet, and the code it reports.
-FRESH_UNSUPPORTED = {"tests/fresh/cuda_thread/struct_params.cu": "TP122"}
 FRESH = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests/fresh").rglob("*")
-               if p.suffix in (".cu", ".py") and p.relative_to(ROOT).as_posix() not in FRESH_UNSUPPORTED)
+               if p.suffix in (".cu", ".py"))
 
 
 def tileport(*args):
@@ -128,9 +126,3 @@ def test_port_that_crashes_is_could_not_run(tmp_path):
     assert result.returncode == 3, result.stdout + result.stderr
     assert "error TP44" in result.stdout + result.stderr
 
-
-@pytest.mark.parametrize("rel, code", sorted(FRESH_UNSUPPORTED.items()))
-def test_unsupported_file_by_others_gets_a_coded_diagnostic(rel, code):
-    result = tileport("convert", rel)
-    assert result.returncode == 1 and f"error {code}:" in result.stderr
-    assert "Traceback" not in result.stderr

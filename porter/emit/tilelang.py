@@ -118,6 +118,7 @@ class KernelEmitter:
                        source=self.source_name, line=k.loc.line, launch_note=self._launch_note(),
                        level="thread-parallel")
         taken = set(self.names.values()) | set(self.param_names.values())
+        struct_names, fields = {}, {}
         for p in k.params:
             name = self.param_names[p.name]
             if isinstance(p, BufferParam):
@@ -130,8 +131,19 @@ class KernelEmitter:
                 v.signature.append(f"{name}: {dtype_ref(_WIDENED[p.dtype])}")
             else:
                 v.signature.append(f"{name}: {dtype_ref(p.dtype)}")
-            v.wrapper_params.append(name)
-            v.call_args.append(name)
+            member = getattr(p, "member", None)
+            if member is None:
+                v.wrapper_params.append(name)
+                v.call_args.append(name)
+                continue
+            # a struct passed by value: the wrapper takes the struct, the kernel one scalar a field
+            struct = _safe(member.struct, taken) if member.struct not in struct_names else struct_names[member.struct]
+            if member.struct not in struct_names:
+                struct_names[member.struct] = struct
+                v.wrapper_params.append(struct)
+                fields[member.struct] = 0
+            v.call_args.append(f'_member({struct}, "{member.field}", {fields[member.struct]})')
+            fields[member.struct] += 1
         v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items()]
         grid = [self.expr(simplify_grid(g)) for g in launch.grid] or ["1"]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))

@@ -14,7 +14,7 @@ from porter.builtins import CUDA_BUILTINS
 from porter.diagnostics import Loc, TileportError
 from porter.frontends import clang_tools as ct
 from porter.frontends.cuda_types import (
-    dtype_of, is_array, is_pointer, is_scalar, is_void, pointee_dtype, vector_info,
+    dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
 )
 from porter.frontends import cuda_groups as groups
 from porter.frontends.cuda_launch import LaunchReader
@@ -26,7 +26,8 @@ from porter.ir.returns import eliminate_returns
 from porter.ir.fold import fold
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Call, Cast, Const, Continue, Decl, For,
-    If, Kernel, Load, Module, Return, ScalarParam, Select, Store, Sync, UnaryOp, Var, While, is_float,
+    If, Kernel, Load, Module, Return, ScalarParam, Select, Store, StructMember, Sync, UnaryOp, Var, While,
+    is_float,
 )
 
 _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim": "block_dim",
@@ -53,6 +54,7 @@ class _Scope:
     arrays: dict = field(default_factory=dict)    # decl hash -> Alloc (shared and local arrays)
     groups: dict = field(default_factory=dict)    # decl hash -> cooperative group ("block",)/("tile", N)
     vectors: dict = field(default_factory=dict)   # decl hash -> component Vars of a float4 & co.
+    structs: dict = field(default_factory=dict)   # decl hash -> {field: Var} of a struct parameter
     result: Var | None = None
 
 
@@ -139,6 +141,10 @@ class CudaFrontend:
                 dtype = pointee_dtype(p.type, ploc)
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.pointers[p.hash] = (p.spelling, None)
+            elif is_struct(p.type):
+                fields = self.struct_params(p, c_type, ploc)
+                params += fields
+                scope.structs[p.hash] = {f.member.field: Var(f.name, f.dtype) for f in fields}
             else:
                 dtype = dtype_of(p.type, ploc, what=f"parameter '{p.spelling}'")
                 params.append(ScalarParam(p.spelling, dtype, c_type=c_type, loc=ploc))
@@ -277,6 +283,19 @@ class CudaFrontend:
         scope.values[d.hash] = var
         init = self.coerce(self.expr(init_cursor, scope), dtype) if init_cursor is not None else None
         return [Decl(var, init, loc)]
+
+    def struct_params(self, p, c_type: str, loc) -> list:
+        """A struct passed by value: one scalar parameter per field (`t.scale` -> `t_scale`)."""
+        fields = list(p.type.get_canonical().get_fields())
+        size = p.type.get_canonical().get_size()
+        out = []
+        for f in fields:
+            dtype = dtype_of(f.type, loc, what=f"field '{p.spelling}.{f.spelling}'")
+            member = StructMember(p.spelling, c_type, f.spelling, f.get_field_offsetof() // 8, size)
+            out.append(ScalarParam(f"{p.spelling}_{f.spelling}", dtype, f.type.spelling, loc, member))
+        if not out:
+            raise TileportError("TP122", f"struct parameter '{p.spelling}' has no fields", loc)
+        return out
 
     def vector_expr(self, c, scope, lanes: int) -> list:
         """The components of a vector-typed expression."""
@@ -554,6 +573,12 @@ class CudaFrontend:
             component = self.vector_member(c, scope)
             if component is not None:
                 return component
+            base = self.skip_implicit(self.first_child(c))
+            if base is not None and base.kind == K.DECL_REF_EXPR and base.referenced is not None and \
+                    base.referenced.hash in scope.structs:
+                members = scope.structs[base.referenced.hash]
+                if c.spelling in members:
+                    return members[c.spelling]
             raise TileportError("TP131", f"member access '.{c.spelling}' is not supported yet "
                                 "(structs and vector types come with thread-level support)", loc)
         if kind == K.BINARY_OPERATOR:

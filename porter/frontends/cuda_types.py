@@ -75,3 +75,11 @@ def vector_info(ctype):
     if len(name) < 2 or name[-1] not in "234" or not name[:-1] in _VECTOR_ELEMENTS:
         return None
     return _VECTOR_ELEMENTS[name[:-1]], int(name[-1])
+
+
+def is_struct(ctype) -> bool:
+    """A plain struct passed by value (not a CUDA vector type, not a cooperative group)."""
+    if kind_id(ctype) != RECORD or vector_info(ctype) is not None:
+        return False
+    spelling = ctype.get_canonical().spelling
+    return "cooperative_groups" not in spelling and spelling not in ("dim3", "uint3")

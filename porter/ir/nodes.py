@@ -247,6 +247,18 @@ class ScalarParam:
     dtype: str
     c_type: str = ""  # original spelling, for the CUDA emulator's launcher
     loc: Loc | None = None
+    member: "StructMember | None" = None  # set when this scalar is a field of a struct parameter
+
+
+@dataclass(frozen=True)
+class StructMember:
+    """A field of a struct passed by value: the kernel sees one scalar per field."""
+
+    struct: str      # the original parameter's name
+    c_type: str      # the struct's type, as spelled in the source
+    field: str
+    offset: int      # bytes from the struct's start
+    size: int        # the struct's size in bytes
 
 
 @dataclass

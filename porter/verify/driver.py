@@ -132,26 +132,63 @@ def _grid(kernel: Kernel, scalars: dict) -> tuple:
     return grid
 
 
+def _c_arguments(kernel: Kernel, args: list):
+    """The original's C arguments: fields of a struct parameter packed into its bytes.
+
+    Returns (arguments, C types, for each IR parameter the index of its C argument)."""
+    from porter.verify.inputs import NUMPY_DTYPES
+
+    c_args, c_types, where, structs = [], [], [], {}
+    for p, a in zip(kernel.params, args):
+        member = getattr(p, "member", None)
+        if member is None:
+            where.append(len(c_args))
+            c_args.append(a)
+            c_types.append(p.c_type)
+            continue
+        if member.struct not in structs:
+            structs[member.struct] = len(c_args)
+            c_args.append(np.zeros(member.size, np.uint8))
+            c_types.append(member.c_type)
+        index = structs[member.struct]
+        raw = np.array(a, NUMPY_DTYPES[p.dtype]).tobytes()
+        c_args[index][member.offset: member.offset + len(raw)] = np.frombuffer(raw, np.uint8)
+        where.append(index)
+    return c_args, c_types, where
+
+
 def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str, opts: VerifyOptions,
                   device: str = "cpu"):
-    if module.language == "cuda" and device == "cuda":
+    """Run the original; returns the IR parameters' values after the run, in IR order."""
+    if module.language == "cuda":
+        c_args, c_types, where = _c_arguments(kernel, args)
+        out = _run_original_c(kernel, grid, c_args, c_types, _smem(kernel, args), original, opts, device)
+        return [out[i] if isinstance(p, BufferParam) else a for p, a, i in zip(kernel.params, args, where)]
+    return _run_original_triton(kernel, grid, args, original, opts, device)
+
+
+def _run_original_c(kernel: Kernel, grid: tuple, args: list, c_types: list, smem: int, original: str,
+                    opts: VerifyOptions, device: str):
+    if device == "cuda":
         from porter.verify import cuda_gpu
 
-        return cuda_gpu.run_kernel(original, kernel.name + kernel.template_args,
-                                   [p.c_type for p in kernel.params], grid, kernel.launch.block,
-                                   _smem(kernel, args), args, timeout=opts.timeout,
+        return cuda_gpu.run_kernel(original, kernel.name + kernel.template_args, c_types, grid,
+                                   kernel.launch.block, smem, args, timeout=opts.timeout,
                                    include_dirs=opts.include_dirs, defines=opts.defines)
-    if module.language == "cuda":
-        from porter.verify import cuda_exec
-        from porter.verify.cuda_build import KernelSig
+    from porter.verify import cuda_exec
+    from porter.verify.cuda_build import KernelSig
 
-        sig = KernelSig(launch_name=kernel.name + kernel.template_args, symbol=kernel.ident,
-                        param_types=[p.c_type for p in kernel.params])
-        block = tuple(kernel.launch.block) + (1,) * (3 - len(kernel.launch.block))
-        grid3 = tuple(grid) + (1,) * (3 - len(grid))
-        return cuda_exec.run_kernel(original, sig, grid3, block, _smem(kernel, args), args,
+    sig = KernelSig(launch_name=kernel.name + kernel.template_args, symbol=kernel.ident,
+                    param_types=c_types)
+    block = tuple(kernel.launch.block) + (1,) * (3 - len(kernel.launch.block))
+    grid3 = tuple(grid) + (1,) * (3 - len(grid))
+    return cuda_exec.run_kernel(original, sig, grid3, block, smem, args,
                                     timeout=opts.timeout, include_dirs=opts.include_dirs,
                                     defines=opts.defines)
+
+
+def _run_original_triton(kernel: Kernel, grid: tuple, args: list, original: str, opts: VerifyOptions,
+                         device: str):
     from porter.verify import triton_exec
 
     launch_options = {"num_warps": kernel.launch.threads // 32} if kernel.launch.threads else {}
@@ -167,6 +204,19 @@ def _smem(kernel: Kernel, args: list) -> int:
         return smem
     scalars = {p.name: a for p, a in zip(kernel.params, args) if not isinstance(p, BufferParam)}
     return int(evaluate(smem, scalars))
+
+
+def _struct_groups(kernel: Kernel) -> list:
+    """(first, count) runs of IR parameters that the port's wrapper takes as one struct."""
+    groups, last = [], None
+    for i, p in enumerate(kernel.params):
+        member = getattr(p, "member", None)
+        if member is not None and member.struct == last:
+            groups[-1][1] += 1
+        elif member is not None:
+            groups.append([i, 1])
+        last = member.struct if member is not None else None
+    return [tuple(g) for g in groups]
 
 
 def _gpu_available() -> bool:
@@ -229,6 +279,7 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
     for result, case, kernel, args, expected in plans:
         if result.error is None:
             jobs.append({"kind": "run", "function": kernel.ident, "args": args,
+                         "groups": _struct_groups(kernel),
                          "target": "c" if case.device == "cpu" else "cuda", "grid": case.grid,
                          "block": tuple(kernel.launch.block), "timeout": opts.timeout})
             owners.append(("run", result, case, kernel, expected))

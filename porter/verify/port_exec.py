@@ -141,6 +141,20 @@ def _emulate(module, job: dict) -> dict:
     return {"ok": True, "args": results, "seconds": seconds, "emulated": True, "lowered": source}
 
 
+def _regroup(values: list, groups) -> list:
+    """Fields of a struct parameter travel flat; the wrapper takes them as one tuple."""
+    out, i = [], 0
+    starts = {first: count for first, count in groups}
+    while i < len(values):
+        if i in starts:
+            out.append(tuple(values[i:i + starts[i]]))
+            i += starts[i]
+        else:
+            out.append(values[i])
+            i += 1
+    return out
+
+
 def _run(module, job: dict, torch) -> dict:
     if job.get("target", "c") == "c" and is_thread_level(module, job["function"]):
         return _emulate(module, job)
@@ -156,7 +170,7 @@ def _run(module, job: dict, torch) -> dict:
     if target == "cuda":
         tensors = [t.cuda() if isinstance(t, torch.Tensor) else t for t in tensors]
     start = time.perf_counter()
-    fn(*tensors, target=target)
+    fn(*_regroup(tensors, job.get("groups", ())), target=target)
     if target == "cuda":
         torch.cuda.synchronize()
         tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]

@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- adamw_update: samples/cuda/adamw_update.cu:19 --------------------
 # launch: grid ((((n + 256) - 1) / 256)), block (256,), from the launch site (line 59)
 
@@ -94,9 +103,9 @@ def adamw_update_program():
                     p = p * (T.float32(1.0) - lr * weight_decay)
                     lerp_moment_old_val = exp_avg[i]
                     m = beta1 * lerp_moment_old_val + (T.float32(1.0) - beta1) * g
-                    lerp_moment_old_val = exp_avg_sq[i]
+                    lerp_moment_old_val_1 = exp_avg_sq[i]
                     lerp_moment_new_val = g * g
-                    v = beta2 * lerp_moment_old_val + (T.float32(1.0) - beta2) * lerp_moment_new_val
+                    v = beta2 * lerp_moment_old_val_1 + (T.float32(1.0) - beta2) * lerp_moment_new_val
                     exp_avg[i] = m
                     exp_avg_sq[i] = v
                     denom = T.sqrt(v) / bias_correction2_sqrt + eps

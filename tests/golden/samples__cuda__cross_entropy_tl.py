@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- cross_entropy_forward: samples/cuda/cross_entropy.cu:46 ----------
 # launch: grid (rows), block (256,), from the launch site (line 95)
 
@@ -99,27 +108,27 @@ def cross_entropy_forward_program():
                 T.sync_threads()
                 block_reduce_max_result = r
                 row_max = block_reduce_max_result
-                s = T.alloc_var(T.float32)
-                s = T.float32(0.0)
-                c_2 = T.alloc_var(T.int32)
-                c_2 = tid
-                while c_2 < classes:
-                    s = s + T.exp(logits[T.Cast(T.int64, T.Cast(T.uint64, row) * T.Cast(T.uint64, classes)) + T.Cast(T.int64, c_2)] - row_max)
-                    c_2 = c_2 + 256
+                s_2 = T.alloc_var(T.float32)
+                s_2 = T.float32(0.0)
+                c_3 = T.alloc_var(T.int32)
+                c_3 = tid
+                while c_3 < classes:
+                    s_2 = s_2 + T.exp(logits[T.Cast(T.int64, T.Cast(T.uint64, row) * T.Cast(T.uint64, classes)) + T.Cast(T.int64, c_3)] - row_max)
+                    c_3 = c_3 + 256
                 block_reduce_sum_result = T.alloc_var(T.float32)
-                tid_3 = tx
-                sbuf[tid_3] = s
+                tid_4 = tx
+                sbuf[tid_4] = s_2
                 T.sync_threads()
-                s_4 = T.alloc_var(T.int32)
-                s_4 = 128
-                while s_4 > 0:
-                    if tid_3 < s_4:
-                        sbuf[tid_3] = sbuf[tid_3] + sbuf[tid_3 + s_4]
+                s_5 = T.alloc_var(T.int32)
+                s_5 = 128
+                while s_5 > 0:
+                    if tid_4 < s_5:
+                        sbuf[tid_4] = sbuf[tid_4] + sbuf[tid_4 + s_5]
                     T.sync_threads()
-                    s_4 = s_4 >> 1
-                r = sbuf[0]
+                    s_5 = s_5 >> 1
+                r_6 = sbuf[0]
                 T.sync_threads()
-                block_reduce_sum_result = r
+                block_reduce_sum_result = r_6
                 row_sum = block_reduce_sum_result
                 if tid == 0:
                     t = targets[row]

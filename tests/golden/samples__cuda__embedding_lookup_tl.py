@@ -55,6 +55,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- embedding_forward: samples/cuda/embedding_lookup.cu:12 -----------
 # launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8) - 1) / 8)), block (32, 8), from the launch site (line 63)
 

@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- layernorm_forward: samples/cuda/layernorm_forward.cu:27 ----------
 # launch: grid (rows), block (128,), from the launch site (line 84)
 
@@ -114,28 +123,28 @@ def layernorm_forward_program():
                     d = x[T.Cast(T.int64, T.Cast(T.uint64, row) * T.Cast(T.uint64, cols)) + T.Cast(T.int64, c_2)] - mean
                     local_var = local_var + d * d
                     c_2 = c_2 + 128
-                block_sum_result = T.alloc_var(T.float32)
-                tid_3 = tx
-                smem[tid_3] = local_var
+                block_sum_result_3 = T.alloc_var(T.float32)
+                tid_4 = tx
+                smem[tid_4] = local_var
                 T.sync_threads()
-                s = T.alloc_var(T.int32)
-                s = 64
-                while s > 0:
-                    if tid_3 < s:
-                        smem[tid_3] = smem[tid_3] + smem[tid_3 + s]
+                s_5 = T.alloc_var(T.int32)
+                s_5 = 64
+                while s_5 > 0:
+                    if tid_4 < s_5:
+                        smem[tid_4] = smem[tid_4] + smem[tid_4 + s_5]
                     T.sync_threads()
-                    s = s >> 1
-                total = smem[0]
+                    s_5 = s_5 >> 1
+                total_6 = smem[0]
                 T.sync_threads()
-                block_sum_result = total
-                var = block_sum_result / T.Cast(T.float32, cols)
+                block_sum_result_3 = total_6
+                var = block_sum_result_3 / T.Cast(T.float32, cols)
                 rstd = T.rsqrt(var + eps)
-                c_4 = T.alloc_var(T.int32)
-                c_4 = tid
-                while c_4 < cols:
-                    n = (x[T.Cast(T.int64, T.Cast(T.uint64, row) * T.Cast(T.uint64, cols)) + T.Cast(T.int64, c_4)] - mean) * rstd
-                    y[T.Cast(T.int64, T.Cast(T.uint64, row) * T.Cast(T.uint64, cols)) + T.Cast(T.int64, c_4)] = n * gamma[c_4] + beta[c_4]
-                    c_4 = c_4 + 128
+                c_7 = T.alloc_var(T.int32)
+                c_7 = tid
+                while c_7 < cols:
+                    n = (x[T.Cast(T.int64, T.Cast(T.uint64, row) * T.Cast(T.uint64, cols)) + T.Cast(T.int64, c_7)] - mean) * rstd
+                    y[T.Cast(T.int64, T.Cast(T.uint64, row) * T.Cast(T.uint64, cols)) + T.Cast(T.int64, c_7)] = n * gamma[c_7] + beta[c_7]
+                    c_7 = c_7 + 128
                 if tid == 0:
                     mean_out[row] = mean
                     rstd_out[row] = rstd

@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- sgemm_tiled: samples/cuda/matmul_tiled.cu:10 ---------------------
 # launch: grid ((((N + 16) - 1) / 16), (((M + 16) - 1) / 16)), block (16, 16), from the launch site (line 53)
 

@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- reduce_sum: samples/cuda/reduce_shared_tree.cu:10 ----------------
 # launch: grid ((((n + 256) - 1) / 256)), block (256,), from the launch site (line 43)
 

@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- reduce_warp_atomic: samples/cuda/reduce_warp_shuffle.cu:21 -------
 # launch: grid ((((n + 256) - 1) / 256)), block (256,), from the launch site (line 62)
 
@@ -98,16 +107,16 @@ def reduce_warp_atomic_program():
             if warp == 0:
                 v = T.alloc_var(T.float32)
                 v = T.if_then_else(lane < num_warps, warp_sums[lane], T.float32(0.0))
-                warp_reduce_sum_val = T.alloc_var(T.float32)
-                warp_reduce_sum_val = v
-                warp_reduce_sum_result = T.alloc_var(T.float32)
-                offset = T.alloc_var(T.int32)
-                offset = 16
-                while offset > 0:
-                    warp_reduce_sum_val = warp_reduce_sum_val + T.shfl_down(warp_reduce_sum_val, offset)
-                    offset = offset >> 1
-                warp_reduce_sum_result = warp_reduce_sum_val
-                v = warp_reduce_sum_result
+                warp_reduce_sum_val_1 = T.alloc_var(T.float32)
+                warp_reduce_sum_val_1 = v
+                warp_reduce_sum_result_2 = T.alloc_var(T.float32)
+                offset_3 = T.alloc_var(T.int32)
+                offset_3 = 16
+                while offset_3 > 0:
+                    warp_reduce_sum_val_1 = warp_reduce_sum_val_1 + T.shfl_down(warp_reduce_sum_val_1, offset_3)
+                    offset_3 = offset_3 >> 1
+                warp_reduce_sum_result_2 = warp_reduce_sum_val_1
+                v = warp_reduce_sum_result_2
                 if lane == 0:
                     T.atomic_add(out[0], v)
 

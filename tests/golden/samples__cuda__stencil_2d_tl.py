@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- jacobi_5pt: samples/cuda/stencil_2d.cu:15 ------------------------
 # launch: grid ((((nx + 16) - 1) / 16), (((ny + 16) - 1) / 16)), block (16, 16), from the launch site (line 59)
 

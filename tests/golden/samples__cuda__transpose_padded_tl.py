@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- transpose_padded: samples/cuda/transpose_padded.cu:11 ------------
 # launch: grid ((((width + 32) - 1) / 32), (((height + 32) - 1) / 32)), block (32, 8), from the launch site (line 46)
 

@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- silu_mul_kernel: samples/triton/fused_silu_mul.py:8 -------------
 # launch: grid (ceildiv(n_elements, 512)), block (512,), from the launch site (line 24)
 

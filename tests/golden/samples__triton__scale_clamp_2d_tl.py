@@ -54,6 +54,15 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _member(value, name, index):
+    """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    if isinstance(value, dict):
+        return value[name]
+    return value[index]
+
+
 # --- scale_clamp_kernel: samples/triton/scale_clamp_2d.py:8 ----------
 # launch: grid (ceildiv(M, 32), ceildiv(N, 64)), block (64, 32), from the launch site (line 29)
 

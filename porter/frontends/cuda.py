@@ -269,6 +269,7 @@ class CudaFrontend:
             parts = [Var(self.unique(f"{d.spelling}_{c}", scope), dtype) for c in "xyzw"[:lanes]]
             scope.vectors[d.hash] = parts
             values = self.vector_expr(init_cursor, scope, lanes) if init_cursor is not None else [None] * lanes
+            values = [None] * lanes if values is None else values
             return [Decl(v, self.coerce(e, dtype) if e is not None else None, loc) for v, e in zip(parts, values)]
         if self.K.CUDASHARED_ATTR in kinds or is_array(d.type):
             return self.array_declaration(d, scope, shared=self.K.CUDASHARED_ATTR in kinds,
@@ -308,6 +309,8 @@ class CudaFrontend:
             return [self.expr(a, scope) for a in c.get_arguments()]
         if c.kind == K.CALL_EXPR and len(list(c.get_arguments())) == 1:  # copy construction
             return self.vector_expr(list(c.get_arguments())[0], scope, lanes)
+        if c.kind == K.CALL_EXPR and not list(c.get_arguments()):  # `float4 r;`: uninitialised
+            return [None] * lanes
         if c.kind == K.ARRAY_SUBSCRIPT_EXPR or (c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*"):
             buf, base = self.vector_address(c, scope, lanes)
             return [Load(buf, self.add_index(base, Const(k, base.dtype)), self.buffer_dtype(buf))

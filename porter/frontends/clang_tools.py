@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import re
 import subprocess
 from pathlib import Path
 
@@ -104,19 +105,49 @@ def loc_of(cursor) -> Loc:
     return Loc(name or "", line.value, column.value)
 
 
+_MISSING_HEADER = re.compile(r"'(.+)' file not found")
+
+
 def parse(path: str, include_dirs=(), defines=(), text: str | None = None):
-    """Parse a CUDA file (or `text` standing in for it); clang errors become TP101 diagnostics."""
+    """Parse a CUDA file (or `text` standing in for it).
+
+    A header the machine lacks (cublas_v2.h, a project header not on -I) must not stop the
+    parse: its #include is blanked (lines kept) and the file parsed again; what the header
+    declared then fails only in the code that uses it. Returns (translation unit, errors),
+    the errors as TileportErrors for the caller to judge: fatal inside a kernel, noise in
+    host code.
+    """
     ci = cindex()
-    unsaved = [(path, text)] if text is not None else None
-    try:
-        tu = ci.Index.create().parse(
-            path, args=parse_args(include_dirs, defines), unsaved_files=unsaved,
-            options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
-    except ci.TranslationUnitLoadError as exc:
-        raise TileportError("TP101", f"libclang could not parse the file: {exc}", Loc(path)) from exc
-    for diag in tu.diagnostics:
-        if diag.severity >= ci.Diagnostic.Error:
+    if text is None:
+        try:
+            text = open(path, encoding="utf-8").read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TileportError("TP001", f"cannot read the file: {exc}", Loc(path)) from exc
+    skipped: list[str] = []
+    for _ in range(20):
+        try:
+            tu = ci.Index.create().parse(
+                path, args=parse_args(include_dirs, defines), unsaved_files=[(path, text)],
+                options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+        except ci.TranslationUnitLoadError as exc:
+            raise TileportError("TP101", f"libclang could not parse the file: {exc}", Loc(path)) from exc
+        errors = []
+        missing = None
+        for diag in tu.diagnostics:
+            if diag.severity < ci.Diagnostic.Error:
+                continue
             where = diag.location
             loc = Loc(where.file.name if where.file else path, where.line, where.column)
-            raise TileportError("TP101", f"C++ error: {diag.spelling}", loc)
-    return tu
+            match = _MISSING_HEADER.search(diag.spelling)
+            if match and where.file and where.file.name == path and missing is None:
+                missing = (where.line, match.group(1))
+            errors.append(TileportError("TP101", f"C++ error: {diag.spelling}", loc))
+        if missing is None:
+            tu.skipped_headers = skipped
+            return tu, errors
+        lines = text.split("\n")
+        lines[missing[0] - 1] = "/* tileport: header not available here: " + \
+            lines[missing[0] - 1].replace("*/", "* /") + " */"
+        text = "\n".join(lines)
+        skipped.append(missing[1])
+    raise TileportError("TP101", "too many headers are missing", Loc(path))

@@ -76,11 +76,11 @@ class CudaFrontend:
     # ------------------------------------------------------------------ entry
 
     def run(self) -> Module:
-        tu = ct.parse(self.path, self.include_dirs, self.defines)
+        tu, errors = ct.parse(self.path, self.include_dirs, self.defines)
         self.instances = {}
         templates = kernel_templates(tu, self.K, self.in_user_file)
         if templates:
-            tu = self.instantiate(tu, templates)
+            tu, errors = self.instantiate(tu, templates, errors)
         kernels, functions = [], []
         for c in tu.cursor.walk_preorder():
             if c.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE):
@@ -94,6 +94,8 @@ class CudaFrontend:
                 kernels.append(c)
             elif self.K.CUDADEVICE_ATTR not in attrs:
                 functions.append(c)
+        self.check_errors(errors, kernels, functions)
+        emulator_source = self.host_free_source(tu, errors, functions)
         if not kernels:
             raise TileportError("TP100", "no __global__ kernel found in this file", Loc(self.path, 1, 1))
         launches = LaunchReader(self, functions).read()
@@ -109,21 +111,67 @@ class CudaFrontend:
             raise TileportError("TP121", f"template kernel(s) {names} are never launched with explicit "
                                 "template arguments in this file, so they cannot be instantiated",
                                 Loc(self.path, templates[0].location.line, 1))
-        return Module(self.path, "cuda", out)
+        return Module(self.path, "cuda", out, emulator_source)
+
+    def host_free_source(self, tu, errors, host_functions):
+        """The file with missing #includes blanked and the bodies of host functions that do not
+        compile here emptied, so the emulator can still build the (untouched) kernels."""
+        skipped = getattr(tu, "skipped_headers", [])
+        if not errors and not skipped:
+            return None
+        data = open(self.path, "rb").read()
+        starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10]  # byte offset of each line
+
+        def offset(where):  # line/column survive the blanked #include lines; offsets do not
+            return starts[where.line - 1] + where.column - 1
+
+        bad_lines = {e.diagnostic.loc.line for e in errors if e.diagnostic.loc.file == self.path}
+        cuts = []
+        for f in host_functions:
+            if not f.location.file or f.location.file.name != self.path:
+                continue
+            if not any(f.extent.start.line <= line <= f.extent.end.line for line in bad_lines):
+                continue
+            body = [c for c in f.get_children() if c.kind == self.K.COMPOUND_STMT]
+            if body:
+                cuts.append((offset(body[0].extent.start), offset(body[0].extent.end)))
+        for start, end in sorted(cuts, reverse=True):
+            newlines = data[start:end].count(b"\n")
+            data = data[:start] + b"{ __builtin_unreachable(); " + b"\n" * newlines + b"}" + data[end:]
+        lines = data.decode("utf-8").split("\n")
+        for i, line in enumerate(lines):
+            if line.lstrip().startswith("#include") and any(h in line for h in skipped):
+                lines[i] = "// tileport: header not available here: " + line
+        return "\n".join(lines)
+
+    def check_errors(self, errors, kernels, host_functions) -> None:
+        """C++ errors in host code (an unknown host API, a missing header's types) do not stop
+        the conversion: kernels are what is ported. Errors anywhere else do."""
+        hosts = [(f.extent.start.line, f.extent.end.line) for f in host_functions
+                 if f.location.file and f.location.file.name == self.path]
+        for err in errors:
+            loc = err.diagnostic.loc
+            in_host = loc.file == self.path and any(a <= loc.line <= b for a, b in hosts)
+            if not in_host:
+                raise err
 
     def in_user_file(self, c) -> bool:
         return bool(c.location.file) and not c.location.file.name.startswith(str(ct.SHIM_DIR))
 
-    def instantiate(self, tu, templates):
+    def instantiate(self, tu, templates, errors):
         """Re-parse with one plain copy of each template kernel per launched instantiation."""
         text = open(self.path, encoding="utf-8").read()
+        for header in getattr(tu, "skipped_headers", []):  # keep the missing headers blanked
+            text = "\n".join("/* tileport: header not available here */" if
+                             line.lstrip().startswith("#include") and header in line else line
+                             for line in text.split("\n"))
         extra = []
         for inst in find_instantiations(tu, self.K, templates):
             template = next(t for t in templates if t.spelling == inst.name)
             extra.append(instantiation_source(self.path, text, template, inst, self.K))
             self.instances[inst.namespace] = inst
         if not extra:
-            return tu
+            return tu, errors
         return ct.parse(self.path, self.include_dirs, self.defines, text + "".join(extra))
 
     # ------------------------------------------------------------------ kernels

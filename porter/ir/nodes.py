@@ -335,3 +335,6 @@ class Module:
     source_file: str
     language: str
     kernels: list
+    # CUDA only: the file as the CPU emulator should build it when its host code cannot be
+    # compiled here (a missing header, an unknown host API); kernels untouched. None: as is.
+    emulator_source: str | None = None

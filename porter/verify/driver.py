@@ -206,6 +206,19 @@ def _smem(kernel: Kernel, args: list) -> int:
     return int(evaluate(smem, scalars))
 
 
+def _host_free_copy(module, original: str, opts: VerifyOptions):
+    """Build the original from the front end's host-free text (kernels untouched), in a private
+    folder, with the original's folder on the include path; the user's tree is never written."""
+    import dataclasses
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="tileport-original-"))
+    copy = folder / Path(original).name
+    copy.write_text(f'#line 1 "{Path(original).resolve()}"\n' + module.emulator_source, encoding="utf-8")
+    include_dirs = tuple(opts.include_dirs) + (str(Path(original).resolve().parent),)
+    return str(copy), dataclasses.replace(opts, include_dirs=include_dirs)
+
+
 def _struct_groups(kernel: Kernel) -> list:
     """(first, count) runs of IR parameters that the port's wrapper takes as one struct."""
     groups, last = [], None
@@ -243,7 +256,10 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
             raise TileportError("TP004", f"no kernel named '{opts.kernel}' in {original} (kernels: {names})",
                                 Loc(original))
     functions = _port_functions(port)
-    report = VerifyReport(original, port, gpu=_gpu_available())
+    shown = original
+    if getattr(module, "emulator_source", None):
+        original, opts = _host_free_copy(module, original, opts)
+    report = VerifyReport(shown, port, gpu=_gpu_available())
     plans = []
     devices = ["cpu", "cuda"] if report.gpu else ["cpu"]
     for kernel in kernels:

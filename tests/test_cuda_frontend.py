@@ -81,6 +81,8 @@ def test_syntax_error_points_at_the_line(tmp_path):
     ("  atomicCAS((int*)x, 0, 1);", "TP151"),
     ('  asm volatile("membar.gl;");', "TP150"),
     ("  float v = atomicAdd(x, 1.0f); x[1] = v;", "TP153"),
+    ("  x[0] = tex1Dfetch<float>((cudaTextureObject_t)0, 0);", "TP156"),
+    ("  k<<<1, 1>>>(x);", "TP156"),
 ])
 def test_unsupported_construct_is_reported_at_its_line(tmp_path, line, code):
     f = tmp_path / "k.cu"

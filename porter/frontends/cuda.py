@@ -527,6 +527,8 @@ class CudaFrontend:
                                 scope, loc)]
         if c.kind == K.CALL_EXPR:
             name = c.spelling
+            if _no_tilelang_equivalent(name, c) is not None:
+                raise TileportError("TP156", _no_tilelang_equivalent(name, c), loc)
             if name == "operator=":  # struct assignment, e.g. of a float4
                 lhs, rhs = [k for k in c.get_children() if k.kind.is_expression()
                             and k.spelling != "operator="][:2]
@@ -750,6 +752,8 @@ class CudaFrontend:
             if value is not None:
                 return self.literal(value, c)
         entry = CUDA_BUILTINS.get(name)
+        if entry is None and _no_tilelang_equivalent(name, c) is not None:
+            raise TileportError("TP156", _no_tilelang_equivalent(name, c), loc)
         if entry is None:
             if name.startswith("atomic") or name.startswith("__shfl") or name.endswith("_sync"):
                 raise TileportError("TP152", f"'{name}' (atomics and warp primitives) is not "
@@ -1056,6 +1060,22 @@ _RESERVED = {"T", "tilelang", "lambda", "def", "class", "in",
              "is", "not", "and", "or", "if", "else", "for", "while", "return", "pass", "from",
              "import", "global", "with", "as", "yield", "None", "True", "False", "del", "try",
              "except", "finally", "raise", "assert", "break", "continue", "nonlocal", "elif", "print"}
+
+
+_WMMA = ("load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment")
+
+
+def _no_tilelang_equivalent(name: str, call) -> str | None:
+    """Why a call has no TileLang equivalent (textures, wmma, dynamic parallelism), else None."""
+    if name.startswith("tex") and name[3:4] in ("1", "2", "3", "C"):
+        return f"texture fetch '{name}' has no TileLang equivalent; read the buffer directly"
+    if name in _WMMA:
+        return f"wmma '{name}' has no thread-level TileLang equivalent; tensor-core GEMMs port " \
+               "through T.gemm (tile level)"
+    if any(ch.kind.name == "CALL_EXPR" and ch.spelling == "__cudaPushCallConfiguration"
+           for ch in call.get_children()):
+        return f"launching '{name}' from a kernel (dynamic parallelism) has no TileLang equivalent"
+    return None
 
 
 def _plain_spelling(ctype) -> str:

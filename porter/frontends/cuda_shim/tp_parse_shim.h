@@ -208,3 +208,10 @@ TP_VEC4(char, char)
 TP_DEV float __expf(float); TP_DEV float __logf(float); TP_DEV float __sinf(float);
 TP_DEV float __cosf(float); TP_DEV float __powf(float, float); TP_DEV float __log2f(float);
 TP_DEV float __log10f(float); TP_DEV float __tanf(float);
+
+/* textures: declared so files that use them parse; the front end reports them (TP156) */
+typedef unsigned long long cudaTextureObject_t;
+template <class T> __device__ T tex1Dfetch(cudaTextureObject_t t, int i);
+template <class T> __device__ T tex1D(cudaTextureObject_t t, float x);
+template <class T> __device__ T tex2D(cudaTextureObject_t t, float x, float y);
+template <class T> __device__ T tex3D(cudaTextureObject_t t, float x, float y, float z);

@@ -71,6 +71,7 @@ from porter.ir.nodes import (
     Assign, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, If, Kernel, Launch, Load, Module,
     Return, ScalarParam, Select, Store, UnaryOp, Var, is_float,
 )
+from porter.ir.geometry import assemble_grid
 from porter.ir.returns import eliminate_returns
 from porter.ir.walk import map_expr, stmt_exprs, walk_expr, walk_stmts
 
@@ -621,17 +622,7 @@ def infer_grid(kernel: Kernel) -> tuple:
                 if op in ("<=", ">="):
                     u2 = BinOp("+", u2, Const(1, "int32"), "int32")
                 sizes[axis] = u2 if k == 1 else Call("ceildiv", (u2, Const(k, "int32")), "int32")
-    dims = []
-    for axis in range(max(used | {0}) + 1):
-        if axis in sizes:
-            dims.append(sizes[axis])
-        elif axis in used:
-            raise TileportError("TP240", f"kernel '{kernel.name}' has no usable launch site and its "
-                                f"grid on axis {axis} cannot be inferred from its masks; pass --grid",
-                                kernel.loc)
-        else:
-            dims.append(Const(1, "int32"))
-    return tuple(dims)
+    return assemble_grid(kernel, sizes, used, "TP240", "has no usable launch site", "masks")
 
 
 # =============================================================================== kernel bodies

@@ -69,18 +69,27 @@ def infer_launch(kernel: Kernel, block=None, grid=None) -> Launch:
     sizes = _guard_sizes(kernel)
     uses_grid = {e.axis for s in walk_stmts(kernel.body) for e in _exprs(s)
                  if isinstance(e, Builtin) and e.kind in ("block_idx", "grid_dim")}
+    counts = {}
+    for axis, size in sizes.items():
+        size = size if size.dtype == "int32" else Cast("int32", size)
+        counts[axis] = Call("ceildiv", (size, Const(block[axis] if axis < len(block) else 1, "int32")),
+                            "int32")
+    dims = assemble_grid(kernel, counts, uses_grid, "TP160", "has no launch site", "guards")
+    origin = "given-block" if block and block != default_block(kernel) else "inferred"
+    return Launch(dims, block, 0, origin)
+
+
+def assemble_grid(kernel: Kernel, counts: dict, used: set, code: str, why: str, source: str) -> tuple:
+    """Grid dims from per-axis program counts; an axis the kernel indexes but no count covers
+    is a diagnostic (pass --grid), an axis it never indexes is 1."""
     dims = []
-    for axis in range(max(uses_grid | {0}) + 1):
-        if axis in sizes:
-            size = sizes[axis]
-            size = size if size.dtype == "int32" else Cast("int32", size)
-            dims.append(Call("ceildiv", (size, Const(block[axis] if axis < len(block) else 1, "int32")),
-                             "int32"))
-        elif axis in uses_grid:
-            raise TileportError("TP160", f"kernel '{kernel.name}' has no launch site and its grid on "
-                                f"axis {'xyz'[axis]} cannot be inferred from its guards; pass --grid",
+    for axis in range(max(used | {0}) + 1):
+        if axis in counts:
+            dims.append(counts[axis])
+        elif axis in used:
+            raise TileportError(code, f"kernel '{kernel.name}' {why} and its grid on axis "
+                                f"{'xyz'[axis]} cannot be inferred from its {source}; pass --grid",
                                 kernel.loc)
         else:
             dims.append(Const(1, "int32"))
-    origin = "given-block" if block and block != default_block(kernel) else "inferred"
-    return Launch(tuple(dims), block, 0, origin)
+    return tuple(dims)

@@ -126,3 +126,25 @@ def test_port_that_crashes_is_could_not_run(tmp_path):
     assert result.returncode == 3, result.stdout + result.stderr
     assert "error TP44" in result.stdout + result.stderr
 
+
+
+@pytest.mark.slow
+def test_shared_memory_beyond_the_arch_limit_fails_the_compile_check(tmp_path):
+    src = tmp_path / "big_smem.cu"
+    src.write_text(
+        "#define N 61440\n"  # 240 KiB of floats: more than sm_90a's 227 KiB
+        "__global__ void stage(const float* x, float* y, int n) {\n"
+        "  __shared__ float buf[N];\n"
+        "  for (int i = threadIdx.x; i < N; i += blockDim.x) buf[i] = i < n ? x[i] : 0.0f;\n"
+        "  __syncthreads();\n"
+        "  if (threadIdx.x == 0 && blockIdx.x == 0) y[0] = buf[N - 1];\n}\n"
+        "void run(const float* x, float* y, int n) { stage<<<1, 256>>>(x, y, n); }\n")
+    port = tmp_path / "big_smem_tl.py"
+    assert tileport("convert", src, "-o", port).returncode == 0
+    if not shutil.which("nvcc"):
+        pytest.skip("the compile check needs nvcc")  # the CPU run below would pass without it
+    result = tileport("verify", src, port, "--format", "json", "--arg", "n=64")
+    report = json.loads(result.stdout)
+    compile_ = report["kernels"][0]["compile"]
+    assert compile_["sm_90a"]["ok"] is False and "exceeds" in compile_["sm_90a"]["message"]
+    assert result.returncode == 3

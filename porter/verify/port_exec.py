@@ -72,9 +72,6 @@ def _failure(exc: BaseException, port_path: str) -> dict:
 
 
 _SIGNATURE = re.compile(r'__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s*)?(\w+)\s*\(([^)]*)\)\s*\{')
-# Dynamic shared memory offered to a lowered thread-level port: TileLang merges the port's
-# shared arrays into one dynamic buffer whose size the emulator need not know exactly.
-EMULATED_SMEM = 160 * 1024
 
 
 def is_thread_level(module, function: str) -> bool:
@@ -131,7 +128,8 @@ def _emulate(module, job: dict) -> dict:
         path.write_text(source, encoding="utf-8")
         sig = KernelSig(launch_name=match.group(1), symbol=match.group(1), param_types=types)
         start = time.perf_counter()
-        out = run_kernel(str(path), sig, tuple(job["grid"]), tuple(job["block"]), EMULATED_SMEM,
+        smem = shared_bytes(getattr(module, f"{job['function']}_program")(), target)
+        out = run_kernel(str(path), sig, tuple(job["grid"]), tuple(job["block"]), smem,
                          [values[n] for n in names], timeout=job.get("timeout", 300.0))
         seconds = time.perf_counter() - start
     by_name = dict(zip(names, out))
@@ -199,22 +197,32 @@ def _compile(module, job: dict) -> dict:
     for bound in re.findall(r"__launch_bounds__\((\d+)", source):
         if int(bound) > MAX_THREADS:
             problems.append(f"{bound} threads per block exceeds {MAX_THREADS}")
-    shared = _shared_bytes(source)
+    shared = shared_bytes(program(), {"kind": "cuda", "arch": arch})
     if shared > SHARED_LIMIT.get(arch, 48 * 1024):
         problems.append(f"{shared} bytes of shared memory exceeds {SHARED_LIMIT[arch]} on {arch}")
     return {"ok": not problems, "seconds": seconds, "shared_bytes": shared,
-            "message": "; ".join(problems) or f"cubin built for {arch}"}
+            "message": "; ".join(problems) or f"cubin built for {arch}, {shared} B shared memory"}
 
 
-_SIZES = {"float": 4, "half_t": 2, "bfloat16_t": 2, "double": 8, "int": 4, "signed char": 1,
-          "uchar": 1, "char": 1, "short": 2, "int64_t": 8, "uint": 4}
+def shared_bytes(func, target: dict) -> int:
+    """Shared memory a port's block allocates once TileLang has lowered (and merged) it."""
+    import tilelang
+    from tilelang import tvm
 
+    with tvm.target.Target(target):
+        artifact = tilelang.lower(func, target=target)
+    sizes = []
 
-def _shared_bytes(source: str) -> int:
-    total = 0
-    for ctype, count in re.findall(r"__shared__\s+(?:__align__\(\d+\)\s+)?([\w ]+?)\s+\w+\[(\d+)\]", source):
-        total += _SIZES.get(ctype.strip(), 4) * int(count)
-    return total
+    def visit(node):
+        if type(node).__name__ == "AllocBuffer" and node.buffer.scope().startswith("shared"):
+            count = 1
+            for extent in node.buffer.shape:
+                count *= int(extent)
+            sizes.append(count * tvm.DataType(str(node.buffer.dtype)).bits // 8)
+
+    for _, fn in artifact.device_mod.functions.items():
+        tvm.tirx.stmt_functor.post_order_visit(fn.body, visit)
+    return sum(sizes)
 
 
 def _work(request: dict) -> dict:

@@ -8,15 +8,16 @@ module sees a libclang cursor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
-from porter.builtins import CUDA_BUILTINS
 from porter.diagnostics import Loc, TileportError
 from porter.frontends import clang_tools as ct
 from porter.frontends.cuda_types import (
     dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
 )
 from porter.frontends import cuda_groups as groups
+from porter.frontends.cuda_calls import _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, _no_tilelang_equivalent
+from porter.frontends.cuda_memory import MemoryMixin
+from porter.frontends.cuda_scope import _Scope
 from porter.frontends.cuda_launch import LaunchReader
 from porter.frontends.cuda_templates import find_instantiations, instantiation_source, kernel_templates
 from porter.ir.extents import annotate_buffers
@@ -25,40 +26,15 @@ from porter.ir.loops import insert_before_continue
 from porter.ir.returns import eliminate_returns
 from porter.ir.fold import fold
 from porter.ir.nodes import (
-    Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Call, Cast, Const, Continue, Decl, For,
-    If, Kernel, Load, Module, Return, ScalarParam, Select, Store, StructMember, Sync, UnaryOp, Var, While,
-    is_float,
+    Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Cast, Const, Continue, Decl, For, If,
+    Kernel, Load, Module, Return, ScalarParam, Select, Store, Sync, UnaryOp, Var, While, is_float,
 )
 
 _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim": "block_dim",
                  "gridDim": "grid_dim"}
-_UNSUPPORTED_CALLS = {
-    "__syncthreads_count": "__syncthreads_count", "__syncthreads_and": "__syncthreads_and",
-    "__syncthreads_or": "__syncthreads_or", "__threadfence": "__threadfence",
-    "atomicCAS": "atomicCAS (compare-and-swap loops)", "atomicExch": "atomicExch",
-    "atomicAnd": "atomicAnd", "atomicOr": "atomicOr", "atomicXor": "atomicXor",
-}
-_SYNCS = {"__syncthreads": "block", "__syncwarp": "warp"}
-_ATOMICS = {"atomicAdd": "add", "atomicMax": "max", "atomicMin": "min", "atomicSub": "sub"}
-_SHUFFLES = {"__shfl_sync": "shfl", "__shfl_down_sync": "shfl_down", "__shfl_up_sync": "shfl_up",
-             "__shfl_xor_sync": "shfl_xor"}
-_VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 
 
-@dataclass
-class _Scope:
-    """Names visible while converting one function body (kernel or inlined device function)."""
-
-    values: dict = field(default_factory=dict)   # clang decl hash -> Expr (params, locals)
-    pointers: dict = field(default_factory=dict)  # decl hash -> (buffer name, offset Expr)
-    arrays: dict = field(default_factory=dict)    # decl hash -> Alloc (shared and local arrays)
-    groups: dict = field(default_factory=dict)    # decl hash -> cooperative group ("block",)/("tile", N)
-    vectors: dict = field(default_factory=dict)   # decl hash -> component Vars of a float4 & co.
-    structs: dict = field(default_factory=dict)   # decl hash -> {field: Var} of a struct parameter
-    result: Var | None = None
-
-
-class CudaFrontend:
+class CudaFrontend(MemoryMixin, CallsMixin):
     """Convert one CUDA translation unit into an IR Module."""
 
     def __init__(self, path: str, include_dirs=(), defines=(), block=None, grid=None):
@@ -333,92 +309,6 @@ class CudaFrontend:
         init = self.coerce(self.expr(init_cursor, scope), dtype) if init_cursor is not None else None
         return [Decl(var, init, loc)]
 
-    def struct_params(self, p, c_type: str, loc) -> list:
-        """A struct passed by value: one scalar parameter per field (`t.scale` -> `t_scale`)."""
-        fields = list(p.type.get_canonical().get_fields())
-        size = p.type.get_canonical().get_size()
-        out = []
-        for f in fields:
-            dtype = dtype_of(f.type, loc, what=f"field '{p.spelling}.{f.spelling}'")
-            member = StructMember(p.spelling, c_type, f.spelling, f.get_field_offsetof() // 8, size)
-            out.append(ScalarParam(f"{p.spelling}_{f.spelling}", dtype, f.type.spelling, loc, member))
-        if not out:
-            raise TileportError("TP122", f"struct parameter '{p.spelling}' has no fields", loc)
-        return out
-
-    def vector_expr(self, c, scope, lanes: int) -> list:
-        """The components of a vector-typed expression."""
-        c = self.skip_implicit(c)
-        loc = ct.loc_of(c)
-        K = self.K
-        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vectors:
-            return list(scope.vectors[c.referenced.hash])
-        if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
-            return [self.expr(a, scope) for a in c.get_arguments()]
-        if c.kind == K.CALL_EXPR and len(list(c.get_arguments())) == 1:  # copy construction
-            return self.vector_expr(list(c.get_arguments())[0], scope, lanes)
-        if c.kind == K.CALL_EXPR and not list(c.get_arguments()):  # `float4 r;`: uninitialised
-            return [None] * lanes
-        if c.kind == K.ARRAY_SUBSCRIPT_EXPR or (c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*"):
-            buf, base = self.vector_address(c, scope, lanes)
-            return [Load(buf, self.add_index(base, Const(k, base.dtype)), self.buffer_dtype(buf))
-                    for k in range(lanes)]
-        raise TileportError("TP135", "unsupported vector-typed expression", loc)
-
-    def vector_address(self, c, scope, lanes: int):
-        """`reinterpret_cast<float4*>(p)[i]` -> (buffer, index of its first element)."""
-        K = self.K
-        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
-            base_c, index_c = list(c.get_children())
-            index = self.expr(index_c, scope)
-        else:
-            base_c, index = self.first_child(c), Const(0, "int32")
-        base_c = self.skip_implicit(base_c)
-        if base_c.kind != K.CXX_REINTERPRET_CAST_EXPR and base_c.kind != K.CSTYLE_CAST_EXPR:
-            raise TileportError("TP135", "vector loads and stores must go through "
-                                "reinterpret_cast<float4*>(buffer)", ct.loc_of(c))
-        inner = [k for k in base_c.get_children() if k.kind.is_expression()][-1]
-        buf, off = self.pointer(inner, scope)
-        first = fold(BinOp("*", self.coerce(index, "int32") if index.dtype != "int64" else index,
-                           Const(lanes, index.dtype if index.dtype == "int64" else "int32"),
-                           index.dtype if index.dtype == "int64" else "int32"))
-        return buf, self.add_index(off, first) if off is not None else first
-
-    def vector_member(self, c, scope):
-        """`v.x` on a scalarised vector: its component Var, else None."""
-        base = self.skip_implicit(self.first_child(c))
-        if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None:
-            parts = scope.vectors.get(base.referenced.hash)
-            if parts is not None and c.spelling in "xyzw" and "xyzw".index(c.spelling) < len(parts):
-                return parts["xyzw".index(c.spelling)]
-        return None
-
-    def array_declaration(self, d, scope, shared: bool, init) -> list:
-        """`__shared__ T a[N][M]`, `extern __shared__ T a[]`, `T a[N]` -> an Alloc."""
-        loc = ct.loc_of(d)
-        if any(t.spelling == "=" for t in d.get_tokens()):
-            raise TileportError("TP142", f"array initialisers ('{d.spelling}') are not supported yet", loc)
-        shape, t = [], d.type
-        while is_array(t):
-            size = t.get_array_size()
-            if size < 0:
-                if shape or not shared:
-                    raise TileportError("TP142", f"array '{d.spelling}' needs a constant size", loc)
-                shape.append(0)
-            else:
-                shape.append(size)
-            t = t.get_array_element_type()
-        if not shape:
-            raise TileportError("TP142", f"__shared__ scalar '{d.spelling}' is not supported yet; "
-                                "declare a one-element array", loc)
-        dtype = dtype_of(t, loc, what=f"array '{d.spelling}'")
-        name = self.unique(d.spelling, scope)
-        dynamic = shape == [0]
-        alloc = Alloc(name, dtype, tuple(shape), "shared" if shared else "local", dynamic, loc)
-        scope.arrays[d.hash] = alloc
-        self._buffer_dtypes[name] = dtype
-        return [alloc]
-
     def initializer(self, d):
         kids = [ch for ch in d.get_children()
                 if ch.kind.is_expression() and ch.kind != self.K.TYPE_REF]
@@ -560,16 +450,6 @@ class CudaFrontend:
                                 "calls of void __device__ functions and loops are statements", loc)
         raise TileportError("TP119", f"unsupported statement ({c.kind.name.lower()})", loc)
 
-    def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
-        dtype, lanes = vector
-        values = [self.coerce(v, dtype) for v in self.vector_expr(rhs, scope, lanes)]
-        target = self.skip_implicit(lhs)
-        if target.kind == self.K.DECL_REF_EXPR and target.referenced is not None and \
-                target.referenced.hash in scope.vectors:
-            return [Assign(v, e, loc) for v, e in zip(scope.vectors[target.referenced.hash], values)]
-        buf, base = self.vector_address(target, scope, lanes)
-        return [Store(buf, self.add_index(base, Const(k, base.dtype)), e, loc) for k, e in enumerate(values)]
-
     def assign(self, lhs, value, scope, loc):
         var = self.target_var(lhs, scope)
         if var is not None:
@@ -710,167 +590,9 @@ class CudaFrontend:
                                 "device variables are not supported", loc)
         raise TileportError("TP136", f"unsupported reference to '{c.spelling}'", loc)
 
-    def call(self, c, scope):
-        name = c.spelling
-        loc = ct.loc_of(c)
-        args = list(c.get_arguments())
-        callee = c.referenced
-        if name in _UNSUPPORTED_CALLS:
-            raise TileportError("TP151", f"{_UNSUPPORTED_CALLS[name]} is not supported yet", loc)
-        if name in _ATOMICS or name in _SYNCS:
-            raise TileportError("TP153", f"the result of '{name}' is used; only atomics whose result "
-                                "is ignored are supported yet", loc)
-        target = self.group_target(c, scope)
-        if target is not None:
-            values = [self.expr(a, scope) for a in args]
-            dtype = dtype_of(c.type, loc) if name not in ("sync",) else "int32"
-            return groups.method(target, name, values, dtype, loc)
-        if name == "reduce" and args and self.group_arg(args[0], scope) is not None:
-            value = self.expr(args[1], scope)
-            functor = args[2].type.get_canonical().spelling if len(args) > 2 else ""
-            stmts, result = groups.reduce(self.group_arg(args[0], scope), value, functor, value.dtype,
-                                          self.unique("cg_reduce", scope), loc)
-            self.prelude.extend(stmts)
-            return result
-        if name in ("this_thread_block", "tiled_partition"):
-            raise TileportError("TP155", f"'{name}()' must initialise a named group variable", loc)
-        if name in _SHUFFLES:
-            values = [self.expr(a, scope) for a in args[1:]]
-            dtype = dtype_of(c.type, loc)
-            width = values[2] if len(values) > 2 and ct.evaluate(args[3]) != 32 else None
-            if width is not None:
-                raise TileportError("TP154", f"'{name}' with a width other than 32 is not supported yet", loc)
-            lane = self.coerce(values[1], "int32")
-            return Call(_SHUFFLES[name], (self.coerce(values[0], dtype), lane), dtype)
-        if name in _VOTES:
-            pred = self.as_bool(self.expr(args[1], scope))
-            return Call(_VOTES[name], (pred,), dtype_of(c.type, loc))
-        if callee is not None and self.is_device_function(callee):
-            return self.inline(callee, args, scope, loc, want_value=True)[1]
-        if name == "dim3" or not name:
-            value = ct.evaluate(c)
-            if value is not None:
-                return self.literal(value, c)
-        entry = CUDA_BUILTINS.get(name)
-        if entry is None and _no_tilelang_equivalent(name, c) is not None:
-            raise TileportError("TP156", _no_tilelang_equivalent(name, c), loc)
-        if entry is None:
-            if name.startswith("atomic") or name.startswith("__shfl") or name.endswith("_sync"):
-                raise TileportError("TP152", f"'{name}' (atomics and warp primitives) is not "
-                                    "supported yet", loc)
-            raise TileportError("TP138", f"call to unknown function '{name}'", loc)
-        kind, canonical = entry
-        dtype = dtype_of(c.type, loc)
-        if kind == "ldg":
-            inner = self.skip_parens(args[0])
-            if inner.kind == self.K.UNARY_OPERATOR and ct.unary_operator(inner) == "&":
-                return self.expr(self.first_child(inner), scope)
-            buf, off = self.pointer(inner, scope)
-            return Load(buf, off if off is not None else Const(0, "int32"), self.buffer_dtype(buf))
-        values = [self.expr(a, scope) for a in args]
-        if kind == "math":
-            values = [self.coerce(v, dtype) for v in values]
-            return Call(canonical, tuple(values), dtype)
-        if kind == "binop":
-            return BinOp(canonical, self.coerce(values[0], dtype), self.coerce(values[1], dtype), dtype)
-        if kind == "unop":
-            return UnaryOp(canonical, self.coerce(values[0], dtype), dtype)
-        if kind == "cmp":
-            return BinOp(canonical, values[0], values[1], "bool")
-        if kind == "cast":
-            return Cast(dtype, values[0]) if values[0].dtype != dtype else values[0]
-        if kind == "recip":
-            return BinOp("/", Const(1.0, dtype), self.coerce(values[0], dtype), dtype)
-        if kind == "saturate":
-            v = self.coerce(values[0], dtype)
-            return Call("min", (Call("max", (v, Const(0.0, dtype)), dtype), Const(1.0, dtype)), dtype)
-        raise TileportError("TP138", f"unsupported builtin '{name}'", loc)
 
     # ------------------------------------------------------------------ inlining
 
-    def is_device_function(self, callee) -> bool:
-        if callee.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE):
-            return False
-        definition = callee.get_definition()
-        if definition is None or not definition.location.file:
-            return False
-        if definition.location.file.name.startswith(str(ct.SHIM_DIR)):
-            return False
-        return any(ch.kind == self.K.COMPOUND_STMT for ch in definition.get_children())
-
-    def inline(self, callee, args, scope, loc, want_value: bool):
-        """Inline a __device__ function: params bound to args, locals renamed, returns folded."""
-        definition = callee.get_definition()
-        name = definition.spelling
-        if name in self._inline_stack:
-            raise TileportError("TP139", f"recursive __device__ function '{name}' cannot be inlined", loc)
-        self._inline_stack.append(name)
-        try:
-            inner = _Scope()
-            params = list(definition.get_arguments())
-            written = self.assigned_decls(definition)  # by-value params the body changes
-            for p, a in zip(params, args):
-                group = groups.group_of_type(p.type)
-                if group is not None:
-                    inner.groups[p.hash] = group
-                    continue
-                if is_pointer(p.type):
-                    inner.pointers[p.hash] = self.pointer(a, scope)
-                    continue
-                dtype = dtype_of(p.type, ct.loc_of(p), what=f"parameter '{p.spelling}'")
-                value = self.coerce(self.expr(a, scope), dtype)
-                if isinstance(value, (Const, Var, Builtin)) and p.hash not in written:
-                    inner.values[p.hash] = value
-                else:
-                    var = Var(self.unique(f"{name}_{p.spelling}", scope), dtype)
-                    self.prelude.append(Decl(var, value, loc))
-                    inner.values[p.hash] = var
-            result = None
-            if want_value:
-                dtype = dtype_of(definition.result_type, loc, what=f"result of '{name}'")
-                result = Var(self.unique(f"{name}_result", scope), dtype)
-                inner.result = result
-            inner.values.update({k: v for k, v in scope.values.items() if k not in inner.values})
-            inner.arrays.update(scope.arrays)
-            inner.groups.update({k: v for k, v in scope.groups.items() if k not in inner.groups})
-            body_cursor = [ch for ch in definition.get_children() if ch.kind == self.K.COMPOUND_STMT][0]
-            saved = self.prelude
-            self.prelude = []
-            body = self.block(body_cursor, inner)
-            body = self.prelude + body
-            self.prelude = saved
-            body = eliminate_returns(body, in_function=True, loc=loc)
-            if want_value:
-                simple = self.single_return(body, result)
-                if simple is not None:
-                    return [], simple
-                self.prelude.append(Decl(result, None, loc))
-            self.prelude.extend(body)
-            return [], result
-        finally:
-            self._inline_stack.pop()
-
-    def assigned_decls(self, function) -> set:
-        """Hashes of the declarations a function body assigns to (=, op=, ++, --)."""
-        out = set()
-        for c in function.walk_preorder():
-            target = None
-            if c.kind == self.K.COMPOUND_ASSIGNMENT_OPERATOR or \
-                    (c.kind == self.K.BINARY_OPERATOR and ct.binary_operator(c) == "="):
-                target = self.first_child(c)
-            elif c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--"):
-                target = self.first_child(c)
-            target = self.skip_implicit(target) if target is not None else None
-            if target is not None and target.kind == self.K.DECL_REF_EXPR and target.referenced is not None:
-                out.add(target.referenced.hash)
-        return out
-
-    @staticmethod
-    def single_return(body, result):
-        """`{ return expr; }` inlines as the expression itself, with no temporaries."""
-        if len(body) == 1 and isinstance(body[0], Assign) and body[0].var == result:
-            return body[0].value
-        return None
 
     # ------------------------------------------------------------------ helpers
 
@@ -883,117 +605,11 @@ class CudaFrontend:
         finally:
             self.prelude = saved
 
-    def subscript(self, c, scope):
-        """`a[i]`, `tile[ty][tx]` -> (buffer, flat row-major index)."""
-        indices = []
-        root = c
-        while True:
-            root = self.skip_implicit(root)
-            if root.kind != self.K.ARRAY_SUBSCRIPT_EXPR:
-                break
-            base, index = list(root.get_children())
-            indices.insert(0, index)
-            root = base
-            inner = self.skip_implicit(root)
-            if not (inner.kind == self.K.ARRAY_SUBSCRIPT_EXPR or self.array_of(inner, scope)):
-                break
-        alloc = self.array_of(self.skip_implicit(root), scope)
-        if alloc is not None and len(indices) > 1:
-            if len(indices) != len(alloc.shape):
-                raise TileportError("TP143", f"partial indexing of array '{alloc.name}' is not supported",
-                                    ct.loc_of(c))
-            flat = None
-            for dim, index_c in zip(alloc.shape, indices):
-                idx = self.coerce(self.expr(index_c, scope), "int32")
-                flat = idx if flat is None else self.add_index(
-                    fold(BinOp("*", flat, Const(dim, "int32"), "int32")), idx)
-            return alloc.name, flat
-        if len(indices) > 1:
-            raise TileportError("TP143", "multi-level indexing through pointers is not supported",
-                                ct.loc_of(c))
-        buf, off = self.pointer(root, scope)
-        idx = self.expr(indices[0], scope)
-        return buf, self.add_index(off, idx) if off is not None else idx
-
-    def group_target(self, call, scope):
-        """The group a method call is made on (`warp.shfl_down(...)`), else None."""
-        callee = self.first_child(call)
-        if callee is None or callee.kind != self.K.MEMBER_REF_EXPR:
-            return None
-        return self.group_arg(self.first_child(callee), scope)
-
-    def group_arg(self, c, scope):
-        c = self.skip_implicit(c)
-        if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
-            return scope.groups.get(c.referenced.hash)
-        return None
-
-    def is_null(self, c) -> bool:
-        c = self.skip_implicit(c)
-        if c.kind in (self.K.GNU_NULL_EXPR, self.K.CXX_NULL_PTR_LITERAL_EXPR):
-            return True
-        return c.kind == self.K.INTEGER_LITERAL and ct.evaluate(c) == 0
-
-    def array_of(self, c, scope):
-        if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
-            return scope.arrays.get(c.referenced.hash)
-        return None
-
     def skip_implicit(self, c):
         while c is not None and c.kind in (self.K.UNEXPOSED_EXPR, self.K.PAREN_EXPR) and \
                 len(list(c.get_children())) == 1:
             c = self.first_child(c)
         return c
-
-    def pointer(self, c, scope):
-        """Resolve a pointer expression to (buffer name, element offset or None)."""
-        c = self.skip_parens(c)
-        loc = ct.loc_of(c)
-        K = self.K
-        if c.kind in (K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR) and \
-                len(list(c.get_children())) >= 1:
-            inner = [k for k in c.get_children() if k.kind.is_expression()]
-            if inner:
-                target = pointee_dtype(c.type, loc) if c.kind != K.UNEXPOSED_EXPR else None
-                buf, off = self.pointer(inner[-1], scope)
-                if target is not None and target != self.buffer_dtype(buf):
-                    raise TileportError("TP135", "pointer casts between element types are not "
-                                        "supported yet", loc)
-                return buf, off
-        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.pointers:
-            return scope.pointers[c.referenced.hash]
-        if self.array_of(c, scope) is not None:
-            alloc = self.array_of(c, scope)
-            if len(alloc.shape) > 1:
-                raise TileportError("TP143", f"pointers into 2-D array '{alloc.name}' are not supported",
-                                    loc)
-            return alloc.name, None
-        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) in ("+", "-"):
-            a, b = list(c.get_children())
-            if is_pointer(a.type):
-                buf, off = self.pointer(a, scope)
-                delta = self.expr(b, scope)
-                if ct.binary_operator(c) == "-":
-                    delta = UnaryOp("-", delta, delta.dtype)
-                return buf, self.add_index(off, delta) if off is not None else delta
-            buf, off = self.pointer(b, scope)
-            delta = self.expr(a, scope)
-            return buf, self.add_index(off, delta) if off is not None else delta
-        if c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "&":
-            target = self.expr(self.first_child(c), scope)
-            if isinstance(target, Load):
-                return target.buffer, target.index
-        raise TileportError("TP133", "could not resolve this pointer to a kernel buffer parameter", loc)
-
-    def buffer_dtype(self, name: str) -> str:
-        return self._buffer_dtypes.get(name, "float32")
-
-    @staticmethod
-    def add_index(a, b):
-        dtype = "int64" if "int64" in (a.dtype, b.dtype) or "uint64" in (a.dtype, b.dtype) else a.dtype
-        a = a if a.dtype == dtype else Cast(dtype, a)
-        b = b if b.dtype == dtype else Cast(dtype, b)
-        return fold(BinOp("+", a, b, dtype))
 
     def literal(self, value, c):
         dtype = dtype_of(c.type, ct.loc_of(c))
@@ -1060,22 +676,6 @@ _RESERVED = {"T", "tilelang", "lambda", "def", "class", "in",
              "is", "not", "and", "or", "if", "else", "for", "while", "return", "pass", "from",
              "import", "global", "with", "as", "yield", "None", "True", "False", "del", "try",
              "except", "finally", "raise", "assert", "break", "continue", "nonlocal", "elif", "print"}
-
-
-_WMMA = ("load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment")
-
-
-def _no_tilelang_equivalent(name: str, call) -> str | None:
-    """Why a call has no TileLang equivalent (textures, wmma, dynamic parallelism), else None."""
-    if name.startswith("tex") and name[3:4] in ("1", "2", "3", "C"):
-        return f"texture fetch '{name}' has no TileLang equivalent; read the buffer directly"
-    if name in _WMMA:
-        return f"wmma '{name}' has no thread-level TileLang equivalent; tensor-core GEMMs port " \
-               "through T.gemm (tile level)"
-    if any(ch.kind.name == "CALL_EXPR" and ch.spelling == "__cudaPushCallConfiguration"
-           for ch in call.get_children()):
-        return f"launching '{name}' from a kernel (dynamic parallelism) has no TileLang equivalent"
-    return None
 
 
 def _plain_spelling(ctype) -> str:

@@ -42,8 +42,21 @@ Dtype heuristics (Triton pointers and scalars are untyped in the source):
 Pointer, scalar-type and dtype evidence found while converting feeds the next conversion of the
 same kernel until nothing changes.
 
-Loops, `tl.dot`, reductions, random numbers, atomics and block pointers raise coded
-TileportErrors (TP210-TP218) at the construct's line.
+Loops. `for i in range(...)` / `tl.range(...)` with scalar bounds is an IR `For` (int32 loop
+variable); `tl.static_range` with constant bounds is unrolled; `while` on a scalar condition is
+an IR `While`. A name bound before a loop and reassigned in it (an accumulator) is loop-carried:
+a mutable variable declared before the loop and `Assign`ed at the end of each iteration; its
+block shape and dtype must not change in the loop (as in Triton). Names first bound inside a
+loop are not visible after it. Pointers advanced in a loop, `return`, `break` and `continue`
+in loops raise TP210.
+
+Atomics. `tl.atomic_add` / `atomic_max` / `atomic_min` whose result is unused become
+`If(mask, [Atomic(...)])`; a block smaller than the lane space (a scalar atomic) is done by
+lane 0 of the missing lane axes only, once per program as in Triton. Using the result (and the
+other atomics) raises TP214.
+
+`tl.dot`, reductions, random numbers and block pointers raise coded TileportErrors
+(TP211-TP218) at the construct's line.
 """
 
 from __future__ import annotations
@@ -61,15 +74,15 @@ from porter.frontends.triton_host import (
     ModuleInfo,
 )
 from porter.frontends.triton_values import (
-    DTypeV, DeclMarker, Evidence, FnV, ModV, PhiAssign, PtrTypeV, PtrV, PyC, Slot, SlotRef, TL_DTYPES,
+    AtomicMarker, DTypeV, DeclMarker, Evidence, FnV, LoopMarker, ModV, PhiAssign, PtrTypeV, PtrV, PyC, Slot, SlotRef, TL_DTYPES,
     TL_UNSUPPORTED_DTYPES, TV, TupleV, broadcast_shapes, cast, computation_type, const_of,
     identity_axes, pyconst_dtype, remap, slot_refs,
 )
 from porter.ir.extents import annotate_buffers
 from porter.ir.fold import fold
 from porter.ir.nodes import (
-    Assign, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, If, Kernel, Launch, Load, Module,
-    Return, ScalarParam, Select, Store, UnaryOp, Var, is_float,
+    Assign, Atomic, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Launch,
+    Load, Module, Return, ScalarParam, Select, Store, UnaryOp, Var, While, is_float,
 )
 from porter.ir.geometry import assemble_grid
 from porter.ir.returns import eliminate_returns
@@ -685,6 +698,8 @@ class KernelConverter:
         if isinstance(st, ast.Expr):
             if isinstance(st.value, ast.Constant):
                 return False
+            if isinstance(st.value, ast.Call) and self._atomic_statement(st.value, env):
+                return False
             self.ev(st.value, env)
             return False
         if isinstance(st, ast.Assign):
@@ -711,11 +726,14 @@ class KernelConverter:
             return self.return_statement(st, env)
         if isinstance(st, ast.Pass):
             return False
-        if isinstance(st, (ast.For, ast.While, ast.AsyncFor)):
-            kind = "while" if isinstance(st, ast.While) else "for"
-            raise TileportError("TP210", f"'{kind}' loops are not supported yet", loc)
+        if isinstance(st, ast.For):
+            return self.for_statement(st, env)
+        if isinstance(st, ast.While):
+            return self.while_statement(st, env)
+        if isinstance(st, ast.AsyncFor):
+            raise TileportError("TP210", "'async for' loops are not supported", loc)
         if isinstance(st, (ast.Break, ast.Continue)):
-            raise TileportError("TP210", "loops (break/continue) are not supported yet", loc)
+            raise TileportError("TP210", "break/continue are not supported yet", loc)
         if isinstance(st, ast.Assert):
             test = self.ev(st.test, env)
             if isinstance(test, PyC) and not test.value:
@@ -830,6 +848,223 @@ class KernelConverter:
         saved.extend(phis)
         saved.append(If(cond, then_out, else_out, loc))
         return False
+
+    # ------------------------------------------------------------------ loops
+
+    def _range_args(self, it, env):
+        """(kind, start, stop, step) of `range(...)` / `tl.range` / `tl.static_range`, else None."""
+        if not isinstance(it, ast.Call):
+            return None
+        f = self.ev(it.func, env)
+        if not isinstance(f, FnV):
+            return None
+        if f.kind == "py" and f.name == "range":
+            kind = "range"
+        elif f.kind == "tl" and f.name in ("range", "static_range"):
+            kind = f.name
+        else:
+            return None
+        if any(isinstance(a, ast.Starred) for a in it.args) or any(k.arg is None for k in it.keywords):
+            raise self.err("TP210", "*args / **kwargs in a loop range are not supported", it)
+        args = [self.ev(a, env) for a in it.args]
+        kwargs = {k.arg: self.ev(k.value, env) for k in it.keywords}
+        a1 = self._arg(args, kwargs, 0, "arg1", None)
+        a2 = self._arg(args, kwargs, 1, "arg2", None)
+        step = self._arg(args, kwargs, 2, "step", None)
+        if a1 is None:
+            raise self.err("TP210", "range() needs bounds", it)
+        none = lambda v: v is None or (isinstance(v, PyC) and v.value is None)  # noqa: E731
+        start, stop = (PyC(0), a1) if none(a2) else (a1, a2)
+        step = PyC(1) if none(step) else step
+        for v in (start, stop, step):
+            if isinstance(v, PyC) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                continue
+            if isinstance(v, TV) and v.shape == () and not is_float(v.dtype):
+                continue
+            if isinstance(v, TV) and v.shape != ():
+                raise self.err("TP210", "loop bounds must be scalars, not block tensors", it)
+            raise self.err("TP210", "loop bounds must be integers", it)
+        if isinstance(step, PyC) and step.value == 0:
+            raise self.err("TP210", "range() step must not be zero", it)
+        return kind, start, stop, step
+
+    def _carried(self, body, env, exclude=()) -> list:
+        """Names bound before the loop and reassigned in its body, in order of appearance."""
+        names = []
+        for s in body:
+            for n in ast.walk(s):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in env and \
+                        n.id not in exclude and n.id not in names:
+                    names.append(n.id)
+        return names
+
+    def _loop_phis(self, names, env, st) -> list:
+        """Declare a mutable variable per loop-carried name; (name, slot) pairs."""
+        loc = self.loc(st)
+        phis = []
+        for name in names:
+            v = env[name]
+            if isinstance(v, PtrV):
+                raise self.err("TP210", f"pointer '{name}' is advanced in a loop; not supported yet "
+                               "(index from the base pointer with the loop variable instead)", st)
+            if not _numeric(v):
+                raise self.err("TP210", f"'{name}' is reassigned in a loop but is not a number or a "
+                               "tensor; not supported", st)
+            dt, shape = self._dt(v), self._shape(v)
+            idx = len(self.slots)
+            self.slots.append(Slot(name, None, shape, dt, loc, phi=True))
+            self.out.append(DeclMarker(idx, loc))
+            self.out.append(PhiAssign(idx, self._as_expr(v, dt), loc))
+            env[name] = TV(SlotRef(idx, identity_axes(len(shape)), dt), shape)
+            phis.append((name, idx))
+        return phis
+
+    def _loop_body(self, st, body_env, phis) -> list:
+        saved = self.out
+        self.out = body_out = []
+        try:
+            term = self.block(st.body, body_env)
+        finally:
+            self.out = saved
+        if term:
+            raise self.err("TP210", "'return' inside a loop is not supported yet", st)
+        loc = self.loc(st)
+        for name, idx in phis:
+            slot = self.slots[idx]
+            v = body_env.get(name)
+            if isinstance(v, TV) and isinstance(v.expr, SlotRef) and v.expr.slot == idx and \
+                    v.expr.axes == identity_axes(len(slot.shape)):
+                continue
+            if not _numeric(v):
+                raise self.err("TP210", f"loop-carried '{name}' gets a value that is not a number "
+                               "or a tensor", st)
+            if broadcast_shapes(self._shape(v), slot.shape) != slot.shape:
+                raise self.err("TP222", f"loop-carried '{name}' changes its block shape in the loop "
+                               f"({slot.shape} before, {self._shape(v)} after)", st)
+            dt = self._dt(v)
+            if dt != slot.dtype and not isinstance(v, PyC):
+                raise self.err("TP225", f"loop-carried '{name}' has type {slot.dtype} before the "
+                               f"loop but is reassigned to {dt} in it; initialise it with that "
+                               "dtype", st)
+            body_out.append(PhiAssign(idx, self._as_expr(v, slot.dtype), loc))
+        return body_out
+
+    def for_statement(self, st, env) -> bool:
+        if st.orelse:
+            raise self.err("TP210", "'for ... else' is not supported", st)
+        rng = self._range_args(st.iter, env)
+        if rng is None:
+            raise self.err("TP210", "only 'for' loops over range(), tl.range() or "
+                           "tl.static_range() are supported", st.iter)
+        kind, start, stop, step = rng
+        if not isinstance(st.target, ast.Name):
+            raise self.err("TP210", "the loop variable must be a plain name", st.target)
+        target = st.target.id
+        if all(isinstance(v, PyC) for v in (start, stop, step)) and kind == "static_range":
+            values = range(start.value, stop.value, step.value)
+            if len(values) > 4096:
+                raise self.err("TP210", f"tl.static_range of {len(values)} iterations is too long "
+                               "to unroll", st.iter)
+            for i in values:
+                env[target] = PyC(i)
+                if self.block(st.body, env):
+                    return True
+            return False
+        if kind == "static_range":
+            raise self.err("TP210", "tl.static_range bounds must be compile-time constants", st.iter)
+        loc = self.loc(st)
+        phis = self._loop_phis(self._carried(st.body, env, {target}), env, st)
+        after = dict(env)
+        idx = len(self.slots)
+        self.slots.append(Slot(target, None, (), "int32", loc, phi=True))
+        var = SlotRef(idx, (), "int32")
+        body_env = dict(env)
+        body_env[target] = TV(var)
+        body = self._loop_body(st, body_env, phis)
+        start_e, stop_e, step_e = (self._as_expr(v, "int32") for v in (start, stop, step))
+        if isinstance(step, PyC):
+            cond = BinOp("<" if step.value > 0 else ">", var, stop_e, "bool")
+        else:
+            zero = Const(0, "int32")
+            cond = BinOp("||", BinOp("&&", BinOp(">", step_e, zero, "bool"),
+                                     BinOp("<", var, stop_e, "bool"), "bool"),
+                         BinOp("&&", BinOp("<", step_e, zero, "bool"),
+                               BinOp(">", var, stop_e, "bool"), "bool"), "bool")
+        self.out.append(LoopMarker(idx, start_e, cond, step_e, body, loc))
+        env.clear()
+        env.update(after)
+        return False
+
+    def while_statement(self, st, env) -> bool:
+        if st.orelse:
+            raise self.err("TP210", "'while ... else' is not supported", st)
+        loc = self.loc(st)
+        phis = self._loop_phis(self._carried(st.body, env), env, st)
+        after = dict(env)
+        saved = self.out
+        self.out = extra = []
+        try:
+            test = self.ev(st.test, env)
+        finally:
+            self.out = saved
+        if extra:
+            raise self.err("TP210", "this while condition is too complex (it calls a helper); "
+                           "compute it in a variable", st.test)
+        if isinstance(test, PyC):
+            if not test.value:
+                return False
+            raise self.err("TP210", "a 'while' loop with a constant true condition needs break, "
+                           "which is not supported", st.test)
+        if not isinstance(test, TV):
+            raise self.err("TP210", "unsupported while condition", st.test)
+        if test.shape != ():
+            raise self.err("TP228", "a 'while' on a block tensor is not allowed in Triton; the "
+                           "condition must be a scalar", st.test)
+        body = self._loop_body(st, dict(env), phis)
+        self.out.append(LoopMarker(None, None, cast(test.expr, "bool"), None, body, loc))
+        env.clear()
+        env.update(after)
+        return False
+
+    # ------------------------------------------------------------------ atomics
+
+    _ATOMIC_OPS = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min"}
+
+    def _atomic_statement(self, node, env) -> bool:
+        """`tl.atomic_add(ptr, val, mask)` as a statement (result unused); False: not one."""
+        try:
+            f = self.ev(node.func, env)
+        except TileportError:
+            return False
+        if not (isinstance(f, FnV) and f.kind == "tl" and f.name in self._ATOMIC_OPS):
+            return False
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise self.err("TP217", "*args / **kwargs in calls are not supported", node)
+        args = [self.ev(a, env) for a in node.args]
+        kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords}
+        fname = f"tl.{f.name}"
+        ptr = self._pointer(self._need(args, kwargs, 0, "pointer", node, fname), node, fname)
+        value = self._need(args, kwargs, 1, "val", node, fname)
+        if not (isinstance(value, TV) or _is_number(value)):
+            raise self.err("TP217", f"unsupported value for {fname}", node)
+        sem = self._arg(args, kwargs, 3, "sem", None)
+        if isinstance(sem, PyC) and sem.value not in (None, "relaxed", "acq_rel", "acquire", "release"):
+            raise self.err("TP214", f"{fname} with sem={sem.value!r} is not supported", node)
+        mask_v = self._arg(args, kwargs, 2, "mask")
+        shape = self._bshape(node, ptr, value)
+        if mask_v is not _MISSING and isinstance(mask_v, TV):
+            shape = self._bshape(node, ptr, value, mask_v)
+        mask = self._mask(mask_v, shape, node, fname)
+        if mask is False:
+            return True
+        elem = ptr.elem
+        op = self._ATOMIC_OPS[f.name]
+        loc = self.loc(node)
+        offset = ptr.offset if ptr.offset is not None else Const(0, "int32")
+        self.stores.append((shape, loc))
+        self.out.append(AtomicMarker(op, ptr.buffer, offset, self._as_expr(value, elem), mask,
+                                     shape, loc))
+        return True
 
     def return_statement(self, st, env) -> bool:
         if self.helpers:
@@ -1776,6 +2011,16 @@ class KernelConverter:
                     scan(s.orelse)
                 elif isinstance(s, PhiAssign):
                     note(s.value)
+                elif isinstance(s, LoopMarker):
+                    for e in (s.start, s.cond, s.step):
+                        if e is not None:
+                            note(e)
+                    scan(s.body)
+                elif isinstance(s, AtomicMarker):
+                    note(s.index)
+                    note(s.value)
+                    if s.mask is not None:
+                        note(s.mask)
 
         scan(body)
         maps = {}
@@ -1824,11 +2069,37 @@ class KernelConverter:
                     out.append(Store(s.buffer, resolve(s.index), resolve(s.value), s.loc))
                 elif isinstance(s, If):
                     out.append(If(resolve(s.cond), rebuild(s.then), rebuild(s.orelse), s.loc))
+                elif isinstance(s, LoopMarker):
+                    body = rebuild(s.body)
+                    if s.slot is None:
+                        out.append(While(resolve(s.cond), body, s.loc))
+                    else:
+                        var = Var(names[(s.slot, ())], "int32")
+                        out.append(For(var, resolve(s.start), resolve(s.cond), resolve(s.step),
+                                       body, s.loc))
+                elif isinstance(s, AtomicMarker):
+                    out.append(self._atomic(s, resolve))
                 else:
                     out.append(s)
             return out
 
         return rebuild(body)
+
+    def _atomic(self, s, resolve):
+        """An atomic on a block smaller than the lane space runs on lane 0 of the other axes."""
+        stmt = Atomic(s.op, s.buffer, resolve(s.index), resolve(s.value), s.loc)
+        cond = None
+        lane, k = self.lane, len(s.shape)
+        for pos in range(len(lane)):
+            j = pos - (len(lane) - k)  # the atomic's own dim at this lane position, right-aligned
+            if lane[pos] > 1 and (j < 0 or s.shape[j] == 1):
+                axis = len(lane) - 1 - pos
+                c = BinOp("==", Builtin("thread_idx", axis, "int32"), Const(0, "int32"), "bool")
+                cond = c if cond is None else BinOp("&&", cond, c, "bool")
+        if s.mask is not None:
+            m = resolve(s.mask)
+            cond = m if cond is None else BinOp("&&", cond, m, "bool")
+        return If(cond, [stmt], [], s.loc) if cond is not None else stmt
 
 
 def _numeric(v) -> bool:

@@ -172,6 +172,31 @@ class PhiAssign:
 
 
 @dataclass
+class LoopMarker:
+    """A loop before its slots are named: `slot` is the loop variable's slot (None: a while)."""
+
+    slot: object
+    start: object
+    cond: object
+    step: object
+    body: list
+    loc: object = None
+
+
+@dataclass
+class AtomicMarker:
+    """`tl.atomic_*` with its result unused; `shape` is the block shape it acts on."""
+
+    op: str
+    buffer: str
+    index: object
+    value: object
+    mask: object
+    shape: tuple
+    loc: object = None
+
+
+@dataclass
 class TV:
     """A runtime value: an IR expression and its block shape (() for a scalar)."""
 

@@ -1,0 +1,216 @@
+"""CUDA calls: builtins from the mapping table, barriers, atomics, warp shuffles and votes,
+cooperative-group methods, and `__device__` functions (inlined), plus the calls that have no
+TileLang equivalent and get a diagnostic."""
+
+from __future__ import annotations
+
+from porter.builtins import CUDA_BUILTINS
+from porter.diagnostics import TileportError
+from porter.frontends import clang_tools as ct
+from porter.frontends.cuda_scope import _Scope
+from porter.frontends.cuda_types import dtype_of, is_pointer
+from porter.frontends import cuda_groups as groups
+from porter.ir.returns import eliminate_returns
+from porter.ir.nodes import Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, UnaryOp, Var
+
+
+_UNSUPPORTED_CALLS = {
+    "__syncthreads_count": "__syncthreads_count", "__syncthreads_and": "__syncthreads_and",
+    "__syncthreads_or": "__syncthreads_or", "__threadfence": "__threadfence",
+    "atomicCAS": "atomicCAS (compare-and-swap loops)", "atomicExch": "atomicExch",
+    "atomicAnd": "atomicAnd", "atomicOr": "atomicOr", "atomicXor": "atomicXor",
+}
+_SYNCS = {"__syncthreads": "block", "__syncwarp": "warp"}
+_ATOMICS = {"atomicAdd": "add", "atomicMax": "max", "atomicMin": "min", "atomicSub": "sub"}
+_SHUFFLES = {"__shfl_sync": "shfl", "__shfl_down_sync": "shfl_down", "__shfl_up_sync": "shfl_up",
+             "__shfl_xor_sync": "shfl_xor"}
+_VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
+_WMMA = ("load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment")
+def _no_tilelang_equivalent(name: str, call) -> str | None:
+    """Why a call has no TileLang equivalent (textures, wmma, dynamic parallelism), else None."""
+    if name.startswith("tex") and name[3:4] in ("1", "2", "3", "C"):
+        return f"texture fetch '{name}' has no TileLang equivalent; read the buffer directly"
+    if name in _WMMA:
+        return f"wmma '{name}' has no thread-level TileLang equivalent; tensor-core GEMMs port " \
+               "through T.gemm (tile level)"
+    if any(ch.kind.name == "CALL_EXPR" and ch.spelling == "__cudaPushCallConfiguration"
+           for ch in call.get_children()):
+        return f"launching '{name}' from a kernel (dynamic parallelism) has no TileLang equivalent"
+    return None
+
+
+class CallsMixin:
+    """Methods of CudaFrontend that turn a call into IR."""
+
+    def call(self, c, scope):
+        name = c.spelling
+        loc = ct.loc_of(c)
+        args = list(c.get_arguments())
+        callee = c.referenced
+        if name in _UNSUPPORTED_CALLS:
+            raise TileportError("TP151", f"{_UNSUPPORTED_CALLS[name]} is not supported yet", loc)
+        if name in _ATOMICS or name in _SYNCS:
+            raise TileportError("TP153", f"the result of '{name}' is used; only atomics whose result "
+                                "is ignored are supported yet", loc)
+        target = self.group_target(c, scope)
+        if target is not None:
+            values = [self.expr(a, scope) for a in args]
+            dtype = dtype_of(c.type, loc) if name not in ("sync",) else "int32"
+            return groups.method(target, name, values, dtype, loc)
+        if name == "reduce" and args and self.group_arg(args[0], scope) is not None:
+            value = self.expr(args[1], scope)
+            functor = args[2].type.get_canonical().spelling if len(args) > 2 else ""
+            stmts, result = groups.reduce(self.group_arg(args[0], scope), value, functor, value.dtype,
+                                          self.unique("cg_reduce", scope), loc)
+            self.prelude.extend(stmts)
+            return result
+        if name in ("this_thread_block", "tiled_partition"):
+            raise TileportError("TP155", f"'{name}()' must initialise a named group variable", loc)
+        if name in _SHUFFLES:
+            values = [self.expr(a, scope) for a in args[1:]]
+            dtype = dtype_of(c.type, loc)
+            width = values[2] if len(values) > 2 and ct.evaluate(args[3]) != 32 else None
+            if width is not None:
+                raise TileportError("TP154", f"'{name}' with a width other than 32 is not supported yet", loc)
+            lane = self.coerce(values[1], "int32")
+            return Call(_SHUFFLES[name], (self.coerce(values[0], dtype), lane), dtype)
+        if name in _VOTES:
+            pred = self.as_bool(self.expr(args[1], scope))
+            return Call(_VOTES[name], (pred,), dtype_of(c.type, loc))
+        if callee is not None and self.is_device_function(callee):
+            return self.inline(callee, args, scope, loc, want_value=True)[1]
+        if name == "dim3" or not name:
+            value = ct.evaluate(c)
+            if value is not None:
+                return self.literal(value, c)
+        entry = CUDA_BUILTINS.get(name)
+        if entry is None and _no_tilelang_equivalent(name, c) is not None:
+            raise TileportError("TP156", _no_tilelang_equivalent(name, c), loc)
+        if entry is None:
+            if name.startswith("atomic") or name.startswith("__shfl") or name.endswith("_sync"):
+                raise TileportError("TP152", f"'{name}' (atomics and warp primitives) is not "
+                                    "supported yet", loc)
+            raise TileportError("TP138", f"call to unknown function '{name}'", loc)
+        kind, canonical = entry
+        dtype = dtype_of(c.type, loc)
+        if kind == "ldg":
+            inner = self.skip_parens(args[0])
+            if inner.kind == self.K.UNARY_OPERATOR and ct.unary_operator(inner) == "&":
+                return self.expr(self.first_child(inner), scope)
+            buf, off = self.pointer(inner, scope)
+            return Load(buf, off if off is not None else Const(0, "int32"), self.buffer_dtype(buf))
+        values = [self.expr(a, scope) for a in args]
+        if kind == "math":
+            values = [self.coerce(v, dtype) for v in values]
+            return Call(canonical, tuple(values), dtype)
+        if kind == "binop":
+            return BinOp(canonical, self.coerce(values[0], dtype), self.coerce(values[1], dtype), dtype)
+        if kind == "unop":
+            return UnaryOp(canonical, self.coerce(values[0], dtype), dtype)
+        if kind == "cmp":
+            return BinOp(canonical, values[0], values[1], "bool")
+        if kind == "cast":
+            return Cast(dtype, values[0]) if values[0].dtype != dtype else values[0]
+        if kind == "recip":
+            return BinOp("/", Const(1.0, dtype), self.coerce(values[0], dtype), dtype)
+        if kind == "saturate":
+            v = self.coerce(values[0], dtype)
+            return Call("min", (Call("max", (v, Const(0.0, dtype)), dtype), Const(1.0, dtype)), dtype)
+        raise TileportError("TP138", f"unsupported builtin '{name}'", loc)
+
+    def is_device_function(self, callee) -> bool:
+        if callee.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE):
+            return False
+        definition = callee.get_definition()
+        if definition is None or not definition.location.file:
+            return False
+        if definition.location.file.name.startswith(str(ct.SHIM_DIR)):
+            return False
+        return any(ch.kind == self.K.COMPOUND_STMT for ch in definition.get_children())
+
+    def inline(self, callee, args, scope, loc, want_value: bool):
+        """Inline a __device__ function: params bound to args, locals renamed, returns folded."""
+        definition = callee.get_definition()
+        name = definition.spelling
+        if name in self._inline_stack:
+            raise TileportError("TP139", f"recursive __device__ function '{name}' cannot be inlined", loc)
+        self._inline_stack.append(name)
+        try:
+            inner = _Scope()
+            params = list(definition.get_arguments())
+            written = self.assigned_decls(definition)  # by-value params the body changes
+            for p, a in zip(params, args):
+                group = groups.group_of_type(p.type)
+                if group is not None:
+                    inner.groups[p.hash] = group
+                    continue
+                if is_pointer(p.type):
+                    inner.pointers[p.hash] = self.pointer(a, scope)
+                    continue
+                dtype = dtype_of(p.type, ct.loc_of(p), what=f"parameter '{p.spelling}'")
+                value = self.coerce(self.expr(a, scope), dtype)
+                if isinstance(value, (Const, Var, Builtin)) and p.hash not in written:
+                    inner.values[p.hash] = value
+                else:
+                    var = Var(self.unique(f"{name}_{p.spelling}", scope), dtype)
+                    self.prelude.append(Decl(var, value, loc))
+                    inner.values[p.hash] = var
+            result = None
+            if want_value:
+                dtype = dtype_of(definition.result_type, loc, what=f"result of '{name}'")
+                result = Var(self.unique(f"{name}_result", scope), dtype)
+                inner.result = result
+            inner.values.update({k: v for k, v in scope.values.items() if k not in inner.values})
+            inner.arrays.update(scope.arrays)
+            inner.groups.update({k: v for k, v in scope.groups.items() if k not in inner.groups})
+            body_cursor = [ch for ch in definition.get_children() if ch.kind == self.K.COMPOUND_STMT][0]
+            saved = self.prelude
+            self.prelude = []
+            body = self.block(body_cursor, inner)
+            body = self.prelude + body
+            self.prelude = saved
+            body = eliminate_returns(body, in_function=True, loc=loc)
+            if want_value:
+                simple = self.single_return(body, result)
+                if simple is not None:
+                    return [], simple
+                self.prelude.append(Decl(result, None, loc))
+            self.prelude.extend(body)
+            return [], result
+        finally:
+            self._inline_stack.pop()
+
+    def assigned_decls(self, function) -> set:
+        """Hashes of the declarations a function body assigns to (=, op=, ++, --)."""
+        out = set()
+        for c in function.walk_preorder():
+            target = None
+            if c.kind == self.K.COMPOUND_ASSIGNMENT_OPERATOR or \
+                    (c.kind == self.K.BINARY_OPERATOR and ct.binary_operator(c) == "="):
+                target = self.first_child(c)
+            elif c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--"):
+                target = self.first_child(c)
+            target = self.skip_implicit(target) if target is not None else None
+            if target is not None and target.kind == self.K.DECL_REF_EXPR and target.referenced is not None:
+                out.add(target.referenced.hash)
+        return out
+
+    @staticmethod
+    def single_return(body, result):
+        """`{ return expr; }` inlines as the expression itself, with no temporaries."""
+        if len(body) == 1 and isinstance(body[0], Assign) and body[0].var == result:
+            return body[0].value
+        return None
+
+    def group_target(self, call, scope):
+        """The group a method call is made on (`warp.shfl_down(...)`), else None."""
+        callee = self.first_child(call)
+        if callee is None or callee.kind != self.K.MEMBER_REF_EXPR:
+            return None
+        return self.group_arg(self.first_child(callee), scope)
+
+    def group_arg(self, c, scope):
+        c = self.skip_implicit(c)
+        if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
+            return scope.groups.get(c.referenced.hash)
+        return None

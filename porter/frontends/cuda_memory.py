@@ -1,0 +1,206 @@
+"""CUDA memory as the IR sees it: kernel buffers and pointers into them, shared and local
+arrays (multi-dimensional, flattened row-major), CUDA vector types (float4 & co., one scalar
+per component) and structs passed by value (one scalar per field)."""
+
+from __future__ import annotations
+
+from porter.diagnostics import TileportError
+from porter.frontends import clang_tools as ct
+from porter.frontends.cuda_types import dtype_of, is_array, is_pointer, pointee_dtype
+from porter.ir.fold import fold
+from porter.ir.nodes import (
+    Alloc, Assign, BinOp, Cast, Const, Load, ScalarParam, Store, StructMember, UnaryOp,
+)
+
+
+class MemoryMixin:
+    """Methods of CudaFrontend that resolve where a load or store goes."""
+
+    def struct_params(self, p, c_type: str, loc) -> list:
+        """A struct passed by value: one scalar parameter per field (`t.scale` -> `t_scale`)."""
+        fields = list(p.type.get_canonical().get_fields())
+        size = p.type.get_canonical().get_size()
+        out = []
+        for f in fields:
+            dtype = dtype_of(f.type, loc, what=f"field '{p.spelling}.{f.spelling}'")
+            member = StructMember(p.spelling, c_type, f.spelling, f.get_field_offsetof() // 8, size)
+            out.append(ScalarParam(f"{p.spelling}_{f.spelling}", dtype, f.type.spelling, loc, member))
+        if not out:
+            raise TileportError("TP122", f"struct parameter '{p.spelling}' has no fields", loc)
+        return out
+
+    def vector_expr(self, c, scope, lanes: int) -> list:
+        """The components of a vector-typed expression."""
+        c = self.skip_implicit(c)
+        loc = ct.loc_of(c)
+        K = self.K
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vectors:
+            return list(scope.vectors[c.referenced.hash])
+        if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
+            return [self.expr(a, scope) for a in c.get_arguments()]
+        if c.kind == K.CALL_EXPR and len(list(c.get_arguments())) == 1:  # copy construction
+            return self.vector_expr(list(c.get_arguments())[0], scope, lanes)
+        if c.kind == K.CALL_EXPR and not list(c.get_arguments()):  # `float4 r;`: uninitialised
+            return [None] * lanes
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR or (c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*"):
+            buf, base = self.vector_address(c, scope, lanes)
+            return [Load(buf, self.add_index(base, Const(k, base.dtype)), self.buffer_dtype(buf))
+                    for k in range(lanes)]
+        raise TileportError("TP135", "unsupported vector-typed expression", loc)
+
+    def vector_address(self, c, scope, lanes: int):
+        """`reinterpret_cast<float4*>(p)[i]` -> (buffer, index of its first element)."""
+        K = self.K
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base_c, index_c = list(c.get_children())
+            index = self.expr(index_c, scope)
+        else:
+            base_c, index = self.first_child(c), Const(0, "int32")
+        base_c = self.skip_implicit(base_c)
+        if base_c.kind != K.CXX_REINTERPRET_CAST_EXPR and base_c.kind != K.CSTYLE_CAST_EXPR:
+            raise TileportError("TP135", "vector loads and stores must go through "
+                                "reinterpret_cast<float4*>(buffer)", ct.loc_of(c))
+        inner = [k for k in base_c.get_children() if k.kind.is_expression()][-1]
+        buf, off = self.pointer(inner, scope)
+        first = fold(BinOp("*", self.coerce(index, "int32") if index.dtype != "int64" else index,
+                           Const(lanes, index.dtype if index.dtype == "int64" else "int32"),
+                           index.dtype if index.dtype == "int64" else "int32"))
+        return buf, self.add_index(off, first) if off is not None else first
+
+    def vector_member(self, c, scope):
+        """`v.x` on a scalarised vector: its component Var, else None."""
+        base = self.skip_implicit(self.first_child(c))
+        if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None:
+            parts = scope.vectors.get(base.referenced.hash)
+            if parts is not None and c.spelling in "xyzw" and "xyzw".index(c.spelling) < len(parts):
+                return parts["xyzw".index(c.spelling)]
+        return None
+
+    def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
+        dtype, lanes = vector
+        values = [self.coerce(v, dtype) for v in self.vector_expr(rhs, scope, lanes)]
+        target = self.skip_implicit(lhs)
+        if target.kind == self.K.DECL_REF_EXPR and target.referenced is not None and \
+                target.referenced.hash in scope.vectors:
+            return [Assign(v, e, loc) for v, e in zip(scope.vectors[target.referenced.hash], values)]
+        buf, base = self.vector_address(target, scope, lanes)
+        return [Store(buf, self.add_index(base, Const(k, base.dtype)), e, loc) for k, e in enumerate(values)]
+
+    def array_declaration(self, d, scope, shared: bool, init) -> list:
+        """`__shared__ T a[N][M]`, `extern __shared__ T a[]`, `T a[N]` -> an Alloc."""
+        loc = ct.loc_of(d)
+        if any(t.spelling == "=" for t in d.get_tokens()):
+            raise TileportError("TP142", f"array initialisers ('{d.spelling}') are not supported yet", loc)
+        shape, t = [], d.type
+        while is_array(t):
+            size = t.get_array_size()
+            if size < 0:
+                if shape or not shared:
+                    raise TileportError("TP142", f"array '{d.spelling}' needs a constant size", loc)
+                shape.append(0)
+            else:
+                shape.append(size)
+            t = t.get_array_element_type()
+        if not shape:
+            raise TileportError("TP142", f"__shared__ scalar '{d.spelling}' is not supported yet; "
+                                "declare a one-element array", loc)
+        dtype = dtype_of(t, loc, what=f"array '{d.spelling}'")
+        name = self.unique(d.spelling, scope)
+        dynamic = shape == [0]
+        alloc = Alloc(name, dtype, tuple(shape), "shared" if shared else "local", dynamic, loc)
+        scope.arrays[d.hash] = alloc
+        self._buffer_dtypes[name] = dtype
+        return [alloc]
+
+    def subscript(self, c, scope):
+        """`a[i]`, `tile[ty][tx]` -> (buffer, flat row-major index)."""
+        indices = []
+        root = c
+        while True:
+            root = self.skip_implicit(root)
+            if root.kind != self.K.ARRAY_SUBSCRIPT_EXPR:
+                break
+            base, index = list(root.get_children())
+            indices.insert(0, index)
+            root = base
+            inner = self.skip_implicit(root)
+            if not (inner.kind == self.K.ARRAY_SUBSCRIPT_EXPR or self.array_of(inner, scope)):
+                break
+        alloc = self.array_of(self.skip_implicit(root), scope)
+        if alloc is not None and len(indices) > 1:
+            if len(indices) != len(alloc.shape):
+                raise TileportError("TP143", f"partial indexing of array '{alloc.name}' is not supported",
+                                    ct.loc_of(c))
+            flat = None
+            for dim, index_c in zip(alloc.shape, indices):
+                idx = self.coerce(self.expr(index_c, scope), "int32")
+                flat = idx if flat is None else self.add_index(
+                    fold(BinOp("*", flat, Const(dim, "int32"), "int32")), idx)
+            return alloc.name, flat
+        if len(indices) > 1:
+            raise TileportError("TP143", "multi-level indexing through pointers is not supported",
+                                ct.loc_of(c))
+        buf, off = self.pointer(root, scope)
+        idx = self.expr(indices[0], scope)
+        return buf, self.add_index(off, idx) if off is not None else idx
+
+    def array_of(self, c, scope):
+        if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
+            return scope.arrays.get(c.referenced.hash)
+        return None
+
+    def pointer(self, c, scope):
+        """Resolve a pointer expression to (buffer name, element offset or None)."""
+        c = self.skip_parens(c)
+        loc = ct.loc_of(c)
+        K = self.K
+        if c.kind in (K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR) and \
+                len(list(c.get_children())) >= 1:
+            inner = [k for k in c.get_children() if k.kind.is_expression()]
+            if inner:
+                target = pointee_dtype(c.type, loc) if c.kind != K.UNEXPOSED_EXPR else None
+                buf, off = self.pointer(inner[-1], scope)
+                if target is not None and target != self.buffer_dtype(buf):
+                    raise TileportError("TP135", "pointer casts between element types are not "
+                                        "supported yet", loc)
+                return buf, off
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.pointers:
+            return scope.pointers[c.referenced.hash]
+        if self.array_of(c, scope) is not None:
+            alloc = self.array_of(c, scope)
+            if len(alloc.shape) > 1:
+                raise TileportError("TP143", f"pointers into 2-D array '{alloc.name}' are not supported",
+                                    loc)
+            return alloc.name, None
+        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) in ("+", "-"):
+            a, b = list(c.get_children())
+            if is_pointer(a.type):
+                buf, off = self.pointer(a, scope)
+                delta = self.expr(b, scope)
+                if ct.binary_operator(c) == "-":
+                    delta = UnaryOp("-", delta, delta.dtype)
+                return buf, self.add_index(off, delta) if off is not None else delta
+            buf, off = self.pointer(b, scope)
+            delta = self.expr(a, scope)
+            return buf, self.add_index(off, delta) if off is not None else delta
+        if c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "&":
+            target = self.expr(self.first_child(c), scope)
+            if isinstance(target, Load):
+                return target.buffer, target.index
+        raise TileportError("TP133", "could not resolve this pointer to a kernel buffer parameter", loc)
+
+    def buffer_dtype(self, name: str) -> str:
+        return self._buffer_dtypes.get(name, "float32")
+
+    @staticmethod
+    def add_index(a, b):
+        dtype = "int64" if "int64" in (a.dtype, b.dtype) or "uint64" in (a.dtype, b.dtype) else a.dtype
+        a = a if a.dtype == dtype else Cast(dtype, a)
+        b = b if b.dtype == dtype else Cast(dtype, b)
+        return fold(BinOp("+", a, b, dtype))
+
+    def is_null(self, c) -> bool:
+        c = self.skip_implicit(c)
+        if c.kind in (self.K.GNU_NULL_EXPR, self.K.CXX_NULL_PTR_LITERAL_EXPR):
+            return True
+        return c.kind == self.K.INTEGER_LITERAL and ct.evaluate(c) == 0

@@ -1,0 +1,20 @@
+"""What the CUDA front end can see while converting one function body."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from porter.ir.nodes import Var
+
+
+@dataclass
+class _Scope:
+    """Names visible while converting one function body (kernel or inlined device function)."""
+
+    values: dict = field(default_factory=dict)   # clang decl hash -> Expr (params, locals)
+    pointers: dict = field(default_factory=dict)  # decl hash -> (buffer name, offset Expr)
+    arrays: dict = field(default_factory=dict)    # decl hash -> Alloc (shared and local arrays)
+    groups: dict = field(default_factory=dict)    # decl hash -> cooperative group ("block",)/("tile", N)
+    vectors: dict = field(default_factory=dict)   # decl hash -> component Vars of a float4 & co.
+    structs: dict = field(default_factory=dict)   # decl hash -> {field: Var} of a struct parameter
+    result: Var | None = None

@@ -10,7 +10,7 @@ import pytest
 from porter.diagnostics import TileportError
 from porter.frontends.triton import convert_triton
 from porter.ir.nodes import (
-    Assign, BinOp, Builtin, BufferParam, Call, Cast, Decl, If, Load, ScalarParam, Select, Store,
+    Assign, Atomic, BinOp, For, While, Builtin, BufferParam, Call, Cast, Decl, If, Load, ScalarParam, Select, Store,
 )
 from porter.ir.printer import format_expr, format_module
 from porter.ir.walk import all_exprs, walk_stmts
@@ -63,7 +63,7 @@ def test_every_sample_converts(path):
         assert k.launch.origin == "launch-site"
         assert all(isinstance(b, int) and b > 0 for b in k.launch.block)
         assert k.launch.threads == 128
-        assert stores(k)
+        assert stores(k) or any(isinstance(s, Atomic) for s in walk_stmts(k.body))
         assert format_module(module)  # printable: no placeholder left in the IR
         for p in k.buffers:
             assert p.extent is not None
@@ -415,12 +415,15 @@ def test_user_code_is_never_run(tmp_path):
 
 
 @pytest.mark.parametrize("snippet, needle, code", [
-    ("for i in range(4):\n        acc = acc + i", "for i in range", "TP210"),
-    ("while n > 0:\n        n = n - 1", "while n", "TP210"),
+    ("for i in range(4):\n        break", "break", "TP210"),
+    ("for i in range(offs):\n        acc = acc + i", "for i in range", "TP210"),
+    ("for i in range(n):\n        x_ptr += 1", "for i in range", "TP210"),
+    ("while acc > 0:\n        acc = acc - 1", "while acc", "TP228"),
     ("acc = tl.dot(tl.load(x_ptr + offs[:, None] + offs[None, :]), acc)", "tl.dot", "TP211"),
     ("acc = tl.sum(acc, axis=0)", "tl.sum", "TP212"),
     ("acc = tl.rand(7, offs)", "tl.rand", "TP213"),
-    ("tl.atomic_add(x_ptr + offs, acc)", "tl.atomic_add", "TP214"),
+    ("acc = tl.atomic_add(x_ptr + offs, acc)", "tl.atomic_add", "TP214"),
+    ("tl.atomic_xchg(x_ptr + offs, acc)", "tl.atomic_xchg", "TP214"),
 ])
 def test_unsupported_constructs(tmp_path, snippet, needle, code):
     snippet = snippet.replace("\n", "\n" + " " * 12)
@@ -456,3 +459,114 @@ def test_no_kernel(tmp_path):
     err = convert_error(src)
     assert err.diagnostic.code == "TP200"
     assert "no @triton.jit kernel" in err.diagnostic.message
+
+
+# ----------------------------------------------------------------------------- loops and atomics
+
+
+def test_loop_with_carried_accumulator(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, y_ptr, n_rows, n_cols, stride, BLOCK: tl.constexpr = 64):
+            rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            acc = tl.zeros([BLOCK], dtype=tl.float32)
+            for c in range(0, n_cols):
+                acc += tl.load(x_ptr + rows * stride + c, mask=rows < n_rows, other=0.)
+            tl.store(y_ptr + rows, acc, mask=rows < n_rows)
+    """)
+    (k,) = convert_triton(src).kernels
+    loops = [s for s in walk_stmts(k.body) if isinstance(s, For)]
+    assert len(loops) == 1
+    loop = loops[0]
+    assert loop.var.dtype == "int32" and format_expr(loop.start) == "0"
+    assert format_expr(loop.cond) == f"({loop.var.name} < n_cols)" and format_expr(loop.step) == "1"
+    acc = decls(k)["acc"]
+    assert acc.init is None and acc.var.dtype == "float32"
+    inits = [s for s in k.body if isinstance(s, Assign) and s.var.name == "acc"]
+    assert inits and format_expr(inits[0].value) in ("0.0", "0.0f", "0")
+    carried = [s for s in loop.body if isinstance(s, Assign) and s.var.name == "acc"]
+    assert len(carried) == 1
+    # the store after the loop reads the carried variable
+    (st,) = stores(k)
+    assert format_expr(st.value) == "acc"
+    assert kinds(k)["n_cols"] == ("scalar", "int32")
+    assert [format_expr(g) for g in k.launch.grid] == ["ceildiv(n_rows, 64)"]
+
+
+def test_tl_range_step_static_range_and_while(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr = 64, R: tl.constexpr = 3):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            for i in tl.range(n, 0, -2, num_stages=2):
+                x = x * 0.5
+            for j in tl.static_range(R):
+                x = x + j
+            s = 0
+            while s < n:
+                s += 3
+            tl.store(x_ptr + offs, x + s, mask=offs < n)
+    """)
+    (k,) = convert_triton(src).kernels
+    (loop,) = [s for s in walk_stmts(k.body) if isinstance(s, For)]
+    assert format_expr(loop.start) == "n" and format_expr(loop.step) == "-2"
+    assert format_expr(loop.cond) == f"({loop.var.name} > 0)"
+    (wh,) = [s for s in walk_stmts(k.body) if isinstance(s, While)]
+    assert format_expr(wh.cond) == "(s < n)"
+    assert any(isinstance(s, Assign) and s.var.name == "s" for s in wh.body)
+    # static_range is unrolled: no loop for it, three additions
+    assert len([s for s in walk_stmts(k.body) if isinstance(s, (For, While))]) == 2
+
+
+def test_loop_carried_type_change_is_an_error(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr = 64):
+            offs = tl.arange(0, BLOCK)
+            acc = tl.zeros([BLOCK], dtype=tl.int32)
+            for i in range(n):
+                acc = acc + tl.load(x_ptr + offs)
+            tl.store(x_ptr + offs, acc)
+    """)
+    err = convert_error(src)
+    assert err.diagnostic.code == "TP225" and "acc" in err.diagnostic.message
+
+
+def test_atomics(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, bins_ptr, total_ptr, n, BLOCK: tl.constexpr = 64):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            v = tl.load(x_ptr + offs, mask=m, other=0)
+            tl.atomic_add(bins_ptr + v, 1, mask=m)
+            tl.atomic_max(total_ptr + 1, 7)
+            tl.atomic_min(total_ptr + offs, v, m)
+    """, name="hist.py")
+    (k,) = convert_triton(src, dtypes={"x_ptr": "int32", "bins_ptr": "int32",
+                                       "total_ptr": "int32"}).kernels
+    atomics = [s for s in walk_stmts(k.body) if isinstance(s, Atomic)]
+    assert [(a.op, a.buffer) for a in atomics] == [("add", "bins_ptr"), ("max", "total_ptr"),
+                                                   ("min", "total_ptr")]
+    assert format_expr(atomics[0].value) == "1"
+    guards = [s for s in walk_stmts(k.body) if isinstance(s, If)]
+    assert len(guards) == 3
+    # a scalar atomic is done once per program, by lane 0
+    assert "threadIdx.x == 0" in format_expr(guards[1].cond)
+    assert k.launch.block == (64,)
+    assert kinds(k)["bins_ptr"] == ("buffer", "int32")
+
+
+def test_reductions_still_unsupported_inside_loops(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, n, BLOCK: tl.constexpr = 64):
+            offs = tl.arange(0, BLOCK)
+            acc = tl.zeros([BLOCK], dtype=tl.float32)
+            for i in range(n):
+                acc += tl.sum(tl.load(x_ptr + offs), axis=0)
+            tl.store(x_ptr + offs, acc)
+    """)
+    err = convert_error(src)
+    assert err.diagnostic.code == "TP212" and err.diagnostic.loc.line == line_of(src, "tl.sum")

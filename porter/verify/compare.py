@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from porter.verify import bf16
+
 # (rtol, atol) per dtype: a few ulps of the type, loose enough for libm differences between
 # the original's and the port's math functions, tight enough that a flipped operator fails.
 TOLERANCES = {
@@ -42,7 +44,7 @@ class BufferComparison:
 
 def _as_float(a: np.ndarray, dtype: str) -> np.ndarray:
     if dtype == "bfloat16":
-        return (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+        return bf16.from_bits(a).astype(np.float64)
     return a.astype(np.float64)
 
 

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from porter.diagnostics import Loc, TileportError
+from porter.verify import bf16
 from porter.verify.cuda_build import (
     KernelSig,
     build,
@@ -111,18 +112,8 @@ def _base_type(spelling: str) -> str:
     return " ".join(words)
 
 
-def float_to_bf16_bits(values: Any) -> np.ndarray:
-    """float32 -> bfloat16 bit patterns (uint16), round to nearest even like the GPU."""
-    f = np.asarray(values, dtype=np.float32)
-    u = f.view(np.uint32).astype(np.uint64)
-    rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    nan = np.isnan(f)
-    return np.where(nan, ((u >> 16) | 0x40).astype(np.uint16), rounded)
-
-
-def bf16_bits_to_float(bits: Any) -> np.ndarray:
-    """bfloat16 bit patterns (uint16) -> float32."""
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(np.float32)
+float_to_bf16_bits = bf16.to_bits
+bf16_bits_to_float = bf16.from_bits
 
 
 def _pack_scalar(index: int, ctype: str, value: Any) -> bytes:

@@ -20,6 +20,7 @@ import numpy as np
 
 from porter.diagnostics import Loc, TileportError
 from porter.verify.child import child_io, run_in_child
+from porter.verify.cuda_exec import _pack_scalar
 
 
 def launcher_source(kernel: str, param_types: list) -> str:
@@ -76,29 +77,6 @@ def run_kernel(source_path: str, kernel: str, param_types: list, grid: tuple, bl
     return result["args"]
 
 
-def _scalar(ctype: str, value):
-    """A ctypes holder with the parameter's exact C type (the launcher reads it by address)."""
-    base = ctype.replace("const", "").replace("volatile", "").strip()
-    if base in ("float",):
-        return ctypes.c_float(value)
-    if base in ("double",):
-        return ctypes.c_double(value)
-    if base in ("__half", "half"):
-        return ctypes.c_uint16(int(np.array(value, np.float16).view(np.uint16)))
-    if base in ("__nv_bfloat16",):
-        bits = np.array(value, np.float32).view(np.uint32)
-        return ctypes.c_uint16(int((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16))
-    if base in ("bool",):
-        return ctypes.c_bool(bool(value))
-    if any(w in base for w in ("long", "size_t", "int64", "ptrdiff")):
-        return ctypes.c_ulonglong(int(value) & (2 ** 64 - 1))
-    if any(w in base for w in ("short", "int16")):
-        return ctypes.c_ushort(int(value) & 0xFFFF)
-    if "char" in base or "int8" in base:
-        return ctypes.c_ubyte(int(value) & 0xFF)
-    return ctypes.c_uint(int(value) & 0xFFFFFFFF)
-
-
 def _work(req: dict) -> dict:
     try:
         import torch
@@ -107,14 +85,14 @@ def _work(req: dict) -> dict:
         lib = ctypes.CDLL(str(build(req["source_path"], req["kernel"], req["param_types"],
                                     f"sm_{major}{minor}", req["include_dirs"], req["defines"])))
         tensors, holders, pointers = [], [], []
-        for a, ctype in zip(req["args"], req["param_types"]):
+        for index, (a, ctype) in enumerate(zip(req["args"], req["param_types"])):
             if isinstance(a, np.ndarray):
                 t = torch.from_numpy(a.copy()).cuda()
                 tensors.append(t)
                 pointers.append(ctypes.c_void_p(t.data_ptr()))
             else:
                 tensors.append(a)
-                holder = _scalar(ctype, a)
+                holder = ctypes.create_string_buffer(_pack_scalar(index, ctype, a))
                 holders.append(holder)
                 pointers.append(ctypes.cast(ctypes.pointer(holder), ctypes.c_void_p))
         array = (ctypes.c_void_p * len(pointers))(*[p.value for p in pointers])

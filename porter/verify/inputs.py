@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from porter.diagnostics import TileportError
+from porter.verify import bf16
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import BinOp, BufferParam, For, If, Kernel, ScalarParam, Var, is_float
 from porter.ir.walk import walk_expr, walk_stmts
@@ -112,7 +113,7 @@ def random_array(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
     if is_float(dtype):
         values = rng.uniform(-2.0, 2.0, n).astype(np.float32)
         if dtype == "bfloat16":
-            return float32_to_bf16_bits(values)
+            return bf16.to_bits(values)
         return values.astype(NUMPY_DTYPES[dtype])
     if dtype == "bool":
         return rng.integers(0, 2, n).astype(np.bool_)
@@ -120,13 +121,6 @@ def random_array(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
         high = 256 if dtype == "uint8" else 100
         return rng.integers(0, high, n).astype(NUMPY_DTYPES[dtype])
     return rng.integers(-50, 50, n).astype(NUMPY_DTYPES[dtype])
-
-
-def float32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
-    """Round to nearest even, as a GPU does."""
-    bits = values.astype(np.float32).view(np.uint32)
-    rounding = ((bits >> 16) & 1) + 0x7FFF
-    return ((bits + rounding) >> 16).astype(np.uint16)
 
 
 def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int) -> list:

@@ -90,16 +90,14 @@ def _emulate(module, job: dict) -> dict:
     (TileLang's C target has no SIMT threads)."""
     import tempfile
 
-    import tilelang
     from tilelang import tvm
 
     from porter.verify.cuda_build import KernelSig
     from porter.verify.cuda_exec import run_kernel
 
     func = getattr(module, f"{job['function']}_program")()
-    target = {"kind": "cuda", "arch": "sm_80"}
-    with tvm.target.Target(target):
-        source = tilelang.lower(func, target=target).kernel_source
+    artifact = lower(func, {"kind": "cuda", "arch": "sm_80"})
+    source, smem = artifact.kernel_source, shared_bytes(artifact)
     values = {}
     args = [a["array"].copy() if "array" in a else a["scalar"] for a in job["args"]]
     for param, value in zip(func.params, args):
@@ -128,7 +126,6 @@ def _emulate(module, job: dict) -> dict:
         path.write_text(source, encoding="utf-8")
         sig = KernelSig(launch_name=match.group(1), symbol=match.group(1), param_types=types)
         start = time.perf_counter()
-        smem = shared_bytes(getattr(module, f"{job['function']}_program")(), target)
         out = run_kernel(str(path), sig, tuple(job["grid"]), tuple(job["block"]), smem,
                          [values[n] for n in names], timeout=job.get("timeout", 300.0))
         seconds = time.perf_counter() - start
@@ -188,29 +185,36 @@ def _compile(module, job: dict) -> dict:
     arch = job["arch"]
     if shutil.which("nvcc") is None:
         return {"ok": None, "message": "nvcc not found: cubin compile check skipped"}
-    program = getattr(module, job["program"])
+    func = getattr(module, job["program"])()
+    target = {"kind": "cuda", "arch": arch}
     start = time.perf_counter()
-    kernel = tilelang.compile(program(), target={"kind": "cuda", "arch": arch}, execution_backend="tvm_ffi")
+    kernel = tilelang.compile(func, target=target, execution_backend="tvm_ffi")
     seconds = time.perf_counter() - start
     source = kernel.get_kernel_source()
     problems = []
     for bound in re.findall(r"__launch_bounds__\((\d+)", source):
         if int(bound) > MAX_THREADS:
             problems.append(f"{bound} threads per block exceeds {MAX_THREADS}")
-    shared = shared_bytes(program(), {"kind": "cuda", "arch": arch})
+    shared = shared_bytes(lower(func, target))  # a cached compile keeps no lowered module
     if shared > SHARED_LIMIT.get(arch, 48 * 1024):
         problems.append(f"{shared} bytes of shared memory exceeds {SHARED_LIMIT[arch]} on {arch}")
     return {"ok": not problems, "seconds": seconds, "shared_bytes": shared,
             "message": "; ".join(problems) or f"cubin built for {arch}, {shared} B shared memory"}
 
 
-def shared_bytes(func, target: dict) -> int:
-    """Shared memory a port's block allocates once TileLang has lowered (and merged) it."""
+def lower(func, target: dict):
+    """TileLang's lowering of a port for one CUDA arch (kernel source and device module)."""
     import tilelang
     from tilelang import tvm
 
     with tvm.target.Target(target):
-        artifact = tilelang.lower(func, target=target)
+        return tilelang.lower(func, target=target)
+
+
+def shared_bytes(artifact) -> int:
+    """Shared memory a lowered port's block allocates (TileLang merges its arrays)."""
+    from tilelang import tvm
+
     sizes = []
 
     def visit(node):

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from porter.diagnostics import Loc, TileportError
+from porter.verify import bf16
 from porter.verify.child import child_io, run_in_child
 
 
@@ -226,20 +227,8 @@ def _same_file(a: str, b: str) -> bool:
 # --------------------------------------------------------------------------- bf16 interpreter fix
 
 
-def _bf16_to_f32(bits: np.ndarray) -> np.ndarray:
-    """bf16 is the top half of an f32, so widening is exact."""
-    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
-
-
-def _f32_to_bf16(values: np.ndarray) -> np.ndarray:
-    """Round f32 to bf16 bits to nearest-even, as the GPU's truncf does (the interpreter truncates)."""
-    values = np.asarray(values, dtype=np.float32)
-    bits = values.view(np.uint32).astype(np.uint64)
-    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
-    nan = np.isnan(values)
-    if nan.any():
-        rounded[nan] = ((bits[nan] >> 16) | 0x40).astype(np.uint16)  # keep NaN quiet
-    return rounded
+_bf16_to_f32 = bf16.from_bits
+_f32_to_bf16 = bf16.to_bits  # the GPU's truncf rounds; the interpreter truncates
 
 
 def _patch_interpreter_bf16() -> None:

@@ -13,6 +13,7 @@ from porter.ir.nodes import (
     Assign, Atomic, BinOp, For, While, Builtin, BufferParam, Call, Cast, Decl, If, Load, ScalarParam, Select, Store,
 )
 from porter.ir.printer import format_expr, format_module
+from porter.ir.tiles import Gemm, ParallelFor, Reduce, TileBuffer
 from porter.ir.walk import all_exprs, walk_stmts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -207,17 +208,18 @@ def test_1d_arange_alone_is_axis_0_and_arange_start(tmp_path):
     assert format_expr(decls(k)["offs"].init) == "(threadIdx.x + 4)"
 
 
-def test_mixed_block_shapes_error(tmp_path):
+def test_mixed_block_shapes_convert_at_tile_level(tmp_path):
     src = write(tmp_path, """
         @triton.jit
         def k(x_ptr, out_ptr, BLOCK: tl.constexpr = 64):
             offs = tl.arange(0, BLOCK)
             tl.store(out_ptr + offs, tl.load(x_ptr + offs))
             tl.store(out_ptr + offs[:, None], tl.load(x_ptr + offs)[:, None])
+            tl.store(out_ptr + offs[None, :] * 2, tl.load(x_ptr + offs)[None, :])
     """)
-    err = convert_error(src)
-    assert err.diagnostic.code == "TP221" and "mixed block shapes" in err.diagnostic.message
-    assert err.diagnostic.loc.line == line_of(src, "offs[:, None], tl.load")
+    kernel = convert_triton(src).kernels[0]
+    loops = [s for s in walk_stmts(kernel.body) if isinstance(s, ParallelFor)]
+    assert [s.extents for s in loops] == [(64,), (64, 1), (1, 64)]
 
 
 def test_helper_with_expression_argument_and_tuple_return(tmp_path):
@@ -420,7 +422,7 @@ def test_user_code_is_never_run(tmp_path):
     ("for i in range(n):\n        x_ptr += 1", "for i in range", "TP210"),
     ("while acc > 0:\n        acc = acc - 1", "while acc", "TP228"),
     ("acc = tl.dot(tl.load(x_ptr + offs[:, None] + offs[None, :]), acc)", "tl.dot", "TP211"),
-    ("acc = tl.sum(acc, axis=0)", "tl.sum", "TP212"),
+    ("acc = tl.xor_sum(acc, axis=0)", "tl.xor_sum", "TP212"),
     ("acc = tl.rand(7, offs)", "tl.rand", "TP213"),
     ("acc = tl.atomic_add(x_ptr + offs, acc)", "tl.atomic_add", "TP214"),
     ("tl.atomic_xchg(x_ptr + offs, acc)", "tl.atomic_xchg", "TP214"),
@@ -558,7 +560,7 @@ def test_atomics(tmp_path):
     assert kinds(k)["bins_ptr"] == ("buffer", "int32")
 
 
-def test_reductions_still_unsupported_inside_loops(tmp_path):
+def test_reduction_inside_a_loop_is_a_tile_reduce(tmp_path):
     src = write(tmp_path, """
         @triton.jit
         def k(x_ptr, n, BLOCK: tl.constexpr = 64):
@@ -568,5 +570,35 @@ def test_reductions_still_unsupported_inside_loops(tmp_path):
                 acc += tl.sum(tl.load(x_ptr + offs), axis=0)
             tl.store(x_ptr + offs, acc)
     """)
-    err = convert_error(src)
-    assert err.diagnostic.code == "TP212" and err.diagnostic.loc.line == line_of(src, "tl.sum")
+    (k,) = convert_triton(src).kernels
+    (loop,) = [s for s in walk_stmts(k.body) if isinstance(s, For)]
+    reduces = [s for s in walk_stmts(loop.body) if isinstance(s, Reduce)]
+    assert [(r.op, r.dim) for r in reduces] == [("sum", 0)]
+    tiles = {s.name: s for s in walk_stmts(k.body) if isinstance(s, TileBuffer)}
+    assert tiles["acc"].shape == (64,) and tiles["acc"].scope == "fragment"
+    assert tiles[reduces[0].dst].shape == (1,)
+
+
+def test_dot_in_a_k_loop_is_a_pipelined_gemm_into_the_accumulator(tmp_path):
+    src = write(tmp_path, """
+        @triton.jit
+        def mm(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr = 32, BN: tl.constexpr = 64,
+               BK: tl.constexpr = 16):
+            rm = tl.arange(0, BM)
+            rn = tl.arange(0, BN)
+            rk = tl.arange(0, BK)
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+            for k in range(0, tl.cdiv(K, BK)):
+                a = tl.load(a_ptr + rm[:, None] * K + (k * BK + rk)[None, :])
+                b = tl.load(b_ptr + (k * BK + rk)[:, None] * BN + rn[None, :])
+                acc = tl.dot(a, b, acc)
+            tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+    """)
+    (k,) = convert_triton(src).kernels
+    (loop,) = [s for s in walk_stmts(k.body) if isinstance(s, For)]
+    assert loop.stages == 2
+    (gemm,) = [s for s in walk_stmts(loop.body) if isinstance(s, Gemm)]
+    tiles = {s.name: s for s in walk_stmts(k.body) if isinstance(s, TileBuffer)}
+    assert gemm.c == "acc" and not gemm.clear
+    assert (tiles[gemm.a].shape, tiles[gemm.a].scope) == ((32, 16), "shared")
+    assert (tiles[gemm.b].shape, tiles[gemm.b].scope) == ((16, 64), "shared")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from porter.builtins import TILELANG_MATH
+from porter.ir.tiles import TileLoad
 from porter.ir.nodes import (
     BinOp, Builtin, Call, Cast, Const, Load, Select, UnaryOp, Var, is_float,
 )
@@ -49,6 +50,9 @@ class ExprEmitter:
             return text, _PREC["atom"] if text.isidentifier() or text.isdigit() else _PREC["+"]
         if isinstance(e, Load):
             return f"{self.names.get(e.buffer, e.buffer)}[{self(e.index)}]", _PREC["atom"]
+        if isinstance(e, TileLoad):
+            indices = ", ".join(self(i) for i in e.indices)
+            return f"{self.names.get(e.buffer, e.buffer)}[{indices}]", _PREC["atom"]
         if isinstance(e, Cast):
             return f"T.Cast({dtype_ref(e.dtype)}, {self(e.a)})", _PREC["atom"]
         if isinstance(e, Select):
@@ -104,7 +108,9 @@ class ExprEmitter:
             return "True" if e.value else "False"
         if is_float(e.dtype):
             value = float(e.value)
-            if math.isinf(value) or math.isnan(value):
+            if math.isinf(value):
+                return f"{'-' if value < 0 else ''}T.infinity({dtype_ref(e.dtype)})"
+            if math.isnan(value):
                 return f'T.{e.dtype}("{value}")'
             return f"T.{e.dtype}({value!r})"
         if e.dtype == "int32":

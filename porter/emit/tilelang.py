@@ -25,6 +25,7 @@ from porter.ir.nodes import (
     Kernel, Module, Return, Store, Sync, UnaryOp, While,
 )
 from porter.ir.printer import format_expr
+from porter.ir.tiles import Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, is_tile_level
 from porter.ir.walk import walk_stmts
 
 def _templates_dir() -> Path:
@@ -61,6 +62,7 @@ class KernelView:
     call_args: list = field(default_factory=list)
     buffers: list = field(default_factory=list)     # (name, dtype) for wrapper checks
     constexprs: list = field(default_factory=list)  # (name, value)
+    derived: list = field(default_factory=list)     # (name, Python expression over wrapper params)
 
 
 def _environment() -> jinja2.Environment:
@@ -105,8 +107,12 @@ class KernelEmitter:
         for s in walk_stmts(self.body):
             if isinstance(s, (Decl, For)) and s.var.name not in names:
                 names[s.var.name] = _safe(s.var.name, taken)
-            elif isinstance(s, Alloc) and s.name not in names:
+            elif isinstance(s, (Alloc, TileBuffer)) and s.name not in names:
                 names[s.name] = _safe(s.name, taken)
+            elif isinstance(s, ParallelFor):
+                for var in s.vars:
+                    if var.name not in names:
+                        names[var.name] = _safe(var.name, taken)
         return names
 
     # ------------------------------------------------------------------ view
@@ -144,11 +150,18 @@ class KernelEmitter:
                 fields[member.struct] = 0
             v.call_args.append(f'_member({struct}, "{member.field}", {fields[member.struct]})')
             fields[member.struct] += 1
-        v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items()]
+        v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items() if n not in k.derived_constexprs]
+        v.derived = [(n, host_python(e, self.param_names)) for n, e in k.derived_constexprs.items()]
         grid = [self.expr(simplify_grid(g)) for g in launch.grid] or ["1"]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))
         body = simplify_stmts(substitute_block_dims(self.body, tuple(launch.block)))
-        if needs_threads(k):
+        if is_tile_level(body):
+            # Tile level: whole-tile statements; each element-wise step is its own T.Parallel.
+            v.level = "tile"
+            threads = launch.threads or _product(launch.block)
+            v.body = self.allocations(body)
+            v.body += self.block(body, 0) or ["T.evaluate(0)"]
+        elif needs_threads(k):
             # Thread-level: barriers, shared memory, shuffles and atomics need real threads.
             v.level = "thread"
             block = list(launch.block)
@@ -169,7 +182,11 @@ class KernelEmitter:
         """Shared and local arrays, declared once at the top of the kernel as TileLang requires."""
         lines = []
         for s in walk_stmts(body):
-            if isinstance(s, Alloc):
+            if isinstance(s, TileBuffer):
+                fn = "T.alloc_shared" if s.scope == "shared" else "T.alloc_fragment"
+                shape = ", ".join(self.named(d) for d in s.shape)
+                lines.append(f"{self.names[s.name]} = {fn}(({shape},), {dtype_ref(s.dtype)})")
+            elif isinstance(s, Alloc):
                 fn = "T.alloc_shared" if s.scope == "shared" else "T.alloc_local"
                 dims = "x".join(map(str, s.shape))
                 note = f"  # {s.scope} {s.dtype}[{dims}] (row-major)" if len(s.shape) > 1 else ""
@@ -237,8 +254,26 @@ class KernelEmitter:
             elif isinstance(s, Atomic):
                 lines.append(f"{pad}T.atomic_{s.op}({self.names.get(s.buffer, s.buffer)}[{self.expr(s.index)}], "
                              f"{self.expr(s.value)})")
-            elif isinstance(s, Alloc):
+            elif isinstance(s, (Alloc, TileBuffer)):
                 continue  # declared at the top of the kernel
+            elif isinstance(s, ParallelFor):
+                its = ", ".join(self.names[x.name] for x in s.vars)
+                extents = ", ".join(self.named(n) for n in s.extents)
+                lines.append(f"{pad}for {its} in T.Parallel({extents}):")
+                lines += self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"]
+            elif isinstance(s, TileStore):
+                idx = ", ".join(self.expr(i) for i in s.indices)
+                lines.append(f"{pad}{self.names[s.buffer]}[{idx}] = {self.expr(s.value)}")
+            elif isinstance(s, Fill):
+                lines.append(f"{pad}T.fill({self.names[s.buffer]}, {self.expr(s.value)})")
+            elif isinstance(s, Gemm):
+                clear = ", clear_accum=True" if s.clear else ""
+                lines.append(f"{pad}T.gemm({self.names[s.a]}, {self.names[s.b]}, {self.names[s.c]}{clear})")
+            elif isinstance(s, Reduce):
+                lines.append(f"{pad}T.reduce_{s.op}({self.names[s.src]}, {self.names[s.dst]}, dim={s.dim})")
+            elif isinstance(s, Cumsum):
+                rev = ", reverse=True" if s.reverse else ""
+                lines.append(f"{pad}T.cumsum({self.names[s.src]}, {self.names[s.dst]}, dim={s.dim}{rev})")
             elif isinstance(s, Return):
                 raise AssertionError("returns are removed by the front end")
         return lines
@@ -251,6 +286,9 @@ class KernelEmitter:
         body_assigns = s.var.name in {x.var.name for x in walk_stmts(s.body) if isinstance(x, Assign)}
         if step == 1 and bound is not None and not body_assigns and s.var.name not in self.mutable:
             start = self.expr(s.start)
+            if s.stages and start == "0":
+                header = f"for {name} in T.Pipelined({self.expr(bound)}, num_stages={s.stages}):"
+                return [f"{pad}{header}"] + (self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"])
             header = f"for {name} in T.serial({self.expr(bound)}):" if start == "0" else \
                 f"for {name} in T.serial({start}, {self.expr(bound)}):"
             return [f"{pad}{header}"] + (self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"])
@@ -273,6 +311,26 @@ def needs_threads(kernel: Kernel) -> bool:
     if any(isinstance(s, (Alloc, Sync, Atomic, Break, Continue)) for s in walk_stmts(kernel.body)):
         return True
     return any(isinstance(e, Call) and e.func in _THREAD_CALLS for e in all_exprs(kernel.body))
+
+
+def host_python(e, names: dict) -> str:
+    """An integer expression over scalar parameters as plain Python (the wrapper computes a
+    launch-derived constexpr with it)."""
+    if isinstance(e, Const):
+        return str(int(e.value))
+    if hasattr(e, "name") and not isinstance(e, Const) and type(e).__name__ == "Var":
+        return f"int({names.get(e.name, e.name)})"
+    if isinstance(e, Call) and e.func == "next_power_of_2":
+        return f"_next_power_of_2({host_python(e.args[0], names)})"
+    if isinstance(e, Call) and e.func == "ceildiv":
+        a, b = (host_python(x, names) for x in e.args)
+        return f"-(-({a}) // ({b}))"
+    if isinstance(e, Call) and e.func in ("min", "max"):
+        return f"{e.func}({', '.join(host_python(x, names) for x in e.args)})"
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*", "/", "%"):
+        op = "//" if e.op == "/" else e.op
+        return f"({host_python(e.a, names)} {op} {host_python(e.b, names)})"
+    raise ValueError(f"cannot compute {format_expr(e)} on the host")
 
 
 def _upper_bound(s: For):

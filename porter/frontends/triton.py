@@ -73,6 +73,10 @@ from porter.frontends.triton_host import (
     GridBuilder, HConfig, HConst, HDict, HDType, HostEval, HScalar, HTensor, HTuple,
     ModuleInfo,
 )
+from porter.frontends.triton_tiles import (
+    TILE_OPS, NeedTiles, ShapedStmt, TileMaterializer, TileOps, TileRef, drop_duplicate_declarations,
+    uses_loads,
+)
 from porter.frontends.triton_values import (
     AtomicMarker, DTypeV, DeclMarker, Evidence, FnV, LoopMarker, ModV, PhiAssign, PtrTypeV, PtrV, PyC, Slot, SlotRef, TL_DTYPES,
     TL_UNSUPPORTED_DTYPES, TV, TupleV, broadcast_shapes, cast, computation_type, const_of,
@@ -157,6 +161,8 @@ class TritonFrontend:
         self.dtypes = dict(dtypes or {})
         self.given_grid = tuple(int(g) for g in grid) if grid else None
         self._globals: dict = {}
+        self.derived: dict = {}        # kernel -> {constexpr: stand-in value}
+        self.derived_exprs: dict = {}  # kernel -> {constexpr: IR expression over its scalars}
 
     def loc(self, node) -> Loc:
         return Loc(self.path, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
@@ -325,6 +331,7 @@ class TritonFrontend:
 
         float_guess: set = set()
         hints: dict = {}
+        tile_mode = False
         kernel_body = None
         conv = None
         for _ in range(3 * len(params) + 6):
@@ -338,10 +345,13 @@ class TritonFrontend:
                              for p in runtime if p in pointers}
             unknown = {p for p in scalar_dtypes if p not in fixed_scalar}
             conv = KernelConverter(self, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
-                                   unknown)
+                                   unknown, tile_mode, self._num_stages(site, config))
             kernel_body = None
             try:
                 kernel_body = conv.convert()
+            except NeedTiles:
+                tile_mode = True
+                continue
             except _NeedPointer as need:
                 if need.name in pointers:  # pragma: no cover - defensive
                     raise
@@ -369,6 +379,7 @@ class TritonFrontend:
         kernel = Kernel(fn.name, "triton", ir_params, kernel_body, None, loc,
                         constexprs={n: (v.dtype if isinstance(v, DTypeV) else v.value)
                                     for n, v in constexprs.items()})
+        kernel.derived_constexprs = dict(self.derived_exprs.get(fn.name, {}))
         kernel.launch = self._launch(kernel, fn, conv, site, config, constexprs)
         annotate_buffers(kernel)
         return kernel
@@ -452,8 +463,10 @@ class TritonFrontend:
                 hv = self.host.value(site_args[n], site.scope)
                 v = self.from_host(hv)
                 if v is None:
+                    v = self._derived_constexpr(fn, n, site, site_args, values)
+                if v is None:
                     missing[n] = f"its launch-site value `{ast.unparse(site_args[n])}` is not a " \
-                                 "compile-time constant"
+                                 "compile-time constant, nor computed from the kernel's arguments"
             if v is None and config is not None and n in config.kwargs:
                 v = self.from_host(config.kwargs[n])
             if v is not None:
@@ -475,6 +488,27 @@ class TritonFrontend:
             raise TileportError("TP220", f"constexpr '{n}' of kernel '{fn.name}' has no value: "
                                 f"{reason}", self.loc(fn))
         return {n: values[n] for n in names}
+
+    def _derived_constexpr(self, fn, name, site, site_args, values):
+        """A constexpr the launch computes from the kernel's own scalar arguments (`BLOCK =
+        triton.next_power_of_2(n_cols)`): the port is compiled per value, computed by its
+        wrapper with the same expression. The body is converted with a stand-in power of two
+        that no other constexpr has, so that every use prints by name."""
+        params = [p.arg for p in list(fn.args.posonlyargs) + list(fn.args.args)
+                  if not self._is_constexpr_annotation(p.annotation)]
+        builder = GridBuilder(self.host, site, fn, {p: "int32" for p in params if p in site_args},
+                              {})
+        expr = builder.host_expr(site_args[name])
+        if expr is None or not any(isinstance(e, Var) for e in walk_expr(expr)):
+            return None
+        used = {v.value for v in values.values() if isinstance(v, PyC)} | \
+            {v for v in self.derived.get(fn.name, {}).values()}
+        stand_in = 1024
+        while stand_in in used:
+            stand_in *= 2
+        self.derived.setdefault(fn.name, {})[name] = stand_in
+        self.derived_exprs.setdefault(fn.name, {})[name] = expr
+        return PyC(stand_in, name)
 
     def _heuristics(self, fn, names, values, default_values, site, site_args):
         dec = self.info.heuristics.get(fn.name)
@@ -505,6 +539,19 @@ class TritonFrontend:
                 known[k.value] = hv
 
     # ------------------------------------------------------------------ launch
+
+    def _num_stages(self, site, config) -> int:
+        """Software-pipeline depth for K loops: the launch's or config's num_stages, else 2."""
+        if site is not None:
+            node = site.keyword("num_stages")
+            if node is not None:
+                hv = self.host.value(node, site.scope)
+                if isinstance(hv, HConst) and isinstance(hv.value, int):
+                    return max(1, min(hv.value, 4))
+        stages = getattr(config, "num_stages", None) if config is not None else None
+        if isinstance(stages, HConst) and isinstance(stages.value, int):
+            return max(1, min(stages.value, 4))
+        return 2
 
     def _num_warps(self, site, config) -> int:
         if site is not None:
@@ -645,8 +692,11 @@ class KernelConverter:
     """One conversion of one kernel under fixed assumptions about its parameters."""
 
     def __init__(self, fe: TritonFrontend, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
-                 unknown):
+                 unknown, tile_mode: bool = False, num_stages: int = 2):
         self.fe = fe
+        self.tile_mode = tile_mode
+        self.tile_ops = TileOps(self)
+        self.num_stages = num_stages
         self.fn = fn
         self.runtime = runtime
         self.constexprs = constexprs
@@ -681,8 +731,18 @@ class KernelConverter:
         self.out = []
         self.block(self.fn.body, env)
         body = self.out
-        self.lane = self._lane_shape()
-        body = self._materialize(body)
+        if self.tile_mode:
+            self.lane = ()
+            taken = set(self.runtime) | set(self.constexprs) | _RESERVED
+            body = TileMaterializer(self, taken, _unique).run(body)
+            return drop_duplicate_declarations(eliminate_returns(body))
+        try:
+            self.lane = self._lane_shape()
+            body = self._materialize(body)
+        except TileportError as exc:
+            if exc.diagnostic.code == "TP221":  # blocks of several shapes: tile mode handles them
+                raise NeedTiles() from exc
+            raise
         return eliminate_returns(body)
 
     # ------------------------------------------------------------------ statements
@@ -774,11 +834,14 @@ class KernelConverter:
     def bind(self, name, value, env, st):
         if isinstance(value, TV):
             e = value.expr
-            trivial = isinstance(e, (Const, Var, SlotRef)) or \
+            trivial = isinstance(e, (Const, Var, SlotRef, TileRef)) or \
                 (value.dtype == "bool" and not any(isinstance(x, Load) for x in walk_expr(e)))
             if not trivial:
                 idx = len(self.slots)
                 self.slots.append(Slot(name, e, value.shape, value.dtype, self.loc(st)))
+                if self.tile_mode and value.shape and uses_loads(e, self.slots):
+                    self.slots[idx].tile = self.tile_ops.new_tile(name, value.shape, value.dtype,
+                                                                  loc=self.loc(st))
                 self.out.append(DeclMarker(idx, self.loc(st)))
                 value = TV(SlotRef(idx, identity_axes(len(value.shape)), value.dtype), value.shape)
         env[name] = value
@@ -836,6 +899,7 @@ class KernelConverter:
                                         "branches of this if", loc)
                 idx = len(self.slots)
                 self.slots.append(Slot(name, None, shape, dt, loc, phi=True))
+                self._tile_for_phi(idx)
                 phis.append(DeclMarker(idx, loc))
                 then_out.append(PhiAssign(idx, self._as_expr(a, dt), loc))
                 else_out.append(PhiAssign(idx, self._as_expr(b, dt), loc))
@@ -913,11 +977,17 @@ class KernelConverter:
             dt, shape = self._dt(v), self._shape(v)
             idx = len(self.slots)
             self.slots.append(Slot(name, None, shape, dt, loc, phi=True))
+            self._tile_for_phi(idx)
             self.out.append(DeclMarker(idx, loc))
             self.out.append(PhiAssign(idx, self._as_expr(v, dt), loc))
             env[name] = TV(SlotRef(idx, identity_axes(len(shape)), dt), shape)
             phis.append((name, idx))
         return phis
+
+    def _tile_for_phi(self, idx):
+        slot = self.slots[idx]
+        if self.tile_mode and slot.shape:
+            slot.tile = self.tile_ops.new_tile(slot.name, slot.shape, slot.dtype, loc=slot.loc)
 
     def _loop_body(self, st, body_env, phis) -> list:
         saved = self.out
@@ -1473,7 +1543,7 @@ class KernelConverter:
 
     def call(self, node, env):
         f = self.ev(node.func, env)
-        if isinstance(f, FnV) and f.kind in ("tl", "method"):
+        if isinstance(f, FnV) and f.kind in ("tl", "method") and f.name not in TILE_OPS:
             self._refuse(f.name, node)
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             raise self.err("TP217", "*args / **kwargs in calls are not supported", node)
@@ -1581,6 +1651,8 @@ class KernelConverter:
         raise self.err("TP217", f"Python {name}() on runtime values is not supported", node)
 
     def tl_call(self, name, args, kwargs, node):
+        if name in TILE_OPS:
+            return self.tile_call(name, args, kwargs, node)
         self._refuse(name, node)
         if name == "program_id" or name == "num_programs":
             axis = self._const_int(self._arg(args, kwargs, 0, "axis", PyC(0)), "the axis", node)
@@ -1739,6 +1811,39 @@ class KernelConverter:
         if name in ("jit", "autotune", "heuristics", "Config"):
             raise self.err("TP217", f"triton.{name} inside a kernel", node)
         raise self.err("TP215", f"tl.{name} is not supported yet", node)
+
+    def tile_call(self, name, args, kwargs, node):
+        """Reductions, scans and tl.dot: tile operations (triton_tiles.py), in tile mode only."""
+        if not self.tile_mode:
+            raise NeedTiles()
+        ops = self.tile_ops
+        x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+        keep = self._arg(args, kwargs, None, "keep_dims", PyC(False))
+        keep = bool(keep.value) if isinstance(keep, PyC) else False
+        if name == "dot":
+            b = self._need(args, kwargs, 1, "other", node, "tl.dot")
+            acc = self._arg(args, kwargs, 2, "acc", None)
+            if isinstance(acc, PyC) and acc.value is None:
+                acc = None
+            if acc is not None and not isinstance(acc, TV):
+                raise self.err("TP211", "tl.dot acc must be a block tensor", node)
+            out = self._arg(args, kwargs, None, "out_dtype", None)
+            out = self._dtype_arg(out, node) if isinstance(out, DTypeV) else None
+            return ops.dot(x, b, acc, out, node)
+        axis = self._arg(args, kwargs, 1, "axis", None)
+        dtype = self._arg(args, kwargs, None, "dtype", None)
+        dtype = self._dtype_arg(dtype, node) if isinstance(dtype, DTypeV) else None
+        if name == "cumsum":
+            rev = self._arg(args, kwargs, 2, "reverse", PyC(False))
+            return ops.cumsum(x, axis, bool(rev.value) if isinstance(rev, PyC) else False, node, dtype)
+        if name in ("argmax", "argmin"):
+            return ops.arg_reduce(name[3:], x, axis, keep, node)
+        if name in ("max", "min"):
+            indices = self._arg(args, kwargs, 2, "return_indices", PyC(False))
+            if isinstance(indices, PyC) and indices.value:
+                return TupleV((ops.reduce(name, x, axis, keep, node),
+                               ops.arg_reduce(name, x, axis, keep, node)))
+        return ops.reduce(name, x, axis, keep, node, dtype)
 
     def min_max(self, fname, a, b, node):
         if isinstance(a, PyC) and isinstance(b, PyC):
@@ -1912,7 +2017,7 @@ class KernelConverter:
         offset = ptr.offset if ptr.offset is not None else Const(0, "int32")
         stmt = Store(ptr.buffer, offset, self._as_expr(value, elem), loc)
         self.stores.append((shape, loc))
-        self.out.append(If(mask, [stmt], [], loc) if mask is not None else stmt)
+        self.out.append(ShapedStmt(shape, If(mask, [stmt], [], loc) if mask is not None else stmt))
         return PyC(None)
 
     # ------------------------------------------------------------------ inlining
@@ -2002,6 +2107,8 @@ class KernelConverter:
 
         def scan(stmts):
             for s in stmts:
+                if isinstance(s, ShapedStmt):
+                    s = s.stmt
                 if isinstance(s, Store):
                     note(s.index)
                     note(s.value)
@@ -2055,6 +2162,8 @@ class KernelConverter:
         def rebuild(stmts):
             out = []
             for s in stmts:
+                if isinstance(s, ShapedStmt):
+                    s = s.stmt
                 if isinstance(s, DeclMarker):
                     slot = self.slots[s.slot]
                     for m in maps[s.slot]:

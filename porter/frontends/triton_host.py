@@ -73,6 +73,7 @@ class HFunc:
 class HConfig:
     kwargs: dict
     num_warps: object = None
+    num_stages: object = None
 
 
 @dataclass
@@ -799,7 +800,8 @@ class HostEval:
             kwargs = args[0] if args else self._kw(node, "kwargs", scope, env)
             if not isinstance(kwargs, HDict):
                 return UNKNOWN
-            return HConfig(kwargs.items, self._kw(node, "num_warps", scope, env))
+            return HConfig(kwargs.items, self._kw(node, "num_warps", scope, env),
+                           self._kw(node, "num_stages", scope, env))
         return UNKNOWN
 
 
@@ -871,6 +873,13 @@ class GridBuilder:
                 if isinstance(node, ast.Name):
                     b = ev.lookup(node.id, site.scope, _pos(node))
                 self.scalar_args.append((node, b, var))
+
+    def host_expr(self, node):
+        """One launch-site argument as an IR expression over the scalar parameters, or None."""
+        try:
+            return self.expr(node, self.site.scope, {}, 0)
+        except _Unmappable:
+            return None
 
     def build(self):
         """Tuple of int32 IR expressions, or None when the grid cannot be expressed."""
@@ -968,7 +977,7 @@ class GridBuilder:
             if isinstance(key, ast.Constant) and key.value in self.constexprs:
                 v = self.constexprs[key.value]
                 if isinstance(v, int) and not isinstance(v, bool):
-                    return Const(v, "int32")
+                    return Const(v, "int32", key.value)
             raise _Unmappable()
         if isinstance(node, ast.BinOp):
             ops = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "/", ast.Mod: "%"}
@@ -988,6 +997,8 @@ class GridBuilder:
                 return fold(Call(short, tuple(args), "int32"))
             if q == "builtins.int" and len(args) == 1:
                 return args[0]
+            if short == "next_power_of_2" and len(args) == 1:
+                return fold(Call("next_power_of_2", tuple(args), "int32"))
             raise _Unmappable()
         raise _Unmappable()
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from porter.ir.fold import fold
 from porter.ir.nodes import Builtin, Cast, Const, is_float
 from porter.ir.walk import map_expr, walk_expr
+from porter.frontends.triton_tiles import TileRef, remap_tile_ref
 
 # --------------------------------------------------------------------------- dtypes
 
@@ -154,6 +155,7 @@ class Slot:
     dtype: str
     loc: object
     phi: bool = False  # assigned in both branches of a runtime if: declared without a value
+    tile: int | None = None  # tile mode: the fragment holding this block value
 
 
 @dataclass
@@ -289,6 +291,8 @@ def remap(e, mapping: dict):
             return Builtin(node.kind, mapping.get(node.axis, node.axis), node.dtype)
         if isinstance(node, SlotRef):
             return SlotRef(node.slot, tuple(mapping.get(a, a) for a in node.axes), node.dtype)
+        if isinstance(node, TileRef):
+            return remap_tile_ref(node, mapping)
         return None
 
     return map_expr(e, step)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from porter.ir.tiles import ParallelFor
 from porter.ir.nodes import (
     Assign, Atomic, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
     Store, UnaryOp, Var, While,
@@ -228,6 +229,11 @@ def annotate_buffers(kernel: Kernel) -> None:
                 visit(s.orelse, bounds.with_guard(s.cond, guards, negate=True))
             elif isinstance(s, (For, While)):
                 visit(s.body, bounds.with_guard(s.cond, guards))
+            elif isinstance(s, ParallelFor):
+                inner = dict(guards)
+                for var, extent in zip(s.vars, s.extents):
+                    inner[var] = Poly.const(extent - 1)
+                visit(s.body, inner)
 
     visit(kernel.body, {})
     loads = {e.buffer for s in walk_stmts(kernel.body) for x in stmt_exprs(s) for e in walk_expr(x)

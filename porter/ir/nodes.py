@@ -160,6 +160,7 @@ class For:
     step: Expr
     body: list
     loc: Loc | None = None
+    stages: int = 0  # > 0: a tile-level loop TileLang software-pipelines with this many stages
 
 
 @dataclass
@@ -304,6 +305,8 @@ class Kernel:
     loc: Loc
     constexprs: dict = field(default_factory=dict)  # Triton constexpr params and their values
     template_args: str = ""  # CUDA: "<float, 256>" when instantiated from a launch site
+    # Triton constexprs the launch computes from scalar arguments: name -> Expr over them
+    derived_constexprs: dict = field(default_factory=dict)
 
     @property
     def ident(self) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from porter.ir.tiles import (
+    Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore,
+)
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Call, Cast, Comment, Const, Continue,
     Decl, For, If, Kernel, Load, Module, Return, Select, Store, Sync, UnaryOp, Var, While,
@@ -30,6 +33,8 @@ def format_expr(e) -> str:
         return f"({format_expr(e.cond)} ? {format_expr(e.a)} : {format_expr(e.b)})"
     if isinstance(e, Load):
         return f"{e.buffer}[{format_expr(e.index)}]"
+    if isinstance(e, TileLoad):
+        return f"{e.buffer}[{', '.join(format_expr(i) for i in e.indices)}]"
     raise TypeError(f"unknown expression {e!r}")
 
 
@@ -56,6 +61,8 @@ def format_stmts(stmts, indent: int = 1) -> list[str]:
                 lines += format_stmts(s.orelse, indent + 1)
             lines.append(f"{pad}}}")
         elif isinstance(s, For):
+            if s.stages:
+                lines.append(f"{pad}// pipelined, {s.stages} stages")
             lines.append(f"{pad}for ({s.var.dtype} {s.var.name} = {format_expr(s.start)}; "
                          f"{format_expr(s.cond)}; {s.var.name} += {format_expr(s.step)}) {{{_loc(s)}")
             lines += format_stmts(s.body, indent + 1)
@@ -80,6 +87,26 @@ def format_stmts(stmts, indent: int = 1) -> list[str]:
                          f"{format_expr(s.value)});{_loc(s)}")
         elif isinstance(s, Comment):
             lines.append(f"{pad}// {s.text}")
+        elif isinstance(s, TileBuffer):
+            lines.append(f"{pad}{s.scope} tile {s.dtype} {s.name}{list(s.shape)};{_loc(s)}")
+        elif isinstance(s, ParallelFor):
+            its = ", ".join(f"{v.name} < {n}" for v, n in zip(s.vars, s.extents))
+            lines.append(f"{pad}parallel ({its}) {{{_loc(s)}")
+            lines += format_stmts(s.body, indent + 1)
+            lines.append(f"{pad}}}")
+        elif isinstance(s, TileStore):
+            idx = ", ".join(format_expr(i) for i in s.indices)
+            lines.append(f"{pad}{s.buffer}[{idx}] = {format_expr(s.value)};{_loc(s)}")
+        elif isinstance(s, Fill):
+            lines.append(f"{pad}fill({s.buffer}, {format_expr(s.value)});{_loc(s)}")
+        elif isinstance(s, Gemm):
+            clear = ", clear" if s.clear else ""
+            lines.append(f"{pad}gemm({s.a}, {s.b} -> {s.c}{clear});{_loc(s)}")
+        elif isinstance(s, Reduce):
+            lines.append(f"{pad}reduce_{s.op}({s.src} -> {s.dst}, dim={s.dim});{_loc(s)}")
+        elif isinstance(s, Cumsum):
+            rev = ", reverse" if s.reverse else ""
+            lines.append(f"{pad}cumsum({s.src} -> {s.dst}, dim={s.dim}{rev});{_loc(s)}")
         else:
             raise TypeError(f"unknown statement {s!r}")
     return lines

@@ -8,6 +8,7 @@ from typing import Callable, Iterator
 from porter.ir.nodes import (
     Assign, Atomic, BinOp, Call, Cast, Decl, For, If, Load, Select, Store, UnaryOp, While,
 )
+from porter.ir.tiles import Fill, ParallelFor, TileLoad, TileStore
 
 
 def children(e) -> tuple:
@@ -21,6 +22,8 @@ def children(e) -> tuple:
         return (e.cond, e.a, e.b)
     if isinstance(e, Load):
         return (e.index,)
+    if isinstance(e, TileLoad):
+        return tuple(e.indices)
     return ()
 
 
@@ -43,6 +46,8 @@ def map_expr(e, fn: Callable):
         e = dataclasses.replace(e, cond=map_expr(e.cond, fn), a=map_expr(e.a, fn), b=map_expr(e.b, fn))
     elif isinstance(e, Load):
         e = dataclasses.replace(e, index=map_expr(e.index, fn))
+    elif isinstance(e, TileLoad):
+        e = dataclasses.replace(e, indices=tuple(map_expr(i, fn) for i in e.indices))
     out = fn(e)
     return e if out is None else out
 
@@ -63,6 +68,10 @@ def stmt_exprs(s) -> tuple:
         return (s.cond,)
     if isinstance(s, Atomic):
         return (s.index, s.value)
+    if isinstance(s, TileStore):
+        return (*s.indices, s.value)
+    if isinstance(s, Fill):
+        return (s.value,)
     return ()
 
 
@@ -73,7 +82,7 @@ def walk_stmts(stmts) -> Iterator:
         if isinstance(s, If):
             yield from walk_stmts(s.then)
             yield from walk_stmts(s.orelse)
-        elif isinstance(s, (For, While)):
+        elif isinstance(s, (For, While, ParallelFor)):
             yield from walk_stmts(s.body)
 
 
@@ -107,5 +116,12 @@ def map_stmts(stmts: list, fn: Callable) -> list:
                            step=map_expr(s.step, fn), body=map_stmts(s.body, fn))
         elif isinstance(s, _While):
             s = dc.replace(s, cond=map_expr(s.cond, fn), body=map_stmts(s.body, fn))
+        elif isinstance(s, ParallelFor):
+            s = dc.replace(s, body=map_stmts(s.body, fn))
+        elif isinstance(s, TileStore):
+            s = dc.replace(s, indices=tuple(map_expr(i, fn) for i in s.indices),
+                           value=map_expr(s.value, fn))
+        elif isinstance(s, Fill):
+            s = dc.replace(s, value=map_expr(s.value, fn))
         out.append(s)
     return out

@@ -303,8 +303,12 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
         for kernel in kernels:
             result = next(r for r in report.kernels if r.name == kernel.ident)
             if result.error is None:
+                # launch-derived constexprs: compiled for the largest problem size's values
+                sizes = [args for _, _, k, args, _ in plans if k is kernel]
+                program_args = derived_values(kernel, sizes[-1]) if sizes else []
                 for arch in ARCHS:
-                    jobs.append({"kind": "compile", "program": f"{kernel.ident}_program", "arch": arch})
+                    jobs.append({"kind": "compile", "program": f"{kernel.ident}_program", "arch": arch,
+                                 "program_args": program_args})
                     owners.append(("compile", result, arch, kernel, None))
     if not jobs:
         return
@@ -338,3 +342,19 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
 
 
 __all__ = ["verify", "VerifyOptions", "VerifyReport", "KernelResult", "CaseResult", "BufferComparison"]
+
+
+def derived_values(kernel, args) -> list:
+    """The values of a kernel's launch-derived constexprs for one argument list, computed with
+    the expressions the port's wrapper uses."""
+    from porter.emit.tilelang import host_python
+
+    if not kernel.derived_constexprs:
+        return []
+    scope = {"_next_power_of_2": lambda n: 1 if n <= 1 else 1 << (n - 1).bit_length()}
+    for param, value in zip(kernel.params, args):
+        if not isinstance(value, np.ndarray):
+            scope[param.name] = value.item() if isinstance(value, np.generic) else value
+    names = {p.name: p.name for p in kernel.params}
+    return [int(eval(host_python(e, names), {"__builtins__": {"int": int, "min": min, "max": max}}, scope))
+            for e in kernel.derived_constexprs.values()]

@@ -185,7 +185,7 @@ def _compile(module, job: dict) -> dict:
     arch = job["arch"]
     if shutil.which("nvcc") is None:
         return {"ok": None, "message": "nvcc not found: cubin compile check skipped"}
-    func = getattr(module, job["program"])()
+    func = getattr(module, job["program"])(*job.get("program_args", ()))
     target = {"kind": "cuda", "arch": arch}
     start = time.perf_counter()
     kernel = tilelang.compile(func, target=target, execution_backend="tvm_ffi")

@@ -540,6 +540,29 @@ class TritonFrontend:
 
     # ------------------------------------------------------------------ launch
 
+    def _grid_params(self, kernel, fn, site, constexprs):
+        """A grid computed from host values the kernel never receives (`grid = (M,)`): each such
+        dim becomes a scalar parameter of the port (named after the host value when it is a
+        name) that the caller passes, as the launch does. None when no dim can be expressed
+        either way."""
+        scalar_dtypes = {p.name: p.dtype for p in kernel.scalars}
+        cvals = {n: v.value for n, v in constexprs.items() if isinstance(v, PyC)}
+        dims = GridBuilder(self.host, site, fn, scalar_dtypes, cvals).build(partial=True)
+        if not dims or len(dims) > 3:
+            return None
+        taken = {p.name for p in kernel.params} | set(constexprs) | _RESERVED
+        out = []
+        for axis, d in enumerate(dims):
+            if not isinstance(d, ast.AST):
+                out.append(d)
+                continue
+            hint = d.id if isinstance(d, ast.Name) else f"grid_{'xyz'[axis]}"
+            name = _unique(hint, taken)
+            taken.add(name)
+            kernel.params.append(ScalarParam(name, "int32", loc=site.loc, grid_axis=axis))
+            out.append(Var(name, "int32"))
+        return tuple(out)
+
     def _num_stages(self, site, config) -> int:
         """Software-pipeline depth for K loops: the launch's or config's num_stages, else 2."""
         if site is not None:
@@ -589,6 +612,9 @@ class TritonFrontend:
         except TileportError as exc:
             if site is None:
                 raise
+            grid = self._grid_params(kernel, fn, site, constexprs)
+            if grid is not None:
+                return Launch(grid, block, 0, "launch-site", site.loc, threads)
             text = ast.unparse(site.grid)
             raise TileportError("TP240", f"the grid `{text}` of the launch site at line "
                                 f"{site.loc.line} uses host values kernel '{kernel.name}' does not "
@@ -696,6 +722,8 @@ class KernelConverter:
         self.fe = fe
         self.tile_mode = tile_mode
         self.tile_ops = TileOps(self)
+        self.pointer_slots: dict = {}  # slot of a pointer advanced in a loop -> its buffer
+        self.pointer_init: dict = {}   # ... -> its offset before the loop
         self.num_stages = num_stages
         self.fn = fn
         self.runtime = runtime
@@ -777,6 +805,12 @@ class KernelConverter:
                 raise self.err("TP216", "augmented assignment to anything but a name is not "
                                "supported", st)
             current = self.lookup(st.target.id, env, st.target)
+            if isinstance(st.op, ast.Add) and self.tile_mode and self._is_plain_dot(st.value, env):
+                # `acc += tl.dot(a, b)` is `acc = tl.dot(a, b, acc)`: T.gemm accumulates in place
+                a, b = (self.ev(x, env) for x in st.value.args[:2])
+                value = self.tile_ops.dot(a, b, current, None, st.value)
+                self.assign(st.target, value, env, st)
+                return False
             value = self.binop(_BINOPS[type(st.op)], current, self.ev(st.value, env), st)
             self.assign(st.target, value, env, st)
             return False
@@ -802,6 +836,13 @@ class KernelConverter:
             return False
         raise TileportError("TP216", f"'{type(st).__name__}' statements are not supported in "
                             "Triton kernels here", loc)
+
+    def _is_plain_dot(self, node, env) -> bool:
+        """`tl.dot(a, b)` with no accumulator or options."""
+        if not (isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords):
+            return False
+        f = self.ev(node.func, env)
+        return isinstance(f, FnV) and f.kind == "tl" and f.name == "dot"
 
     def _message(self, node, env) -> str:
         if node is None:
@@ -969,8 +1010,19 @@ class KernelConverter:
         for name in names:
             v = env[name]
             if isinstance(v, PtrV):
-                raise self.err("TP210", f"pointer '{name}' is advanced in a loop; not supported yet "
-                               "(index from the base pointer with the loop variable instead)", st)
+                # a pointer advanced in the loop: its element offset is the loop-carried value
+                offset = v.offset if v.offset is not None else Const(0, "int32")
+                idx = len(self.slots)
+                self.slots.append(Slot(name, None, v.shape, offset.dtype, loc, phi=True))
+                self._tile_for_phi(idx)
+                self.pointer_slots[idx] = v.buffer
+                self.pointer_init[idx] = offset
+                self.out.append(DeclMarker(idx, loc))
+                self.out.append(PhiAssign(idx, offset, loc))
+                env[name] = PtrV(v.buffer, SlotRef(idx, identity_axes(len(v.shape)), offset.dtype),
+                                 v.shape, v.elem)
+                phis.append((name, idx))
+                continue
             if not _numeric(v):
                 raise self.err("TP210", f"'{name}' is reassigned in a loop but is not a number or a "
                                "tensor; not supported", st)
@@ -989,8 +1041,49 @@ class KernelConverter:
         if self.tile_mode and slot.shape:
             slot.tile = self.tile_ops.new_tile(slot.name, slot.shape, slot.dtype, loc=slot.loc)
 
-    def _loop_body(self, st, body_env, phis) -> list:
+    def _closed_form_pointer(self, idx, v, induction, first_slot):
+        """A pointer advanced by a loop-invariant amount each iteration of a counted loop is
+        `start + iteration * step` in closed form: no loop-carried offsets, and bounds the
+        extent analysis can see. Returns the pointer after the loop, or None."""
+        if induction is None:
+            return None
+        var, start_e, stop_e, step, closed = induction
+        terms, stack = [], [v.offset]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, BinOp) and e.op == "+":
+                stack += [e.a, e.b]
+            else:
+                terms.append(e)
+        mine = [t for t in terms if isinstance(t, SlotRef) and t.slot == idx]
+        rest = [t for t in terms if not (isinstance(t, SlotRef) and t.slot == idx)]
+        if len(mine) != 1 or not rest or not isinstance(step, PyC) or step.value <= 0:
+            return None
+        for t in rest:
+            for n in walk_expr(t):
+                if isinstance(n, (Load, TileRef)) or (isinstance(n, SlotRef) and n.slot >= first_slot):
+                    return None
+        slot = self.slots[idx]
+        dt = slot.dtype
+        inc = rest[0]
+        for t in rest[1:]:
+            inc = BinOp("+", inc, t, dt)
+        inc = cast(inc, dt)
+        init = self.pointer_init[idx]
+        count = var if isinstance(start_e, Const) and start_e.value == 0 else \
+            BinOp("-", var, start_e, "int32")
+        if step.value != 1:
+            count = BinOp("/", count, Const(step.value, "int32"), "int32")
+        slot.expr = fold(BinOp("+", init, BinOp("*", cast(count, dt), inc, dt), dt))
+        slot.phi, slot.inline, slot.tile = False, True, None
+        trips = Call("max", (Const(0, "int32"), fold(Call("ceildiv", (
+            fold(BinOp("-", stop_e, start_e, "int32")), Const(step.value, "int32")), "int32"))), "int32")
+        after = fold(BinOp("+", init, BinOp("*", cast(trips, dt), inc, dt), dt))
+        return PtrV(v.buffer, after, v.shape, v.elem)
+
+    def _loop_body(self, st, body_env, phis, induction=None) -> list:
         saved = self.out
+        first_slot = len(self.slots)
         self.out = body_out = []
         try:
             term = self.block(st.body, body_env)
@@ -1004,6 +1097,19 @@ class KernelConverter:
             v = body_env.get(name)
             if isinstance(v, TV) and isinstance(v.expr, SlotRef) and v.expr.slot == idx and \
                     v.expr.axes == identity_axes(len(slot.shape)):
+                continue
+            if isinstance(v, PtrV):
+                if self.pointer_slots.get(idx) != v.buffer or v.shape != slot.shape:
+                    raise self.err("TP210", f"pointer '{name}' points into another buffer or block "
+                                   "shape after the loop body", st)
+                offset = v.offset if v.offset is not None else Const(0, slot.dtype)
+                if isinstance(offset, SlotRef) and offset.slot == idx:
+                    continue
+                after = self._closed_form_pointer(idx, v, induction, first_slot)
+                if after is not None:
+                    induction[4][name] = after
+                    continue
+                body_out.append(PhiAssign(idx, cast(offset, slot.dtype), loc))
                 continue
             if not _numeric(v):
                 raise self.err("TP210", f"loop-carried '{name}' gets a value that is not a number "
@@ -1050,8 +1156,11 @@ class KernelConverter:
         var = SlotRef(idx, (), "int32")
         body_env = dict(env)
         body_env[target] = TV(var)
-        body = self._loop_body(st, body_env, phis)
         start_e, stop_e, step_e = (self._as_expr(v, "int32") for v in (start, stop, step))
+        closed = {}
+        body = self._loop_body(st, body_env, phis, (var, start_e, stop_e, step, closed))
+        for name, value in closed.items():
+            after[name] = value
         if isinstance(step, PyC):
             cond = BinOp("<" if step.value > 0 else ">", var, stop_e, "bool")
         else:
@@ -2103,6 +2212,9 @@ class KernelConverter:
 
         def note(e):
             for r in slot_refs(e):
+                if self.slots[r.slot].inline:
+                    note(remap(self.slots[r.slot].expr, dict(enumerate(r.axes))))
+                    continue
                 demand[r.slot].setdefault(r.axes, None)
 
         def scan(stmts):
@@ -2133,6 +2245,9 @@ class KernelConverter:
         maps = {}
         for s in reversed(range(len(self.slots))):
             slot = self.slots[s]
+            if slot.inline:
+                maps[s] = []
+                continue
             ident = identity_axes(len(slot.shape))
             wanted = list(demand.get(s, {})) or [ident]
             wanted.sort(key=lambda m: (m != ident, m))
@@ -2154,6 +2269,8 @@ class KernelConverter:
 
         def resolve(e):
             def step(n):
+                if isinstance(n, SlotRef) and self.slots[n.slot].inline:
+                    return resolve(remap(self.slots[n.slot].expr, dict(enumerate(n.axes))))
                 if isinstance(n, SlotRef):
                     return Var(names[(n.slot, n.axes)], n.dtype)
                 return None
@@ -2164,6 +2281,8 @@ class KernelConverter:
             for s in stmts:
                 if isinstance(s, ShapedStmt):
                     s = s.stmt
+                if isinstance(s, (DeclMarker, PhiAssign)) and self.slots[s.slot].inline:
+                    continue
                 if isinstance(s, DeclMarker):
                     slot = self.slots[s.slot]
                     for m in maps[s.slot]:

@@ -881,30 +881,36 @@ class GridBuilder:
         except _Unmappable:
             return None
 
-    def build(self):
-        """Tuple of int32 IR expressions, or None when the grid cannot be expressed."""
+    def build(self, partial: bool = False):
+        """Tuple of int32 IR expressions, or None when the grid cannot be expressed; with
+        partial, the dims that cannot be expressed are their host `ast` nodes instead."""
         try:
-            dims = self._dims(self.site.grid, self.site.scope, {}, 0)
+            dims = self._dims(self.site.grid, self.site.scope, {}, 0, partial)
         except _Unmappable:
+            return None
+        if not partial and any(isinstance(d, ast.AST) for d in dims):
             return None
         out = []
         for d in dims:
+            if isinstance(d, ast.AST):
+                out.append(d)
+                continue
             if d.dtype != "int32":
                 d = fold(Cast("int32", d))
             out.append(d)
         return tuple(out) if out else None
 
-    def _dims(self, node, scope, env, depth):
+    def _dims(self, node, scope, env, depth, partial=False):
         if depth > 8:
             raise _Unmappable()
         if isinstance(node, (ast.Tuple, ast.List)):
-            return [self.expr(e, scope, env, 0) for e in node.elts]
+            return [self._dim(e, scope, env, partial) for e in node.elts]
         if isinstance(node, ast.Lambda):
             inner = self.ev.info.scope_of.get(id(node), scope)
             env = dict(env)
             for a in node.args.args:
                 env[a.arg] = "META"
-            return self._dims(node.body, inner, env, depth + 1)
+            return self._dims(node.body, inner, env, depth + 1, partial)
         if isinstance(node, ast.Name):
             b = self.ev.lookup(node.id, scope, _pos(node))
             if b is None:
@@ -912,7 +918,7 @@ class GridBuilder:
             s = self.ev._scope_ids[b.scope]
             event = s.events[b.name][b.index]
             if event.kind == "assign" and not event.path:
-                return self._dims(event.value, self.ev.scope_for(event.value, s), env, depth + 1)
+                return self._dims(event.value, self.ev.scope_for(event.value, s), env, depth + 1, partial)
             if event.kind == "def":
                 fn = event.node
                 rets = [st for st in fn.body if isinstance(st, ast.Return)]
@@ -920,9 +926,17 @@ class GridBuilder:
                     inner = self.ev.info.scope_of.get(id(fn), s)
                     env = dict(env)
                     env[fn.args.args[0].arg] = "META"
-                    return self._dims(rets[0].value, inner, env, depth + 1)
+                    return self._dims(rets[0].value, inner, env, depth + 1, partial)
             raise _Unmappable()
-        return [self.expr(node, scope, env, 0)]
+        return [self._dim(node, scope, env, partial)]
+
+    def _dim(self, node, scope, env, partial):
+        try:
+            return self.expr(node, scope, env, 0)
+        except _Unmappable:
+            if partial:
+                return node
+            raise
 
     def _match_arg(self, node, scope, b):
         for arg, ab, var in self.scalar_args:

@@ -135,14 +135,18 @@ class TileOps:
         conv = self.conv
         e = v.expr
         dtype = dtype or v.dtype
-        if scope == "fragment" and dtype == v.dtype:
+        if dtype == v.dtype:
             if isinstance(e, TileRef) and self.tiles[e.tile].shape == v.shape and \
                     e.lanes == lane_axes(v.shape) and self.tiles[e.tile].scope == scope:
                 return e.tile
             if isinstance(e, SlotRef):
                 slot = conv.slots[e.slot]
-                if slot.tile is not None and slot.shape == v.shape and \
+                if slot.tile is not None and slot.shape == v.shape and not slot.phi and \
                         e.axes == tuple(range(len(v.shape))):
+                    # a named value staged for T.gemm lives in shared memory from the start
+                    # (a shared tile serves element-wise steps as a fragment does)
+                    if scope == "shared":
+                        self.tiles[slot.tile].scope = "shared"
                     return slot.tile
         tile = self.new_tile(hint, v.shape, dtype, scope, conv.loc(node))
         expr = e if e.dtype == dtype else fold(_cast(e, dtype))
@@ -330,6 +334,8 @@ class TileMaterializer:
         def step(n):
             if isinstance(n, SlotRef):
                 slot = self.slots[n.slot]
+                if slot.inline:
+                    return self.resolve(remap(slot.expr, dict(enumerate(n.axes))))
                 if slot.shape == ():
                     return Var(self.slot_names[n.slot], slot.dtype)
                 if slot.tile is not None:
@@ -420,6 +426,8 @@ class TileMaterializer:
         out = []
         for s in body:
             loc = getattr(s, "loc", None)
+            if isinstance(s, (DeclMarker, PhiAssign)) and self.slots[s.slot].inline:
+                continue
             if isinstance(s, DeclMarker):
                 slot = self.slots[s.slot]
                 if slot.shape == ():

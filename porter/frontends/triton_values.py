@@ -156,6 +156,7 @@ class Slot:
     loc: object
     phi: bool = False  # assigned in both branches of a runtime if: declared without a value
     tile: int | None = None  # tile mode: the fragment holding this block value
+    inline: bool = False  # always substituted where used (a pointer advanced in closed form)
 
 
 @dataclass

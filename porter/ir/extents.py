@@ -150,6 +150,13 @@ class _Bounds:
                 d = _strip(e.b)
                 return a.scale(1 << int(d.value)) if a is not None and isinstance(d, Const) else None
             return None
+        if isinstance(e, Call) and e.func == "ceildiv":
+            a, d = self.upper(e.args[0], guards, depth + 1), _strip(e.args[1])
+            if a is None or not isinstance(d, Const):
+                return None
+            c = int(d.value)
+            expr = BinOp("/", (a + Poly.const(c - 1)).to_expr(), Const(c, "int32"), "int32")
+            return Poly.atom(_key(expr), expr)
         if isinstance(e, Call) and e.func == "min":
             for arg in e.args:
                 bound = self.upper(arg, guards, depth + 1)

@@ -249,6 +249,9 @@ class ScalarParam:
     c_type: str = ""  # original spelling, for the CUDA emulator's launcher
     loc: Loc | None = None
     member: "StructMember | None" = None  # set when this scalar is a field of a struct parameter
+    # Not an argument of the original kernel: the size of its launch grid on this axis, which
+    # the launch computes from host values the kernel never receives (Triton `grid = (M,)`).
+    grid_axis: int | None = None
 
 
 @dataclass(frozen=True)

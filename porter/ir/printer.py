@@ -119,7 +119,9 @@ def format_kernel(k: Kernel) -> str:
             ext = format_expr(p.extent) if p.extent is not None else "?"
             out.append(f"  buffer {p.name}: {p.dtype}[{ext}]  access={p.access}")
         else:
-            out.append(f"  scalar {p.name}: {p.dtype}")
+            grid = f"  (the launch's grid on axis {p.grid_axis}; not a kernel argument)" \
+                if getattr(p, "grid_axis", None) is not None else ""
+            out.append(f"  scalar {p.name}: {p.dtype}{grid}")
     for name, value in k.constexprs.items():
         out.append(f"  constexpr {name} = {value!r}")
     L = k.launch

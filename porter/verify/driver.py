@@ -192,10 +192,19 @@ def _run_original_triton(kernel: Kernel, grid: tuple, args: list, original: str,
     from porter.verify import triton_exec
 
     launch_options = {"num_warps": kernel.launch.threads // 32} if kernel.launch.threads else {}
-    bf16 = [i for i, p in enumerate(kernel.params) if isinstance(p, BufferParam) and p.dtype == "bfloat16"]
-    return triton_exec.run_kernel(original, kernel.name, grid, args, constexprs=kernel.constexprs,
-                                  launch_options=launch_options, timeout=opts.timeout, bf16_args=bf16,
-                                  device=device)
+    # grid-size parameters of the port are not arguments of the original kernel
+    kept = [i for i, p in enumerate(kernel.params) if getattr(p, "grid_axis", None) is None]
+    params = [kernel.params[i] for i in kept]
+    bf16 = [j for j, p in enumerate(params) if isinstance(p, BufferParam) and p.dtype == "bfloat16"]
+    constexprs = dict(kernel.constexprs)
+    constexprs.update(zip(kernel.derived_constexprs, derived_values(kernel, args)))
+    out = triton_exec.run_kernel(original, kernel.name, grid, [args[i] for i in kept],
+                                 constexprs=constexprs, launch_options=launch_options,
+                                 timeout=opts.timeout, bf16_args=bf16, device=device)
+    result = list(args)
+    for j, i in enumerate(kept):
+        result[i] = out[j]
+    return result
 
 
 def _smem(kernel: Kernel, args: list) -> int:

@@ -73,6 +73,7 @@ from porter.frontends.triton_host import (
     GridBuilder, HConfig, HConst, HDict, HDType, HostEval, HScalar, HTensor, HTuple,
     ModuleInfo,
 )
+from porter.frontends.triton_random import normal, philox_words, uniform
 from porter.frontends.triton_tiles import (
     TILE_OPS, NeedTiles, ShapedStmt, TileMaterializer, TileOps, TileRef, drop_duplicate_declarations,
     uses_loads,
@@ -98,8 +99,7 @@ _DOT = {"dot", "dot_scaled"}
 _REDUCE = {"sum", "max", "min", "reduce", "argmax", "argmin", "xor_sum", "cumsum", "cumprod",
            "associative_scan", "sort", "histogram", "softmax", "flip", "topk", "reduce_or",
            "gather", "sum_", "max_", "min_"}
-_RANDOM = {"rand", "randn", "randint", "randint4x", "philox", "philox_impl", "rand4x",
-           "randn4x", "pair_uniform_to_normal", "uint_to_uniform_float"}
+_RANDOM = {"philox", "philox_impl", "randn4x", "pair_uniform_to_normal", "uint_to_uniform_float"}
 _BLOCKPTR = {"make_block_ptr", "advance", "make_tensor_descriptor", "load_tensor_descriptor",
              "store_tensor_descriptor", "tensor_descriptor"}
 _RESHAPE = {"reshape", "view", "ravel", "flatten", "join", "split", "interleave", "cat",
@@ -872,7 +872,7 @@ class KernelConverter:
         raise self.err("TP216", "assignment to a subscript or attribute is not supported in "
                        "Triton kernels", st)
 
-    def bind(self, name, value, env, st):
+    def bind(self, name, value, env, st, materialize: bool = False):
         if isinstance(value, TV):
             e = value.expr
             trivial = isinstance(e, (Const, Var, SlotRef, TileRef)) or \
@@ -880,7 +880,7 @@ class KernelConverter:
             if not trivial:
                 idx = len(self.slots)
                 self.slots.append(Slot(name, e, value.shape, value.dtype, self.loc(st)))
-                if self.tile_mode and value.shape and uses_loads(e, self.slots):
+                if self.tile_mode and value.shape and (materialize or uses_loads(e, self.slots)):
                     self.slots[idx].tile = self.tile_ops.new_tile(name, value.shape, value.dtype,
                                                                   loc=self.loc(st))
                 self.out.append(DeclMarker(idx, self.loc(st)))
@@ -1762,6 +1762,8 @@ class KernelConverter:
     def tl_call(self, name, args, kwargs, node):
         if name in TILE_OPS:
             return self.tile_call(name, args, kwargs, node)
+        if name in ("rand", "randint", "randn", "randint4x", "rand4x"):
+            return self.random(name, args, kwargs, node)
         self._refuse(name, node)
         if name == "program_id" or name == "num_programs":
             axis = self._const_int(self._arg(args, kwargs, 0, "axis", PyC(0)), "the axis", node)
@@ -1920,6 +1922,38 @@ class KernelConverter:
         if name in ("jit", "autotune", "heuristics", "Config"):
             raise self.err("TP217", f"triton.{name} inside a kernel", node)
         raise self.err("TP215", f"tl.{name} is not supported yet", node)
+
+    def random(self, name, args, kwargs, node):
+        """tl.rand & co.: Triton's Philox stream, computed exactly (triton_random.py)."""
+        seed = self._need(args, kwargs, 0, "seed", node, f"tl.{name}")
+        offset = self._need(args, kwargs, 1, "offset", node, f"tl.{name}")
+        rounds = self._arg(args, kwargs, 2, "n_rounds", PyC(10))
+        if not (isinstance(rounds, PyC) and rounds.value == 10):
+            raise self.err("TP213", f"tl.{name} with n_rounds other than 10 is not supported", node)
+        for v, what in ((seed, "seed"), (offset, "offset")):
+            if not (isinstance(v, TV) or (isinstance(v, PyC) and isinstance(v.value, int))) or \
+                    is_float(self._dt(v)):
+                raise self.err("TP213", f"the {what} of tl.{name} must be an integer", node)
+        if self._shape(seed) != ():
+            raise self.err("TP213", f"the seed of tl.{name} must be a scalar", node)
+        shape = self._shape(offset)
+        scratch = {}
+
+        def bind(hint, expr):
+            self.bind(hint, TV(fold(expr), shape), scratch, node, materialize=True)
+            return scratch[hint].expr
+
+        words = philox_words(self._as_expr(seed, self._dt(seed)),
+                             self._as_expr(offset, self._dt(offset)), bind)
+        if name == "randint":
+            return TV(Cast("int32", words[0]), shape)
+        if name == "randint4x":
+            return TupleV(tuple(TV(Cast("int32", w), shape) for w in words))
+        if name == "rand":
+            return TV(uniform(words[0]), shape)
+        if name == "rand4x":
+            return TupleV(tuple(TV(uniform(w), shape) for w in words))
+        return TV(normal(uniform(words[0]), uniform(words[1])), shape)
 
     def tile_call(self, name, args, kwargs, node):
         """Reductions, scans and tl.dot: tile operations (triton_tiles.py), in tile mode only."""

@@ -114,6 +114,7 @@ class TileOps:
     def __init__(self, conv):
         self.conv = conv
         self.tiles: list = []
+        self.fragment_only: set = set()  # tiles a reduction or scan reads: they stay fragments
 
     def new_tile(self, hint, shape, dtype, scope="fragment", loc=None) -> int:
         self.tiles.append(TileInfo(hint, tuple(shape) or (1,), dtype, scope, loc))
@@ -136,18 +137,24 @@ class TileOps:
         e = v.expr
         dtype = dtype or v.dtype
         if dtype == v.dtype:
+            own = None
             if isinstance(e, TileRef) and self.tiles[e.tile].shape == v.shape and \
-                    e.lanes == lane_axes(v.shape) and self.tiles[e.tile].scope == scope:
-                return e.tile
+                    e.lanes == lane_axes(v.shape):
+                own = e.tile
             if isinstance(e, SlotRef):
                 slot = conv.slots[e.slot]
                 if slot.tile is not None and slot.shape == v.shape and not slot.phi and \
                         e.axes == tuple(range(len(v.shape))):
-                    # a named value staged for T.gemm lives in shared memory from the start
-                    # (a shared tile serves element-wise steps as a fragment does)
-                    if scope == "shared":
-                        self.tiles[slot.tile].scope = "shared"
-                    return slot.tile
+                    own = slot.tile
+            if own is not None and self.tiles[own].scope == scope:
+                self.fragment_only.add(own) if scope == "fragment" else None
+                return own
+            if own is not None and scope == "shared" and own not in self.fragment_only and \
+                    isinstance(e, SlotRef):
+                # a named value staged for T.gemm lives in shared memory from the start
+                # (a shared tile serves element-wise steps as a fragment does)
+                self.tiles[own].scope = "shared"
+                return own
         tile = self.new_tile(hint, v.shape, dtype, scope, conv.loc(node))
         expr = e if e.dtype == dtype else fold(_cast(e, dtype))
         conv.out.append(TileDefMarker(tile, expr, conv.loc(node)))

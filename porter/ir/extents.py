@@ -12,6 +12,7 @@ from collections import defaultdict
 
 from porter.ir.tiles import ParallelFor
 from porter.ir.nodes import (
+    is_float,
     Assign, Atomic, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
     Store, UnaryOp, Var, While,
 )
@@ -85,6 +86,35 @@ def _key(e) -> str:
     return format_expr(e)
 
 
+# The pseudo-size that bounds indices read from memory (see porter/verify/inputs.py).
+INDEX_LIMIT = "index_limit"
+
+
+def index_buffers(kernel) -> set:
+    """Integer buffers whose elements address other buffers (embedding ids, class targets)."""
+    from porter.ir.walk import all_exprs
+
+    defs = {s.var.name: s.init for s in walk_stmts(kernel.body) if isinstance(s, Decl) and s.init is not None}
+
+    def loaded(e, depth=0) -> set:
+        out = set()
+        for x in walk_expr(e):
+            if isinstance(x, Load):
+                out.add(x.buffer)
+            elif isinstance(x, Var) and x.name in defs and depth < 20:
+                out |= loaded(defs[x.name], depth + 1)
+        return out
+
+    found = set()
+    for e in all_exprs(kernel.body):
+        if isinstance(e, Load):
+            found |= loaded(e.index)
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, (Store, Atomic)):
+            found |= loaded(s.index)
+    return {b for b in found if not is_float(kernel.param(b).dtype)}
+
+
 class _Bounds:
     """Inclusive upper bounds of index expressions in one kernel."""
 
@@ -112,7 +142,9 @@ class _Bounds:
             return None
         if isinstance(e, Builtin):
             launch = self.kernel.launch
-            if launch is None or e.axis >= len(launch.block):
+            dims = launch.block if launch is not None and e.kind in ("thread_idx", "block_dim") else \
+                (launch.grid if launch is not None else ())
+            if launch is None or e.axis >= len(dims):
                 return Poly.const(0)
             if e.kind == "thread_idx":
                 return Poly.const(launch.block[e.axis] - 1)
@@ -150,6 +182,9 @@ class _Bounds:
                 d = _strip(e.b)
                 return a.scale(1 << int(d.value)) if a is not None and isinstance(d, Const) else None
             return None
+        if isinstance(e, Load) and not is_float(e.dtype) and e.dtype != "bool":
+            # an index read from memory (a gather): verify draws such values below INDEX_LIMIT
+            return Poly.atom(INDEX_LIMIT, Var(INDEX_LIMIT, "int32")) + Poly.const(-1)
         if isinstance(e, Call) and e.func == "ceildiv":
             a, d = self.upper(e.args[0], guards, depth + 1), _strip(e.args[1])
             if a is None or not isinstance(d, Const):

@@ -11,6 +11,7 @@ import numpy as np
 
 from porter.diagnostics import TileportError
 from porter.verify import bf16
+from porter.ir.extents import INDEX_LIMIT, index_buffers
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import BinOp, BufferParam, For, If, Kernel, ScalarParam, Var, is_float
 from porter.ir.walk import walk_expr, walk_stmts
@@ -62,6 +63,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     sizes = [s for s in found if s not in strides]
     sets = _SIZE_SETS.get(len(sizes)) or [tuple(17 + 2 * i for i in range(len(sizes))),
                                           tuple(29 + 2 * i for i in range(len(sizes)))]
+    nesting = _stride_nesting(kernel, strides)
     rng = np.random.default_rng(1234)
     problems = []
     for values in sets:
@@ -72,15 +74,33 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
             elif p.name in strides:
-                scalars[p.name] = max(values, default=16) + 3
+                scalars[p.name] = (max(values, default=16) + 3) ** nesting.get(p.name, 1)
             elif is_float(p.dtype):
                 scalars[p.name] = float(np.float32(rng.uniform(0.25, 2.0)))
             elif p.dtype == "bool":
                 scalars[p.name] = True
             else:
                 scalars[p.name] = 3
+        if index_buffers(kernel):
+            scalars[INDEX_LIMIT] = min(values, default=16)
         problems.append(scalars)
     return problems
+
+
+def _stride_nesting(kernel: Kernel, strides: list) -> dict:
+    """How deep each stride sits: a buffer indexed with strides s1, s2 (outer first, in
+    parameter order, as `x.stride(0), x.stride(1)` are passed) gets s2 = P and s1 = P**2, so
+    no two elements of any problem size share an address (P exceeds every size)."""
+    order = [p.name for p in kernel.scalars]
+    depth: dict = {}
+    for p in kernel.buffers:
+        if p.extent is None:
+            continue
+        used = sorted({e.name for e in walk_expr(p.extent) if isinstance(e, Var) and e.name in strides},
+                      key=order.index)
+        for rank, name in enumerate(used):
+            depth[name] = max(depth.get(name, 1), len(used) - rank)
+    return depth
 
 
 def _is_stride(name: str) -> bool:
@@ -126,10 +146,15 @@ def random_array(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
 def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int) -> list:
     """The kernel's arguments in parameter order: arrays for buffers, Python scalars."""
     lengths = buffer_lengths(kernel, scalars, given)
+    indices = index_buffers(kernel)
     rng = np.random.default_rng(seed)
     args = []
     for p in kernel.params:
-        if isinstance(p, BufferParam):
+        if isinstance(p, BufferParam) and p.name in indices:
+            # ids that address other buffers: drawn inside the problem (see ir/extents.py)
+            limit = int(given.get(INDEX_LIMIT, scalars.get(INDEX_LIMIT, 1)))
+            args.append(rng.integers(0, max(limit, 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype]))
+        elif isinstance(p, BufferParam):
             args.append(random_array(p.dtype, lengths[p.name], rng))
         elif isinstance(p, ScalarParam):
             args.append(scalars[p.name])

@@ -1,0 +1,74 @@
+"""Triton's counter-based random numbers (`tl.rand`, `tl.randint`, `tl.randn`) as IR.
+
+Triton draws from Philox-4x32 with 10 rounds keyed by the seed, one counter per offset
+(triton/language/random.py). The port computes the same function with integer arithmetic,
+so a seeded port reproduces the original's stream bit for bit: `umulhi(a, b)` is the high
+half of the 64-bit product. Each round's four words are named values, so the expression does
+not grow with the rounds.
+"""
+
+from __future__ import annotations
+
+from porter.ir.nodes import BinOp, Call, Cast, Const, Select, UnaryOp
+
+KEY_A, KEY_B = 0x9E3779B9, 0xBB67AE85
+ROUND_A, ROUND_B = 0xD2511F53, 0xCD9E8D57
+ROUNDS = 10
+U32 = "uint32"
+# uint_to_uniform_float: the largest int32 times this rounds to just below 1.0 in float32
+INT32_TO_UNIT = 4.6566127342e-10
+
+
+def _u32(value: int) -> Const:
+    return Const(value & 0xFFFFFFFF, U32)
+
+
+def _umulhi(a, b):
+    wide = BinOp("*", Cast("uint64", a), Cast("uint64", b), "uint64")
+    return Cast(U32, BinOp(">>", wide, Const(32, "uint64"), "uint64"))
+
+
+def philox_words(seed, offset, bind):
+    """The four Philox output words for (seed, offset). `bind(name, expr)` names a value and
+    returns the expression that reads it (so each round is computed once)."""
+    seed64 = Cast("uint64", seed)
+    k0 = Cast(U32, BinOp("&", seed64, Const(0xFFFFFFFF, "uint64"), "uint64"))
+    k1 = Cast(U32, BinOp(">>", seed64, Const(32, "uint64"), "uint64"))
+    if offset.dtype in ("int64", "uint64"):
+        c0 = Cast(U32, offset)
+        c1 = Cast(U32, BinOp(">>", offset, Const(32, offset.dtype), offset.dtype))
+    else:
+        c0 = Cast(U32, offset)
+        c1 = _u32(0)
+    c2, c3 = _u32(0), _u32(0)
+    k0, k1 = bind("philox_k0", k0), bind("philox_k1", k1)
+    c0, c1 = bind("philox_c0", c0), bind("philox_c1", c1)
+    for r in range(ROUNDS):
+        n0 = BinOp("^", BinOp("^", _umulhi(_u32(ROUND_B), c2), c1, U32), k0, U32)
+        n2 = BinOp("^", BinOp("^", _umulhi(_u32(ROUND_A), c0), c3, U32), k1, U32)
+        n1 = BinOp("*", _u32(ROUND_B), c2, U32)
+        n3 = BinOp("*", _u32(ROUND_A), c0, U32)
+        c0, c1, c2, c3 = (bind(f"philox_c{i}", e) for i, e in enumerate((n0, n1, n2, n3)))
+        if r < ROUNDS - 1:
+            k0 = bind("philox_k0", BinOp("+", k0, _u32(KEY_A), U32))
+            k1 = bind("philox_k1", BinOp("+", k1, _u32(KEY_B), U32))
+    return c0, c1, c2, c3
+
+
+def uniform(word):
+    """uint_to_uniform_float: a uint32 word -> float32 in [0, 1).
+
+    Triton reads the word as int32 x and takes `~x` when x < 0; that is `~word` in uint32
+    when word >= 2**31, and the value (below 2**31 either way) converts to float the same.
+    Written unsigned: TVM's simplifier takes an int32 cast of a uint32 to be non-negative."""
+    high = BinOp(">=", word, _u32(0x80000000), "bool")
+    x = Select(high, UnaryOp("~", word, U32), word, U32)
+    return BinOp("*", Cast("float32", x), Const(INT32_TO_UNIT, "float32"), "float32")
+
+
+def normal(u1, u2):
+    """pair_uniform_to_normal (Box-Muller), first output."""
+    u1 = Call("max", (Const(1.0e-7, "float32"), u1), "float32")
+    th = BinOp("*", Const(6.283185307179586, "float32"), u2, "float32")
+    r = Call("sqrt", (BinOp("*", Const(-2.0, "float32"), Call("log", (u1,), "float32"), "float32"),), "float32")
+    return BinOp("*", r, Call("cos", (th,), "float32"), "float32")

@@ -79,7 +79,7 @@ from porter.frontends.triton_tiles import (
     uses_loads,
 )
 from porter.frontends.triton_values import (
-    AtomicMarker, DTypeV, DeclMarker, Evidence, FnV, LoopMarker, ModV, PhiAssign, PtrTypeV, PtrV, PyC, Slot, SlotRef, TL_DTYPES,
+    BlockPtrV, AtomicMarker, DTypeV, DeclMarker, Evidence, FnV, LoopMarker, ModV, PhiAssign, PtrTypeV, PtrV, PyC, Slot, SlotRef, TL_DTYPES,
     TL_UNSUPPORTED_DTYPES, TV, TupleV, broadcast_shapes, cast, computation_type, const_of,
     identity_axes, pyconst_dtype, remap, slot_refs,
 )
@@ -100,8 +100,7 @@ _REDUCE = {"sum", "max", "min", "reduce", "argmax", "argmin", "xor_sum", "cumsum
            "associative_scan", "sort", "histogram", "softmax", "flip", "topk", "reduce_or",
            "gather", "sum_", "max_", "min_"}
 _RANDOM = {"philox", "philox_impl", "randn4x", "pair_uniform_to_normal", "uint_to_uniform_float"}
-_BLOCKPTR = {"make_block_ptr", "advance", "make_tensor_descriptor", "load_tensor_descriptor",
-             "store_tensor_descriptor", "tensor_descriptor"}
+_BLOCKPTR = {"load_tensor_descriptor", "store_tensor_descriptor", "tensor_descriptor"}
 _RESHAPE = {"reshape", "view", "ravel", "flatten", "join", "split", "interleave", "cat",
             "split_", "squeeze"}
 _IGNORED = {"static_print", "device_print", "device_assert", "debug_barrier", "assume",
@@ -723,7 +722,8 @@ class KernelConverter:
         self.tile_mode = tile_mode
         self.tile_ops = TileOps(self)
         self.pointer_slots: dict = {}  # slot of a pointer advanced in a loop -> its buffer
-        self.pointer_init: dict = {}   # ... -> its offset before the loop
+        self.phi_init: dict = {}       # slot of a loop-carried value -> its value before the loop
+        self.block_pointer_slots: dict = {}  # first offset slot of a carried block pointer -> it
         self.num_stages = num_stages
         self.fn = fn
         self.runtime = runtime
@@ -1016,12 +1016,28 @@ class KernelConverter:
                 self.slots.append(Slot(name, None, v.shape, offset.dtype, loc, phi=True))
                 self._tile_for_phi(idx)
                 self.pointer_slots[idx] = v.buffer
-                self.pointer_init[idx] = offset
+                self.phi_init[idx] = offset
                 self.out.append(DeclMarker(idx, loc))
                 self.out.append(PhiAssign(idx, offset, loc))
                 env[name] = PtrV(v.buffer, SlotRef(idx, identity_axes(len(v.shape)), offset.dtype),
                                  v.shape, v.elem)
                 phis.append((name, idx))
+                continue
+            if isinstance(v, BlockPtrV):
+                # a block pointer advanced in the loop: its window offsets are carried scalars
+                slots, offsets = [], []
+                for d, off in enumerate(v.offsets):
+                    idx = len(self.slots)
+                    self.slots.append(Slot(f"{name}_off{d}", None, (), "int32", loc, phi=True))
+                    init = self._as_expr(off, "int32")
+                    self.phi_init[idx] = init
+                    self.out.append(DeclMarker(idx, loc))
+                    self.out.append(PhiAssign(idx, init, loc))
+                    slots.append(idx)
+                    offsets.append(TV(SlotRef(idx, (), "int32")))
+                env[name] = dataclasses.replace(v, offsets=tuple(offsets), slots=tuple(slots))
+                self.block_pointer_slots[slots[0]] = env[name]
+                phis.append((name, slots[0]))
                 continue
             if not _numeric(v):
                 raise self.err("TP210", f"'{name}' is reassigned in a loop but is not a number or a "
@@ -1030,6 +1046,7 @@ class KernelConverter:
             idx = len(self.slots)
             self.slots.append(Slot(name, None, shape, dt, loc, phi=True))
             self._tile_for_phi(idx)
+            self.phi_init[idx] = self._as_expr(v, dt)
             self.out.append(DeclMarker(idx, loc))
             self.out.append(PhiAssign(idx, self._as_expr(v, dt), loc))
             env[name] = TV(SlotRef(idx, identity_axes(len(shape)), dt), shape)
@@ -1041,18 +1058,22 @@ class KernelConverter:
         if self.tile_mode and slot.shape:
             slot.tile = self.tile_ops.new_tile(slot.name, slot.shape, slot.dtype, loc=slot.loc)
 
-    def _closed_form_pointer(self, idx, v, induction, first_slot):
-        """A pointer advanced by a loop-invariant amount each iteration of a counted loop is
-        `start + iteration * step` in closed form: no loop-carried offsets, and bounds the
-        extent analysis can see. Returns the pointer after the loop, or None."""
+    def _closed_form(self, idx, new, induction, first_slot):
+        """A loop-carried integer (or pointer offset) advanced by a loop-invariant amount each
+        iteration of a counted loop is `start + iteration * step` in closed form: nothing is
+        carried, and the extent analysis sees its bounds. Returns its value after the loop (an
+        expression), or None when `new` is not `carried + invariant`."""
         if induction is None:
             return None
         var, start_e, stop_e, step, closed = induction
-        terms, stack = [], [v.offset]
+        terms, stack = [], [new]
         while stack:
             e = stack.pop()
             if isinstance(e, BinOp) and e.op == "+":
                 stack += [e.a, e.b]
+            elif isinstance(e, Cast) and isinstance(e.a, BinOp) and e.a.op == "+" and \
+                    e.dtype == self.slots[idx].dtype:
+                stack.append(e.a)
             else:
                 terms.append(e)
         mine = [t for t in terms if isinstance(t, SlotRef) and t.slot == idx]
@@ -1069,7 +1090,7 @@ class KernelConverter:
         for t in rest[1:]:
             inc = BinOp("+", inc, t, dt)
         inc = cast(inc, dt)
-        init = self.pointer_init[idx]
+        init = self.phi_init[idx]
         count = var if isinstance(start_e, Const) and start_e.value == 0 else \
             BinOp("-", var, start_e, "int32")
         if step.value != 1:
@@ -1078,8 +1099,7 @@ class KernelConverter:
         slot.phi, slot.inline, slot.tile = False, True, None
         trips = Call("max", (Const(0, "int32"), fold(Call("ceildiv", (
             fold(BinOp("-", stop_e, start_e, "int32")), Const(step.value, "int32")), "int32"))), "int32")
-        after = fold(BinOp("+", init, BinOp("*", cast(trips, dt), inc, dt), dt))
-        return PtrV(v.buffer, after, v.shape, v.elem)
+        return fold(BinOp("+", init, BinOp("*", cast(trips, dt), inc, dt), dt))
 
     def _loop_body(self, st, body_env, phis, induction=None) -> list:
         saved = self.out
@@ -1105,11 +1125,32 @@ class KernelConverter:
                 offset = v.offset if v.offset is not None else Const(0, slot.dtype)
                 if isinstance(offset, SlotRef) and offset.slot == idx:
                     continue
-                after = self._closed_form_pointer(idx, v, induction, first_slot)
+                after = self._closed_form(idx, offset, induction, first_slot)
                 if after is not None:
-                    induction[4][name] = after
+                    induction[4][name] = PtrV(v.buffer, after, v.shape, v.elem)
                     continue
                 body_out.append(PhiAssign(idx, cast(offset, slot.dtype), loc))
+                continue
+            if isinstance(v, BlockPtrV):
+                before = self.block_pointer_slots.get(idx)
+                if before is None or v.buffer != before.buffer or v.block != before.block:
+                    raise self.err("TP210", f"block pointer '{name}' points into another buffer or "
+                                   "block shape after the loop body", st)
+                offsets, afters = [], []
+                for d, (sidx, off) in enumerate(zip(before.slots, v.offsets)):
+                    e = self._as_expr(off, "int32")
+                    if isinstance(e, SlotRef) and e.slot == sidx:
+                        offsets.append(None)
+                        afters.append(TV(e))
+                        continue
+                    after = self._closed_form(sidx, e, induction, first_slot)
+                    if after is not None:
+                        afters.append(TV(after))
+                        continue
+                    body_out.append(PhiAssign(sidx, cast(e, "int32"), loc))
+                    afters.append(None)
+                if induction is not None and all(a is not None for a in afters):
+                    induction[4][name] = dataclasses.replace(v, offsets=tuple(afters))
                 continue
             if not _numeric(v):
                 raise self.err("TP210", f"loop-carried '{name}' gets a value that is not a number "
@@ -1122,7 +1163,13 @@ class KernelConverter:
                 raise self.err("TP225", f"loop-carried '{name}' has type {slot.dtype} before the "
                                f"loop but is reassigned to {dt} in it; initialise it with that "
                                "dtype", st)
-            body_out.append(PhiAssign(idx, self._as_expr(v, slot.dtype), loc))
+            new = self._as_expr(v, slot.dtype)
+            if slot.shape == () and not is_float(slot.dtype) and slot.dtype != "bool":
+                after = self._closed_form(idx, new, induction, first_slot)
+                if after is not None:
+                    induction[4][name] = TV(after)
+                    continue
+            body_out.append(PhiAssign(idx, new, loc))
         return body_out
 
     def for_statement(self, st, env) -> bool:
@@ -1317,6 +1364,8 @@ class KernelConverter:
                 return PtrTypeV(base.elem)
             if name == "shape":
                 return PyC(tuple(base.shape))
+            return FnV("method", name, bound=base)
+        if isinstance(base, BlockPtrV) and name in ("load", "store"):
             return FnV("method", name, bound=base)
         if isinstance(base, PtrTypeV):
             if name == "element_ty":
@@ -1764,6 +1813,18 @@ class KernelConverter:
             return self.tile_call(name, args, kwargs, node)
         if name in ("rand", "randint", "randn", "randint4x", "rand4x"):
             return self.random(name, args, kwargs, node)
+        if name == "make_block_ptr":
+            return self.make_block_ptr(args, kwargs, node)
+        if name == "make_tensor_descriptor":
+            return self.make_tensor_descriptor(args, kwargs, node)
+        if name == "advance":
+            bp = self._need(args, kwargs, 0, "base", node, "tl.advance")
+            deltas = self._need(args, kwargs, 1, "offsets", node, "tl.advance")
+            if not isinstance(bp, BlockPtrV):
+                raise self.err("TP218", "tl.advance needs a block pointer (tl.make_block_ptr)", node)
+            deltas = self._values(deltas, len(bp.block), "tl.advance offsets", node)
+            return dataclasses.replace(bp, offsets=tuple(self.binop("+", o, d, node)
+                                                         for o, d in zip(bp.offsets, deltas)))
         self._refuse(name, node)
         if name == "program_id" or name == "num_programs":
             axis = self._const_int(self._arg(args, kwargs, 0, "axis", PyC(0)), "the axis", node)
@@ -1922,6 +1983,73 @@ class KernelConverter:
         if name in ("jit", "autotune", "heuristics", "Config"):
             raise self.err("TP217", f"triton.{name} inside a kernel", node)
         raise self.err("TP215", f"tl.{name} is not supported yet", node)
+
+    def _values(self, v, n, what, node) -> tuple:
+        """A tuple of n scalar runtime values (TV or PyC)."""
+        items = v.items if isinstance(v, TupleV) else \
+            tuple(PyC(x) for x in v.value) if isinstance(v, PyC) and isinstance(v.value, (tuple, list)) else None
+        if items is None or len(items) != n or not all(
+                isinstance(x, PyC) or (isinstance(x, TV) and x.shape == ()) for x in items):
+            raise self.err("TP218", f"{what} must be a tuple of {n} scalars", node)
+        return tuple(items)
+
+    def make_block_ptr(self, args, kwargs, node):
+        base = self._need(args, kwargs, 0, "base", node, "tl.make_block_ptr")
+        block = self._shape_arg(self._need(args, kwargs, 4, "block_shape", node, "tl.make_block_ptr"), node)
+        base = self._pointer(base, node, "tl.make_block_ptr")
+        if base.shape != ():
+            raise self.err("TP218", "tl.make_block_ptr needs a scalar base pointer", node)
+        dims = len(block)
+        shape, strides, offsets = (
+            self._values(self._need(args, kwargs, i, key, node, "tl.make_block_ptr"), dims,
+                         f"tl.make_block_ptr {key}", node)
+            for i, key in ((1, "shape"), (2, "strides"), (3, "offsets")))
+        return BlockPtrV(base.buffer, base.offset, shape, strides, offsets, block, base.elem)
+
+    def make_tensor_descriptor(self, args, kwargs, node):
+        """A tensor descriptor: a block pointer whose window offsets each load/store names,
+        always bounds-checked (zero padding) as TMA does."""
+        base = self._pointer(self._need(args, kwargs, 0, "base", node, "tl.make_tensor_descriptor"),
+                             node, "tl.make_tensor_descriptor")
+        block = self._shape_arg(self._need(args, kwargs, 3, "block_shape", node,
+                                           "tl.make_tensor_descriptor"), node)
+        if base.shape != ():
+            raise self.err("TP218", "tl.make_tensor_descriptor needs a scalar base pointer", node)
+        shape, strides = (
+            self._values(self._need(args, kwargs, i, key, node, "tl.make_tensor_descriptor"), len(block),
+                         f"tl.make_tensor_descriptor {key}", node)
+            for i, key in ((1, "shape"), (2, "strides")))
+        return BlockPtrV(base.buffer, base.offset, shape, strides, None, block, base.elem)
+
+    def _descriptor_window(self, desc, offsets, node):
+        offsets = self._values(offsets, len(desc.block), "the descriptor offsets", node)
+        return dataclasses.replace(desc, offsets=offsets), PyC(tuple(range(len(desc.block))))
+
+    def _block_window(self, bp, check, node, what):
+        """A block pointer as (element pointer block, mask or None) for tl.load / tl.store."""
+        rank = len(bp.block)
+        dims = ()
+        if check not in (None, _MISSING) and not (isinstance(check, PyC) and check.value is None):
+            dims = tuple(self._const_int(d, "a boundary_check dim", node) for d in (
+                check.items if isinstance(check, TupleV) else
+                (PyC(x) for x in check.value) if isinstance(check, PyC) and isinstance(check.value, (tuple, list))
+                else (check,)))
+        ptr = PtrV(bp.buffer, bp.base, (), bp.elem)
+        mask = None
+        for d in range(rank):
+            lane_shape = tuple(bp.block[d] if j == d else 1 for j in range(rank))
+            lane = TV(Builtin("thread_idx", rank - 1 - d, "int32"), lane_shape)
+            index = self.binop("+", bp.offsets[d], lane, node)
+            ptr = self.binop("+", ptr, self.binop("*", index, bp.strides[d], node), node)
+            if d in dims:
+                inside = self.binop("<", index, bp.shape[d], node)
+                start = bp.offsets[d]
+                if not (isinstance(start, PyC) and start.value >= 0):
+                    inside = self.binop("&", self.binop(">=", index, PyC(0), node), inside, node)
+                mask = inside if mask is None else self.binop("&", mask, inside, node)
+        if ptr.shape != bp.block:
+            ptr = PtrV(ptr.buffer, ptr.offset, bp.block, ptr.elem)
+        return ptr, mask
 
     def random(self, name, args, kwargs, node):
         """tl.rand & co.: Triton's Philox stream, computed exactly (triton_random.py)."""
@@ -2099,6 +2227,8 @@ class KernelConverter:
             return self._pointer_candidates(e.a, depth + 1) + self._pointer_candidates(e.b, depth + 1)
         if isinstance(e, SlotRef) and self.slots[e.slot].expr is not None:
             return self._pointer_candidates(self.slots[e.slot].expr, depth + 1)
+        if isinstance(e, SlotRef) and e.slot in self.phi_init:  # loop-carried: its value before
+            return self._pointer_candidates(self.phi_init[e.slot], depth + 1)
         return []
 
     def _mask(self, mask, shape, node, what):
@@ -2117,7 +2247,20 @@ class KernelConverter:
         return mask.expr
 
     def load(self, args, kwargs, node):
-        ptr = self._pointer(self._need(args, kwargs, 0, "pointer", node, "tl.load"), node, "tl.load")
+        p = self._need(args, kwargs, 0, "pointer", node, "tl.load")
+        if isinstance(p, BlockPtrV) and p.offsets is None:  # descriptor.load(offsets)
+            window, check = self._descriptor_window(p, self._need(args, kwargs, 1, "offsets", node,
+                                                                  "load"), node)
+            ptr, mask = self._block_window(window, check, node, "load")
+            return self.load([ptr], {"mask": mask, "other": PyC(0)}, node)
+        if isinstance(p, BlockPtrV):
+            ptr, mask = self._block_window(p, self._arg(args, kwargs, 3, "boundary_check", None),
+                                           node, "tl.load")
+            padding = self._arg(args, kwargs, 4, "padding_option", PyC(""))
+            other = PyC(float("nan")) if isinstance(padding, PyC) and padding.value == "nan" else PyC(0)
+            return self.load([ptr], {"mask": mask if mask is not None else PyC(None), "other": other},
+                             node)
+        ptr = self._pointer(p, node, "tl.load")
         bc = self._arg(args, kwargs, 3, "boundary_check", None)
         if isinstance(bc, TupleV) and bc.items or isinstance(bc, PyC) and bc.value:
             raise self.err("TP218", "boundary_check (block pointers) is not supported yet", node)
@@ -2141,7 +2284,19 @@ class KernelConverter:
         return TV(Select(mask, loaded, other_e, elem), shape)
 
     def store(self, args, kwargs, node):
-        ptr = self._pointer(self._need(args, kwargs, 0, "pointer", node, "tl.store"), node, "tl.store")
+        p = self._need(args, kwargs, 0, "pointer", node, "tl.store")
+        if isinstance(p, BlockPtrV) and p.offsets is None:  # descriptor.store(offsets, value)
+            window, check = self._descriptor_window(p, self._need(args, kwargs, 1, "offsets", node,
+                                                                  "store"), node)
+            ptr, mask = self._block_window(window, check, node, "store")
+            value = self._need(args, kwargs, 2, "value", node, "store")
+            return self.store([ptr, value], {"mask": mask}, node)
+        if isinstance(p, BlockPtrV):
+            ptr, mask = self._block_window(p, self._arg(args, kwargs, 3, "boundary_check", None),
+                                           node, "tl.store")
+            value = self._need(args, kwargs, 1, "value", node, "tl.store")
+            return self.store([ptr, value], {"mask": mask if mask is not None else PyC(None)}, node)
+        ptr = self._pointer(p, node, "tl.store")
         value = self._need(args, kwargs, 1, "value", node, "tl.store")
         shape, elem = ptr.shape, ptr.elem
         if not (isinstance(value, TV) or _is_number(value)):

@@ -222,6 +222,23 @@ class PtrV:
 
 
 @dataclass
+class BlockPtrV:
+    """`tl.make_block_ptr`: a window of `block` elements into a strided tensor held by a buffer.
+
+    base: the element offset of the tensor's start (None = 0); shape, strides, offsets: one
+    runtime value (TV or PyC) per dim; `slots` names the carried offsets inside a loop."""
+
+    buffer: str
+    base: object
+    shape: tuple
+    strides: tuple
+    offsets: tuple
+    block: tuple
+    elem: str
+    slots: tuple = ()
+
+
+@dataclass
 class PyC:
     """A compile-time Python value (literal, constexpr, folded arithmetic)."""
 

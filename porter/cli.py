@@ -129,10 +129,14 @@ def convert(source, output, force, emit_ir, block, grid, compdb, include_dirs, d
     except TileportError as exc:
         _fail(exc, 1)
     if output is not None:
+        from porter.emit.tilelang import port_level
+
         for k in module.kernels:
             origin = k.launch.origin.replace("-", " ")
+            level, rule = port_level(k)
+            how = f"{level} level ({rule})" if rule else f"{level} level"
             stderr.print(f"[green]converted[/] {k.name}{k.template_args}  ({source}:{k.loc.line})  "
-                         f"launch geometry: {origin}", markup=True, highlight=False)
+                         f"{how}; launch geometry: {origin}", markup=True, highlight=False)
         stderr.print(f"wrote {output} in {time.perf_counter() - start:.2f}s")
 
 

@@ -52,7 +52,8 @@ SAMPLE_ARGS = {"samples/cuda/conv1d.cu": ["--arg", "k=7"]}
 # each kind (elementwise, half, shared memory + barriers, warp shuffles + atomics, Triton 1D/2D).
 COMPILE_CHECKED = {"samples/cuda/saxpy.cu", "samples/cuda/half_scale_bias.cu",
                    "samples/cuda/matmul_tiled.cu", "samples/cuda/reduce_warp_shuffle.cu",
-                   "samples/triton/add.py", "samples/triton/scale_clamp_2d.py"}
+                   "samples/triton/add.py", "samples/triton/scale_clamp_2d.py",
+                   "samples/triton/matmul_fp16.py", "samples/triton/softmax_fused.py"}
 
 
 @pytest.mark.slow
@@ -90,6 +91,9 @@ MUTANTS = [
     ("samples/cuda/matrix_add_2d.cu", r"A\[row \* cols \+ col\] \+ B", "A[row * cols + col] * B"),
     ("samples/cuda/relu_grid_stride.cu", r"while i < n:", "while i < n - 1:"),
     ("samples/cuda/half_scale_bias.cu", r"b\[i\]\)\)", "b[i + 1]))"),
+    # tile level: a reduction changed, a K loop that forgets the previous K steps
+    ("samples/triton/softmax_fused.py", r"T\.reduce_max", "T.reduce_min"),
+    ("samples/triton/matmul_fp16.py", r"T\.gemm\((\w+), (\w+), (\w+)\)", r"T.gemm(\1, \2, \3, clear_accum=True)"),
 ]
 
 

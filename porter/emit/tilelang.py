@@ -54,6 +54,7 @@ class KernelView:
     line: int
     launch_note: str
     level: str
+    rule: str | None = None
     dynamic: list = field(default_factory=list)     # (python name, symbol string)
     signature: list = field(default_factory=list)   # "name: annotation"
     kernel_line: str = ""
@@ -122,7 +123,7 @@ class KernelEmitter:
         launch = k.launch
         v = KernelView(name=k.ident, program=f"{k.ident}_program", prim_func=k.ident,
                        source=self.source_name, line=k.loc.line, launch_note=self._launch_note(),
-                       level="thread-parallel")
+                       level="tile", rule="element-wise: T.Parallel over the block")
         taken = set(self.names.values()) | set(self.param_names.values())
         struct_names, fields = {}, {}
         for p in k.params:
@@ -158,12 +159,15 @@ class KernelEmitter:
         if is_tile_level(body):
             # Tile level: whole-tile statements; each element-wise step is its own T.Parallel.
             v.level = "tile"
+            v.rule = "tiles: " + ", ".join(tile_primitives(body)) if tile_primitives(body) else \
+                "tiles: T.Parallel steps"
             threads = launch.threads or _product(launch.block)
             v.body = self.allocations(body)
             v.body += self.block(body, 0) or ["T.evaluate(0)"]
         elif needs_threads(k):
             # Thread-level: barriers, shared memory, shuffles and atomics need real threads.
             v.level = "thread"
+            v.rule = None
             block = list(launch.block)
             threads = block[0] if len(block) == 1 else "[" + ", ".join(map(str, block)) + "]"
             v.body = [f"{self.handles[('thread_idx', d)]} = T.get_thread_binding({d})" for d in range(len(block))]
@@ -299,6 +303,21 @@ class KernelEmitter:
                  f"{pad}while {self.expr(s.cond)}:"]
         lines += self.block(insert_before_continue(s.body, [increment]) + [increment], depth + 1)
         return lines
+
+
+def tile_primitives(body) -> list:
+    """The TileLang tile primitives a tile-level body uses, for reports."""
+    names = {Gemm: "T.gemm", Reduce: "T.reduce", Cumsum: "T.cumsum", Fill: "T.fill"}
+    used = {names[type(s)] for s in walk_stmts(body) if type(s) in names}
+    if any(isinstance(s, For) and s.stages for s in walk_stmts(body)):
+        used.add("T.Pipelined")
+    return sorted(used)
+
+
+def port_level(kernel: Kernel) -> tuple:
+    """(level, rule) the emitter gives a kernel: "tile" or "thread"."""
+    view = KernelEmitter(kernel, "").view()
+    return view.level, view.rule
 
 
 _THREAD_CALLS = {"shfl", "shfl_down", "shfl_up", "shfl_xor", "ballot", "any", "all"}

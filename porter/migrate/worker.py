@@ -86,9 +86,9 @@ def _levels(module, source_name: str) -> list[tuple[str, str | None]]:
         from porter.emit.tilelang import KernelEmitter
 
         views = [KernelEmitter(k, source_name).view() for k in module.kernels]
-        return [(getattr(v, "level", None) or "thread-parallel", getattr(v, "rule", None)) for v in views]
+        return [(getattr(v, "level", None) or "tile", getattr(v, "rule", None)) for v in views]
     except Exception:  # noqa: BLE001 - the report falls back to the default level
-        return [("thread-parallel", None)] * len(module.kernels)
+        return [("tile", None)] * len(module.kernels)
 
 
 def convert_task(task: dict) -> dict:

@@ -109,18 +109,24 @@ def main():
 @click.option("--emit-ir", is_flag=True, help="Print the IR tileport understood instead of the port.")
 @click.option("--block", help="Block size when the file has no launch site, e.g. 256 or 16,16.")
 @click.option("--grid", help="Grid size when the file has no launch site, e.g. 64 or 8,8.")
+@click.option("--level", type=click.Choice(["auto", "tile", "thread"]), default="auto", show_default=True,
+              help="auto: raise CUDA kernels to tile primitives where a rule matches; tile: fail "
+                   "when none does; thread: keep thread-level code.")
 @frontend_options
-def convert(source, output, force, emit_ir, block, grid, compdb, include_dirs, defines, config, dtypes):
+def convert(source, output, force, emit_ir, block, grid, level, compdb, include_dirs, defines, config,
+            dtypes):
     """Convert one CUDA (.cu) or Triton (.py) file to a TileLang module."""
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
     from porter.ir.printer import format_module
+    from porter.match import raise_module
 
     start = time.perf_counter()
     try:
         include_dirs, defines = _with_compdb(source, compdb, include_dirs, defines)
         module = load_module(source, include_dirs, defines, config, _pairs(dtypes, "--dtype"),
                              _dims(block, "--block"), _dims(grid, "--grid"))
+        module = raise_module(module, level)
         text = format_module(module) if emit_ir else emit_module(module, source)
         if output is None:
             sys.stdout.write(text)

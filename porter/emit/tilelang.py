@@ -159,15 +159,15 @@ class KernelEmitter:
         if is_tile_level(body):
             # Tile level: whole-tile statements; each element-wise step is its own T.Parallel.
             v.level = "tile"
-            v.rule = "tiles: " + ", ".join(tile_primitives(body)) if tile_primitives(body) else \
-                "tiles: T.Parallel steps"
+            v.rule = ", ".join(tile_primitives(body)) or "T.Parallel steps"
+            v.rule = f"rule {k.rule}: {v.rule}" if k.rule else f"blocks: {v.rule}"
             threads = launch.threads or _product(launch.block)
             v.body = self.allocations(body)
             v.body += self.block(body, 0) or ["T.evaluate(0)"]
         elif needs_threads(k):
             # Thread-level: barriers, shared memory, shuffles and atomics need real threads.
             v.level = "thread"
-            v.rule = None
+            v.rule = f"not raised: {k.not_raised}" if k.not_raised else None
             block = list(launch.block)
             threads = block[0] if len(block) == 1 else "[" + ", ".join(map(str, block)) + "]"
             v.body = [f"{self.handles[('thread_idx', d)]} = T.get_thread_binding({d})" for d in range(len(block))]

@@ -1,1 +1,58 @@
-"""Pattern rules that raise IR onto TileLang tile primitives (see issue: pattern matcher)."""
+"""Pattern rules that raise SIMT kernels onto TileLang tile primitives.
+
+Each rule is a module with NAME, SUMMARY, PRODUCES and `match(kernel) -> Kernel` (the kernel
+rewritten with tile statements, porter/ir/tiles.py) that raises summary.Miss with the reason
+it does not apply. RULES is the table the converter, the reports and SUPPORTED.md read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import dataclasses
+
+from porter.diagnostics import TileportError
+from porter.match import elementwise, gemm
+from porter.match.summary import Miss
+
+# Tried in order: the first rule that matches rewrites the kernel.
+RULES = (gemm, elementwise)
+LEVELS = ("auto", "tile", "thread")
+
+
+@dataclass
+class Raised:
+    kernel: object          # the kernel to emit (raised, or as it was)
+    rule: str | None        # the rule that matched, None when none did
+    reason: str | None      # why raising failed (first rule's reason), None when raised
+    loc: object = None
+
+
+def raise_kernel(kernel) -> Raised:
+    """Try every rule on a CUDA kernel; the first that matches rewrites it."""
+    reasons = []
+    loc = None
+    for rule in RULES:
+        try:
+            return Raised(rule.match(kernel), rule.NAME, None)
+        except Miss as miss:
+            where = f" (line {miss.loc.line})" if miss.loc is not None and miss.loc.line else ""
+            reasons.append(f"{rule.NAME}: {miss.reason}{where}")
+            loc = loc or miss.loc
+    return Raised(kernel, None, "; ".join(reasons) or "no rule applies", loc or kernel.loc)
+
+
+def raise_module(module, level: str = "auto"):
+    """CUDA kernels raised onto tile primitives where a rule matches (level auto / tile);
+    with level tile, a kernel no rule matches is an error (TP017). Triton kernels are already
+    written in blocks and pass through."""
+    if level == "thread" or module.language != "cuda":
+        return module
+    kernels = []
+    for k in module.kernels:
+        r = raise_kernel(k)
+        if r.rule is None and level == "tile":
+            raise TileportError("TP017", f"no tile-level rule matches kernel '{k.name}': {r.reason}",
+                                r.loc or k.loc)
+        kernels.append(dataclasses.replace(r.kernel, rule=r.rule or "", not_raised=r.reason or ""))
+    return dataclasses.replace(module, kernels=kernels)

@@ -244,14 +244,15 @@ class Runner:
         state.convert_key = digest({"kind": "convert", "source_sha": sha, "source": str(entry.path),
                                     "language": entry.language, "include_dirs": state.include_dirs,
                                     "defines": state.defines, "timeout": self.opts.timeout,
-                                    "tool": tool_fingerprint()})
+                                    "raise": self.opts.level != "thread", "tool": tool_fingerprint()})
         hit = self.cache.get("convert", state.convert_key) if self.cache else None
         if hit is not None:
             record.cached = True
             self._after_convert(state, hit["value"], cached=True)
             return
         payload = {"kind": "convert", "source": str(entry.path), "language": entry.language,
-                   "include_dirs": state.include_dirs, "defines": state.defines}
+                   "include_dirs": state.include_dirs, "defines": state.defines,
+                   "raise": self.opts.level != "thread"}
         self._queue(_Task("convert", state, payload, self.opts.timeout, key=state.convert_key))
 
     def _queue(self, task: _Task, first: bool = False) -> None:

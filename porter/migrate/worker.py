@@ -95,6 +95,7 @@ def convert_task(task: dict) -> dict:
     from porter.diagnostics import TileportError
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
+    from porter.match import raise_module
 
     source, language = task["source"], task["language"]
     start = time.perf_counter()
@@ -105,6 +106,7 @@ def convert_task(task: dict) -> dict:
     deps = include_deps(source, text, task["include_dirs"]) if language == "cuda" else {}
     try:
         module = load_module(source, tuple(task["include_dirs"]), tuple(task["defines"]))
+        module = raise_module(module, "auto" if task.get("raise", True) else "thread")
         port = emit_module(module, source)
     except TileportError as exc:
         status = _status_of(exc.diagnostic.code)

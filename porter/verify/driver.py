@@ -336,7 +336,7 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
             if outcome.get("ok") is False and "type" in outcome:
                 outcome = {"ok": False, "message": f"{outcome['type']}: {outcome['message']}"}
             result.compile[what] = {k: v for k, v in outcome.items()
-                                    if k in ("ok", "message", "seconds", "shared_bytes")}
+                                    if k in ("ok", "message", "seconds", "shared_bytes", "tensor_cores")}
             continue
         case = what
         if not outcome.get("ok"):

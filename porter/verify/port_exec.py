@@ -198,8 +198,24 @@ def _compile(module, job: dict) -> dict:
     shared = shared_bytes(lower(func, target))  # a cached compile keeps no lowered module
     if shared > SHARED_LIMIT.get(arch, 48 * 1024):
         problems.append(f"{shared} bytes of shared memory exceeds {SHARED_LIMIT[arch]} on {arch}")
-    return {"ok": not problems, "seconds": seconds, "shared_bytes": shared,
-            "message": "; ".join(problems) or f"cubin built for {arch}, {shared} B shared memory"}
+    result = {"ok": not problems, "seconds": seconds, "shared_bytes": shared,
+              "message": "; ".join(problems) or f"cubin built for {arch}, {shared} B shared memory"}
+    import inspect
+
+    if "T.gemm(" in inspect.getsource(getattr(module, job["program"])):
+        result["tensor_cores"] = tensor_core_instructions(kernel)
+        result["message"] += f", T.gemm as {result['tensor_cores'] or 'no tensor-core instructions'}"
+    return result
+
+
+def tensor_core_instructions(kernel) -> str:
+    """The tensor-core instructions in the kernel's PTX (`wgmma`, `mma.sync`), or ""."""
+    try:
+        ptx = kernel._get_ptx()  # tilelang runs nvcc --ptx with its own flags
+    except Exception as exc:  # noqa: BLE001 - reported, not fatal
+        return f"(no PTX: {type(exc).__name__})"
+    found = [name for name in ("wgmma", "mma.sync") if name in ptx]
+    return " + ".join(found)
 
 
 def lower(func, target: dict):

@@ -1,0 +1,382 @@
+"""Rule `gemm`: one thread per C element summing A * B over k -> T.gemm on tiles.
+
+Before (naive, or shared-memory tiled: both summarize the same, see summary.py):
+
+    int row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+    if (row < M && col < N) {
+        float acc = 0;
+        for (int k = 0; k < K; k++) acc += A[row * K + k] * B[k * N + col];
+        C[row * N + col] = alpha * acc + beta * C[row * N + col];
+    }
+
+After (BM x BN output tiles, BK-deep K steps; masked gathers stage A and B in shared tiles):
+
+    with T.Kernel(T.ceildiv(N, BN), T.ceildiv(M, BM), threads=128) as (bx, by):
+        for ko in T.Pipelined(T.ceildiv(K, BK), num_stages=2):
+            for i, j in T.Parallel(BM, BK): a[i, j] = A[...] if in bounds else 0
+            for i, j in T.Parallel(BK, BN): b[i, j] = B[...] if in bounds else 0
+            T.gemm(a, b, acc)
+        for i, j in T.Parallel(BM, BN): if in bounds: C[...] = alpha * acc[i, j] + beta * C[...]
+
+Any operand layout (strides, transposes) whose indices are affine in (row, k) and (k, col)
+matches; the epilogue is any expression of the sum and of loads at (row, col). The rows and
+columns the original's grid never reaches are never written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import sympy
+
+from porter.ir.fold import fold
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Store, If, Var, For, Kernel, Launch, UnaryOp, is_float
+from porter.ir.tiles import Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
+from porter.ir.walk import map_expr, walk_expr
+from porter.match.summary import Miss, Sum, substitute, sums_in, summarize
+from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, to_sympy
+
+NAME = "gemm"
+SUMMARY = "one thread per C element summing A[row, k] * B[k, col] (naive or shared-memory tiled)"
+PRODUCES = "T.alloc_shared + T.gemm into a fragment accumulator inside T.Pipelined over K"
+
+# (BM, BN, BK, threads, stages) per input dtype: 64-row tiles keep wgmma on sm_90a for halves.
+TILES = {"float16": (64, 64, 32, 128, 2), "bfloat16": (64, 64, 32, 128, 2),
+         "float32": (64, 64, 16, 128, 2)}
+
+
+def _flatten(total: Sum):
+    """Sum(t, 0, T, Sum(k, 0, W, f(t * W + k))) -> Sum(kk, 0, T * W, f(kk))."""
+    inner = total.body
+    if not isinstance(inner, Sum):
+        return total
+    inner = _flatten(inner)
+    if not (_is_zero(total.start) and _is_zero(inner.start) and isinstance(inner.stop, Const)):
+        raise Miss("a nested K loop that does not start at 0")
+    width = int(inner.stop.value)
+    t, k = to_sympy(total.var), to_sympy(inner.var)
+    kk = Var(f"{inner.var.name}_kk", "int32")
+    names = {kk.name: kk}
+    s_kk = to_sympy(kk)
+
+    def step(n):
+        if isinstance(n, Load):
+            return dataclasses.replace(n, index=rewrite(n.index))
+        if isinstance(n, BinOp) and n.op in ("<", "<=", ">", ">=", "==", "!=") and not is_float(n.a.dtype):
+            return BinOp(n.op, rewrite(n.a), rewrite(n.b), "bool")
+        return None
+
+    def rewrite(e):
+        try:
+            s = sympy.expand(to_sympy(e).subs(k, s_kk - width * t))
+        except NotAffine:
+            raise Miss("K-loop indices that are not affine") from None
+        if s.has(t) or s.has(k):
+            raise Miss("the two K loops are not one index t * W + k")
+        return from_sympy(s, {**names, **_param_names(e)})
+
+    body = map_expr(inner.body, step)
+    for n in walk_expr(body):
+        if isinstance(n, Var) and n.name in (total.var.name, inner.var.name):
+            raise Miss("the K-loop index is used outside affine indices")
+    stop = fold(BinOp("*", total.stop, Const(width, "int32"), "int32"))
+    return Sum(kk, Const(0, "int32"), stop, body, total.dtype)
+
+
+def _param_names(e) -> dict:
+    names = {n.name: n for n in walk_expr(e) if isinstance(n, Var)}
+    names.update({f"{'tid' if n.kind == 'thread_idx' else 'bid'}_{'xyz'[n.axis]}": n
+                  for n in walk_expr(e) if isinstance(n, Builtin) and n.kind in ("thread_idx", "block_idx")})
+    return names
+
+
+def _is_zero(e) -> bool:
+    return isinstance(e, Const) and e.value == 0
+
+
+def _factor(e):
+    """Load, or `cond ? Load : 0`, possibly converted: (buffer, index, cond, dtype)."""
+    cond = None
+    if isinstance(e, Cast) and is_float(e.dtype):
+        e = e.a
+    if isinstance(e, Select) and isinstance(e.b, Const) and e.b.value == 0:
+        cond, e = e.cond, e.a
+    if isinstance(e, Cast) and is_float(e.dtype):
+        e = e.a
+    if isinstance(e, Load):
+        return e.buffer, e.index, cond, e.dtype
+    raise Miss("the summed term is not a product of two loads")
+
+
+class _Frame:
+    """Thread coordinates of the original -> row / column / k symbols."""
+
+    def __init__(self, kernel):
+        block = tuple(kernel.launch.block) + (1, 1, 1)
+        self.block = block
+        self.gx, self.gy = sympy.Symbol("gx", integer=True), sympy.Symbol("gy", integer=True)
+        self.kk = None
+        tx, ty = builtin_symbol("thread_idx", 0), builtin_symbol("thread_idx", 1)
+        bx, by = builtin_symbol("block_idx", 0), builtin_symbol("block_idx", 1)
+        self.subs = {tx: self.gx - bx * block[0], ty: self.gy - by * block[1]}
+        self.blocks = (bx, by)
+
+    def coords(self, e, extra=()):
+        """An integer expression over (gx, gy, extra symbols, parameters)."""
+        try:
+            s = sympy.expand(to_sympy(e).subs(self.subs))
+        except NotAffine:
+            raise Miss("an index that is not affine in the thread's row and column") from None
+        if any(s.has(b) for b in self.blocks) or any(sym.name.startswith(("tid_", "bid_"))
+                                                    for sym in s.free_symbols):
+            raise Miss("an index that depends on the block or thread otherwise than through the "
+                       "element's row and column")
+        return s
+
+
+def match(kernel: Kernel) -> Kernel:
+    writes = summarize(kernel)
+    if len(writes) != 1:
+        raise Miss(f"the kernel writes {len(writes)} places; the gemm rule needs one (C)")
+    w = writes[0]
+    sums = sums_in(w.value)
+    if len(sums) != 1:
+        raise Miss("no sum over k" if not sums else "more than one sum")
+    total = _flatten(sums[0])
+    if sums_in(total.body):
+        raise Miss("sums nested otherwise than two K loops")
+    prod = total.body
+    while isinstance(prod, Cast):
+        prod = prod.a
+    if not (isinstance(prod, BinOp) and prod.op == "*"):
+        raise Miss("the summed term is not a product")
+    f1, f2 = _factor(prod.a), _factor(prod.b)
+    frame = _Frame(kernel)
+    kk = to_sympy(total.var)
+    frame.kk = kk
+
+    def roles(f):
+        idx = frame.coords(f[1], (kk,))
+        aff = affine_in(idx, [frame.gx, frame.gy, kk])
+        if aff is None:
+            raise Miss("an operand index that is not affine in (row, column, k)")
+        coeffs, rest = aff
+        uses = {s for s in (frame.gx, frame.gy) if coeffs[s] != 0}
+        if coeffs[kk] == 0 or len(uses) != 1:
+            raise Miss("an operand that is not indexed by k and exactly one of row / column")
+        return uses.pop(), idx
+
+    (u1, i1), (u2, i2) = roles(f1), roles(f2)
+    if u1 == u2:
+        raise Miss("both operands follow the same output coordinate")
+    if f1[3] != f2[3]:
+        raise Miss(f"operands of different types ({f1[3]}, {f2[3]})")
+    m_sym, n_sym = u1, u2
+    a, b = (f1, i1), (f2, i2)
+    dtype = f1[3]
+    if dtype not in TILES:
+        raise Miss(f"{dtype} operands")
+    bm, bn, bk, threads, stages = TILES[dtype]
+    acc_dtype = total.dtype
+
+    # names of the tile program
+    names = {p.name: Var(p.name, p.dtype) for p in kernel.scalars}
+    i, j, ko = Var("i", "int32"), Var("j", "int32"), Var("ko", "int32")
+    bx, by = Builtin("block_idx", 0, "int32"), Builtin("block_idx", 1, "int32")
+    m_of = {m_sym: BinOp("+", BinOp("*", by, Const(bm, "int32"), "int32"), i, "int32")}
+    grid = kernel.launch.grid
+    extent = {frame.gx: _grid_extent(grid, 0, frame.block[0]), frame.gy: _grid_extent(grid, 1, frame.block[1])}
+
+    def ir(s, row, col, k=None):
+        sub = {m_sym.name: row, n_sym.name: col, **names}
+        if k is not None:
+            sub[kk.name] = k
+        try:
+            return fold(from_sympy(s, sub))
+        except KeyError as exc:
+            raise Miss(f"an index uses '{exc.args[0]}', which is not a parameter") from None
+
+    def cond_ir(c, row, col, k=None):
+        """A guard rewritten in (row, col, k); None when there is none."""
+        if c is None:
+            return None
+
+        def step(n):
+            if isinstance(n, BinOp) and n.op in ("<", "<=", ">", ">=", "==", "!=") and not is_float(n.a.dtype):
+                return BinOp(n.op, ir(frame.coords(n.a, (kk,)), row, col, k),
+                             ir(frame.coords(n.b, (kk,)), row, col, k), "bool")
+            if isinstance(n, Load):
+                raise Miss("a guard that reads memory")
+            return None
+        return map_expr(c, step)
+
+    def inside(row, col):
+        conds = [BinOp("<", row, extent[m_sym], "bool"), BinOp("<", col, extent[n_sym], "bool")]
+        return conds[0], conds[1]
+
+    # the store's conditions that bound only the row (only the column) also bound the loads
+    # of A (of B): the original never reads rows it does not write
+    own_guards = {False: [], True: []}
+    for g in _conjuncts(w.guard):
+        used = set()
+        for n in walk_expr(g):
+            if isinstance(n, BinOp) and n.op in ("<", "<=", ">", ">=", "==", "!=") and not is_float(n.a.dtype):
+                try:
+                    used |= frame.coords(n.a).free_symbols | frame.coords(n.b).free_symbols
+                except Miss:
+                    used.add(None)
+        if None in used or any(isinstance(n, Load) for n in walk_expr(g)):
+            continue
+        if m_sym in used and n_sym not in used:
+            own_guards[False].append(g)
+        elif n_sym in used and m_sym not in used:
+            own_guards[True].append(g)
+
+    for sym, kdim_first in ((m_sym, False), (n_sym, True)):
+        bound = _guarded_bound(kernel, frame, sym, own_guards[kdim_first])
+        if bound is not None:
+            extent[sym] = bound
+
+    loc = kernel.loc
+    k_stop = total.stop
+    for f in (f1, f2):  # a factor that is zero from k = X on ends the sum at X
+        for c in _conjuncts(f[2]):
+            if isinstance(c, BinOp) and c.op == "<":
+                try:
+                    lhs, rhs = frame.coords(c.a, (kk,)), frame.coords(c.b, (kk,))
+                except Miss:
+                    continue
+                if sympy.expand(lhs - kk) == 0 and not rhs.has(kk) and not rhs.has(frame.gx) \
+                        and not rhs.has(frame.gy):
+                    k_stop = ir(rhs, Const(0, "int32"), Const(0, "int32"))
+    m_base = BinOp("*", by, Const(bm, "int32"), "int32")
+    n_base = BinOp("*", bx, Const(bn, "int32"), "int32")
+    k_base = BinOp("*", ko, Const(bk, "int32"), "int32")
+
+    def stage(f, idx, rows, cols, kdim_first, name):
+        """The shared tile of one operand for K step ko, as a guarded gather."""
+        if kdim_first:  # B: (BK, BN)
+            kexpr, row, col = BinOp("+", k_base, i, "int32"), None, BinOp("+", n_base, j, "int32")
+            coord_row, coord_col = (Const(0, "int32"), col)
+        else:  # A: (BM, BK)
+            kexpr, row, col = BinOp("+", k_base, j, "int32"), BinOp("+", m_base, i, "int32"), None
+            coord_row, coord_col = (row, Const(0, "int32"))
+        r = coord_row if row is not None else Const(0, "int32")
+        c = coord_col if col is not None else Const(0, "int32")
+        index = ir(idx, r, c, kexpr)
+        within = BinOp("<", row, extent[m_sym], "bool") if row is not None else \
+            BinOp("<", col, extent[n_sym], "bool")
+        parts = [within] + [cond_ir(g, r, c) for g in own_guards[kdim_first]] + \
+            [BinOp("<", kexpr, k_stop, "bool")] + _conjuncts(cond_ir(f[2], r, c, kexpr))
+        guard = _all(parts)
+        load = Load(f[0], index, f[3])
+        value = Select(guard, load, Const(0.0, f[3]), f[3])
+        return [TileBuffer(name, f[3], (rows, cols), "shared", loc),
+                ParallelFor((i, j), (rows, cols), [TileStore(name, (i, j), value, loc)], loc)]
+
+    body = [TileBuffer("acc", acc_dtype, (bm, bn), "fragment", loc),
+            ParallelFor((i, j), (bm, bn), [TileStore("acc", (i, j), Const(0.0, acc_dtype), loc)], loc)]
+    k_body = stage(a[0], a[1], bm, bk, False, "a_tile") + stage(b[0], b[1], bk, bn, True, "b_tile")
+    k_body.append(Gemm("a_tile", "b_tile", "acc", False, loc))
+    steps = Call("ceildiv", (k_stop, Const(bk, "int32")), "int32")
+    body.append(For(ko, Const(0, "int32"), BinOp("<", ko, steps, "bool"), Const(1, "int32"), k_body, loc,
+                    stages))
+
+    # epilogue: the written value with the sum replaced by the accumulator
+    row, col = BinOp("+", m_base, i, "int32"), BinOp("+", n_base, j, "int32")
+    value = _replace_sum(w.value, sums[0], TileLoad("acc", (i, j), acc_dtype))
+    value = _epilogue(value, frame, ir, row, col, kk)
+    index = ir(frame.coords(w.index), row, col)
+    guard = _all(list(inside(row, col)) + _conjuncts(cond_ir(w.guard, row, col)))
+    body.append(ParallelFor((i, j), (bm, bn), [If(guard, [Store(w.buffer, index, value, w.loc)], [], w.loc)],
+                            w.loc))
+    n_tiles = Call("ceildiv", (extent[n_sym], Const(bn, "int32")), "int32")
+    m_tiles = Call("ceildiv", (extent[m_sym], Const(bm, "int32")), "int32")
+    launch = Launch((n_tiles, m_tiles), (1,), 0, kernel.launch.origin, kernel.launch.loc, threads)
+    return dataclasses.replace(kernel, body=body, launch=launch)
+
+
+def _grid_extent(grid, axis, block):
+    """How many threads the original launch has along an axis (grid * block)."""
+    g = grid[axis] if axis < len(grid) else Const(1, "int32")
+    return fold(BinOp("*", g, Const(block, "int32"), "int32")) if block != 1 else g
+
+
+def _replace_sum(e, target, replacement):
+    """The sum -> the accumulator tile (`0 + sum` too: the accumulator starts at zero)."""
+    def step(n):
+        if n == target:
+            return replacement
+        if isinstance(n, BinOp) and n.op == "+" and isinstance(n.a, Const) and n.a.value == 0 and \
+                n.b == replacement:
+            return replacement
+        return None
+    return map_expr(e, step)
+
+
+def _epilogue(e, frame, ir, row, col, kk):
+    """Loads and index arithmetic of the epilogue, moved to the tile's (row, col)."""
+    def step(n):
+        if isinstance(n, Load):
+            return Load(n.buffer, ir(frame.coords(n.index), row, col), n.dtype)
+        return None
+    out = map_expr(e, step)
+    if any(isinstance(n, Builtin) and n.kind in ("thread_idx", "block_idx") and n not in (
+            Builtin("block_idx", 0, "int32"), Builtin("block_idx", 1, "int32"))
+            for x in walk_expr(out) if isinstance(x, Load) is False for n in [x]):
+        raise Miss("an epilogue that depends on the thread index otherwise than through loads")
+    return out
+
+
+def _all(parts):
+    """`a && b && ...` without repeats."""
+    unique = []
+    for p in parts:
+        if p is not None and p not in unique:
+            unique.append(p)
+    out = unique[0]
+    for p in unique[1:]:
+        out = BinOp("&&", out, p, "bool")
+    return out
+
+
+def _guarded_bound(kernel, frame, sym, guards):
+    """`coord < X` among the store's guards where the launch's grid is exactly ceildiv(X,
+    block): X bounds the coordinate as tightly as the grid does, and reads as the user wrote."""
+    from porter.emit.simplify import simplify_grid
+
+    axis = 0 if sym == frame.gx else 1
+    grid = kernel.launch.grid
+    if axis >= len(grid):
+        return None
+    g = simplify_grid(grid[axis])
+    if not (isinstance(g, Call) and g.func == "ceildiv" and isinstance(g.args[1], Const)
+            and int(g.args[1].value) == frame.block[axis]):
+        return None
+    for c in guards:
+        if isinstance(c, BinOp) and c.op == "<":
+            try:
+                lhs = frame.coords(c.a)
+            except Miss:
+                continue
+            if sympy.expand(lhs - sym) == 0 and c.b == g.args[0]:
+                return c.b
+    return None
+
+
+_NEGATED = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
+
+
+def _conjuncts(c) -> list:
+    """The terms of a conjunction (`!(a || b)` is `!a && !b`; integer comparisons negate)."""
+    if c is None:
+        return []
+    if isinstance(c, BinOp) and c.op == "&&":
+        return _conjuncts(c.a) + _conjuncts(c.b)
+    if isinstance(c, UnaryOp) and c.op == "!":
+        inner = c.a
+        if isinstance(inner, BinOp) and inner.op == "||":
+            return _conjuncts(UnaryOp("!", inner.a, "bool")) + _conjuncts(UnaryOp("!", inner.b, "bool"))
+        if isinstance(inner, BinOp) and inner.op in _NEGATED and not is_float(inner.a.dtype):
+            return [BinOp(_NEGATED[inner.op], inner.a, inner.b, "bool")]
+    return [c]

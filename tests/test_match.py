@@ -1,0 +1,132 @@
+"""The pattern matcher: which kernels each rule raises, the reasons it gives when it does not,
+the --level switch, and the generated SUPPORTED.md."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from porter.diagnostics import TileportError
+from porter.emit.tilelang import emit_module, port_level
+from porter.frontends.load import load_module
+from porter.ir.tiles import Gemm, ParallelFor, TileBuffer
+from porter.ir.walk import walk_stmts
+from porter.match import raise_kernel, raise_module
+from porter.match.summary import Sum, summarize
+from porter.match.supported import render
+from tests.conftest import ROOT
+
+
+def cuda(tmp_path, body: str, name: str = "k.cu") -> str:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(body))
+    return str(path)
+
+
+NAIVE = """
+    __global__ void mm(const float* A, const float* B, float* C, int M, int N, int K) {
+        int row = blockIdx.y * blockDim.y + threadIdx.y;
+        int col = blockIdx.x * blockDim.x + threadIdx.x;
+        if (row < M && col < N) {
+            float s = 0.0f;
+            for (int k = 0; k < K; k++) s += A[row * K + k] * B[k * N + col];
+            C[row * N + col] = s;
+        }
+    }
+    void run(const float* A, const float* B, float* C, int M, int N, int K) {
+        dim3 block(16, 16);
+        mm<<<dim3((N + 15) / 16, (M + 15) / 16), block>>>(A, B, C, M, N, K);
+    }
+"""
+
+
+@pytest.mark.parametrize("rel", ["samples/cuda/matmul_tiled.cu", "samples/cuda/gemm_naive_alpha_beta.cu",
+                                 "samples/cuda/gemm_tn_half_bias_relu.cu"])
+def test_gemm_samples_are_raised_to_t_gemm(rel):
+    (k,) = load_module(str(ROOT / rel)).kernels
+    r = raise_kernel(k)
+    assert r.rule == "gemm", r.reason
+    body = list(walk_stmts(r.kernel.body))
+    (gemm,) = [s for s in body if isinstance(s, Gemm)]
+    tiles = {s.name: s for s in body if isinstance(s, TileBuffer)}
+    assert tiles[gemm.a].scope == tiles[gemm.b].scope == "shared"
+    assert tiles[gemm.c].scope == "fragment" and tiles[gemm.c].dtype == "float32"
+    assert port_level(r.kernel)[0] == "tile"
+
+
+def test_shared_memory_tiling_summarizes_to_the_naive_formula(tmp_path):
+    (tiled,) = load_module(str(ROOT / "samples/cuda/matmul_tiled.cu")).kernels
+    (write,) = summarize(tiled)
+    (total,) = [n for n in [write.value] if isinstance(n, Sum)] or \
+        [n for n in getattr(write.value, "__dict__", {}).values() if isinstance(n, Sum)]
+    assert write.buffer == "C" and isinstance(total.body, Sum)  # t-loop over the k-loop, forwarded
+
+
+def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
+    (k,) = load_module(cuda(tmp_path, NAIVE)).kernels
+    r = raise_kernel(k)
+    assert r.rule == "gemm", r.reason
+    text = emit_module(raise_module(load_module(cuda(tmp_path, NAIVE))))
+    assert "T.gemm(a_tile, b_tile, acc)" in text and "T.Pipelined(T.ceildiv(K, " in text
+    assert "T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128)" in text
+    assert "by * 64 + i < M" in text and "bx * 64 + j < N" in text
+
+
+@pytest.mark.parametrize("body, reason", [
+    # a row reduction through a shared-memory tree: not a GEMM, threads cooperate
+    ("""
+    __global__ void rs(const float* x, float* out, int n) {
+        __shared__ float s[256];
+        s[threadIdx.x] = threadIdx.x < n ? x[blockIdx.x * n + threadIdx.x] : 0.0f;
+        __syncthreads();
+        for (int k = 128; k > 0; k >>= 1) { if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k]; __syncthreads(); }
+        if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+    }
+    void run(const float* x, float* out, int n) { rs<<<n, 256>>>(x, out, n); }
+    """, "for (i = a; i < b; i++)"),
+    # a product of two loads indexed by the same coordinate is a dot product, not a GEMM
+    ("""
+    __global__ void dots(const float* a, const float* b, float* out, int n, int k) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) { float s = 0; for (int j = 0; j < k; j++) s += a[i * k + j] * b[i * k + j]; out[i] = s; }
+    }
+    void run(const float* a, const float* b, float* out, int n, int k) { dots<<<(n + 127) / 128, 128>>>(a, b, out, n, k); }
+    """, "same output coordinate"),
+])
+def test_kernels_that_are_not_gemms_say_why(tmp_path, body, reason):
+    (k,) = load_module(cuda(tmp_path, body)).kernels
+    from porter.match import gemm
+    from porter.match.summary import Miss
+    with pytest.raises(Miss) as info:
+        gemm.match(k)
+    assert reason in info.value.reason
+    r = raise_kernel(k)
+    assert r.rule != "gemm" and (r.rule == "elementwise" or f"gemm: {info.value.reason}" in r.reason)
+
+
+def test_level_tile_fails_with_the_reasons_and_thread_keeps_simt(tmp_path):
+    module = load_module(str(ROOT / "samples/cuda/softmax_row.cu"))
+    with pytest.raises(TileportError) as info:
+        raise_module(module, "tile")
+    assert info.value.diagnostic.code == "TP017" and "gemm:" in info.value.diagnostic.message
+    kept = raise_module(load_module(str(ROOT / "samples/cuda/matmul_tiled.cu")), "thread")
+    assert port_level(kept.kernels[0])[0] == "thread"
+
+
+def test_convert_prints_level_and_rule(tmp_path):
+    out = tmp_path / "mm_tl.py"
+    result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/matmul_tiled.cu",
+                             "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "tile level (rule gemm: T.Pipelined, T.gemm)" in result.stderr
+    result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/softmax_row.cu",
+                             "--level", "tile"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 1 and "error TP017" in result.stderr
+
+
+def test_supported_md_is_generated_from_the_tables():
+    assert (ROOT / "SUPPORTED.md").read_text(encoding="utf-8") == render(), \
+        "regenerate with: python -m porter.match.supported > SUPPORTED.md"

@@ -86,7 +86,7 @@ def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
         if (threadIdx.x == 0) out[blockIdx.x] = s[0];
     }
     void run(const float* x, float* out, int n) { rs<<<n, 256>>>(x, out, n); }
-    """, "for (i = a; i < b; i++)"),
+    """, "while loops"),
     # a product of two loads indexed by the same coordinate is a dot product, not a GEMM
     ("""
     __global__ void dots(const float* a, const float* b, float* out, int n, int k) {

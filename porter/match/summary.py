@@ -22,8 +22,8 @@ import sympy
 
 from porter.ir.fold import fold
 from porter.ir.nodes import (
-    Alloc, Assign, Atomic, BinOp, Break, Builtin, Call, Comment, Const, Continue, Decl, For, If,
-    Load, Return, Select, Store, Sync, UnaryOp, Var, While,
+    Alloc, Assign, Atomic, BinOp, Break, Builtin, Call, Cast, Comment, Const, Continue, Decl, For, If,
+    Load, Return, Select, Store, Sync, UnaryOp, Var, While, is_float,
 )
 from porter.ir.walk import map_expr, walk_expr, walk_stmts
 from porter.match.symbolic import NotAffine, builtin_symbol, from_sympy, to_sympy
@@ -49,6 +49,32 @@ class Sum:
     dtype: str
 
 
+@dataclass(frozen=True)
+class Partial:
+    """One thread's share of a strided loop: op over var in {start, start + step, ...} < stop
+    (`for (c = threadIdx.x; c < n; c += blockDim.x) acc = op(acc, body)`)."""
+
+    op: str
+    var: Var
+    start: object
+    stop: object
+    step: int
+    body: object
+    dtype: str
+
+
+@dataclass(frozen=True)
+class RowReduce:
+    """op over var in [0, stop) of body: what the threads of a block computed together (their
+    partials combined through a shared-memory tree); the same for every thread."""
+
+    op: str
+    var: Var
+    stop: object
+    body: object
+    dtype: str
+
+
 @dataclass
 class Write:
     buffer: str
@@ -56,6 +82,7 @@ class Write:
     value: object
     guard: object  # bool expression or None
     loc: object = None
+    domain: tuple | None = None  # (var, start, stop, step): written for each var of a strided loop
 
 
 def substitute(e, mapping: dict):
@@ -120,6 +147,10 @@ class Summarizer:
         if load.buffer not in self.stored:
             raise Miss(f"shared '{load.buffer}' is read before this thread's block writes it")
         index, value = self.stored[load.buffer]
+        if index == "reduced":  # after a tree: only element 0 holds the block's result
+            if strip_int_casts(load.index) == Const(0, strip_int_casts(load.index).dtype):
+                return value
+            raise Miss(f"a read of shared '{load.buffer}' after its tree other than element 0")
         try:
             written, read = to_sympy(index), to_sympy(load.index)
         except NotAffine:
@@ -182,7 +213,7 @@ class Summarizer:
             elif isinstance(s, Store):
                 index, value = self.expr(s.index, env), self.expr(s.value, env)
                 if s.buffer in self.shared:
-                    if guard is not None:
+                    if guard is not None and _thread_dependent(guard):
                         raise Miss(f"shared '{s.buffer}' is written under a condition", s.loc)
                     self.stored[s.buffer] = (index, value)
                 else:
@@ -191,6 +222,8 @@ class Summarizer:
                 self.branch(s, env, guard)
             elif isinstance(s, For):
                 self.loop(s, env, guard)
+            elif isinstance(s, While) and self.tree(s, env, guard):
+                continue
             elif isinstance(s, (While, Break, Continue)):
                 raise Miss("while loops, break and continue", s.loc)
             elif isinstance(s, Atomic):
@@ -199,6 +232,125 @@ class Summarizer:
                 raise Miss("an early return inside a loop", s.loc)
             else:
                 raise Miss(f"'{type(s).__name__}' statements", getattr(s, "loc", None))
+
+    def strided_loop(self, s: For, env, guard, step: int):
+        """`for (c = threadIdx.x; c < n; c += blockDim.x)`: the block covers [0, n) together."""
+        start = strip_int_casts(self.expr(s.start, env))
+        if start != Builtin("thread_idx", 0, start.dtype if hasattr(start, "dtype") else "int32") and \
+                not (isinstance(start, Builtin) and start.kind == "thread_idx" and start.axis == 0):
+            raise Miss("a strided loop that does not start at threadIdx.x", s.loc)
+        self.fresh += 1
+        sym = Var(f"{s.var.name}_{self.fresh}", "int32")
+        stop = self.expr(s.cond.b, env)
+        carried = [n for n in dict.fromkeys(x.var.name for x in walk_stmts(s.body) if isinstance(x, Assign))
+                   if n in env]
+        body_env = dict(env)
+        body_env[s.var.name] = sym
+        holders = {n: Var(f"{n}@{self.fresh}", env[n].dtype if env[n] is not None else "float32")
+                   for n in carried}
+        body_env.update(holders)
+        before = len(self.writes)
+        self.run(s.body, body_env, guard)
+        domain = (sym, start, stop, step)
+        for w in self.writes[before:]:
+            if w.domain is not None:
+                raise Miss("nested strided loops", s.loc)
+            w.domain = domain
+        for name, holder in holders.items():
+            new = body_env[name]
+            if new == holder:
+                continue
+            found = _combined(new, holder)
+            if found is None or any(isinstance(n, Var) and n.name.endswith(f"@{self.fresh}")
+                                    for n in walk_expr(found[1])):
+                raise Miss(f"'{name}' is not accumulated with +, max or min in this loop", s.loc)
+            if env[name] is None:
+                raise Miss(f"'{name}' is accumulated before it is set", s.loc)
+            op, term = found
+            partial = Partial(op, sym, start, stop, step, term, term.dtype)
+            env[name] = combine(op, env[name], partial, env[name].dtype)
+
+    def tree(self, s: While, env, guard) -> bool:
+        """The shared-memory tree: `for (s = B / 2; s > 0; s >>= 1) { if (tid < s) S[tid] =
+        op(S[tid], S[tid + s]); __syncthreads(); }` leaves op over the block's S in S[0]."""
+        body = [x for x in s.body if not isinstance(x, Comment)]
+        c = s.cond
+        if not (isinstance(c, BinOp) and c.op in (">", "!=") and isinstance(c.a, Var) and
+                isinstance(c.b, Const) and c.b.value == 0 and len(body) == 3):
+            return False
+        half = c.a.name
+        first, sync, shrink = body
+        if not (isinstance(first, If) and not first.orelse and len(first.then) == 1 and
+                isinstance(first.then[0], Store) and isinstance(sync, Sync) and
+                isinstance(shrink, Assign) and shrink.var.name == half):
+            return False
+        start = env.get(half)
+        size = self.block[0]
+        if not (isinstance(start, Const) and int(start.value) * 2 == size and size & (size - 1) == 0):
+            return False
+        probe = Var("tree@half", "int32")
+        probe_env = {**env, half: probe}
+        cond = _plain(self.expr_raw(first.cond, probe_env))
+        store = first.then[0]
+        buf = store.buffer
+        halved = _plain(self.expr_raw(shrink.value, probe_env))
+        if not (_is_tid(cond, "<", probe) and buf in self.shared and isinstance(halved, BinOp) and
+                halved.a == probe and isinstance(halved.b, Const) and
+                (halved.op, int(halved.b.value)) in ((">>", 1), ("/", 2))):
+            return False
+        if not _is_tid(_plain(self.expr_raw(store.index, probe_env))):
+            return False
+        value = _plain(self.expr_raw(store.value, probe_env))
+        op = None
+        for candidate in ("+", "max", "min"):
+            if isinstance(value, (BinOp, Call)) and (value.op if isinstance(value, BinOp) else value.func) == candidate:
+                a, b = (value.a, value.b) if isinstance(value, BinOp) else value.args
+                loads = [x for x in (a, b) if isinstance(x, Load) and x.buffer == buf]
+                if len(loads) == 2 and {_shape_of(x.index, probe) for x in loads} == {"tid", "tid+half"}:
+                    op = candidate
+        if op is None or buf not in self.stored:
+            return False
+        index, v = self.stored[buf]
+        if not _is_tid(_plain(index)):
+            raise Miss(f"the tree over shared '{buf}' reduces values not stored one per thread", s.loc)
+        self.stored[buf] = ("reduced", self.block_reduce(op, v, s.loc))
+        env[half] = Const(0, "int32")
+        return True
+
+    def expr_raw(self, e, env):
+        """Like expr, without forwarding shared loads (for matching the tree's own statement)."""
+        def step(n):
+            if isinstance(n, Var) and n.name in env and env[n.name] is not None:
+                return env[n.name]
+            return None
+        return fold(map_expr(e, step))
+
+    def block_reduce(self, op, v, loc):
+        """op over threadIdx.x in [0, B) of v: a RowReduce over the row the block covers."""
+        tid = Builtin("thread_idx", 0, "int32")
+        parts = [p for p in walk_expr(v) if isinstance(p, Partial)]
+        if not parts:
+            j = Var(f"j_{self.fresh}", "int32")
+            self.fresh += 1
+            body = substitute_builtins(v, {("thread_idx", 0): j})
+            return RowReduce(op, j, Const(self.block[0], "int32"), body, v.dtype)
+        (p,) = parts if len(parts) == 1 else (None,)
+        if p is None or p.op != op or p.step != self.block[0]:
+            raise Miss("a tree over partials of another kind or stride", loc)
+        rest = v
+        whole = RowReduce(op, p.var, p.stop, p.body, p.dtype)
+        if v == p:
+            return whole
+        if isinstance(v, (BinOp, Call)):
+            a, b = (v.a, v.b) if isinstance(v, BinOp) else v.args
+            other = a if b == p else b if a == p else None
+            if other is not None and combine(op, a, b, v.dtype) == v and not any(
+                    isinstance(n, Builtin) and n.kind == "thread_idx" for n in walk_expr(other)):
+                identity = op != "+" or (isinstance(other, Const) and other.value == 0)
+                if identity:
+                    return combine(op, other, whole, v.dtype)
+        del rest
+        raise Miss("a tree over a value that mixes a strided partial with thread-dependent terms", loc)
 
     def branch(self, s: If, env, guard):
         cond = self.expr(s.cond, env)
@@ -214,6 +366,10 @@ class Summarizer:
 
     def loop(self, s: For, env, guard):
         c = s.cond
+        step = self.expr(s.step, env) if not isinstance(s.step, Const) else s.step
+        if isinstance(c, BinOp) and c.op == "<" and c.a == s.var and isinstance(step, Const) and \
+                step.value == self.block[0] and step.value > 1:
+            return self.strided_loop(s, env, guard, int(step.value))
         if not (isinstance(c, BinOp) and c.op in ("<", "<=") and c.a == s.var) or \
                 not (isinstance(s.step, Const) and s.step.value == 1):
             raise Miss("a loop that is not `for (i = a; i < b; i++)`", s.loc)
@@ -247,6 +403,27 @@ class Summarizer:
             env[name] = BinOp("+", env[name], Sum(sym, start, stop, term, term.dtype), env[name].dtype)
 
 
+def _combined(new, holder):
+    """`op(holder, term)` -> (op, term) for op in +, max, min."""
+    term = _accumulated(new, holder)
+    if term is not None:
+        return "+", term
+    if isinstance(new, Call) and new.func in ("max", "min") and len(new.args) == 2:
+        a, b = new.args
+        if a == holder and holder not in walk_expr(b):
+            return new.func, b
+        if b == holder and holder not in walk_expr(a):
+            return new.func, a
+    return None
+
+
+IDENTITY = {"+": 0.0, "max": float("-inf"), "min": float("inf")}
+
+
+def combine(op, a, b, dtype):
+    return BinOp("+", a, b, dtype) if op == "+" else Call(op, (a, b), dtype)
+
+
 def _accumulated(new, holder):
     """`holder + term` (or `term + holder`) -> term."""
     if isinstance(new, BinOp) and new.op == "+":
@@ -257,10 +434,56 @@ def _accumulated(new, holder):
     return None
 
 
+def _thread_dependent(e) -> bool:
+    return any(isinstance(n, Builtin) and n.kind == "thread_idx" for n in walk_expr(e))
+
+
+def _plain(e):
+    """Integer casts and int32/uint32 differences dropped: for matching index shapes."""
+    def step(n):
+        if isinstance(n, Cast) and not is_float(n.dtype) and not is_float(n.a.dtype):
+            return n.a
+        if isinstance(n, Builtin):
+            return Builtin(n.kind, n.axis, "int32")
+        if isinstance(n, Const) and not is_float(n.dtype) and n.dtype != "bool":
+            return Const(int(n.value), "int32")
+        if isinstance(n, Var) and not is_float(n.dtype):
+            return Var(n.name, "int32")
+        if isinstance(n, BinOp) and not is_float(n.dtype) and n.dtype != "bool":
+            return BinOp(n.op, n.a, n.b, "int32")
+        return None
+    return map_expr(e, step)
+
+
+def _is_tid(e, op=None, other=None) -> bool:
+    tid = Builtin("thread_idx", 0, "int32")
+    if op is None:
+        return e == tid
+    return isinstance(e, BinOp) and e.op == op and e.a == tid and e.b == other
+
+
+def _shape_of(index, half) -> str:
+    index = _plain(index)
+    if _is_tid(index):
+        return "tid"
+    if isinstance(index, BinOp) and index.op == "+" and {index.a, index.b} == {Builtin("thread_idx", 0, "int32"), half}:
+        return "tid+half"
+    return "?"
+
+
+def strip_int_casts(e):
+    def step(n):
+        if isinstance(n, Cast) and not is_float(n.dtype) and not is_float(n.a.dtype):
+            return n.a
+        return None
+    return map_expr(e, step)
+
+
 def substitute_builtins(e, mapping: dict):
     def step(n):
         if isinstance(n, Builtin) and (n.kind, n.axis) in mapping:
-            return mapping[(n.kind, n.axis)]
+            value = mapping[(n.kind, n.axis)]
+            return value if value.dtype == n.dtype else Cast(n.dtype, value)
         if isinstance(n, Sum):
             return Sum(n.var, substitute_builtins(n.start, mapping), substitute_builtins(n.stop, mapping),
                        substitute_builtins(n.body, mapping), n.dtype)

@@ -1,0 +1,212 @@
+"""Rule `rowwise`: a block that reduces a row together -> chunked T.reduce over fragments.
+
+Covers block reductions written with a shared-memory tree (sum / max / min), fed directly or by
+strided per-thread loops, and the row-wise fused kernels built from them (softmax, norms): every
+value the block combines becomes a RowReduce (summary.py), every strided store a row write.
+
+Before (softmax of one row per block, 256 threads):
+
+    for (c = tid; c < cols; c += blockDim.x) m = fmaxf(m, in[row * cols + c]);
+    red[tid] = m; __syncthreads();
+    for (s = 128; s > 0; s >>= 1) { if (tid < s) red[tid] = fmaxf(red[tid], red[tid + s]); __syncthreads(); }
+    ... the same for the sum of exp(x - max) ...
+    for (c = tid; c < cols; c += blockDim.x) out[row * cols + c] = expf(in[...] - max) / sum;
+
+After (the row in 256-wide chunks: a guarded gather, a tile reduction, a running result):
+
+    row_max = -inf
+    for ck in T.serial(T.ceildiv(cols, 256)):
+        for j in T.Parallel(256): x[j] = in[row * cols + ck * 256 + j] if in the row else -inf
+        T.reduce_max(x, x_red, dim=0)
+        row_max = T.max(row_max, x_red[0])
+    ... sum likewise ...
+    for ck in T.serial(T.ceildiv(cols, 256)):
+        for j in T.Parallel(256): if in the row: out[...] = T.exp(in[...] - row_max) / row_sum
+
+The launch keeps the original grid and block size: one block still produces what one block
+produced (e.g. one partial sum per 256 elements). Sums are added in another order than the
+tree did; verify's tolerances cover that.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from porter.ir.fold import fold
+from porter.ir.nodes import (
+    Assign, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Kernel, Launch, Select, Store, Var,
+    is_float,
+)
+from porter.ir.tiles import ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
+from porter.ir.walk import map_expr, walk_expr
+from porter.match.summary import (
+    IDENTITY, Miss, RowReduce, combine, substitute, summarize,
+)
+
+NAME = "rowwise"
+SUMMARY = ("a block reduces a row together (shared-memory tree of sum / max / min, fed directly "
+           "or by strided loops) and may write the row back: row sums, softmax, norms")
+PRODUCES = "T.Parallel gathers into fragments, T.reduce_* per chunk, T.Parallel row writes"
+
+CHUNK = 256
+
+
+def _reduces(e) -> list:
+    """RowReduce nodes, innermost first, each once."""
+    found = []
+
+    def visit(n):
+        for x in walk_expr(n):
+            if isinstance(x, RowReduce) and x not in found:
+                visit(x.body)
+                if x not in found:
+                    found.append(x)
+    visit(e)
+    return found
+
+
+def _thread_free(e) -> bool:
+    return not any(isinstance(n, Builtin) and n.kind == "thread_idx" for n in walk_expr(e))
+
+
+def _conjuncts(c) -> list:
+    if c is None:
+        return []
+    if isinstance(c, BinOp) and c.op == "&&":
+        return _conjuncts(c.a) + _conjuncts(c.b)
+    return [c]
+
+
+def _is_first_thread(c) -> bool:
+    """`threadIdx.x == 0`: the store happens once per block."""
+    def plain(e):
+        while isinstance(e, Cast):
+            e = e.a
+        return e
+    return isinstance(c, BinOp) and c.op == "==" and isinstance(plain(c.a), Builtin) and \
+        plain(c.a).kind == "thread_idx" and plain(c.a).axis == 0 and \
+        isinstance(plain(c.b), Const) and plain(c.b).value == 0
+
+
+def _all(parts):
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    out = parts[0]
+    for p in parts[1:]:
+        out = BinOp("&&", out, p, "bool")
+    return out
+
+
+def match(kernel: Kernel) -> Kernel:
+    block = tuple(kernel.launch.block)
+    if len([b for b in block if b > 1]) > 1:
+        raise Miss("a 2-D thread block")
+    writes = summarize(kernel)
+    reduces = []
+    for w in writes:
+        for r in _reduces(w.value) + _reduces(w.index) + [x for g in _conjuncts(w.guard) for x in _reduces(g)]:
+            if r not in reduces:
+                reduces.append(r)
+    if not reduces:
+        raise Miss("no value is combined across the block's threads")
+    for r in reduces:
+        if not _thread_free(r.body):
+            raise Miss("a reduced value that depends on the thread index otherwise than through "
+                       "the reduced index")
+
+    # the conditions every write shares and no thread decides guard the whole block
+    common = None
+    guards = [[c for c in _conjuncts(w.guard)] for w in writes]
+    if guards:
+        common = [c for c in guards[0] if _thread_free(c) and all(c in g for g in guards[1:])]
+    loc = kernel.loc
+    names = {}
+    body = []
+    for n, r in enumerate(reduces):
+        body += _reduction(r, n, names, loc)
+    for w in writes:
+        body += _write(w, [c for c in _conjuncts(w.guard) if c not in common], names, loc)
+    if common:
+        body = [If(_all(common), body, [], loc)]
+    threads = max(block) if block else 1
+    launch = Launch(kernel.launch.grid, (1,), 0, kernel.launch.origin, kernel.launch.loc, threads)
+    return dataclasses.replace(kernel, body=body, launch=launch)
+
+
+def _chunk(stop) -> int:
+    if isinstance(stop, Const) and int(stop.value) <= 1024:
+        n = 1
+        while n < int(stop.value):
+            n *= 2
+        return n
+    return CHUNK
+
+
+def _use_results(e, names):
+    """Reductions already computed -> the variables holding them."""
+    def step(n):
+        return names.get(n)
+    return map_expr(e, step)
+
+
+def _at(e, var, position):
+    """e with the reduced index replaced by a chunk position (cast to the index's type)."""
+    return substitute(e, {var.name: position})
+
+
+def _reduction(r: RowReduce, n: int, names: dict, loc) -> list:
+    """acc = op over [0, stop) of body, a chunk of CHUNK elements at a time."""
+    width = _chunk(r.stop)
+    acc = Var(f"row_{'sum' if r.op == '+' else r.op}_{n}" if n else f"row_{'sum' if r.op == '+' else r.op}", r.dtype)
+    frag, part = f"{acc.name}_chunk", f"{acc.name}_part"
+    ck, j = Var("ck", "int32"), Var("j", "int32")
+    identity = Const(IDENTITY[r.op] if is_float(r.dtype) else int(0 if r.op == "+" else 0), r.dtype)
+    if r.op != "+" and not is_float(r.dtype):
+        raise Miss("an integer max/min reduction")
+    single = isinstance(r.stop, Const) and int(r.stop.value) <= width
+    position = j if single else BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
+    value = _use_results(_at(r.body, r.var, position), names)
+    inside = BinOp("<", position, r.stop, "bool")
+    gather = Select(inside, value, identity, r.dtype) if not (single and int(r.stop.value) == width) else value
+    step = [TileBuffer(frag, r.dtype, (width,), "fragment", loc),
+            ParallelFor((j,), (width,), [TileStore(frag, (j,), gather, loc)], loc),
+            TileBuffer(part, r.dtype, (1,), "fragment", loc),
+            Reduce("sum" if r.op == "+" else r.op, frag, part, 0, loc)]
+    out = [Decl(acc, identity, loc)]
+    combined = Assign(acc, combine(r.op, acc, TileLoad(part, (Const(0, "int32"),), r.dtype), r.dtype), loc)
+    if single:
+        out += step + [combined]
+    else:
+        steps = Call("ceildiv", (r.stop, Const(width, "int32")), "int32")
+        out.append(For(ck, Const(0, "int32"), BinOp("<", ck, steps, "bool"), Const(1, "int32"),
+                       step + [combined], loc))
+    names[r] = acc
+    return out
+
+
+def _write(w, guard, names, loc) -> list:
+    """A write once per block, or a row write over the strided loop's range."""
+    if w.domain is None:
+        if not all(_is_first_thread(c) or _thread_free(c) for c in guard):
+            raise Miss("a store under a condition on the thread index other than threadIdx.x == 0")
+        guard = [c for c in guard if not _is_first_thread(c)]
+        index, value = _use_results(w.index, names), _use_results(w.value, names)
+        if not (_thread_free(index) and _thread_free(value)):
+            raise Miss("a store of a per-thread value outside a strided loop")
+        store = Store(w.buffer, index, value, w.loc)
+        return [If(_all(guard), [store], [], w.loc)] if guard else [store]
+    var, start, stop, step = w.domain
+    if not all(_thread_free(c) for c in guard):
+        raise Miss("a strided store under a condition on the thread index")
+    ck, j = Var("ck", "int32"), Var("j", "int32")
+    width = _chunk(stop)
+    position = BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
+    index = _use_results(_at(w.index, var, position), names)
+    value = _use_results(_at(w.value, var, position), names)
+    cond = _all([BinOp("<", position, stop, "bool")] + [_use_results(_at(c, var, position), names) for c in guard])
+    if not (_thread_free(index) and _thread_free(value) and _thread_free(cond)):
+        raise Miss("a strided store that depends on the thread index otherwise than through the loop")
+    steps = Call("ceildiv", (stop, Const(width, "int32")), "int32")
+    inner = ParallelFor((j,), (width,), [If(cond, [Store(w.buffer, index, value, w.loc)], [], w.loc)], w.loc)
+    return [For(ck, Const(0, "int32"), BinOp("<", ck, steps, "bool"), Const(1, "int32"), [inner], w.loc)]

@@ -40,7 +40,7 @@ from porter.ir.nodes import (
 from porter.ir.tiles import ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
 from porter.match.summary import (
-    IDENTITY, Miss, RowReduce, combine, substitute, summarize,
+    IDENTITY, Miss, RowReduce, combine, substitute, substitute_builtins, summarize,
 )
 
 NAME = "rowwise"
@@ -103,6 +103,20 @@ def match(kernel: Kernel) -> Kernel:
     if len([b for b in block if b > 1]) > 1:
         raise Miss("a 2-D thread block")
     writes = summarize(kernel)
+    warp_rows = any(w.domain is not None and w.domain[3] == 32 for w in writes) or any(
+        r.group == 32 for w in writes for r in _reduces(w.value) + _reduces(w.index))
+    rows_per_block = 1
+    if warp_rows:
+        # one warp per row: the block's warps take their rows one after another
+        rows_per_block = max(block) // 32 if block else 1
+        w_var = Var("w", "int32")
+        at_warp = {("thread_idx", 0): BinOp("*", w_var, Const(32, "int32"), "int32")}
+        writes = [dataclasses.replace(w, index=substitute_builtins(w.index, at_warp),
+                                      value=substitute_builtins(w.value, at_warp),
+                                      guard=substitute_builtins(w.guard, at_warp) if w.guard is not None else None,
+                                      domain=None if w.domain is None else
+                                      (w.domain[0], w.domain[1], substitute_builtins(w.domain[2], at_warp), w.domain[3]))
+                  for w in writes]
     reduces = []
     for w in writes:
         for r in _reduces(w.value) + _reduces(w.index) + [x for g in _conjuncts(w.guard) for x in _reduces(g)]:
@@ -129,6 +143,9 @@ def match(kernel: Kernel) -> Kernel:
         body += _write(w, [c for c in _conjuncts(w.guard) if c not in common], names, loc)
     if common:
         body = [If(_all(common), body, [], loc)]
+    if warp_rows and rows_per_block > 1:
+        body = [For(w_var, Const(0, "int32"), BinOp("<", w_var, Const(rows_per_block, "int32"), "bool"),
+                    Const(1, "int32"), body, loc)]
     threads = max(block) if block else 1
     launch = Launch(kernel.launch.grid, (1,), 0, kernel.launch.origin, kernel.launch.loc, threads)
     return dataclasses.replace(kernel, body=body, launch=launch)

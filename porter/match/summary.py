@@ -16,6 +16,7 @@ not just accumulate, shared memory written under a condition) raises Miss with t
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import sympy
@@ -73,6 +74,7 @@ class RowReduce:
     stop: object
     body: object
     dtype: str
+    group: int = 0  # how many threads combined it: the block, or 32 (a warp)
 
 
 @dataclass
@@ -93,6 +95,8 @@ def substitute(e, mapping: dict):
         if isinstance(n, Sum):
             return Sum(n.var, substitute(n.start, mapping), substitute(n.stop, mapping),
                        substitute(n.body, mapping), n.dtype)
+        if isinstance(n, RowReduce):
+            return dataclasses.replace(n, stop=substitute(n.stop, mapping), body=substitute(n.body, mapping))
         return None
     return map_expr(e, step)
 
@@ -222,7 +226,7 @@ class Summarizer:
                 self.branch(s, env, guard)
             elif isinstance(s, For):
                 self.loop(s, env, guard)
-            elif isinstance(s, While) and self.tree(s, env, guard):
+            elif isinstance(s, While) and (self.tree(s, env, guard) or self.butterfly(s, env)):
                 continue
             elif isinstance(s, (While, Break, Continue)):
                 raise Miss("while loops, break and continue", s.loc)
@@ -235,10 +239,11 @@ class Summarizer:
 
     def strided_loop(self, s: For, env, guard, step: int):
         """`for (c = threadIdx.x; c < n; c += blockDim.x)`: the block covers [0, n) together."""
-        start = strip_int_casts(self.expr(s.start, env))
-        if start != Builtin("thread_idx", 0, start.dtype if hasattr(start, "dtype") else "int32") and \
-                not (isinstance(start, Builtin) and start.kind == "thread_idx" and start.axis == 0):
-            raise Miss("a strided loop that does not start at threadIdx.x", s.loc)
+        start = _plain(self.expr(s.start, env))
+        lane = BinOp("%", Builtin("thread_idx", 0, "int32"), Const(32, "int32"), "int32")
+        if not ((step == self.block[0] and _is_tid(start)) or (step == 32 and start == lane)):
+            raise Miss("a strided loop that does not start at threadIdx.x (step blockDim.x) or at "
+                       "the lane (step 32)", s.loc)
         self.fresh += 1
         sym = Var(f"{s.var.name}_{self.fresh}", "int32")
         stop = self.expr(s.cond.b, env)
@@ -317,6 +322,39 @@ class Summarizer:
         env[half] = Const(0, "int32")
         return True
 
+    def butterfly(self, s: While, env) -> bool:
+        """`for (m = 16; m > 0; m >>= 1) v = op(v, __shfl_xor_sync(~0, v, m));`: every lane of
+        the warp ends with op over the warp's 32 values."""
+        body = [x for x in s.body if not isinstance(x, Comment)]
+        c = s.cond
+        if not (isinstance(c, BinOp) and c.op in (">", "!=") and isinstance(c.a, Var) and
+                isinstance(c.b, Const) and c.b.value == 0 and len(body) == 2):
+            return False
+        mask = c.a.name
+        update, shrink = body
+        start = env.get(mask)
+        if not (isinstance(start, Const) and int(start.value) == 16 and isinstance(update, Assign) and
+                isinstance(shrink, Assign) and shrink.var.name == mask):
+            return False
+        halved = _plain(shrink.value)
+        if not (isinstance(halved, BinOp) and isinstance(halved.b, Const) and
+                (halved.op, int(halved.b.value)) in ((">>", 1), ("/", 2))):
+            return False
+        v = update.var
+        value = update.value
+        op = value.op if isinstance(value, BinOp) else value.func if isinstance(value, Call) else None
+        if op not in ("+", "max", "min"):
+            return False
+        a, b = (value.a, value.b) if isinstance(value, BinOp) else value.args
+        shuffles = [x for x in (a, b) if isinstance(x, Call) and x.func == "shfl_xor"]
+        if len(shuffles) != 1 or v not in (a, b) or _plain(shuffles[0].args[0]) != _plain(v):
+            return False
+        if env.get(v.name) is None:
+            raise Miss(f"'{v.name}' is reduced across the warp before it is set", s.loc)
+        env[v.name] = self.block_reduce(op, env[v.name], s.loc, step=32)
+        env[mask] = Const(0, "int32")
+        return True
+
     def expr_raw(self, e, env):
         """Like expr, without forwarding shared loads (for matching the tree's own statement)."""
         def step(n):
@@ -325,20 +363,23 @@ class Summarizer:
             return None
         return fold(map_expr(e, step))
 
-    def block_reduce(self, op, v, loc):
-        """op over threadIdx.x in [0, B) of v: a RowReduce over the row the block covers."""
-        tid = Builtin("thread_idx", 0, "int32")
+    def block_reduce(self, op, v, loc, step=None):
+        """op over the block's (step=32: the warp's) threads of v: a RowReduce over the row the
+        group covers."""
+        step = step or self.block[0]
         parts = [p for p in walk_expr(v) if isinstance(p, Partial)]
+        if not parts and step != self.block[0]:
+            raise Miss("a warp reduction of values not gathered by a strided loop", loc)
         if not parts:
             j = Var(f"j_{self.fresh}", "int32")
             self.fresh += 1
             body = substitute_builtins(v, {("thread_idx", 0): j})
-            return RowReduce(op, j, Const(self.block[0], "int32"), body, v.dtype)
+            return RowReduce(op, j, Const(self.block[0], "int32"), body, v.dtype, step)
         (p,) = parts if len(parts) == 1 else (None,)
-        if p is None or p.op != op or p.step != self.block[0]:
+        if p is None or p.op != op or p.step != step:
             raise Miss("a tree over partials of another kind or stride", loc)
         rest = v
-        whole = RowReduce(op, p.var, p.stop, p.body, p.dtype)
+        whole = RowReduce(op, p.var, p.stop, p.body, p.dtype, step)
         if v == p:
             return whole
         if isinstance(v, (BinOp, Call)):
@@ -368,7 +409,7 @@ class Summarizer:
         c = s.cond
         step = self.expr(s.step, env) if not isinstance(s.step, Const) else s.step
         if isinstance(c, BinOp) and c.op == "<" and c.a == s.var and isinstance(step, Const) and \
-                step.value == self.block[0] and step.value > 1:
+                int(step.value) in (self.block[0], 32) and step.value > 1:
             return self.strided_loop(s, env, guard, int(step.value))
         if not (isinstance(c, BinOp) and c.op in ("<", "<=") and c.a == s.var) or \
                 not (isinstance(s.step, Const) and s.step.value == 1):
@@ -484,6 +525,9 @@ def substitute_builtins(e, mapping: dict):
         if isinstance(n, Builtin) and (n.kind, n.axis) in mapping:
             value = mapping[(n.kind, n.axis)]
             return value if value.dtype == n.dtype else Cast(n.dtype, value)
+        if isinstance(n, RowReduce):
+            return dataclasses.replace(n, stop=substitute_builtins(n.stop, mapping),
+                                       body=substitute_builtins(n.body, mapping))
         if isinstance(n, Sum):
             return Sum(n.var, substitute_builtins(n.start, mapping), substitute_builtins(n.stop, mapping),
                        substitute_builtins(n.body, mapping), n.dtype)

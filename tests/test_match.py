@@ -86,7 +86,7 @@ def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
         if (threadIdx.x == 0) out[blockIdx.x] = s[0];
     }
     void run(const float* x, float* out, int n) { rs<<<n, 256>>>(x, out, n); }
-    """, "while loops"),
+    """, "no sum over k"),
     # a product of two loads indexed by the same coordinate is a dot product, not a GEMM
     ("""
     __global__ void dots(const float* a, const float* b, float* out, int n, int k) {
@@ -104,11 +104,11 @@ def test_kernels_that_are_not_gemms_say_why(tmp_path, body, reason):
         gemm.match(k)
     assert reason in info.value.reason
     r = raise_kernel(k)
-    assert r.rule != "gemm" and (r.rule == "elementwise" or f"gemm: {info.value.reason}" in r.reason)
+    assert r.rule != "gemm" and (r.rule in ("rowwise", "elementwise") or f"gemm: {info.value.reason}" in r.reason)
 
 
 def test_level_tile_fails_with_the_reasons_and_thread_keeps_simt(tmp_path):
-    module = load_module(str(ROOT / "samples/cuda/softmax_row.cu"))
+    module = load_module(str(ROOT / "samples/cuda/prefix_scan_block.cu"))  # a block scan: no rule
     with pytest.raises(TileportError) as info:
         raise_module(module, "tile")
     assert info.value.diagnostic.code == "TP017" and "gemm:" in info.value.diagnostic.message
@@ -122,7 +122,7 @@ def test_convert_prints_level_and_rule(tmp_path):
                              "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "tile level (rule gemm: T.Pipelined, T.gemm)" in result.stderr
-    result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/softmax_row.cu",
+    result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/prefix_scan_block.cu",
                              "--level", "tile"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 1 and "error TP017" in result.stderr
 
@@ -130,3 +130,40 @@ def test_convert_prints_level_and_rule(tmp_path):
 def test_supported_md_is_generated_from_the_tables():
     assert (ROOT / "SUPPORTED.md").read_text(encoding="utf-8") == render(), \
         "regenerate with: python -m porter.match.supported > SUPPORTED.md"
+
+
+@pytest.mark.parametrize("rel, kernel, reduce_ops", [
+    ("samples/cuda/reduce_shared_tree.cu", "reduce_sum", ["sum"]),
+    ("samples/cuda/softmax_row.cu", "softmax_row", ["max", "sum"]),
+    ("samples/cuda/layernorm_forward.cu", "layernorm_forward", None),
+    ("samples/cuda/cross_entropy.cu", "cross_entropy_forward", None),
+    ("samples/cuda/rmsnorm.cu", "rmsnorm", ["sum"]),
+    ("tests/fresh/cuda_thread/block_reduce_template.cu", "reduce", ["sum"]),
+])
+def test_block_reductions_are_raised_to_t_reduce(rel, kernel, reduce_ops):
+    from porter.ir.tiles import Reduce
+    k = next(k for k in load_module(str(ROOT / rel)).kernels if k.name == kernel)
+    r = raise_kernel(k)
+    assert r.rule == "rowwise", r.reason
+    ops = [s.op for s in walk_stmts(r.kernel.body) if isinstance(s, Reduce)]
+    assert ops and (reduce_ops is None or ops == reduce_ops)
+    # the launch keeps the original grid and block size: one block still makes one block's result
+    assert r.kernel.launch.grid == k.launch.grid and r.kernel.launch.threads == max(k.launch.block)
+    assert not any(isinstance(s, ParallelFor) and len(s.extents) > 1 for s in walk_stmts(r.kernel.body))
+
+
+def test_a_tree_over_a_value_from_another_thread_is_not_raised(tmp_path):
+    # the tree combines s[tid + 1] shifted values: not the pattern, stays at thread level
+    src = cuda(tmp_path, """
+    __global__ void odd(const float* x, float* out, int n) {
+        __shared__ float s[128];
+        s[threadIdx.x] = x[blockIdx.x * 128 + threadIdx.x];
+        __syncthreads();
+        for (int k = 64; k > 0; k >>= 1) { if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k + 1]; __syncthreads(); }
+        if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+    }
+    void run(const float* x, float* out, int n) { odd<<<n / 128, 128>>>(x, out, n); }
+    """)
+    (k,) = load_module(src).kernels
+    r = raise_kernel(k)
+    assert r.rule is None and "rowwise:" in r.reason

@@ -340,7 +340,7 @@ def test_analyze_and_dry_run_write_nothing(tmp_path):
     before = snapshot(src)
     analysis = tileport("analyze", src, "--jobs", "2")
     assert analysis.returncode == 1, analysis.stderr
-    assert "a/add.py" in analysis.stdout and "thread-parallel" in analysis.stdout and "TP101" in analysis.stdout
+    assert "a/add.py" in analysis.stdout and "tile" in analysis.stdout and "TP101" in analysis.stdout
     dry = tileport("migrate", src, "-o", tmp_path / "out", "--dry-run", "--report", tmp_path / "d.json")
     assert dry.returncode == 1 and not (tmp_path / "out").exists()
     report = json.loads((tmp_path / "d.json").read_text())

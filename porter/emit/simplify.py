@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, UnaryOp, is_float
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, UnaryOp, Var, is_float
 from porter.ir.fold import fold
 from porter.ir.walk import children, map_expr, map_stmts
 
@@ -21,6 +21,8 @@ def _demoted(e):
         return dataclasses.replace(e, dtype="int32")
     if isinstance(e, Const) and e.dtype in ("uint32", "int32") and 0 <= int(e.value) < 2 ** 31:
         return Const(int(e.value), "int32")
+    if isinstance(e, Var) and e.dtype == "int32":
+        return e  # + - * agree modulo 2**32 whatever the signedness
     if isinstance(e, Cast) and e.dtype in ("uint32", "uint64", "int64") and e.a.dtype in ("int32", "uint32"):
         inner = _demoted(e.a)
         return inner

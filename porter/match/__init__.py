@@ -12,11 +12,11 @@ from dataclasses import dataclass
 import dataclasses
 
 from porter.diagnostics import TileportError
-from porter.match import elementwise, gemm, rowwise
+from porter.match import elementwise, gemm, rowwise, transpose
 from porter.match.summary import Miss
 
 # Tried in order: the first rule that matches rewrites the kernel.
-RULES = (gemm, rowwise, elementwise)
+RULES = (gemm, rowwise, transpose, elementwise)
 LEVELS = ("auto", "tile", "thread")
 
 

@@ -120,6 +120,11 @@ class Summarizer:
         self.block = tuple(kernel.launch.block) + (1,) * (3 - len(kernel.launch.block))
         self.shared = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, Alloc)}
         self.stored: dict = {}  # shared array -> (index, value) as the writing thread sees them
+        self.entries: dict = {}  # shared array -> [(index, value)] stored since the last barrier
+        self.phase = 0           # barriers passed
+        self.phases: dict = {}   # shared array -> the phase its entries belong to
+        self.materialize = False  # reads of shared tiles stay reads of a tile (see `tiles`)
+        self.tiles: dict = {}    # shared array -> (rows, cols, Var r, Var c, value over r and c)
         self.writes: list = []
         self.fresh = 0
         self.ranges: dict = {}  # loop symbol -> (start, stop) when constant
@@ -155,6 +160,8 @@ class Summarizer:
             if strip_int_casts(load.index) == Const(0, strip_int_casts(load.index).dtype):
                 return value
             raise Miss(f"a read of shared '{load.buffer}' after its tree other than element 0")
+        if self.materialize or len(self.entries.get(load.buffer, ())) > 1:
+            return self.read_tile(load)
         try:
             written, read = to_sympy(index), to_sympy(load.index)
         except NotAffine:
@@ -177,6 +184,81 @@ class Summarizer:
         names = self._names()
         return substitute_builtins(value, {("thread_idx", 0): from_sympy(q, names),
                                            ("thread_idx", 1): from_sympy(p, names)})
+
+    def read_tile(self, load: Load):
+        """A shared array filled by the block (each thread one or more elements, row r and
+        column c of the tile from threadIdx.y + a and threadIdx.x + b) is the tile
+        S[r, c] = V(r, c); a read of S[p * pitch + q] is V(p, q), or a read of the tile."""
+        buf = load.buffer
+        alloc = self.shared[buf]
+        pitch = alloc.shape[-1] if len(alloc.shape) > 1 else alloc.size
+        tx, ty = builtin_symbol("thread_idx", 0), builtin_symbol("thread_idx", 1)
+        r, c = Var(f"{buf}_r", "int32"), Var(f"{buf}_c", "int32")
+        names = self._names()
+        names.update({r.name: r, c.name: c})
+        sr, sc = to_sympy(r), to_sympy(c)
+        if buf not in self.tiles:
+            values, rows = [], set()
+            for index, value in self.entries.get(buf, []):
+                try:
+                    row, col = self._split(to_sympy(index), pitch)
+                except NotAffine:
+                    raise Miss(f"shared '{buf}' is indexed with non-affine arithmetic") from None
+                a, b = sympy.expand(row - ty), sympy.expand(col - tx)
+                if a.free_symbols or b.free_symbols or b != 0:
+                    raise Miss(f"shared '{buf}' is not filled as [threadIdx.y + a][threadIdx.x]")
+                rows |= set(range(int(a), int(a) + self.block[1]))
+                moved = substitute_builtins(value, {("thread_idx", 1): fold(BinOp("-", r, Const(int(a), "int32"), "int32")),
+                                                    ("thread_idx", 0): c})
+                values.append(_normalized(moved, names))
+            if not values or any(v != values[0] for v in values[1:]):
+                raise Miss(f"the elements of shared '{buf}' are not one formula of their position")
+            if rows != set(range(len(rows))):
+                raise Miss(f"shared '{buf}' is filled with gaps")
+            self.tiles[buf] = (len(rows), self.block[0], r, c, values[0])
+        n_rows, n_cols, r, c, value = self.tiles[buf]
+        try:
+            p, q = self._split(to_sympy(load.index), pitch)
+        except NotAffine:
+            raise Miss(f"shared '{buf}' is read with non-affine arithmetic") from None
+        if not (self._range_within(p, n_rows) and self._range_within(q, n_cols)):
+            raise Miss(f"a read of shared '{buf}' may reach an element no thread wrote")
+        pi, qi = from_sympy(p, names), from_sympy(q, names)
+        if self.materialize:
+            from porter.ir.tiles import TileLoad
+            return TileLoad(buf, (pi, qi), value.dtype)
+        return substitute(value, {r.name: pi, c.name: qi})
+
+    @staticmethod
+    def _split(index, pitch):
+        """index = row * pitch + col, by the terms' coefficients."""
+        row, col = sympy.Integer(0), sympy.Integer(0)
+        for term in sympy.Add.make_args(sympy.expand(index)):
+            coeff, _ = term.as_coeff_Mul()
+            if pitch > 1 and coeff % pitch == 0:
+                row += term / pitch
+            else:
+                col += term
+        return sympy.expand(row), sympy.expand(col)
+
+    def _range_within(self, s, extent: int) -> bool:
+        """Whether the linear expression s stays in [0, extent) over the thread and loop ranges."""
+        lo = hi = 0
+        for term in sympy.Add.make_args(sympy.expand(s)):
+            coeff, rest = term.as_coeff_Mul()
+            if rest == 1:
+                lo, hi = lo + int(coeff), hi + int(coeff)
+                continue
+            if not rest.is_Symbol:
+                return False
+            if rest.name.startswith("tid_"):
+                a, b = 0, self.block["xyz".index(rest.name[-1])] - 1
+            elif rest.name in self.ranges:
+                a, b = self.ranges[rest.name][0], self.ranges[rest.name][1] - 1
+            else:
+                return False
+            lo, hi = lo + min(coeff * a, coeff * b), hi + max(coeff * a, coeff * b)
+        return 0 <= lo and hi < extent
 
     def _within(self, s, extent: int) -> bool:
         """Whether s (a single index symbol or constant) lies in [0, extent)."""
@@ -204,7 +286,10 @@ class Summarizer:
 
     def run(self, stmts, env, guard):
         for s in stmts:
-            if isinstance(s, (Comment, Sync)):
+            if isinstance(s, Sync):
+                self.phase += 1
+                continue
+            if isinstance(s, Comment):
                 continue
             if isinstance(s, Alloc):
                 if s.scope != "shared":
@@ -218,8 +303,17 @@ class Summarizer:
                 index, value = self.expr(s.index, env), self.expr(s.value, env)
                 if s.buffer in self.shared:
                     if guard is not None and _thread_dependent(guard):
-                        raise Miss(f"shared '{s.buffer}' is written under a condition", s.loc)
+                        if not self.materialize:
+                            raise Miss(f"shared '{s.buffer}' is written under a condition", s.loc)
+                        zero = Const(0.0 if is_float(value.dtype) else 0, value.dtype)
+                        value = Select(guard, value, zero, value.dtype)  # unwritten: never read
                     self.stored[s.buffer] = (index, value)
+                    if self.phases.get(s.buffer) != self.phase:
+                        if s.buffer in self.tiles:
+                            raise Miss(f"shared '{s.buffer}' is filled twice", s.loc)
+                        self.entries[s.buffer] = []
+                        self.phases[s.buffer] = self.phase
+                    self.entries[s.buffer].append((index, value))
                 else:
                     self.writes.append(Write(s.buffer, index, value, guard, s.loc))
             elif isinstance(s, If):
@@ -236,6 +330,21 @@ class Summarizer:
                 raise Miss("an early return inside a loop", s.loc)
             else:
                 raise Miss(f"'{type(s).__name__}' statements", getattr(s, "loc", None))
+
+    def unroll(self, s: For, env, guard, step: int) -> bool:
+        """A short loop with constant bounds and stride (a thread handling several rows of a
+        tile): each iteration summarized in turn."""
+        start, stop = self.expr(s.start, env), self.expr(s.cond.b, env)
+        if not (isinstance(start, Const) and isinstance(stop, Const)):
+            return False
+        last = int(stop.value) + (1 if s.cond.op == "<=" else 0)
+        values = range(int(start.value), last, step)
+        if len(values) > 64:
+            return False
+        for v in values:
+            env[s.var.name] = Const(v, s.var.dtype)
+            self.run(s.body, env, guard)
+        return True
 
     def strided_loop(self, s: For, env, guard, step: int):
         """`for (c = threadIdx.x; c < n; c += blockDim.x)`: the block covers [0, n) together."""
@@ -411,6 +520,9 @@ class Summarizer:
         if isinstance(c, BinOp) and c.op == "<" and c.a == s.var and isinstance(step, Const) and \
                 int(step.value) in (self.block[0], 32) and step.value > 1:
             return self.strided_loop(s, env, guard, int(step.value))
+        if isinstance(c, BinOp) and c.op in ("<", "<=") and c.a == s.var and isinstance(step, Const) \
+                and step.value > 1 and self.unroll(s, env, guard, int(step.value)):
+            return None
         if not (isinstance(c, BinOp) and c.op in ("<", "<=") and c.a == s.var) or \
                 not (isinstance(s.step, Const) and s.step.value == 1):
             raise Miss("a loop that is not `for (i = a; i < b; i++)`", s.loc)
@@ -473,6 +585,24 @@ def _accumulated(new, holder):
         if new.b == holder and holder not in walk_expr(new.a):
             return new.a
     return None
+
+
+def _normalized(e, names):
+    """Integer index arithmetic in one canonical form, so that equal formulas compare equal."""
+    def step(n):
+        if isinstance(n, Load):
+            try:
+                return Load(n.buffer, from_sympy(to_sympy(n.index), names, n.index.dtype), n.dtype)
+            except (NotAffine, KeyError):
+                return None
+        if isinstance(n, BinOp) and n.op in ("<", "<=", ">", ">=", "==", "!=") and not is_float(n.a.dtype):
+            try:
+                return BinOp(n.op, from_sympy(to_sympy(n.a), names, n.a.dtype),
+                             from_sympy(to_sympy(n.b), names, n.b.dtype), "bool")
+            except (NotAffine, KeyError):
+                return None
+        return None
+    return map_expr(e, step)
 
 
 def _thread_dependent(e) -> bool:

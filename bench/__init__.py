@@ -1,0 +1,1 @@
+"""Benchmarks for tileport's ports: `python bench/benchmark.py --help`."""

@@ -1,0 +1,56 @@
+"""bench/benchmark.py: the dry run plans the right rows anywhere; without a GPU a plain run
+says that nothing was timed and succeeds (the timing itself needs a GPU: see bench/)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, gpu_available
+
+BENCH = str(ROOT / "bench" / "benchmark.py")
+
+
+def run_bench(*args, timeout=300):
+    return subprocess.run([sys.executable, BENCH, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_dry_run_names_kernels_levels_and_scaled_sizes(tmp_path):
+    out = tmp_path / "rows.json"
+    result = run_bench("--dry-run", "samples/cuda/saxpy.cu", "samples/triton/matmul_fp16.py",
+                       "--json", str(out))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    # verify's larger problem (n=1531; M, N, K = 37, 53, 67) times the default scale 16
+    saxpy = next(line for line in lines if line.startswith("samples/cuda/saxpy.cu"))
+    assert saxpy.split()[1:4] == ["saxpy", "tile", f"n={1531 * 16}"]
+    matmul = next(line for line in lines if line.startswith("samples/triton/matmul_fp16.py"))
+    assert matmul.split()[1:6] == ["matmul_fp16_kernel", "tile", f"M={37 * 16}", f"N={53 * 16}",
+                                   f"K={67 * 16}"]
+    rows = {r["kernel"]: r for r in json.loads(out.read_text())["rows"]}
+    assert rows["saxpy"]["sizes"] == {"n": 1531 * 16} and rows["saxpy"]["grid"] == [96]
+    # strides are recomputed from the scaled sizes: (widest + 3) ** nesting depth
+    assert rows["matmul_fp16_kernel"]["scalars"]["stride_ak"] == 67 * 16 + 3
+    assert rows["matmul_fp16_kernel"]["scalars"]["stride_am"] == (67 * 16 + 3) ** 2
+    assert all(r["original_ms"] is None and r["note"] == "" for r in rows.values())
+
+
+def test_dry_run_scale_option():
+    result = run_bench("--dry-run", "--scale", "2", "samples/cuda/saxpy.cu")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"n={1531 * 2}" in result.stdout
+
+
+def test_without_a_gpu_nothing_is_timed(tmp_path):
+    if gpu_available():
+        pytest.skip("a GPU is present: a plain run times the kernels")
+    result = run_bench("samples/cuda/saxpy.cu", "samples/triton/matmul_fp16.py")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("nothing was timed: no CUDA GPU")
+    assert len(result.stdout.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr

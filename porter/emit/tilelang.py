@@ -315,9 +315,19 @@ def tile_primitives(body) -> list:
 
 
 def port_level(kernel: Kernel) -> tuple:
-    """(level, rule) the emitter gives a kernel: "tile" or "thread"."""
+    """(level, rule) the emitter gives a kernel: "tile" or "thread", and a description."""
     view = KernelEmitter(kernel, "").view()
     return view.level, view.rule
+
+
+def rule_name(kernel: Kernel):
+    """The short name of how a kernel reached tile level (a porter.match rule, "elementwise",
+    or "triton-blocks"), None at thread level."""
+    if kernel.rule:
+        return kernel.rule
+    if is_tile_level(kernel.body):
+        return "triton-blocks"
+    return None if needs_threads(kernel) else "elementwise"
 
 
 _THREAD_CALLS = {"shfl", "shfl_down", "shfl_up", "shfl_xor", "ballot", "any", "all"}

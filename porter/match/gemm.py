@@ -127,8 +127,9 @@ class _Frame:
             s = sympy.expand(to_sympy(e).subs(self.subs))
         except NotAffine:
             raise Miss("an index that is not affine in the thread's row and column") from None
-        if any(s.has(b) for b in self.blocks) or any(sym.name.startswith(("tid_", "bid_"))
-                                                    for sym in s.free_symbols):
+        # blockIdx.z (a batch index) stays: the raised kernel keeps the grid's z axis
+        if any(s.has(b) for b in self.blocks) or any(sym.name.startswith(("tid_", "bid_")) and
+                                                    sym.name != "bid_z" for sym in s.free_symbols):
             raise Miss("an index that depends on the block or thread otherwise than through the "
                        "element's row and column")
         return s
@@ -181,6 +182,7 @@ def match(kernel: Kernel) -> Kernel:
 
     # names of the tile program
     names = {p.name: Var(p.name, p.dtype) for p in kernel.scalars}
+    names["bid_z"] = Builtin("block_idx", 2, "int32")
     i, j, ko = Var("i", "int32"), Var("j", "int32"), Var("ko", "int32")
     bx, by = Builtin("block_idx", 0, "int32"), Builtin("block_idx", 1, "int32")
     m_of = {m_sym: BinOp("+", BinOp("*", by, Const(bm, "int32"), "int32"), i, "int32")}
@@ -292,7 +294,8 @@ def match(kernel: Kernel) -> Kernel:
                             w.loc))
     n_tiles = Call("ceildiv", (extent[n_sym], Const(bn, "int32")), "int32")
     m_tiles = Call("ceildiv", (extent[m_sym], Const(bm, "int32")), "int32")
-    launch = Launch((n_tiles, m_tiles), (1,), 0, kernel.launch.origin, kernel.launch.loc, threads)
+    batch = tuple(grid[2:3])  # a batch on the grid's z axis keeps its blocks
+    launch = Launch((n_tiles, m_tiles) + batch, (1,), 0, kernel.launch.origin, kernel.launch.loc, threads)
     return dataclasses.replace(kernel, body=body, launch=launch)
 
 

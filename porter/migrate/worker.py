@@ -81,14 +81,10 @@ def _status_of(code: str) -> str:
 
 
 def _levels(module, source_name: str) -> list[tuple[str, str | None]]:
-    """(level, rule) per kernel, from the emitter's view of it when it says so."""
-    try:
-        from porter.emit.tilelang import KernelEmitter
+    """(level, rule) per kernel: "tile" or "thread", and the rule's short name."""
+    from porter.emit.tilelang import port_level, rule_name
 
-        views = [KernelEmitter(k, source_name).view() for k in module.kernels]
-        return [(getattr(v, "level", None) or "tile", getattr(v, "rule", None)) for v in views]
-    except Exception:  # noqa: BLE001 - the report falls back to the default level
-        return [("tile", None)] * len(module.kernels)
+    return [(port_level(k)[0], rule_name(k)) for k in module.kernels]
 
 
 def convert_task(task: dict) -> dict:

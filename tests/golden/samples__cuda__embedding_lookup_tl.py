@@ -2,7 +2,7 @@
 """TileLang port of samples/cuda/embedding_lookup.cu (cuda).
 
 - `embedding_forward` (samples/cuda/embedding_lookup.cu:12), tile level (element-wise: T.Parallel over the block); launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8) - 1) / 8)), block (32, 8), from the launch site (line 63).
-- `embedding_backward` (samples/cuda/embedding_lookup.cu:28), thread level (not raised: gemm: atomics (line 40); rowwise: a 2-D thread block; elementwise: threads cooperate (shared memory, barriers, warp shuffles, atomics or break/continue)); launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8) - 1) / 8)), block (32, 8), from the launch site (line 64).
+- `embedding_backward` (samples/cuda/embedding_lookup.cu:28), thread level (not raised: gemm: atomics (line 40); rowwise: a 2-D thread block; transpose: atomics (line 40); elementwise: threads cooperate (shared memory, barriers, warp shuffles, atomics or break/continue)); launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8) - 1) / 8)), block (32, 8), from the launch site (line 64).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
 (`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
@@ -154,9 +154,9 @@ def embedding_forward_program():
                 if T.Not(T.Or(row >= num_tokens, j >= dim)):
                     token = idx[row]
                     if T.Or(token < 0, token >= vocab):
-                        out[T.Cast(T.uint64, row) * T.Cast(T.uint64, dim) + T.Cast(T.uint64, j)] = T.float32(0.0)
+                        out[T.Cast(T.uint64, row * dim + j)] = T.float32(0.0)
                     else:
-                        out[T.Cast(T.uint64, row) * T.Cast(T.uint64, dim) + T.Cast(T.uint64, j)] = table[T.Cast(T.uint64, token) * T.Cast(T.uint64, dim) + T.Cast(T.uint64, j)]
+                        out[T.Cast(T.uint64, row * dim + j)] = table[T.Cast(T.uint64, token * dim + j)]
 
     return embedding_forward
 
@@ -200,7 +200,7 @@ def embedding_backward_program():
             if T.Not(T.Or(row >= num_tokens, j >= dim)):
                 token = idx[row]
                 if T.Not(T.Or(token < 0, token >= vocab)):
-                    T.atomic_add(grad_table[T.Cast(T.uint64, token) * T.Cast(T.uint64, dim) + T.Cast(T.uint64, j)], grad_out[T.Cast(T.uint64, row) * T.Cast(T.uint64, dim) + T.Cast(T.uint64, j)])
+                    T.atomic_add(grad_table[T.Cast(T.uint64, token * dim + j)], grad_out[T.Cast(T.uint64, row * dim + j)])
 
     return embedding_backward
 

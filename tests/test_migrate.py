@@ -199,11 +199,11 @@ def test_summary_and_reports(robust):
     s = report["summary"]
     assert (s["files_ported"], s["files_no_kernel"], s["files_skipped"]) == (4, 4, 1)
     assert s["files_failed"] == len([v for v in robust["expected"].values() if v[0] == "failed"])
-    assert s["converted"] == s["thread_level"] == 4 and s["tile_level"] == 0
+    assert s["converted"] == s["tile_level"] == 4 and s["thread_level"] == 0  # all element-wise
     assert s["kernels"] == 6  # the 4 ported + the kernels seen in syntax.cu and latin1.cu
     assert s["migration_rate"] == round(4 / 6, 4)
     kernel = _by_path(report)["cuda/saxpy.cu"]["kernels"][0]
-    assert (kernel["name"], kernel["level"], kernel["rule"], kernel["status"]) == ("saxpy", "thread-parallel", None,
+    assert (kernel["name"], kernel["level"], kernel["rule"], kernel["status"]) == ("saxpy", "tile", "elementwise",
                                                                                  "ported")
     md = robust["reports"][1].read_text()
     assert "| files | kernels | converted | verified |" in md

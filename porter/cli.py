@@ -112,8 +112,9 @@ def main():
 @click.option("--level", type=click.Choice(["auto", "tile", "thread"]), default="auto", show_default=True,
               help="auto: raise CUDA kernels to tile primitives where a rule matches; tile: fail "
                    "when none does; thread: keep thread-level code.")
+@click.option("--tile", help="GEMM tile sizes BM,BN,BK for raised matrix multiplies, e.g. 128,128,32.")
 @frontend_options
-def convert(source, output, force, emit_ir, block, grid, level, compdb, include_dirs, defines, config,
+def convert(source, output, force, emit_ir, block, grid, level, tile, compdb, include_dirs, defines, config,
             dtypes):
     """Convert one CUDA (.cu) or Triton (.py) file to a TileLang module."""
     from porter.emit.tilelang import emit_module
@@ -126,7 +127,10 @@ def convert(source, output, force, emit_ir, block, grid, level, compdb, include_
         include_dirs, defines = _with_compdb(source, compdb, include_dirs, defines)
         module = load_module(source, include_dirs, defines, config, _pairs(dtypes, "--dtype"),
                              _dims(block, "--block"), _dims(grid, "--grid"))
-        module = raise_module(module, level)
+        tile_dims = _dims(tile, "--tile")
+        if tile_dims and (len(tile_dims) != 3 or any(d % 16 for d in tile_dims)):
+            raise TileportError("TP007", f"--tile expects BM,BN,BK, each a multiple of 16, got '{tile}'")
+        module = raise_module(module, level, {"tile": tile_dims})
         text = format_module(module) if emit_ir else emit_module(module, source)
         if output is None:
             sys.stdout.write(text)
@@ -141,8 +145,9 @@ def convert(source, output, force, emit_ir, block, grid, level, compdb, include_
             origin = k.launch.origin.replace("-", " ")
             level, rule = port_level(k)
             how = f"{level} level ({rule})" if rule else f"{level} level"
+            note = f"; {k.note}" if k.note else ""
             stderr.print(f"[green]converted[/] {k.name}{k.template_args}  ({source}:{k.loc.line})  "
-                         f"{how}; launch geometry: {origin}", markup=True, highlight=False)
+                         f"{how}; launch geometry: {origin}{note}", markup=True, highlight=False)
         stderr.print(f"wrote {output} in {time.perf_counter() - start:.2f}s")
 
 

@@ -167,3 +167,24 @@ def test_a_tree_over_a_value_from_another_thread_is_not_raised(tmp_path):
     (k,) = load_module(src).kernels
     r = raise_kernel(k)
     assert r.rule is None and "rowwise:" in r.reason
+
+
+def test_tile_option_sets_the_gemm_tiles_and_bad_values_are_diagnosed(tmp_path):
+    run = lambda *a: subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/matmul_tiled.cu", *a],  # noqa: E731
+                                    cwd=ROOT, capture_output=True, text=True)
+    good = run("--tile", "128,64,32")
+    assert good.returncode == 0 and "T.alloc_shared((128, 32,)" in good.stdout and "T.ceildiv(N, 64)" in good.stdout
+    bad = run("--tile", "128,100")
+    assert bad.returncode == 2 and "error TP007" in bad.stderr
+
+
+def test_batched_gemm_keeps_the_batch_axis():
+    (k,) = load_module(str(ROOT / "samples/cuda/bmm_strided_batched.cu")).kernels
+    r = raise_kernel(k)
+    assert r.rule == "gemm", r.reason
+    assert len(r.kernel.launch.grid) == 3 and r.kernel.launch.grid[2] == k.launch.grid[2]
+
+
+def test_autotune_config_is_named_in_the_port():
+    text = emit_module(load_module(str(ROOT / "samples/triton/matmul_grouped.py")))
+    assert "autotune config 0 of 1 (BLOCK_M=32" in text

@@ -51,6 +51,7 @@ SAMPLE_ARGS = {"samples/cuda/conv1d.cu": ["--arg", "k=7"]}
 # The cubin compile check (nvcc, sm_80 + sm_90a) costs seconds per kernel: run it on a sample of
 # each kind (elementwise, half, shared memory + barriers, warp shuffles + atomics, Triton 1D/2D).
 COMPILE_CHECKED = {"samples/cuda/saxpy.cu", "samples/cuda/half_scale_bias.cu",
+                   "samples/cuda/gemm_tn_half_bias_relu.cu", "samples/cuda/softmax_row.cu",
                    "samples/cuda/matmul_tiled.cu", "samples/cuda/reduce_warp_shuffle.cu",
                    "samples/triton/add.py", "samples/triton/scale_clamp_2d.py",
                    "samples/triton/matmul_fp16.py", "samples/triton/softmax_fused.py"}
@@ -66,6 +67,12 @@ def test_sample_converts_and_verifies(rel, tmp_path):
         for k in report["kernels"]:
             assert set(k["compile"]) == {"sm_80", "sm_90a"}
             assert all(c["ok"] for c in k["compile"].values()), k["compile"]
+        port_text = (tmp_path / (rel.replace("/", "_").rsplit(".", 1)[0] + "_tl.py")).read_text()
+        if "T.gemm(" in port_text:  # tile products must reach the tensor cores
+            cores = {arch: c.get("tensor_cores") for k in report["kernels"] for arch, c in k["compile"].items()}
+            assert cores["sm_80"] and "mma.sync" in cores["sm_80"], cores
+            half = "float16" in port_text and "T.gemm(" in port_text
+            assert "wgmma" in cores["sm_90a"] if half else cores["sm_90a"], cores
     # one of the problem sizes is ragged: not a multiple of any block
     sizes = [v for k in report["kernels"] for c in k["cases"] for n, v in c["sizes"].items()
              if isinstance(v, int)]

@@ -161,6 +161,7 @@ class TritonFrontend:
         self.given_grid = tuple(int(g) for g in grid) if grid else None
         self._globals: dict = {}
         self.derived: dict = {}        # kernel -> {constexpr: stand-in value}
+        self.config_notes: dict = {}   # kernel -> which autotune config the port took
         self.derived_exprs: dict = {}  # kernel -> {constexpr: IR expression over its scalars}
 
     def loc(self, node) -> Loc:
@@ -379,6 +380,7 @@ class TritonFrontend:
                         constexprs={n: (v.dtype if isinstance(v, DTypeV) else v.value)
                                     for n, v in constexprs.items()})
         kernel.derived_constexprs = dict(self.derived_exprs.get(fn.name, {}))
+        kernel.note = self.config_notes.get(fn.name, "")
         kernel.launch = self._launch(kernel, fn, conv, site, config, constexprs)
         annotate_buffers(kernel)
         return kernel
@@ -451,6 +453,10 @@ class TritonFrontend:
             raise TileportError("TP204", f"autotune config {self.config} does not exist: kernel "
                                 f"'{fn.name}' has {len(configs.items)} configs", self.loc(dec))
         cfg = configs.items[self.config]
+        if isinstance(cfg, HConfig):
+            values = ", ".join(f"{k}={v.value}" for k, v in cfg.kwargs.items() if isinstance(v, HConst))
+            self.config_notes[fn.name] = (f"autotune config {self.config} of {len(configs.items)} "
+                                          f"({values}; pick another with --config N)")
         return cfg if isinstance(cfg, HConfig) else None
 
     def _constexpr_values(self, fn, names, site, site_args, config, defaults) -> dict:

@@ -310,6 +310,7 @@ class Kernel:
     template_args: str = ""  # CUDA: "<float, 256>" when instantiated from a launch site
     # Triton constexprs the launch computes from scalar arguments: name -> Expr over them
     derived_constexprs: dict = field(default_factory=dict)
+    note: str = ""        # how the port was specialised (e.g. which autotune config it took)
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
 

@@ -28,13 +28,16 @@ class Raised:
     loc: object = None
 
 
-def raise_kernel(kernel) -> Raised:
-    """Try every rule on a CUDA kernel; the first that matches rewrites it."""
+def raise_kernel(kernel, options: dict | None = None) -> Raised:
+    """Try every rule on a CUDA kernel; the first that matches rewrites it. `options` go to
+    the rules that take them (a rule's OPTIONS), e.g. {"tile": (128, 128, 32)} for gemm."""
     reasons = []
     loc = None
+    options = options or {}
     for rule in RULES:
         try:
-            return Raised(rule.match(kernel), rule.NAME, None)
+            given = {k: v for k, v in options.items() if k in getattr(rule, "OPTIONS", ()) and v}
+            return Raised(rule.match(kernel, **given), rule.NAME, None)
         except Miss as miss:
             where = f" (line {miss.loc.line})" if miss.loc is not None and miss.loc.line else ""
             reasons.append(f"{rule.NAME}: {miss.reason}{where}")
@@ -42,7 +45,7 @@ def raise_kernel(kernel) -> Raised:
     return Raised(kernel, None, "; ".join(reasons) or "no rule applies", loc or kernel.loc)
 
 
-def raise_module(module, level: str = "auto"):
+def raise_module(module, level: str = "auto", options: dict | None = None):
     """CUDA kernels raised onto tile primitives where a rule matches (level auto / tile);
     with level tile, a kernel no rule matches is an error (TP017). Triton kernels are already
     written in blocks and pass through."""
@@ -50,7 +53,7 @@ def raise_module(module, level: str = "auto"):
         return module
     kernels = []
     for k in module.kernels:
-        r = raise_kernel(k)
+        r = raise_kernel(k, options)
         if r.rule is None and level == "tile":
             raise TileportError("TP017", f"no tile-level rule matches kernel '{k.name}': {r.reason}",
                                 r.loc or k.loc)

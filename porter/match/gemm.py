@@ -37,6 +37,7 @@ from porter.match.summary import Miss, Sum, substitute, sums_in, summarize
 from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, to_sympy
 
 NAME = "gemm"
+OPTIONS = ("tile",)  # (BM, BN, BK): `convert --tile 128,128,32`
 SUMMARY = "one thread per C element summing A[row, k] * B[k, col] (naive or shared-memory tiled)"
 PRODUCES = "T.alloc_shared + T.gemm into a fragment accumulator inside T.Pipelined over K"
 
@@ -135,7 +136,7 @@ class _Frame:
         return s
 
 
-def match(kernel: Kernel) -> Kernel:
+def match(kernel: Kernel, tile: tuple | None = None) -> Kernel:
     writes = summarize(kernel)
     if len(writes) != 1:
         raise Miss(f"the kernel writes {len(writes)} places; the gemm rule needs one (C)")
@@ -178,6 +179,8 @@ def match(kernel: Kernel) -> Kernel:
     if dtype not in TILES:
         raise Miss(f"{dtype} operands")
     bm, bn, bk, threads, stages = TILES[dtype]
+    if tile:
+        bm, bn, bk = tile
     acc_dtype = total.dtype
 
     # names of the tile program

@@ -1270,6 +1270,10 @@ class KernelConverter:
             return False
         if not (isinstance(f, FnV) and f.kind == "tl" and f.name in self._ATOMIC_OPS):
             return False
+        if not self.tile_mode:
+            # atomics inside one lane-wide T.Parallel would need thread-level code: tile mode
+            # gives each atomic its own T.Parallel over the block it updates
+            raise NeedTiles()
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             raise self.err("TP217", "*args / **kwargs in calls are not supported", node)
         args = [self.ev(a, env) for a in node.args]

@@ -331,6 +331,20 @@ class Summarizer:
             else:
                 raise Miss(f"'{type(s).__name__}' statements", getattr(s, "loc", None))
 
+    def _loop_body(self, s: For, env, guard, sym):
+        """Run a loop body once with the loop variable as `sym` and every variable the body
+        reassigns as a placeholder; returns (the body's env, the placeholders, writes before)."""
+        carried = [n for n in dict.fromkeys(x.var.name for x in walk_stmts(s.body) if isinstance(x, Assign))
+                   if n in env]
+        body_env = dict(env)
+        body_env[s.var.name] = sym
+        holders = {n: Var(f"{n}@{self.fresh}", env[n].dtype if env[n] is not None else "float32")
+                   for n in carried}
+        body_env.update(holders)
+        before = len(self.writes)
+        self.run(s.body, body_env, guard)
+        return body_env, holders, before
+
     def unroll(self, s: For, env, guard, step: int) -> bool:
         """A short loop with constant bounds and stride (a thread handling several rows of a
         tile): each iteration summarized in turn."""
@@ -356,15 +370,7 @@ class Summarizer:
         self.fresh += 1
         sym = Var(f"{s.var.name}_{self.fresh}", "int32")
         stop = self.expr(s.cond.b, env)
-        carried = [n for n in dict.fromkeys(x.var.name for x in walk_stmts(s.body) if isinstance(x, Assign))
-                   if n in env]
-        body_env = dict(env)
-        body_env[s.var.name] = sym
-        holders = {n: Var(f"{n}@{self.fresh}", env[n].dtype if env[n] is not None else "float32")
-                   for n in carried}
-        body_env.update(holders)
-        before = len(self.writes)
-        self.run(s.body, body_env, guard)
+        body_env, holders, before = self._loop_body(s, env, guard, sym)
         domain = (sym, start, stop, step)
         for w in self.writes[before:]:
             if w.domain is not None:
@@ -532,15 +538,7 @@ class Summarizer:
         stop = self.expr(c.b if c.op == "<" else BinOp("+", c.b, Const(1, c.b.dtype), c.b.dtype), env)
         if isinstance(start, Const) and isinstance(stop, Const):
             self.ranges[sym.name] = (int(start.value), int(stop.value))
-        carried = [n for n in dict.fromkeys(x.var.name for x in walk_stmts(s.body) if isinstance(x, Assign))
-                   if n in env]
-        body_env = dict(env)
-        body_env[s.var.name] = sym
-        holders = {n: Var(f"{n}@{self.fresh}", env[n].dtype if env[n] is not None else "float32")
-                   for n in carried}
-        body_env.update(holders)
-        before = len(self.writes)
-        self.run(s.body, body_env, guard)
+        body_env, holders, before = self._loop_body(s, env, guard, sym)
         if len(self.writes) != before:
             raise Miss("global stores inside a loop", s.loc)
         for name, holder in holders.items():

@@ -139,6 +139,8 @@ def test_supported_md_is_generated_from_the_tables():
     ("samples/cuda/cross_entropy.cu", "cross_entropy_forward", None),
     ("samples/cuda/rmsnorm.cu", "rmsnorm", ["sum"]),
     ("tests/fresh/cuda_thread/block_reduce_template.cu", "reduce", ["sum"]),
+    ("samples/cuda/gemv_half.cu", "gemv_half", ["sum"]),  # warp per row, __shfl_down_sync
+    ("tests/fresh/cuda_thread/dot_product_atomic.cu", "dot_kernel", ["sum"]),  # grid-stride + atomicAdd
 ])
 def test_block_reductions_are_raised_to_t_reduce(rel, kernel, reduce_ops):
     from porter.ir.tiles import Reduce
@@ -188,3 +190,19 @@ def test_batched_gemm_keeps_the_batch_axis():
 def test_autotune_config_is_named_in_the_port():
     text = emit_module(load_module(str(ROOT / "samples/triton/matmul_grouped.py")))
     assert "autotune config 0 of 1 (BLOCK_M=32" in text
+
+
+def test_a_shfl_down_result_stored_by_every_lane_is_not_raised(tmp_path):
+    src = cuda(tmp_path, """
+    __global__ void rows(const float* x, float* y, int n) {
+        int lane = threadIdx.x % 32;
+        float s = 0.0f;
+        for (int c = lane; c < n; c += 32) s += x[blockIdx.x * n + c];
+        for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(0xffffffff, s, o);
+        y[blockIdx.x * 32 + lane] = s;  // only lane 0 holds the row's sum
+    }
+    void run(const float* x, float* y, int n) { rows<<<n, 32>>>(x, y, n); }
+    """)
+    (k,) = load_module(src).kernels
+    r = raise_kernel(k)
+    assert r.rule is None and "lanes other than 0" in r.reason

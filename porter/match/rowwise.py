@@ -34,7 +34,7 @@ import dataclasses
 
 from porter.ir.fold import fold
 from porter.ir.nodes import (
-    Assign, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Kernel, Launch, Select, Store, Var,
+    Assign, Atomic, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Kernel, Launch, Select, Store, Var,
     is_float,
 )
 from porter.ir.tiles import ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
@@ -88,8 +88,43 @@ def _is_first_thread(c) -> bool:
         isinstance(plain(c.b), Const) and plain(c.b).value == 0
 
 
+def _warp_index(e, w):
+    """With threadIdx.x = w * 32: `threadIdx.x / 32` is w and `threadIdx.x % 32` is 0."""
+    def plain(x):
+        while isinstance(x, Cast) and not is_float(x.dtype):
+            x = x.a
+        return x
+
+    def step(n):
+        if isinstance(n, BinOp) and n.op in ("/", "%") and isinstance(plain(n.b), Const) and \
+                plain(n.b).value == 32:
+            a = plain(n.a)
+            if isinstance(a, BinOp) and a.op == "*" and plain(a.a) == w and isinstance(plain(a.b), Const) \
+                    and plain(a.b).value == 32:
+                return Cast(n.dtype, w) if n.op == "/" else Const(0, n.dtype)
+        if isinstance(n, RowReduce):
+            return dataclasses.replace(n, stop=_warp_index(n.stop, w), body=_warp_index(n.body, w))
+        return None
+    return fold(map_expr(e, step))
+
+
+def _is_lane_zero(c) -> bool:
+    """`threadIdx.x % 32 == 0` (or `threadIdx.x == 0`)."""
+    def plain(e):
+        while isinstance(e, Cast):
+            e = e.a
+        return e
+    if _is_first_thread(c):
+        return True
+    if not (isinstance(c, BinOp) and c.op == "==" and isinstance(plain(c.b), Const) and plain(c.b).value == 0):
+        return False
+    a = plain(c.a)
+    return isinstance(a, BinOp) and a.op == "%" and isinstance(plain(a.a), Builtin) and \
+        plain(a.a).kind == "thread_idx" and isinstance(plain(a.b), Const) and plain(a.b).value == 32
+
+
 def _all(parts):
-    parts = [p for p in parts if p is not None]
+    parts = [p for p in parts if p is not None and not (isinstance(p, Const) and p.value is True)]
     if not parts:
         return None
     out = parts[0]
@@ -103,6 +138,10 @@ def match(kernel: Kernel) -> Kernel:
     if len([b for b in block if b > 1]) > 1:
         raise Miss("a 2-D thread block")
     writes = summarize(kernel)
+    for w in writes:  # a __shfl_down_sync result is the warp's only in lane 0
+        if any(r.lane0 for r in _reduces(w.value) + _reduces(w.index)) and \
+                not any(_is_lane_zero(c) for c in _conjuncts(w.guard)):
+            raise Miss("a warp's __shfl_down_sync result used by lanes other than 0")
     warp_rows = any(w.domain is not None and w.domain[3] == 32 for w in writes) or any(
         r.group == 32 for w in writes for r in _reduces(w.value) + _reduces(w.index))
     rows_per_block = 1
@@ -111,11 +150,13 @@ def match(kernel: Kernel) -> Kernel:
         rows_per_block = max(block) // 32 if block else 1
         w_var = Var("w", "int32")
         at_warp = {("thread_idx", 0): BinOp("*", w_var, Const(32, "int32"), "int32")}
-        writes = [dataclasses.replace(w, index=substitute_builtins(w.index, at_warp),
-                                      value=substitute_builtins(w.value, at_warp),
-                                      guard=substitute_builtins(w.guard, at_warp) if w.guard is not None else None,
+        def at(e):
+            return _warp_index(substitute_builtins(e, at_warp), w_var)
+
+        writes = [dataclasses.replace(w, index=at(w.index), value=at(w.value),
+                                      guard=at(w.guard) if w.guard is not None else None,
                                       domain=None if w.domain is None else
-                                      (w.domain[0], w.domain[1], substitute_builtins(w.domain[2], at_warp), w.domain[3]))
+                                      (w.domain[0], w.domain[1], at(w.domain[2]), w.domain[3]))
                   for w in writes]
     reduces = []
     for w in writes:
@@ -174,15 +215,17 @@ def _at(e, var, position):
 
 def _reduction(r: RowReduce, n: int, names: dict, loc) -> list:
     """acc = op over [0, stop) of body, a chunk of CHUNK elements at a time."""
-    width = _chunk(r.stop)
+    width = _chunk(r.stop) if r.stride is None else r.group
     acc = Var(f"row_{'sum' if r.op == '+' else r.op}_{n}" if n else f"row_{'sum' if r.op == '+' else r.op}", r.dtype)
     frag, part = f"{acc.name}_chunk", f"{acc.name}_part"
     ck, j = Var("ck", "int32"), Var("j", "int32")
     identity = Const(IDENTITY[r.op] if is_float(r.dtype) else int(0 if r.op == "+" else 0), r.dtype)
     if r.op != "+" and not is_float(r.dtype):
         raise Miss("an integer max/min reduction")
-    single = isinstance(r.stop, Const) and int(r.stop.value) <= width
+    single = r.stride is None and isinstance(r.stop, Const) and int(r.stop.value) <= width
     position = j if single else BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
+    if r.stride is not None:  # a grid-stride loop: this block's chunks start at base + k * stride
+        position = BinOp("+", BinOp("+", r.base, BinOp("*", ck, r.stride, "int32"), "int32"), j, "int32")
     value = _use_results(_at(r.body, r.var, position), names)
     inside = BinOp("<", position, r.stop, "bool")
     gather = Select(inside, value, identity, r.dtype) if not (single and int(r.stop.value) == width) else value
@@ -195,7 +238,8 @@ def _reduction(r: RowReduce, n: int, names: dict, loc) -> list:
     if single:
         out += step + [combined]
     else:
-        steps = Call("ceildiv", (r.stop, Const(width, "int32")), "int32")
+        steps = Call("ceildiv", (r.stop, Const(width, "int32")), "int32") if r.stride is None else \
+            Call("ceildiv", (BinOp("-", r.stop, r.base, "int32"), r.stride), "int32")
         out.append(For(ck, Const(0, "int32"), BinOp("<", ck, steps, "bool"), Const(1, "int32"),
                        step + [combined], loc))
     names[r] = acc
@@ -204,6 +248,8 @@ def _reduction(r: RowReduce, n: int, names: dict, loc) -> list:
 
 def _write(w, guard, names, loc) -> list:
     """A write once per block, or a row write over the strided loop's range."""
+    if w.domain is not None and w.atomic:
+        raise Miss("atomics inside a strided loop")
     if w.domain is None:
         if not all(_is_first_thread(c) or _thread_free(c) for c in guard):
             raise Miss("a store under a condition on the thread index other than threadIdx.x == 0")
@@ -212,6 +258,11 @@ def _write(w, guard, names, loc) -> list:
         if not (_thread_free(index) and _thread_free(value)):
             raise Miss("a store of a per-thread value outside a strided loop")
         store = Store(w.buffer, index, value, w.loc)
+        if w.atomic:  # once per block: a one-element parallel step (not every thread's)
+            j = Var("j", "int32")
+            atomic = Atomic(w.atomic, w.buffer, index, value, w.loc)
+            body = [If(_all(guard), [atomic], [], w.loc)] if guard else [atomic]
+            return [ParallelFor((j,), (1,), body, w.loc)]
         return [If(_all(guard), [store], [], w.loc)] if guard else [store]
     var, start, stop, step = w.domain
     if not all(_thread_free(c) for c in guard):

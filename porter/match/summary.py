@@ -75,6 +75,9 @@ class RowReduce:
     body: object
     dtype: str
     group: int = 0  # how many threads combined it: the block, or 32 (a warp)
+    lane0: bool = False  # only lane 0 of the warp holds it (a __shfl_down_sync tree)
+    base: object = None    # grid-stride: var runs over base + k * stride + t, t < group
+    stride: object = None
 
 
 @dataclass
@@ -85,6 +88,7 @@ class Write:
     guard: object  # bool expression or None
     loc: object = None
     domain: tuple | None = None  # (var, start, stop, step): written for each var of a strided loop
+    atomic: str | None = None    # atomicAdd & co.: the op that combines the value into memory
 
 
 def substitute(e, mapping: dict):
@@ -320,12 +324,16 @@ class Summarizer:
                 self.branch(s, env, guard)
             elif isinstance(s, For):
                 self.loop(s, env, guard)
-            elif isinstance(s, While) and (self.tree(s, env, guard) or self.butterfly(s, env)):
+            elif isinstance(s, While) and (self.tree(s, env, guard) or self.butterfly(s, env) or
+                                           self.grid_stride(s, env, guard)):
                 continue
             elif isinstance(s, (While, Break, Continue)):
                 raise Miss("while loops, break and continue", s.loc)
             elif isinstance(s, Atomic):
-                raise Miss("atomics", s.loc)
+                if s.buffer in self.shared:
+                    raise Miss("atomics on shared memory", s.loc)
+                self.writes.append(Write(s.buffer, self.expr(s.index, env), self.expr(s.value, env),
+                                         guard, s.loc, atomic=s.op))
             elif isinstance(s, Return):
                 raise Miss("an early return inside a loop", s.loc)
             else:
@@ -360,11 +368,34 @@ class Summarizer:
             self.run(s.body, env, guard)
         return True
 
-    def strided_loop(self, s: For, env, guard, step: int):
-        """`for (c = threadIdx.x; c < n; c += blockDim.x)`: the block covers [0, n) together."""
-        start = _plain(self.expr(s.start, env))
+    def grid_stride(self, s: While, env, guard) -> bool:
+        """`i = blockIdx.x * blockDim.x + threadIdx.x; while (i < n) { ...; i += blockDim.x *
+        gridDim.x; }`: a strided loop whose block covers base + k * stride + [0, blockDim.x)."""
+        body = [x for x in s.body if not isinstance(x, Comment)]
+        c = s.cond
+        if not (isinstance(c, BinOp) and c.op == "<" and isinstance(c.a, Var) and body and
+                isinstance(body[-1], Assign) and body[-1].var.name == c.a.name and env.get(c.a.name) is not None):
+            return False
+        name = c.a.name
+        step = _plain(self.expr(body[-1].value, {**env, name: Var("gs@i", "int32")}))
+        if not (isinstance(step, BinOp) and step.op == "+" and Var("gs@i", "int32") in (step.a, step.b)):
+            return False
+        stride = step.b if step.a == Var("gs@i", "int32") else step.a
+        loop = For(Var(name, "int32"), env[name], c, stride, body[:-1], s.loc)
+        self.strided_loop(loop, env, guard, stride, start=env[name])
+        env[name] = None  # not read after the loop
+        return True
+
+    def strided_loop(self, s: For, env, guard, step, start=None):
+        """`for (c = threadIdx.x; c < n; c += blockDim.x)`: the block covers [0, n) together;
+        with a start `base + threadIdx.x` and a step that is a multiple of blockDim.x (a grid-
+        stride loop), it covers base + k * step + [0, blockDim.x) for k = 0, 1, ..."""
+        start = _plain(self.expr(s.start, env) if start is None else start)
         lane = BinOp("%", Builtin("thread_idx", 0, "int32"), Const(32, "int32"), "int32")
-        if not ((step == self.block[0] and _is_tid(start)) or (step == 32 and start == lane)):
+        tid = Builtin("thread_idx", 0, "int32")
+        grid = isinstance(start, BinOp) and start.op == "+" and tid in (start.a, start.b) and \
+            not _thread_dependent(start.b if start.a == tid else start.a) and _multiple_of(step, self.block[0])
+        if not ((step == self.block[0] and _is_tid(start)) or (step == 32 and start == lane) or grid):
             raise Miss("a strided loop that does not start at threadIdx.x (step blockDim.x) or at "
                        "the lane (step 32)", s.loc)
         self.fresh += 1
@@ -461,12 +492,15 @@ class Summarizer:
         if op not in ("+", "max", "min"):
             return False
         a, b = (value.a, value.b) if isinstance(value, BinOp) else value.args
-        shuffles = [x for x in (a, b) if isinstance(x, Call) and x.func == "shfl_xor"]
+        shuffles = [x for x in (a, b) if isinstance(x, Call) and x.func in ("shfl_xor", "shfl_down")]
         if len(shuffles) != 1 or v not in (a, b) or _plain(shuffles[0].args[0]) != _plain(v):
             return False
         if env.get(v.name) is None:
             raise Miss(f"'{v.name}' is reduced across the warp before it is set", s.loc)
-        env[v.name] = self.block_reduce(op, env[v.name], s.loc, step=32)
+        reduced = self.block_reduce(op, env[v.name], s.loc, step=32)
+        if shuffles[0].func == "shfl_down":  # lanes other than 0 hold partial results
+            reduced = _mark_lane0(reduced)
+        env[v.name] = reduced
         env[mask] = Const(0, "int32")
         return True
 
@@ -491,10 +525,20 @@ class Summarizer:
             body = substitute_builtins(v, {("thread_idx", 0): j})
             return RowReduce(op, j, Const(self.block[0], "int32"), body, v.dtype, step)
         (p,) = parts if len(parts) == 1 else (None,)
+        tid = Builtin("thread_idx", 0, "int32")
+        if p is not None and p.op == op and step == self.block[0] and isinstance(p.start, BinOp) and \
+                not _is_tid(p.start) and p.start.op == "+" and tid in (p.start.a, p.start.b):
+            base = p.start.b if p.start.a == tid else p.start.a  # a grid-stride partial
+            whole = RowReduce(op, p.var, p.stop, p.body, p.dtype, step, base=base, stride=p.step)
+            return self._with_initial(op, v, p, whole, loc)
         if p is None or p.op != op or p.step != step:
             raise Miss("a tree over partials of another kind or stride", loc)
-        rest = v
         whole = RowReduce(op, p.var, p.stop, p.body, p.dtype, step)
+        return self._with_initial(op, v, p, whole, loc)
+
+    def _with_initial(self, op, v, p, whole, loc):
+        """op over the threads of op(initial, partial) is op(initial, whole) when the initial
+        value is the same in every thread (and 0 for sums)."""
         if v == p:
             return whole
         if isinstance(v, (BinOp, Call)):
@@ -503,9 +547,10 @@ class Summarizer:
             if other is not None and combine(op, a, b, v.dtype) == v and not any(
                     isinstance(n, Builtin) and n.kind == "thread_idx" for n in walk_expr(other)):
                 identity = op != "+" or (isinstance(other, Const) and other.value == 0)
+                if identity and op == "+":
+                    return whole  # 0 + sum
                 if identity:
                     return combine(op, other, whole, v.dtype)
-        del rest
         raise Miss("a tree over a value that mixes a strided partial with thread-dependent terms", loc)
 
     def branch(self, s: If, env, guard):
@@ -526,6 +571,9 @@ class Summarizer:
         if isinstance(c, BinOp) and c.op == "<" and c.a == s.var and isinstance(step, Const) and \
                 int(step.value) in (self.block[0], 32) and step.value > 1:
             return self.strided_loop(s, env, guard, int(step.value))
+        if isinstance(c, BinOp) and c.op == "<" and c.a == s.var and not isinstance(step, Const) and \
+                _multiple_of(step, self.block[0]) and not _thread_dependent(step):
+            return self.strided_loop(s, env, guard, step)  # a grid-stride for loop
         if isinstance(c, BinOp) and c.op in ("<", "<=") and c.a == s.var and isinstance(step, Const) \
                 and step.value > 1 and self.unroll(s, env, guard, int(step.value)):
             return None
@@ -600,6 +648,21 @@ def _normalized(e, names):
             except (NotAffine, KeyError):
                 return None
         return None
+    return map_expr(e, step)
+
+
+def _multiple_of(e, n: int) -> bool:
+    """Whether e is visibly n times something (a product with the constant n)."""
+    e = _plain(e)
+    if isinstance(e, Const):
+        return int(e.value) % n == 0 and int(e.value) >= n
+    return isinstance(e, BinOp) and e.op == "*" and any(
+        isinstance(x, Const) and int(x.value) % n == 0 for x in (e.a, e.b))
+
+
+def _mark_lane0(e):
+    def step(n):
+        return dataclasses.replace(n, lane0=True) if isinstance(n, RowReduce) and n.group == 32 else None
     return map_expr(e, step)
 
 

@@ -168,7 +168,7 @@ def cross_entropy_forward_program():
                 if T.Or(T.Or(targets[bx] == (-100), targets[bx] < 0), targets[bx] >= classes):
                     losses[bx] = T.float32(0.0)
                 if T.Not(T.Or(T.Or(targets[bx] == (-100), targets[bx] < 0), targets[bx] >= classes)):
-                    losses[bx] = -(logits[T.Cast(T.int64, bx * classes) + T.Cast(T.int64, targets[bx])] - T.max(T.float32(-3.4028234663852886e+38), row_max) - T.log(T.float32(0.0) + row_sum_1))
+                    losses[bx] = -(logits[T.Cast(T.int64, bx * classes) + T.Cast(T.int64, targets[bx])] - T.max(T.float32(-3.4028234663852886e+38), row_max) - T.log(row_sum_1))
 
     return cross_entropy_forward
 

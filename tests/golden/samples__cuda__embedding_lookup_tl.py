@@ -2,7 +2,7 @@
 """TileLang port of samples/cuda/embedding_lookup.cu (cuda).
 
 - `embedding_forward` (samples/cuda/embedding_lookup.cu:12), tile level (element-wise: T.Parallel over the block); launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8) - 1) / 8)), block (32, 8), from the launch site (line 63).
-- `embedding_backward` (samples/cuda/embedding_lookup.cu:28), thread level (not raised: gemm: atomics (line 40); rowwise: a 2-D thread block; transpose: atomics (line 40); elementwise: threads cooperate (shared memory, barriers, warp shuffles, atomics or break/continue)); launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8) - 1) / 8)), block (32, 8), from the launch site (line 64).
+- `embedding_backward` (samples/cuda/embedding_lookup.cu:28), thread level (not raised: gemm: no sum over k; rowwise: a 2-D thread block; transpose: no shared tile is exchanged; elementwise: threads cooperate (shared memory, barriers, warp shuffles, atomics or break/continue)); launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8) - 1) / 8)), block (32, 8), from the launch site (line 64).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
 (`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.

@@ -169,15 +169,15 @@ def layernorm_forward_program():
                 row_sum_1 = T.float32(0.0)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
-                        row_sum_1_chunk[j] = T.if_then_else(ck * 256 + j < cols, (x[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] - (T.float32(0.0) + row_sum) / T.Cast(T.float32, cols)) * (x[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] - (T.float32(0.0) + row_sum) / T.Cast(T.float32, cols)), T.float32(0.0))
+                        row_sum_1_chunk[j] = T.if_then_else(ck * 256 + j < cols, (x[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] - row_sum / T.Cast(T.float32, cols)) * (x[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] - row_sum / T.Cast(T.float32, cols)), T.float32(0.0))
                     T.reduce_sum(row_sum_1_chunk, row_sum_1_part, dim=0)
                     row_sum_1 = row_sum_1 + row_sum_1_part[0]
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         if ck * 256 + j < cols:
-                            y[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] = (x[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] - (T.float32(0.0) + row_sum) / T.Cast(T.float32, cols)) * T.rsqrt((T.float32(0.0) + row_sum_1) / T.Cast(T.float32, cols) + eps) * gamma[ck * 256 + j] + beta[ck * 256 + j]
-                mean_out[bx] = (T.float32(0.0) + row_sum) / T.Cast(T.float32, cols)
-                rstd_out[bx] = T.rsqrt((T.float32(0.0) + row_sum_1) / T.Cast(T.float32, cols) + eps)
+                            y[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] = (x[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] - row_sum / T.Cast(T.float32, cols)) * T.rsqrt(row_sum_1 / T.Cast(T.float32, cols) + eps) * gamma[ck * 256 + j] + beta[ck * 256 + j]
+                mean_out[bx] = row_sum / T.Cast(T.float32, cols)
+                rstd_out[bx] = T.rsqrt(row_sum_1 / T.Cast(T.float32, cols) + eps)
 
     return layernorm_forward
 

@@ -150,18 +150,18 @@ def rmsnorm_program():
             row_sum_chunk = T.alloc_fragment((256,), T.float32)
             row_sum_part = T.alloc_fragment((1,), T.float32)
             for w in T.serial(4):
-                if T.Cast(T.int32, T.Cast(T.uint32, bx * 4) + T.Cast(T.uint32, T.Cast(T.int32, T.truncdiv(T.Cast(T.uint32, w * 32), T.uint32(32))))) < rows:
+                if bx * 4 + w < rows:
                     row_sum = T.alloc_var(T.float32)
                     row_sum = T.float32(0.0)
                     for ck in T.serial(T.ceildiv(cols, 256)):
                         for j in T.Parallel(256):
-                            row_sum_chunk[j] = T.if_then_else(ck * 256 + j < cols, x[T.Cast(T.int64, T.Cast(T.uint64, T.Cast(T.int32, T.Cast(T.uint32, bx * 4) + T.Cast(T.uint32, T.Cast(T.int32, T.truncdiv(T.Cast(T.uint32, w * 32), T.uint32(32)))))) * T.Cast(T.uint64, cols)) + T.Cast(T.int64, ck * 256 + j)] * x[T.Cast(T.int64, T.Cast(T.uint64, T.Cast(T.int32, T.Cast(T.uint32, bx * 4) + T.Cast(T.uint32, T.Cast(T.int32, T.truncdiv(T.Cast(T.uint32, w * 32), T.uint32(32)))))) * T.Cast(T.uint64, cols)) + T.Cast(T.int64, ck * 256 + j)], T.float32(0.0))
+                            row_sum_chunk[j] = T.if_then_else(ck * 256 + j < cols, x[T.Cast(T.int64, (bx * 4 + w) * cols) + T.Cast(T.int64, ck * 256 + j)] * x[T.Cast(T.int64, (bx * 4 + w) * cols) + T.Cast(T.int64, ck * 256 + j)], T.float32(0.0))
                         T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
                         row_sum = row_sum + row_sum_part[0]
                     for ck in T.serial(T.ceildiv(cols, 256)):
                         for j in T.Parallel(256):
                             if ck * 256 + j < cols:
-                                y[T.Cast(T.int64, T.Cast(T.uint64, T.Cast(T.int32, T.Cast(T.uint32, bx * 4) + T.Cast(T.uint32, T.Cast(T.int32, T.truncdiv(T.Cast(T.uint32, w * 32), T.uint32(32)))))) * T.Cast(T.uint64, cols)) + T.Cast(T.int64, ck * 256 + j)] = x[T.Cast(T.int64, T.Cast(T.uint64, T.Cast(T.int32, T.Cast(T.uint32, bx * 4) + T.Cast(T.uint32, T.Cast(T.int32, T.truncdiv(T.Cast(T.uint32, w * 32), T.uint32(32)))))) * T.Cast(T.uint64, cols)) + T.Cast(T.int64, ck * 256 + j)] * T.rsqrt((T.float32(0.0) + row_sum) / T.Cast(T.float32, cols) + eps) * weight[ck * 256 + j]
+                                y[T.Cast(T.int64, (bx * 4 + w) * cols) + T.Cast(T.int64, ck * 256 + j)] = x[T.Cast(T.int64, (bx * 4 + w) * cols) + T.Cast(T.int64, ck * 256 + j)] * T.rsqrt(row_sum / T.Cast(T.float32, cols) + eps) * weight[ck * 256 + j]
 
     return rmsnorm
 

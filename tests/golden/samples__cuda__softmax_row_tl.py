@@ -166,7 +166,7 @@ def softmax_row_program():
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         if ck * 256 + j < cols:
-                            out[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] = T.exp(in_[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] - T.max(T.float32(-3.4028234663852886e+38), row_max)) * (T.float32(1.0) / (T.float32(0.0) + row_sum_1))
+                            out[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] = T.exp(in_[T.Cast(T.int64, bx * cols) + T.Cast(T.int64, ck * 256 + j)] - T.max(T.float32(-3.4028234663852886e+38), row_max)) * (T.float32(1.0) / row_sum_1)
 
     return softmax_row
 

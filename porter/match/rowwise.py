@@ -1,8 +1,10 @@
 """Rule `rowwise`: a block that reduces a row together -> chunked T.reduce over fragments.
 
-Covers block reductions written with a shared-memory tree (sum / max / min), fed directly or by
-strided per-thread loops, and the row-wise fused kernels built from them (softmax, norms): every
-value the block combines becomes a RowReduce (summary.py), every strided store a row write.
+Covers block reductions written with a shared-memory tree (sum / max / min) and warp reductions
+written with a shuffle butterfly (one warp per row), fed directly or by strided or grid-stride
+per-thread loops, and the row-wise fused kernels built from them (softmax, norms, GEMV): every
+value the threads combine becomes a RowReduce (summary.py), every strided store a row write, a
+per-block atomicAdd one atomic per block.
 
 Before (softmax of one row per block, 256 threads):
 
@@ -44,8 +46,10 @@ from porter.match.summary import (
 )
 
 NAME = "rowwise"
-SUMMARY = ("a block reduces a row together (shared-memory tree of sum / max / min, fed directly "
-           "or by strided loops) and may write the row back: row sums, softmax, norms")
+SUMMARY = ("a block, or a warp, combines values with sum / max / min (shared-memory tree, "
+           "__shfl_xor_sync or __shfl_down_sync butterfly) fed directly or by strided or grid-stride "
+           "loops, then writes the row back, stores or atomically adds the result: row sums, "
+           "softmax, layernorm, RMSNorm, cross-entropy, GEMV, dot products")
 PRODUCES = "T.Parallel gathers into fragments, T.reduce_* per chunk, T.Parallel row writes"
 
 CHUNK = 256

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.console import Console
 from rich.table import Table
 
@@ -146,8 +147,9 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, compdb, in
             level, rule = port_level(k)
             how = f"{level} level ({rule})" if rule else f"{level} level"
             note = f"; {k.note}" if k.note else ""
-            stderr.print(f"[green]converted[/] {k.name}{k.template_args}  ({source}:{k.loc.line})  "
-                         f"{how}; launch geometry: {origin}{note}", markup=True, highlight=False)
+            text = escape(f"{k.name}{k.template_args}  ({source}:{k.loc.line})  {how}; "
+                          f"launch geometry: {origin}{note}")
+            stderr.print(f"[green]converted[/] {text}", markup=True, highlight=False)
         stderr.print(f"wrote {output} in {time.perf_counter() - start:.2f}s")
 
 

@@ -141,6 +141,8 @@ def test_supported_md_is_generated_from_the_tables():
     ("tests/fresh/cuda_thread/block_reduce_template.cu", "reduce", ["sum"]),
     ("samples/cuda/gemv_half.cu", "gemv_half", ["sum"]),  # warp per row, __shfl_down_sync
     ("tests/fresh/cuda_thread/dot_product_atomic.cu", "dot_kernel", ["sum"]),  # grid-stride + atomicAdd
+    ("samples/cuda/reduce_warp_shuffle.cu", "reduce_warp_atomic", ["sum"]),  # warps, then warp 0
+    ("tests/fresh/cuda_thread/coop_groups_reduce.cu", "cg_block_sum", ["sum"]),  # cooperative groups
 ])
 def test_block_reductions_are_raised_to_t_reduce(rel, kernel, reduce_ops):
     from porter.ir.tiles import Reduce

@@ -42,7 +42,7 @@ from porter.ir.nodes import (
 from porter.ir.tiles import ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
 from porter.match.summary import (
-    IDENTITY, Miss, RowReduce, combine, substitute, substitute_builtins, summarize,
+    IDENTITY, Miss, RowReduce, _plain, combine, substitute, substitute_builtins, summarize,
 )
 
 NAME = "rowwise"
@@ -112,8 +112,30 @@ def _warp_index(e, w):
     return fold(map_expr(e, step))
 
 
+def _single_thread(conds) -> bool:
+    """The conditions hold for exactly one thread of the block: `threadIdx.x == 0`, or lane 0
+    of warp 0 (`threadIdx.x % 32 == 0 && threadIdx.x / 32 == 0`)."""
+    conds = [_plain(c) for c in conds]
+    if any(_is_first_thread(c) for c in conds):
+        return True
+
+    def plain(e):
+        while isinstance(e, Cast):
+            e = e.a
+        return e
+
+    def warp_zero(c):
+        a = plain(c.a) if isinstance(c, BinOp) else None
+        return isinstance(c, BinOp) and c.op == "==" and isinstance(plain(c.b), Const) and \
+            plain(c.b).value == 0 and isinstance(a, BinOp) and a.op == "/" and \
+            isinstance(plain(a.a), Builtin) and plain(a.a).kind == "thread_idx" and \
+            isinstance(plain(a.b), Const) and plain(a.b).value == 32
+    return any(_is_lane_zero(c) for c in conds) and any(warp_zero(c) for c in conds)
+
+
 def _is_lane_zero(c) -> bool:
     """`threadIdx.x % 32 == 0` (or `threadIdx.x == 0`)."""
+    c = _plain(c)
     def plain(e):
         while isinstance(e, Cast):
             e = e.a
@@ -255,9 +277,10 @@ def _write(w, guard, names, loc) -> list:
     if w.domain is not None and w.atomic:
         raise Miss("atomics inside a strided loop")
     if w.domain is None:
-        if not all(_is_first_thread(c) or _thread_free(c) for c in guard):
+        once = [c for c in guard if not _thread_free(c)]
+        if once and not _single_thread(once):
             raise Miss("a store under a condition on the thread index other than threadIdx.x == 0")
-        guard = [c for c in guard if not _is_first_thread(c)]
+        guard = [c for c in guard if _thread_free(c)]
         index, value = _use_results(w.index, names), _use_results(w.value, names)
         if not (_thread_free(index) and _thread_free(value)):
             raise Miss("a store of a per-thread value outside a strided loop")

@@ -80,6 +80,25 @@ class RowReduce:
     stride: object = None
 
 
+@dataclass(frozen=True)
+class WarpShare:
+    """op over the 32 threads of this thread's warp of `value` (a formula of threadIdx.x), as
+    a __shfl_down_sync tree leaves it in lane 0 (the first level of a block reduction)."""
+
+    op: str
+    value: object
+    dtype: str
+
+
+@dataclass(frozen=True)
+class WarpRead:
+    """A read of the per-warp table `S[warp] = share` at the entry of warp `which`."""
+
+    share: WarpShare
+    which: object
+    dtype: str
+
+
 @dataclass
 class Write:
     buffer: str
@@ -144,6 +163,8 @@ class Summarizer:
                 return value
             if isinstance(n, Builtin) and n.kind == "block_dim":
                 return Const(self.block[n.axis], n.dtype)
+            if isinstance(n, Builtin) and n.kind == "thread_idx" and self.block[n.axis] == 1:
+                return Const(0, n.dtype)
             if isinstance(n, Builtin) and n.kind == "grid_dim":
                 grid = self.kernel.launch.grid
                 return grid[n.axis] if n.axis < len(grid) else Const(1, n.dtype)
@@ -164,6 +185,11 @@ class Summarizer:
             if strip_int_casts(load.index) == Const(0, strip_int_casts(load.index).dtype):
                 return value
             raise Miss(f"a read of shared '{load.buffer}' after its tree other than element 0")
+        if index == "warps":
+            which = _plain(load.index)
+            if which != BinOp("%", Builtin("thread_idx", 0, "int32"), Const(32, "int32"), "int32"):
+                raise Miss(f"the per-warp table '{load.buffer}' is read other than at [lane]")
+            return WarpRead(value, which, value.dtype)
         if self.materialize or len(self.entries.get(load.buffer, ())) > 1:
             return self.read_tile(load)
         try:
@@ -305,6 +331,13 @@ class Summarizer:
                 env[s.var.name] = self.expr(s.value, env)
             elif isinstance(s, Store):
                 index, value = self.expr(s.index, env), self.expr(s.value, env)
+                if s.buffer in self.shared and isinstance(value, WarpShare):
+                    # `if (lane == 0) S[warp] = warp_sum`: a table of the warps' results
+                    if not (_is_warp(_plain(index)) and any(_lane_zero(c) for c in _conj(guard))):
+                        raise Miss(f"a warp's result stored in shared '{s.buffer}' otherwise than "
+                                   "by lane 0 at [warp]", s.loc)
+                    self.stored[s.buffer] = ("warps", value)
+                    continue
                 if s.buffer in self.shared:
                     if guard is not None and _thread_dependent(guard):
                         if not self.materialize:
@@ -393,6 +426,14 @@ class Summarizer:
         start = _plain(self.expr(s.start, env) if start is None else start)
         lane = BinOp("%", Builtin("thread_idx", 0, "int32"), Const(32, "int32"), "int32")
         tid = Builtin("thread_idx", 0, "int32")
+        try:  # `base + threadIdx.x` however it is spelled
+            base = sympy.expand(to_sympy(start) - builtin_symbol("thread_idx", 0))
+            if base == 0:
+                start = tid
+            elif not any(sym.name.startswith("tid_") for sym in base.free_symbols):
+                start = BinOp("+", from_sympy(base, self._names()), tid, "int32")
+        except (NotAffine, KeyError):
+            pass
         grid = isinstance(start, BinOp) and start.op == "+" and tid in (start.a, start.b) and \
             not _thread_dependent(start.b if start.a == tid else start.a) and _multiple_of(step, self.block[0])
         if not ((step == self.block[0] and _is_tid(start)) or (step == 32 and start == lane) or grid):
@@ -497,12 +538,37 @@ class Summarizer:
             return False
         if env.get(v.name) is None:
             raise Miss(f"'{v.name}' is reduced across the warp before it is set", s.loc)
-        reduced = self.block_reduce(op, env[v.name], s.loc, step=32)
+        value = env[v.name]
+        reads = [n for n in walk_expr(value) if isinstance(n, WarpRead)]
+        lane_partial = any(isinstance(n, Partial) and n.step == 32 for n in walk_expr(value))
+        if reads:
+            reduced = self.second_level(op, value, reads, s.loc)
+        elif shuffles[0].func == "shfl_down" and not lane_partial:
+            reduced = WarpShare(op, value, value.dtype)  # first level: lane 0 of each warp
+        else:
+            reduced = self.block_reduce(op, value, s.loc, step=32)
         if shuffles[0].func == "shfl_down":  # lanes other than 0 hold partial results
             reduced = _mark_lane0(reduced)
         env[v.name] = reduced
         env[mask] = Const(0, "int32")
         return True
+
+    def second_level(self, op, value, reads, loc):
+        """Lane l of a warp reads the table entry of warp l (zero past the last warp) and the
+        warp reduces again: lane 0 holds op over the whole block of the first level's value."""
+        (read,) = set(reads) if len(set(reads)) == 1 else (None,)
+        warps = self.block[0] // 32
+        lane = BinOp("%", Builtin("thread_idx", 0, "int32"), Const(32, "int32"), "int32")
+        if read is None or read.share.op != op:
+            raise Miss("a second warp reduction of another kind", loc)
+        if value != read:
+            ok = isinstance(value, Select) and value.a == read and isinstance(value.b, Const) and \
+                value.b.value == 0 and _plain(value.cond) == BinOp("<", lane, Const(warps, "int32"), "bool")
+            if not ok:
+                raise Miss("a second warp reduction that does not read exactly one entry per warp", loc)
+        elif warps != 32:
+            raise Miss("a second warp reduction reading past the last warp's entry", loc)
+        return self.block_reduce(op, read.share.value, loc)
 
     def expr_raw(self, e, env):
         """Like expr, without forwarding shared loads (for matching the tree's own statement)."""
@@ -651,6 +717,24 @@ def _normalized(e, names):
     return map_expr(e, step)
 
 
+def _conj(c) -> list:
+    if c is None:
+        return []
+    if isinstance(c, BinOp) and c.op == "&&":
+        return _conj(c.a) + _conj(c.b)
+    return [c]
+
+
+def _lane_zero(c) -> bool:
+    c = _plain(c)
+    lane = BinOp("%", Builtin("thread_idx", 0, "int32"), Const(32, "int32"), "int32")
+    return isinstance(c, BinOp) and c.op == "==" and c.a == lane and c.b == Const(0, "int32")
+
+
+def _is_warp(e) -> bool:
+    return e == BinOp("/", Builtin("thread_idx", 0, "int32"), Const(32, "int32"), "int32")
+
+
 def _multiple_of(e, n: int) -> bool:
     """Whether e is visibly n times something (a product with the constant n)."""
     e = _plain(e)
@@ -682,6 +766,15 @@ def _plain(e):
         if isinstance(n, Var) and not is_float(n.dtype):
             return Var(n.name, "int32")
         if isinstance(n, BinOp) and not is_float(n.dtype) and n.dtype != "bool":
+            zero, one = Const(0, "int32"), Const(1, "int32")
+            if isinstance(n.a, Const) and isinstance(n.b, Const):
+                folded = fold(BinOp(n.op, n.a, n.b, "int32"))
+                if isinstance(folded, Const):
+                    return folded
+            if n.op in ("+", "-") and n.b == zero or n.op == "*" and n.b == one:
+                return n.a
+            if n.op == "+" and n.a == zero or n.op == "*" and n.a == one:
+                return n.b
             return BinOp(n.op, n.a, n.b, "int32")
         return None
     return map_expr(e, step)

@@ -49,7 +49,8 @@ NAME = "rowwise"
 SUMMARY = ("a block, or a warp, combines values with sum / max / min (shared-memory tree, "
            "__shfl_xor_sync or __shfl_down_sync butterfly) fed directly or by strided or grid-stride "
            "loops, then writes the row back, stores or atomically adds the result: row sums, "
-           "softmax, layernorm, RMSNorm, cross-entropy, GEMV, dot products")
+           "softmax (also online: running max and rescaled sum), layernorm, RMSNorm, cross-entropy, "
+           "GEMV, dot products")
 PRODUCES = "T.Parallel gathers into fragments, T.reduce_* per chunk, T.Parallel row writes"
 
 CHUNK = 256
@@ -252,7 +253,7 @@ def _reduction(r: RowReduce, n: int, names: dict, loc) -> list:
     position = j if single else BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
     if r.stride is not None:  # a grid-stride loop: this block's chunks start at base + k * stride
         position = BinOp("+", BinOp("+", r.base, BinOp("*", ck, r.stride, "int32"), "int32"), j, "int32")
-    value = _use_results(_at(r.body, r.var, position), names)
+    value = _at(_use_results(r.body, names), r.var, position)
     inside = BinOp("<", position, r.stop, "bool")
     gather = Select(inside, value, identity, r.dtype) if not (single and int(r.stop.value) == width) else value
     step = [TileBuffer(frag, r.dtype, (width,), "fragment", loc),
@@ -297,9 +298,9 @@ def _write(w, guard, names, loc) -> list:
     ck, j = Var("ck", "int32"), Var("j", "int32")
     width = _chunk(stop)
     position = BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
-    index = _use_results(_at(w.index, var, position), names)
-    value = _use_results(_at(w.value, var, position), names)
-    cond = _all([BinOp("<", position, stop, "bool")] + [_use_results(_at(c, var, position), names) for c in guard])
+    index = _at(_use_results(w.index, names), var, position)
+    value = _at(_use_results(w.value, names), var, position)
+    cond = _all([BinOp("<", position, stop, "bool")] + [_at(_use_results(c, names), var, position) for c in guard])
     if not (_thread_free(index) and _thread_free(value) and _thread_free(cond)):
         raise Miss("a strided store that depends on the thread index otherwise than through the loop")
     steps = Call("ceildiv", (stop, Const(width, "int32")), "int32")

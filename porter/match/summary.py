@@ -81,6 +81,15 @@ class RowReduce:
 
 
 @dataclass(frozen=True)
+class OnlineSum:
+    """The running denominator of an online softmax: sum of exp(term - max) over the thread's
+    share, relative to the running max `peak` (a max Partial over the same share)."""
+
+    peak: Partial
+    dtype: str
+
+
+@dataclass(frozen=True)
 class WarpShare:
     """op over the 32 threads of this thread's warp of `value` (a formula of threadIdx.x), as
     a __shfl_down_sync tree leaves it in lane 0 (the first level of a block reduction)."""
@@ -358,7 +367,7 @@ class Summarizer:
             elif isinstance(s, For):
                 self.loop(s, env, guard)
             elif isinstance(s, While) and (self.tree(s, env, guard) or self.butterfly(s, env) or
-                                           self.grid_stride(s, env, guard)):
+                                           self.online_butterfly(s, env) or self.grid_stride(s, env, guard)):
                 continue
             elif isinstance(s, (While, Break, Continue)):
                 raise Miss("while loops, break and continue", s.loc)
@@ -448,10 +457,13 @@ class Summarizer:
             if w.domain is not None:
                 raise Miss("nested strided loops", s.loc)
             w.domain = domain
+        online = _online_pair(holders, body_env)
         for name, holder in holders.items():
             new = body_env[name]
             if new == holder:
                 continue
+            if online and name == online[1]:
+                continue  # the denominator follows its max (below)
             found = _combined(new, holder)
             if found is None or any(isinstance(n, Var) and n.name.endswith(f"@{self.fresh}")
                                     for n in walk_expr(found[1])):
@@ -461,6 +473,11 @@ class Summarizer:
             op, term = found
             partial = Partial(op, sym, start, stop, step, term, term.dtype)
             env[name] = combine(op, env[name], partial, env[name].dtype)
+            if online and name == online[0]:
+                d = online[1]
+                if not (isinstance(env[d], Const) and env[d].value == 0):
+                    raise Miss(f"an online softmax whose sum '{d}' does not start at 0", s.loc)
+                env[d] = OnlineSum(partial, partial.dtype)
 
     def tree(self, s: While, env, guard) -> bool:
         """The shared-memory tree: `for (s = B / 2; s > 0; s >>= 1) { if (tid < s) S[tid] =
@@ -507,6 +524,69 @@ class Summarizer:
             raise Miss(f"the tree over shared '{buf}' reduces values not stored one per thread", s.loc)
         self.stored[buf] = ("reduced", self.block_reduce(op, v, s.loc))
         env[half] = Const(0, "int32")
+        return True
+
+    def online_butterfly(self, s: While, env) -> bool:
+        """The warp combine of an online softmax: `m_o = shfl_xor(m, o); d_o = shfl_xor(d, o);
+        M = max(m, m_o); d = d * exp(m - M) + d_o * exp(m_o - M); m = M;` for o = 16, 8, ...
+        1: every lane ends with the row's max and sum of exp(x - max)."""
+        body = [x for x in s.body if not isinstance(x, Comment)]
+        c = s.cond
+        if not (isinstance(c, BinOp) and c.op in (">", "!=") and isinstance(c.a, Var) and
+                isinstance(c.b, Const) and c.b.value == 0 and len(body) >= 3):
+            return False
+        off = c.a.name
+        sums = [n for n, v in env.items() if isinstance(v, OnlineSum)]
+        start = env.get(off)
+        if len(sums) != 1 or not (isinstance(start, Const) and int(start.value) == 16):
+            return False
+        d = sums[0]
+        peaks = [n for n, v in env.items() if v is not None and n != d and
+                 any(isinstance(x, Partial) and x == env[d].peak for x in walk_expr(v))]
+        if len(peaks) != 1:
+            return False
+        m = peaks[0]
+        local = {k: v for k, v in env.items()}
+        local.update({m: Var("m@h", env[m].dtype), d: Var("d@h", env[d].dtype), off: Var("o@h", "int32")})
+
+        def step(n):
+            if isinstance(n, Var) and n.name in local and local[n.name] is not None:
+                return local[n.name]
+            if isinstance(n, Call) and n.func == "shfl_xor" and isinstance(n.args[0], Var) and \
+                    n.args[0].name.endswith("@h"):
+                return Var(n.args[0].name.replace("@h", "@o"), n.dtype)
+            return None
+
+        for st in body[:-1]:
+            if isinstance(st, Decl) and st.init is not None:
+                local[st.var.name] = map_expr(st.init, step)
+            elif isinstance(st, Assign):
+                local[st.var.name] = map_expr(st.value, step)
+            else:
+                return False
+        shrink = body[-1]
+        halved = _plain(map_expr(shrink.value, step)) if isinstance(shrink, Assign) and shrink.var.name == off else None
+        if not (isinstance(halved, BinOp) and isinstance(halved.b, Const) and
+                (halved.op, int(halved.b.value)) in ((">>", 1), ("/", 2))):
+            return False
+        mh, dh = Var("m@h", env[m].dtype), Var("d@h", env[d].dtype)
+        mo, do = Var("m@o", env[m].dtype), Var("d@o", env[d].dtype)
+        peak = local[m]
+        if peak not in (Call("max", (mh, mo), mh.dtype), Call("max", (mo, mh), mh.dtype)):
+            return False
+        t = mh.dtype
+
+        def rescaled(x, y):
+            return BinOp("*", x, Call("exp", (BinOp("-", y, peak, t),), t), t)
+        if local[d] not in (BinOp("+", rescaled(dh, mh), rescaled(do, mo), t),
+                            BinOp("+", rescaled(do, mo), rescaled(dh, mh), t)):
+            return False
+        p = env[d].peak
+        whole_max = self.block_reduce("max", env[m], s.loc, step=32)
+        env[m] = whole_max
+        term = Call("exp", (BinOp("-", p.body, whole_max, t),), t)
+        env[d] = RowReduce("+", p.var, p.stop, term, t, 32)
+        env[off] = Const(0, "int32")
         return True
 
     def butterfly(self, s: While, env) -> bool:
@@ -715,6 +795,25 @@ def _normalized(e, names):
                 return None
         return None
     return map_expr(e, step)
+
+
+def _online_pair(holders: dict, body_env: dict):
+    """(m, d) when a loop updates `m = max(m, t)` and `d = d * exp(m - M) + exp(t - M)` with M
+    the new m (an online softmax's running max and sum), else None."""
+    for m, mh in holders.items():
+        new_m = body_env.get(m)
+        if not (isinstance(new_m, Call) and new_m.func == "max" and mh in new_m.args):
+            continue
+        t_ = new_m.args[1] if new_m.args[0] == mh else new_m.args[0]
+        dt = new_m.dtype
+        for d, dh in holders.items():
+            if d == m:
+                continue
+            expected = BinOp("+", BinOp("*", dh, Call("exp", (BinOp("-", mh, new_m, dt),), dt), dt),
+                             Call("exp", (BinOp("-", t_, new_m, dt),), dt), dt)
+            if body_env.get(d) == expected:
+                return m, d
+    return None
 
 
 def _conj(c) -> list:

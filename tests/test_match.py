@@ -144,6 +144,7 @@ def test_supported_md_is_generated_from_the_tables():
     ("samples/cuda/reduce_warp_shuffle.cu", "reduce_warp_atomic", ["sum"]),  # warps, then warp 0
     ("tests/fresh/cuda_thread/coop_groups_reduce.cu", "cg_block_sum", ["sum"]),  # cooperative groups
     ("tests/fresh/cuda_thread/softmax_warp.cu", "softmax_online_warp", ["max", "sum"]),  # online softmax
+    ("samples/cuda/argmax_row.cu", "argmax_row", ["max", "min"]),  # (value, index) tree: first index of the max
 ])
 def test_block_reductions_are_raised_to_t_reduce(rel, kernel, reduce_ops):
     from porter.ir.tiles import Reduce

@@ -46,7 +46,7 @@ from porter.match.summary import (
 )
 
 NAME = "rowwise"
-SUMMARY = ("a block, or a warp, combines values with sum / max / min (shared-memory tree, "
+SUMMARY = ("a block, or a warp, combines values with sum / max / min / argmax (shared-memory tree, "
            "__shfl_xor_sync or __shfl_down_sync butterfly) fed directly or by strided or grid-stride "
            "loops, then writes the row back, stores or atomically adds the result: row sums, "
            "softmax (also online: running max and rescaled sum), layernorm, RMSNorm, cross-entropy, "
@@ -243,12 +243,14 @@ def _at(e, var, position):
 def _reduction(r: RowReduce, n: int, names: dict, loc) -> list:
     """acc = op over [0, stop) of body, a chunk of CHUNK elements at a time."""
     width = _chunk(r.stop) if r.stride is None else r.group
-    acc = Var(f"row_{'sum' if r.op == '+' else r.op}_{n}" if n else f"row_{'sum' if r.op == '+' else r.op}", r.dtype)
+    base_name = r.hint or f"row_{'sum' if r.op == '+' else r.op}"
+    acc = Var(f"{base_name}_{n}" if n and not r.hint else base_name, r.dtype)
     frag, part = f"{acc.name}_chunk", f"{acc.name}_part"
     ck, j = Var("ck", "int32"), Var("j", "int32")
-    identity = Const(IDENTITY[r.op] if is_float(r.dtype) else int(0 if r.op == "+" else 0), r.dtype)
-    if r.op != "+" and not is_float(r.dtype):
-        raise Miss("an integer max/min reduction")
+    int_identity = {"+": 0, "max": -2 ** 31, "min": 2 ** 31 - 1}
+    if not is_float(r.dtype) and r.dtype != "int32":
+        raise Miss(f"a {r.dtype} reduction")
+    identity = Const(IDENTITY[r.op] if is_float(r.dtype) else int_identity[r.op], r.dtype)
     single = r.stride is None and isinstance(r.stop, Const) and int(r.stop.value) <= width
     position = j if single else BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
     if r.stride is not None:  # a grid-stride loop: this block's chunks start at base + k * stride

@@ -78,6 +78,7 @@ class RowReduce:
     lane0: bool = False  # only lane 0 of the warp holds it (a __shfl_down_sync tree)
     base: object = None    # grid-stride: var runs over base + k * stride + t, t < group
     stride: object = None
+    hint: str = ""         # a name for the result in the port (e.g. "row_argmax")
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,17 @@ class OnlineSum:
     share, relative to the running max `peak` (a max Partial over the same share)."""
 
     peak: Partial
+    dtype: str
+
+
+@dataclass(frozen=True)
+class ArgPartial:
+    """The index a thread's strided loop keeps with its running max: the first position of
+    the max over the thread's share (`if (v > best) { best = v; best_i = c; }`)."""
+
+    peak: Partial      # the max Partial it follows
+    initial_value: object
+    initial_index: object
     dtype: str
 
 
@@ -366,7 +378,8 @@ class Summarizer:
                 self.branch(s, env, guard)
             elif isinstance(s, For):
                 self.loop(s, env, guard)
-            elif isinstance(s, While) and (self.tree(s, env, guard) or self.butterfly(s, env) or
+            elif isinstance(s, While) and (self.tree(s, env, guard) or self.argmax_tree(s, env) or
+                                           self.butterfly(s, env) or
                                            self.online_butterfly(s, env) or self.grid_stride(s, env, guard)):
                 continue
             elif isinstance(s, (While, Break, Continue)):
@@ -458,12 +471,15 @@ class Summarizer:
                 raise Miss("nested strided loops", s.loc)
             w.domain = domain
         online = _online_pair(holders, body_env)
+        arg = _argmax_pair(holders, body_env, sym)
         for name, holder in holders.items():
             new = body_env[name]
             if new == holder:
                 continue
             if online and name == online[1]:
                 continue  # the denominator follows its max (below)
+            if arg and name == arg[1]:
+                continue  # the index follows its max (below)
             found = _combined(new, holder)
             if found is None or any(isinstance(n, Var) and n.name.endswith(f"@{self.fresh}")
                                     for n in walk_expr(found[1])):
@@ -473,6 +489,11 @@ class Summarizer:
             op, term = found
             partial = Partial(op, sym, start, stop, step, term, term.dtype)
             env[name] = combine(op, env[name], partial, env[name].dtype)
+            if arg and name == arg[0]:
+                env[arg[1]] = ArgPartial(partial, env[name].args[0] if isinstance(env[name], Call) else None,
+                                         env[arg[1]], "int32") if env[arg[1]] is not None else None
+                if env[arg[1]] is None:
+                    raise Miss(f"the index '{arg[1]}' is not set before the loop", s.loc)
             if online and name == online[0]:
                 d = online[1]
                 if not (isinstance(env[d], Const) and env[d].value == 0):
@@ -523,6 +544,65 @@ class Summarizer:
         if not _is_tid(_plain(index)):
             raise Miss(f"the tree over shared '{buf}' reduces values not stored one per thread", s.loc)
         self.stored[buf] = ("reduced", self.block_reduce(op, v, s.loc))
+        env[half] = Const(0, "int32")
+        return True
+
+    def argmax_tree(self, s: While, env) -> bool:
+        """The shared-memory tree over (value, index) pairs: `if (tid < s) { ov = V[tid + s];
+        oi = I[tid + s]; if (ov > V[tid] || (ov == V[tid] && oi < I[tid])) { V[tid] = ov;
+        I[tid] = oi; } }`: V[0] is the block's max, I[0] the first index reaching it."""
+        body = [x for x in s.body if not isinstance(x, Comment)]
+        c = s.cond
+        if not (isinstance(c, BinOp) and c.op in (">", "!=") and isinstance(c.a, Var) and
+                isinstance(c.b, Const) and c.b.value == 0 and len(body) == 3):
+            return False
+        half = c.a.name
+        first, sync, shrink = body
+        start = env.get(half)
+        size = self.block[0]
+        if not (isinstance(first, If) and not first.orelse and isinstance(sync, Sync) and
+                isinstance(shrink, Assign) and shrink.var.name == half and isinstance(start, Const) and
+                int(start.value) * 2 == size and len(first.then) == 3):
+            return False
+        probe = Var("tree@half", "int32")
+        probe_env = {**env, half: probe}
+        if not _is_tid(_plain(self.expr_raw(first.cond, probe_env)), "<", probe):
+            return False
+        ov, oi, pick = first.then
+        if not (isinstance(ov, Decl) and isinstance(oi, Decl) and isinstance(pick, If) and not pick.orelse
+                and isinstance(ov.init, Load) and isinstance(oi.init, Load) and len(pick.then) == 2):
+            return False
+        V, I = ov.init.buffer, oi.init.buffer
+        if _shape_of(self.expr_raw(ov.init.index, probe_env), probe) != "tid+half" or \
+                _shape_of(self.expr_raw(oi.init.index, probe_env), probe) != "tid+half":
+            return False
+        stores = {st.buffer: st for st in pick.then if isinstance(st, Store)}
+        if set(stores) != {V, I} or stores[V].value != ov.var or stores[I].value != oi.var or \
+                not all(_shape_of(self.expr_raw(st.index, probe_env), probe) == "tid" for st in stores.values()):
+            return False
+        cond = _plain(self.expr_raw(pick.cond, probe_env))
+        tid = Builtin("thread_idx", 0, "int32")
+        mine_v, mine_i = Load(V, tid, ov.var.dtype), Load(I, tid, oi.var.dtype)
+        a, b = _plain(ov.var), _plain(oi.var)
+        expected = BinOp("||", BinOp(">", a, _plain(mine_v), "bool"),
+                         BinOp("&&", BinOp("==", a, _plain(mine_v), "bool"),
+                               BinOp("<", b, _plain(mine_i), "bool"), "bool"), "bool")
+        if cond != expected or V not in self.stored or I not in self.stored:
+            return False
+        (vi, value), (ii, index) = self.stored[V], self.stored[I]
+        if not (_is_tid(_plain(vi)) and _is_tid(_plain(ii)) and isinstance(index, ArgPartial)):
+            return False
+        best = self.block_reduce("max", value, s.loc)
+        p = index.peak
+        t = p.dtype
+        found = BinOp("&&", BinOp("==", p.body, best, "bool"),
+                      BinOp(">", p.body, index.initial_value, "bool"), "bool") \
+            if index.initial_value is not None else BinOp("==", p.body, best, "bool")
+        first_index = RowReduce("min", p.var, p.stop, Select(found, p.var, index.initial_index, "int32"),
+                                "int32", self.block[0], hint="row_argmax")
+        del t
+        self.stored[V] = ("reduced", best)
+        self.stored[I] = ("reduced", first_index)
         env[half] = Const(0, "int32")
         return True
 
@@ -795,6 +875,23 @@ def _normalized(e, names):
                 return None
         return None
     return map_expr(e, step)
+
+
+def _argmax_pair(holders: dict, body_env: dict, var):
+    """(v, i) when a loop does `if (t > v) { v = t; i = var; }`: a running max and the first
+    position reaching it."""
+    for v, vh in holders.items():
+        new_v = body_env.get(v)
+        if not (isinstance(new_v, Select) and new_v.b == vh and isinstance(new_v.cond, BinOp) and
+                new_v.cond.op == ">" and new_v.cond.b == vh and new_v.cond.a == new_v.a):
+            continue
+        for i, ih in holders.items():
+            new_i = body_env.get(i)
+            if i != v and isinstance(new_i, Select) and new_i.cond == new_v.cond and new_i.b == ih and \
+                    _plain(new_i.a) == _plain(var):
+                body_env[v] = Call("max", (vh, new_v.a), new_v.dtype)  # as a max accumulation
+                return v, i
+    return None
 
 
 def _online_pair(holders: dict, body_env: dict):

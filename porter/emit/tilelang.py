@@ -22,7 +22,7 @@ from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, BufferParam, Call, Comment, Const, Continue, Decl, For, If,
-    Kernel, Module, Return, Store, Sync, UnaryOp, While,
+    Kernel, Module, Return, Store, Sync, UnaryOp, Var, While,
 )
 from porter.ir.printer import format_expr
 from porter.ir.tiles import Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, is_tile_level
@@ -348,7 +348,7 @@ def host_python(e, names: dict) -> str:
     launch-derived constexpr with it)."""
     if isinstance(e, Const):
         return str(int(e.value))
-    if hasattr(e, "name") and not isinstance(e, Const) and type(e).__name__ == "Var":
+    if isinstance(e, Var):
         return f"int({names.get(e.name, e.name)})"
     if isinstance(e, Call) and e.func == "next_power_of_2":
         return f"_next_power_of_2({host_python(e.args[0], names)})"

@@ -38,7 +38,7 @@ from porter.ir.nodes import (
     is_float,
 )
 from porter.ir.tiles import Cumsum, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import map_expr, walk_expr, walk_stmts
+from porter.ir.walk import map_expr, walk_expr
 
 # Triton reductions and scans handled here, and the TileLang reduction each one uses.
 TILE_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
@@ -212,8 +212,6 @@ class TileOps:
 
     def arg_reduce(self, op, x, axis, keep_dims, node):
         """tl.argmax / tl.argmin: the first index reaching the max / min along the axis."""
-        from porter.frontends.triton_values import TV
-
         conv = self.conv
         x = self._block(x, f"tl.arg{op}", node)
         axis = self._axis(axis, len(x.shape), node, f"tl.arg{op}")
@@ -261,7 +259,8 @@ class TileOps:
                            "one with .to()", node)
         shape = (a.shape[0], b.shape[1])
         if acc is not None:
-            acc = self._block(acc, "tl.dot acc", node) if not isinstance(acc, TV) or acc.shape else acc
+            if not isinstance(acc, TV):  # a scalar TV is a broadcast accumulator
+                raise conv.err("TP212", "tl.dot acc needs a block tensor", node)
             dtype = acc.dtype
         else:
             dtype = out_dtype or ("int32" if not is_float(a.dtype) else "float32")
@@ -533,4 +532,4 @@ def drop_duplicate_declarations(body: list) -> list:
 
 
 __all__ = ["NeedTiles", "TileRef", "TileOps", "TileMaterializer", "ShapedStmt", "TileDefMarker",
-           "TileOpMarker", "TILE_OPS", "uses_loads", "drop_duplicate_declarations", "walk_stmts"]
+           "TileOpMarker", "TILE_OPS", "uses_loads", "drop_duplicate_declarations"]

@@ -33,7 +33,7 @@ from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Store, If, Var, For, Kernel, Launch, UnaryOp, is_float
 from porter.ir.tiles import Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
-from porter.match.summary import Miss, Sum, substitute, sums_in, summarize
+from porter.match.summary import Miss, Sum, all_of, conjuncts, sums_in, summarize
 from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, to_sympy
 
 NAME = "gemm"
@@ -116,7 +116,6 @@ class _Frame:
         block = tuple(kernel.launch.block) + (1, 1, 1)
         self.block = block
         self.gx, self.gy = sympy.Symbol("gx", integer=True), sympy.Symbol("gy", integer=True)
-        self.kk = None
         tx, ty = builtin_symbol("thread_idx", 0), builtin_symbol("thread_idx", 1)
         bx, by = builtin_symbol("block_idx", 0), builtin_symbol("block_idx", 1)
         self.subs = {tx: self.gx - bx * block[0], ty: self.gy - by * block[1]}
@@ -155,7 +154,6 @@ def match(kernel: Kernel, tile: tuple | None = None) -> Kernel:
     f1, f2 = _factor(prod.a), _factor(prod.b)
     frame = _Frame(kernel)
     kk = to_sympy(total.var)
-    frame.kk = kk
 
     def roles(f):
         idx = frame.coords(f[1], (kk,))
@@ -188,7 +186,6 @@ def match(kernel: Kernel, tile: tuple | None = None) -> Kernel:
     names["bid_z"] = Builtin("block_idx", 2, "int32")
     i, j, ko = Var("i", "int32"), Var("j", "int32"), Var("ko", "int32")
     bx, by = Builtin("block_idx", 0, "int32"), Builtin("block_idx", 1, "int32")
-    m_of = {m_sym: BinOp("+", BinOp("*", by, Const(bm, "int32"), "int32"), i, "int32")}
     grid = kernel.launch.grid
     extent = {frame.gx: _grid_extent(grid, 0, frame.block[0]), frame.gy: _grid_extent(grid, 1, frame.block[1])}
 
@@ -214,10 +211,6 @@ def match(kernel: Kernel, tile: tuple | None = None) -> Kernel:
                 raise Miss("a guard that reads memory")
             return None
         return map_expr(c, step)
-
-    def inside(row, col):
-        conds = [BinOp("<", row, extent[m_sym], "bool"), BinOp("<", col, extent[n_sym], "bool")]
-        return conds[0], conds[1]
 
     # the store's conditions that bound only the row (only the column) also bound the loads
     # of A (of B): the original never reads rows it does not write
@@ -259,21 +252,19 @@ def match(kernel: Kernel, tile: tuple | None = None) -> Kernel:
     k_base = BinOp("*", ko, Const(bk, "int32"), "int32")
 
     def stage(f, idx, rows, cols, kdim_first, name):
-        """The shared tile of one operand for K step ko, as a guarded gather."""
-        if kdim_first:  # B: (BK, BN)
-            kexpr, row, col = BinOp("+", k_base, i, "int32"), None, BinOp("+", n_base, j, "int32")
-            coord_row, coord_col = (Const(0, "int32"), col)
-        else:  # A: (BM, BK)
-            kexpr, row, col = BinOp("+", k_base, j, "int32"), BinOp("+", m_base, i, "int32"), None
-            coord_row, coord_col = (row, Const(0, "int32"))
-        r = coord_row if row is not None else Const(0, "int32")
-        c = coord_col if col is not None else Const(0, "int32")
+        """The shared tile of one operand for K step ko, as a guarded gather; A's tile (BM, BK)
+        follows the row, B's (BK, BN) the column (the other coordinate is not in its index)."""
+        zero = Const(0, "int32")
+        if kdim_first:  # B
+            kexpr, r, c = BinOp("+", k_base, i, "int32"), zero, BinOp("+", n_base, j, "int32")
+            within = BinOp("<", c, extent[n_sym], "bool")
+        else:  # A
+            kexpr, r, c = BinOp("+", k_base, j, "int32"), BinOp("+", m_base, i, "int32"), zero
+            within = BinOp("<", r, extent[m_sym], "bool")
         index = ir(idx, r, c, kexpr)
-        within = BinOp("<", row, extent[m_sym], "bool") if row is not None else \
-            BinOp("<", col, extent[n_sym], "bool")
         parts = [within] + [cond_ir(g, r, c) for g in own_guards[kdim_first]] + \
             [BinOp("<", kexpr, k_stop, "bool")] + _conjuncts(cond_ir(f[2], r, c, kexpr))
-        guard = _all(parts)
+        guard = all_of(parts)
         load = Load(f[0], index, f[3])
         value = Select(guard, load, Const(0.0, f[3]), f[3])
         return [TileBuffer(name, f[3], (rows, cols), "shared", loc),
@@ -290,9 +281,10 @@ def match(kernel: Kernel, tile: tuple | None = None) -> Kernel:
     # epilogue: the written value with the sum replaced by the accumulator
     row, col = BinOp("+", m_base, i, "int32"), BinOp("+", n_base, j, "int32")
     value = _replace_sum(w.value, sums[0], TileLoad("acc", (i, j), acc_dtype))
-    value = _epilogue(value, frame, ir, row, col, kk)
+    value = _epilogue(value, frame, ir, row, col)
     index = ir(frame.coords(w.index), row, col)
-    guard = _all(list(inside(row, col)) + _conjuncts(cond_ir(w.guard, row, col)))
+    guard = all_of([BinOp("<", row, extent[m_sym], "bool"), BinOp("<", col, extent[n_sym], "bool")] +
+                   _conjuncts(cond_ir(w.guard, row, col)))
     body.append(ParallelFor((i, j), (bm, bn), [If(guard, [Store(w.buffer, index, value, w.loc)], [], w.loc)],
                             w.loc))
     n_tiles = Call("ceildiv", (extent[n_sym], Const(bn, "int32")), "int32")
@@ -320,29 +312,17 @@ def _replace_sum(e, target, replacement):
     return map_expr(e, step)
 
 
-def _epilogue(e, frame, ir, row, col, kk):
+def _epilogue(e, frame, ir, row, col):
     """Loads and index arithmetic of the epilogue, moved to the tile's (row, col)."""
     def step(n):
         if isinstance(n, Load):
             return Load(n.buffer, ir(frame.coords(n.index), row, col), n.dtype)
         return None
     out = map_expr(e, step)
-    if any(isinstance(n, Builtin) and n.kind in ("thread_idx", "block_idx") and n not in (
-            Builtin("block_idx", 0, "int32"), Builtin("block_idx", 1, "int32"))
-            for x in walk_expr(out) if isinstance(x, Load) is False for n in [x]):
+    tile_blocks = (Builtin("block_idx", 0, "int32"), Builtin("block_idx", 1, "int32"))
+    if any(isinstance(n, Builtin) and n.kind in ("thread_idx", "block_idx") and n not in tile_blocks
+           for n in walk_expr(out)):
         raise Miss("an epilogue that depends on the thread index otherwise than through loads")
-    return out
-
-
-def _all(parts):
-    """`a && b && ...` without repeats."""
-    unique = []
-    for p in parts:
-        if p is not None and p not in unique:
-            unique.append(p)
-    out = unique[0]
-    for p in unique[1:]:
-        out = BinOp("&&", out, p, "bool")
     return out
 
 
@@ -375,14 +355,15 @@ _NEGATED = {"<": ">=", ">=": "<", ">": "<=", "<=": ">", "==": "!=", "!=": "=="}
 
 def _conjuncts(c) -> list:
     """The terms of a conjunction (`!(a || b)` is `!a && !b`; integer comparisons negate)."""
-    if c is None:
-        return []
-    if isinstance(c, BinOp) and c.op == "&&":
-        return _conjuncts(c.a) + _conjuncts(c.b)
-    if isinstance(c, UnaryOp) and c.op == "!":
-        inner = c.a
-        if isinstance(inner, BinOp) and inner.op == "||":
-            return _conjuncts(UnaryOp("!", inner.a, "bool")) + _conjuncts(UnaryOp("!", inner.b, "bool"))
-        if isinstance(inner, BinOp) and inner.op in _NEGATED and not is_float(inner.a.dtype):
-            return [BinOp(_NEGATED[inner.op], inner.a, inner.b, "bool")]
-    return [c]
+    out = []
+    for t in conjuncts(c):
+        if isinstance(t, UnaryOp) and t.op == "!":
+            inner = t.a
+            if isinstance(inner, BinOp) and inner.op == "||":
+                out += _conjuncts(UnaryOp("!", inner.a, "bool")) + _conjuncts(UnaryOp("!", inner.b, "bool"))
+                continue
+            if isinstance(inner, BinOp) and inner.op in _NEGATED and not is_float(inner.a.dtype):
+                out.append(BinOp(_NEGATED[inner.op], inner.a, inner.b, "bool"))
+                continue
+        out.append(t)
+    return out

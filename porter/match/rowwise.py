@@ -42,8 +42,12 @@ from porter.ir.nodes import (
 from porter.ir.tiles import ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
 from porter.match.summary import (
-    IDENTITY, Miss, RowReduce, _plain, combine, substitute, substitute_builtins, summarize,
+    IDENTITY, Miss, RowReduce, _is_warp, _lane_zero, _plain, all_of, combine, conjuncts, substitute,
+    substitute_builtins, summarize,
 )
+
+_TID = Builtin("thread_idx", 0, "int32")
+_ZERO = Const(0, "int32")
 
 NAME = "rowwise"
 SUMMARY = ("a block, or a warp, combines values with sum / max / min / argmax (shared-memory tree, "
@@ -74,39 +78,19 @@ def _thread_free(e) -> bool:
     return not any(isinstance(n, Builtin) and n.kind == "thread_idx" for n in walk_expr(e))
 
 
-def _conjuncts(c) -> list:
-    if c is None:
-        return []
-    if isinstance(c, BinOp) and c.op == "&&":
-        return _conjuncts(c.a) + _conjuncts(c.b)
-    return [c]
-
-
 def _is_first_thread(c) -> bool:
     """`threadIdx.x == 0`: the store happens once per block."""
-    def plain(e):
-        while isinstance(e, Cast):
-            e = e.a
-        return e
-    return isinstance(c, BinOp) and c.op == "==" and isinstance(plain(c.a), Builtin) and \
-        plain(c.a).kind == "thread_idx" and plain(c.a).axis == 0 and \
-        isinstance(plain(c.b), Const) and plain(c.b).value == 0
+    return _plain(c) == BinOp("==", _TID, _ZERO, "bool")
 
 
 def _warp_index(e, w):
     """With threadIdx.x = w * 32: `threadIdx.x / 32` is w and `threadIdx.x % 32` is 0."""
-    def plain(x):
-        while isinstance(x, Cast) and not is_float(x.dtype):
-            x = x.a
-        return x
+    warp_start = BinOp("*", w, Const(32, "int32"), "int32")
 
     def step(n):
-        if isinstance(n, BinOp) and n.op in ("/", "%") and isinstance(plain(n.b), Const) and \
-                plain(n.b).value == 32:
-            a = plain(n.a)
-            if isinstance(a, BinOp) and a.op == "*" and plain(a.a) == w and isinstance(plain(a.b), Const) \
-                    and plain(a.b).value == 32:
-                return Cast(n.dtype, w) if n.op == "/" else Const(0, n.dtype)
+        if isinstance(n, BinOp) and n.op in ("/", "%") and _plain(n.b) == Const(32, "int32") and \
+                _plain(n.a) == warp_start:
+            return Cast(n.dtype, w) if n.op == "/" else Const(0, n.dtype)
         if isinstance(n, RowReduce):
             return dataclasses.replace(n, stop=_warp_index(n.stop, w), body=_warp_index(n.body, w))
         return None
@@ -116,48 +100,18 @@ def _warp_index(e, w):
 def _single_thread(conds) -> bool:
     """The conditions hold for exactly one thread of the block: `threadIdx.x == 0`, or lane 0
     of warp 0 (`threadIdx.x % 32 == 0 && threadIdx.x / 32 == 0`)."""
-    conds = [_plain(c) for c in conds]
     if any(_is_first_thread(c) for c in conds):
         return True
 
-    def plain(e):
-        while isinstance(e, Cast):
-            e = e.a
-        return e
-
     def warp_zero(c):
-        a = plain(c.a) if isinstance(c, BinOp) else None
-        return isinstance(c, BinOp) and c.op == "==" and isinstance(plain(c.b), Const) and \
-            plain(c.b).value == 0 and isinstance(a, BinOp) and a.op == "/" and \
-            isinstance(plain(a.a), Builtin) and plain(a.a).kind == "thread_idx" and \
-            isinstance(plain(a.b), Const) and plain(a.b).value == 32
-    return any(_is_lane_zero(c) for c in conds) and any(warp_zero(c) for c in conds)
+        c = _plain(c)
+        return isinstance(c, BinOp) and c.op == "==" and _is_warp(c.a) and c.b == _ZERO
+    return any(_lane_zero(c) for c in conds) and any(warp_zero(c) for c in conds)
 
 
 def _is_lane_zero(c) -> bool:
     """`threadIdx.x % 32 == 0` (or `threadIdx.x == 0`)."""
-    c = _plain(c)
-    def plain(e):
-        while isinstance(e, Cast):
-            e = e.a
-        return e
-    if _is_first_thread(c):
-        return True
-    if not (isinstance(c, BinOp) and c.op == "==" and isinstance(plain(c.b), Const) and plain(c.b).value == 0):
-        return False
-    a = plain(c.a)
-    return isinstance(a, BinOp) and a.op == "%" and isinstance(plain(a.a), Builtin) and \
-        plain(a.a).kind == "thread_idx" and isinstance(plain(a.b), Const) and plain(a.b).value == 32
-
-
-def _all(parts):
-    parts = [p for p in parts if p is not None and not (isinstance(p, Const) and p.value is True)]
-    if not parts:
-        return None
-    out = parts[0]
-    for p in parts[1:]:
-        out = BinOp("&&", out, p, "bool")
-    return out
+    return _is_first_thread(c) or _lane_zero(c)
 
 
 def match(kernel: Kernel) -> Kernel:
@@ -167,7 +121,7 @@ def match(kernel: Kernel) -> Kernel:
     writes = summarize(kernel)
     for w in writes:  # a __shfl_down_sync result is the warp's only in lane 0
         if any(r.lane0 for r in _reduces(w.value) + _reduces(w.index)) and \
-                not any(_is_lane_zero(c) for c in _conjuncts(w.guard)):
+                not any(_is_lane_zero(c) for c in conjuncts(w.guard)):
             raise Miss("a warp's __shfl_down_sync result used by lanes other than 0")
     warp_rows = any(w.domain is not None and w.domain[3] == 32 for w in writes) or any(
         r.group == 32 for w in writes for r in _reduces(w.value) + _reduces(w.index))
@@ -187,7 +141,7 @@ def match(kernel: Kernel) -> Kernel:
                   for w in writes]
     reduces = []
     for w in writes:
-        for r in _reduces(w.value) + _reduces(w.index) + [x for g in _conjuncts(w.guard) for x in _reduces(g)]:
+        for r in _reduces(w.value) + _reduces(w.index) + [x for g in conjuncts(w.guard) for x in _reduces(g)]:
             if r not in reduces:
                 reduces.append(r)
     if not reduces:
@@ -199,7 +153,7 @@ def match(kernel: Kernel) -> Kernel:
 
     # the conditions every write shares and no thread decides guard the whole block
     common = None
-    guards = [[c for c in _conjuncts(w.guard)] for w in writes]
+    guards = [[c for c in conjuncts(w.guard)] for w in writes]
     if guards:
         common = [c for c in guards[0] if _thread_free(c) and all(c in g for g in guards[1:])]
     loc = kernel.loc
@@ -208,9 +162,9 @@ def match(kernel: Kernel) -> Kernel:
     for n, r in enumerate(reduces):
         body += _reduction(r, n, names, loc)
     for w in writes:
-        body += _write(w, [c for c in _conjuncts(w.guard) if c not in common], names, loc)
+        body += _write(w, [c for c in conjuncts(w.guard) if c not in common], names, loc)
     if common:
-        body = [If(_all(common), body, [], loc)]
+        body = [If(all_of(common), body, [], loc)]
     if warp_rows and rows_per_block > 1:
         body = [For(w_var, Const(0, "int32"), BinOp("<", w_var, Const(rows_per_block, "int32"), "bool"),
                     Const(1, "int32"), body, loc)]
@@ -291,9 +245,9 @@ def _write(w, guard, names, loc) -> list:
         if w.atomic:  # once per block: a one-element parallel step (not every thread's)
             j = Var("j", "int32")
             atomic = Atomic(w.atomic, w.buffer, index, value, w.loc)
-            body = [If(_all(guard), [atomic], [], w.loc)] if guard else [atomic]
+            body = [If(all_of(guard), [atomic], [], w.loc)] if guard else [atomic]
             return [ParallelFor((j,), (1,), body, w.loc)]
-        return [If(_all(guard), [store], [], w.loc)] if guard else [store]
+        return [If(all_of(guard), [store], [], w.loc)] if guard else [store]
     var, start, stop, step = w.domain
     if not all(_thread_free(c) for c in guard):
         raise Miss("a strided store under a condition on the thread index")
@@ -302,7 +256,7 @@ def _write(w, guard, names, loc) -> list:
     position = BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
     index = _at(_use_results(w.index, names), var, position)
     value = _at(_use_results(w.value, names), var, position)
-    cond = _all([BinOp("<", position, stop, "bool")] + [_at(_use_results(c, names), var, position) for c in guard])
+    cond = all_of([BinOp("<", position, stop, "bool")] + [_at(_use_results(c, names), var, position) for c in guard])
     if not (_thread_free(index) and _thread_free(value) and _thread_free(cond)):
         raise Miss("a strided store that depends on the thread index otherwise than through the loop")
     steps = Call("ceildiv", (stop, Const(width, "int32")), "int32")

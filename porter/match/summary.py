@@ -203,7 +203,7 @@ class Summarizer:
             raise Miss(f"shared '{load.buffer}' is read before this thread's block writes it")
         index, value = self.stored[load.buffer]
         if index == "reduced":  # after a tree: only element 0 holds the block's result
-            if strip_int_casts(load.index) == Const(0, strip_int_casts(load.index).dtype):
+            if _plain(load.index) == Const(0, "int32"):
                 return value
             raise Miss(f"a read of shared '{load.buffer}' after its tree other than element 0")
         if index == "warps":
@@ -225,7 +225,7 @@ class Summarizer:
         p, q = sympy.Integer(0), sympy.Integer(0)
         for term in sympy.Add.make_args(sympy.expand(read)):
             coeff, _ = term.as_coeff_Mul()
-            if dy > 1 and coeff % dx == 0:
+            if dy > 1 and coeff % dx == 0:  # unlike _split, a 1-wide block puts all in p
                 p += term / dx
             else:
                 q += term
@@ -247,7 +247,6 @@ class Summarizer:
         r, c = Var(f"{buf}_r", "int32"), Var(f"{buf}_c", "int32")
         names = self._names()
         names.update({r.name: r, c.name: c})
-        sr, sc = to_sympy(r), to_sympy(c)
         if buf not in self.tiles:
             values, rows = [], set()
             for index, value in self.entries.get(buf, []):
@@ -354,7 +353,7 @@ class Summarizer:
                 index, value = self.expr(s.index, env), self.expr(s.value, env)
                 if s.buffer in self.shared and isinstance(value, WarpShare):
                     # `if (lane == 0) S[warp] = warp_sum`: a table of the warps' results
-                    if not (_is_warp(_plain(index)) and any(_lane_zero(c) for c in _conj(guard))):
+                    if not (_is_warp(_plain(index)) and any(_lane_zero(c) for c in conjuncts(guard))):
                         raise Miss(f"a warp's result stored in shared '{s.buffer}' otherwise than "
                                    "by lane 0 at [warp]", s.loc)
                     self.stored[s.buffer] = ("warps", value)
@@ -594,13 +593,11 @@ class Summarizer:
             return False
         best = self.block_reduce("max", value, s.loc)
         p = index.peak
-        t = p.dtype
         found = BinOp("&&", BinOp("==", p.body, best, "bool"),
                       BinOp(">", p.body, index.initial_value, "bool"), "bool") \
             if index.initial_value is not None else BinOp("==", p.body, best, "bool")
         first_index = RowReduce("min", p.var, p.stop, Select(found, p.var, index.initial_index, "int32"),
                                 "int32", self.block[0], hint="row_argmax")
-        del t
         self.stored[V] = ("reduced", best)
         self.stored[I] = ("reduced", first_index)
         env[half] = Const(0, "int32")
@@ -913,12 +910,28 @@ def _online_pair(holders: dict, body_env: dict):
     return None
 
 
-def _conj(c) -> list:
+def conjuncts(c) -> list:
+    """The terms of `a && b && ...` (none for no condition)."""
     if c is None:
         return []
     if isinstance(c, BinOp) and c.op == "&&":
-        return _conj(c.a) + _conj(c.b)
+        return conjuncts(c.a) + conjuncts(c.b)
     return [c]
+
+
+def all_of(parts):
+    """`a && b && ...` of the parts that say something (None and `true` dropped, repeats once);
+    None when none do."""
+    unique = []
+    for p in parts:
+        if p is not None and not (isinstance(p, Const) and p.value is True) and p not in unique:
+            unique.append(p)
+    if not unique:
+        return None
+    out = unique[0]
+    for p in unique[1:]:
+        out = BinOp("&&", out, p, "bool")
+    return out
 
 
 def _lane_zero(c) -> bool:
@@ -990,14 +1003,6 @@ def _shape_of(index, half) -> str:
     if isinstance(index, BinOp) and index.op == "+" and {index.a, index.b} == {Builtin("thread_idx", 0, "int32"), half}:
         return "tid+half"
     return "?"
-
-
-def strip_int_casts(e):
-    def step(n):
-        if isinstance(n, Cast) and not is_float(n.dtype) and not is_float(n.a.dtype):
-            return n.a
-        return None
-    return map_expr(e, step)
 
 
 def substitute_builtins(e, mapping: dict):

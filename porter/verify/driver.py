@@ -329,6 +329,7 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
             if r.error is None:
                 r.error = exc.diagnostic
         return
+    port_text = Path(port).read_text(encoding="utf-8", errors="replace")
     for (kind, result, what, kernel, expected), outcome in zip(owners, results):
         if result.error is not None:
             continue
@@ -345,23 +346,11 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
             result.cases.clear()
             continue
         case.port_seconds = outcome["seconds"]
-        tf32 = case.device == "cuda" and _uses_gemm(port, kernel.ident)
-        # a tile reduction or T.gemm adds in another order than the original: allow the
-        # rounding of a sum over the problem (sqrt(n) ulps), not more
-        reorder = _reorders(port, kernel.ident)
+        program = _program_text(port_text, kernel.ident)
         n = max((a.size for a in expected if isinstance(a, np.ndarray)), default=1)
         for p, exp, got in zip(kernel.params, expected, outcome["args"]):
             if isinstance(p, BufferParam):
-                rtol, atol = opts.rtol, opts.atol
-                if reorder and p.dtype in ("float32", "float16", "bfloat16"):
-                    base_rtol, base_atol = TOLERANCES[p.dtype]
-                    scale = max(1.0, float(np.sqrt(n)) / 16)
-                    rtol = base_rtol * scale if rtol is None else rtol
-                    atol = base_atol * scale if atol is None else atol
-                if tf32 and p.dtype == "float32":
-                    # T.gemm on float32 tiles runs in TF32 on the GPU (10-bit mantissa products)
-                    rtol = max(TF32_TOLERANCE, rtol or 0) if opts.rtol is None else rtol
-                    atol = max(TF32_TOLERANCE, atol or 0) if opts.atol is None else atol
+                rtol, atol = _tolerances(p.dtype, program, case.device, n, opts)
                 case.buffers.append(compare(p.name, p.dtype, exp, got, rtol, atol))
 
 
@@ -371,24 +360,33 @@ __all__ = ["verify", "VerifyOptions", "VerifyReport", "KernelResult", "CaseResul
 TF32_TOLERANCE = 1e-2
 
 
-def _program_text(port: str, ident: str) -> str:
-    from pathlib import Path
-
-    text = Path(port).read_text(encoding="utf-8", errors="replace")
-    start = text.find(f"def {ident}_program(")
-    end = text.find("\ndef ", start + 1)
-    return text[start:end if end > 0 else None] if start >= 0 else ""
+# primitives that add in their own order, not the original's
+REORDERING = ("T.gemm(", "T.reduce_sum(", "T.cumsum(")
 
 
-def _uses_gemm(port: str, ident: str) -> bool:
-    """Whether the port's program for `ident` multiplies tiles with T.gemm."""
-    return "T.gemm(" in _program_text(port, ident)
+def _program_text(port_text: str, ident: str) -> str:
+    """The source of the port's `<ident>_program` factory."""
+    start = port_text.find(f"def {ident}_program(")
+    end = port_text.find("\ndef ", start + 1)
+    return port_text[start:end if end > 0 else None] if start >= 0 else ""
 
 
-def _reorders(port: str, ident: str) -> bool:
-    """Whether the port sums in its own order (tile reductions, products, scans)."""
-    text = _program_text(port, ident)
-    return any(p in text for p in ("T.gemm(", "T.reduce_sum(", "T.cumsum("))
+def _tolerances(dtype: str, program: str, device: str, n: int, opts) -> tuple:
+    """(rtol, atol) for one buffer (None: compare's per-dtype default; --rtol/--atol win).
+
+    A port that sums in its own order gets the rounding of a sum over the problem (sqrt(n)/16
+    times the dtype's default), not more; T.gemm on float32 tiles runs in TF32 on the GPU
+    (10-bit mantissa products)."""
+    rtol, atol = opts.rtol, opts.atol
+    if any(p in program for p in REORDERING) and dtype in ("float32", "float16", "bfloat16"):
+        base_rtol, base_atol = TOLERANCES[dtype]
+        scale = max(1.0, float(np.sqrt(n)) / 16)
+        rtol = base_rtol * scale if rtol is None else rtol
+        atol = base_atol * scale if atol is None else atol
+    if device == "cuda" and "T.gemm(" in program and dtype == "float32":
+        rtol = max(TF32_TOLERANCE, rtol or 0) if opts.rtol is None else rtol
+        atol = max(TF32_TOLERANCE, atol or 0) if opts.atol is None else atol
+    return rtol, atol
 
 
 def derived_values(kernel, args) -> list:

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 
 from porter.diagnostics import Loc, TileportError
-from porter.frontends import clang_tools as ct
-from porter.frontends.cuda_types import (
+from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.types import (
     dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
 )
-from porter.frontends import cuda_groups as groups
-from porter.frontends.cuda_calls import _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, _no_tilelang_equivalent
-from porter.frontends.cuda_memory import MemoryMixin
-from porter.frontends.cuda_scope import _Scope
-from porter.frontends.cuda_launch import LaunchReader
-from porter.frontends.cuda_templates import find_instantiations, instantiation_source, kernel_templates
+from porter.frontends.cuda import groups
+from porter.frontends.cuda.calls import _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, _no_tilelang_equivalent
+from porter.frontends.cuda.memory import MemoryMixin
+from porter.frontends.cuda.scope import _Scope
+from porter.frontends.cuda.launch import LaunchReader
+from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates
 from porter.ir.extents import annotate_buffers
 from porter.ir.geometry import infer_launch
 from porter.ir.loops import insert_before_continue
@@ -683,7 +683,3 @@ def _plain_spelling(ctype) -> str:
     CUDA headers spell the half types."""
     spelling = ctype.get_canonical().spelling
     return spelling.replace("_Float16", "__half").replace("__bf16", "__nv_bfloat16")
-
-
-def convert_cuda(path: str, include_dirs=(), defines=(), block=None, grid=None) -> Module:
-    return CudaFrontend(path, include_dirs, defines, block, grid).run()

@@ -5,8 +5,8 @@ per component) and structs passed by value (one scalar per field)."""
 from __future__ import annotations
 
 from porter.diagnostics import TileportError
-from porter.frontends import clang_tools as ct
-from porter.frontends.cuda_types import dtype_of, is_array, is_pointer, pointee_dtype
+from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.types import dtype_of, is_array, is_pointer, pointee_dtype
 from porter.ir.fold import fold
 from porter.ir.nodes import (
     Alloc, Assign, BinOp, Cast, Const, Load, ScalarParam, Store, StructMember, UnaryOp,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from porter.diagnostics import Loc, TileportError
 
-SHIM_DIR = Path(__file__).parent / "cuda_shim"
+SHIM_DIR = Path(__file__).parent / "shim"
 
 # clang's BinaryOperatorKind / UnaryOperatorKind numbering (clang_getCursor*OperatorKind).
 BINARY_OPERATORS = [None, ".*", "->*", "*", "/", "%", "+", "-", "<<", ">>", "<=>", "<", ">", "<=",

@@ -8,9 +8,9 @@ over the kernel's `n`) and through local initialisers (`int blocks = ...; dim3 g
 
 from __future__ import annotations
 
-from porter.frontends import clang_tools as ct
-from porter.frontends.cuda_templates import _template_args
-from porter.frontends.cuda_types import dtype_of, is_pointer
+from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.templates import _template_args
+from porter.frontends.cuda.types import dtype_of, is_pointer
 from porter.ir.fold import fold, try_int
 from porter.ir.nodes import BinOp, Call, Cast, Const, Launch, Select, UnaryOp, Var, is_float
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from porter.builtins import CUDA_BUILTINS
 from porter.diagnostics import TileportError
-from porter.frontends import clang_tools as ct
-from porter.frontends.cuda_scope import _Scope
-from porter.frontends.cuda_types import dtype_of, is_pointer
-from porter.frontends import cuda_groups as groups
+from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.scope import _Scope
+from porter.frontends.cuda.types import dtype_of, is_pointer
+from porter.frontends.cuda import groups
 from porter.ir.returns import eliminate_returns
 from porter.ir.nodes import Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, UnaryOp, Var
 

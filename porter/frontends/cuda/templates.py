@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from porter.frontends import clang_tools as ct
+from porter.frontends.cuda import parse as ct
 
 NAMESPACE = "tp_inst_"
 

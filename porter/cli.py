@@ -28,7 +28,8 @@ _USAGE_CODES = {"TP001", "TP003", "TP004", "TP005", "TP006", "TP007"}
 
 
 def _fail(exc: TileportError, default_code: int) -> None:
-    click.echo(exc.diagnostic.render(), err=True)  # one unwrapped line, whatever the terminal
+    for failure in getattr(exc, "failures", None) or [exc]:  # every kernel's own reason
+        click.echo(failure.diagnostic.render(), err=True)  # one unwrapped line, whatever the terminal
     raise SystemExit(EXIT_USAGE if exc.diagnostic.code in _USAGE_CODES else default_code)
 
 
@@ -151,6 +152,10 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, compdb, in
                           f"launch geometry: {origin}{note}")
             stderr.print(f"[green]converted[/] {text}", markup=True, highlight=False)
         stderr.print(f"wrote {output} in {time.perf_counter() - start:.2f}s")
+    for failure in module.failures:  # the port holds the others; the exit status says not all
+        click.echo(f"{failure.diagnostic.render()} (kernel '{failure.name}' not ported)", err=True)
+    if module.failures:
+        raise SystemExit(1)
 
 
 @main.command()

@@ -43,3 +43,22 @@ class TileportError(Exception):
 
     def __str__(self) -> str:
         return self.diagnostic.render()
+
+
+@dataclass(frozen=True)
+class KernelFailure:
+    """A kernel of a file that did not convert, and why; its neighbours still do."""
+
+    name: str
+    loc: Loc
+    diagnostic: Diagnostic
+
+
+class NoKernelConverted(TileportError):
+    """Every kernel of a file failed: the first failure is the file's diagnostic, and each
+    kernel's own is in `failures`."""
+
+    def __init__(self, failures: list):
+        first = failures[0].diagnostic
+        super().__init__(first.code, first.message, first.loc)
+        self.failures = list(failures)

@@ -397,5 +397,11 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
     source_name = source_name or module.source_file
     views = [KernelEmitter(k, source_name).view() for k in module.kernels]
     template = _environment().get_template("module.py.j2")
+    failures = [{"name": f.name, "line": f.loc.line, "code": f.diagnostic.code,
+                 "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]
     return template.render(version=__version__, source=source_name, language=module.language,
-                           kernels=views)
+                           kernels=views, failures=failures)
+
+
+def _docstring_safe(text: str) -> str:
+    return text.replace("\\", "/").replace('"""', "'''").replace("\n", " ")

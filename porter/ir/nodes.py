@@ -345,5 +345,11 @@ class Module:
     language: str
     kernels: list
     # CUDA only: the file as the CPU emulator should build it when its host code cannot be
-    # compiled here (a missing header, an unknown host API); kernels untouched. None: as is.
+    # compiled here (a missing header, an unknown host API); good kernels untouched. None: as is.
     emulator_source: str | None = None
+    # kernels that did not convert (porter.diagnostics.KernelFailure), beside those that did
+    failures: list = field(default_factory=list)
+    # CUDA only: the user's headers changed the same way as emulator_source, by real path
+    emulator_headers: dict = field(default_factory=dict)
+    # CUDA only: headers this machine lacks, stood in for by empty files (parse.stand_in_dir)
+    stand_ins: list = field(default_factory=list)

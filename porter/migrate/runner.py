@@ -355,13 +355,17 @@ class Runner:
             if status == "no-kernel":  # listed, not a problem
                 record.diagnostics = [{**d, "severity": "note"} for d in record.diagnostics]
             kernel_status = "unsupported" if status == "unsupported" else "failed"
-            record.kernels = [KernelRecord(k["name"], k["line"], kernel_status) for k in value.get("kernels", [])]
+            record.kernels = [KernelRecord(k["name"], k["line"], k.get("status", kernel_status),
+                                           diagnostics=list(k.get("diagnostics", [])))
+                              for k in value.get("kernels", [])]
             self._finish(state)
             return
-        record.kernels = [KernelRecord(k["name"], k["line"], "ported", converted=True, level=k.get("level"),
+        record.kernels = [KernelRecord(k["name"], k["line"], k["status"], diagnostics=list(k["diagnostics"]),
+                                       cached=cached) if k.get("failed") else
+                          KernelRecord(k["name"], k["line"], "ported", converted=True, level=k.get("level"),
                                        rule=k.get("rule"), cached=cached) for k in value["kernels"]]
         if self.opts.level == "tile":
-            low = [k for k in record.kernels if not (k.level or "").startswith("tile")]
+            low = [k for k in record.kernels if k.converted and not (k.level or "").startswith("tile")]
             for k in low:
                 k.status = "unsupported"
                 k.diagnostics = [{"code": "TP016", "severity": "error", "file": str(entry.path), "line": k.line,
@@ -383,13 +387,15 @@ class Runner:
             record.status, record.output = "failed", None
             record.diagnostics.append(worker.diag_dict(problem))
             for k in record.kernels:
-                k.status = "failed"
+                if k.converted:
+                    k.status = "failed"
             self._finish(state)
             return
         state.port_sha = text_sha(value["port"])
         if self.opts.verify:
             for k in record.kernels:
-                self._plan_verify(state, k)
+                if k.converted:
+                    self._plan_verify(state, k)
         if state.pending == 0:
             self._finish(state)
 

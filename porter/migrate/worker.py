@@ -87,6 +87,14 @@ def _levels(module, source_name: str) -> list[tuple[str, str | None]]:
     return [(port_level(k)[0], rule_name(k)) for k in module.kernels]
 
 
+def _failed_kernel(failure) -> dict:
+    """A kernel that did not convert while its file did (or did not): its own diagnostic."""
+    code = failure.diagnostic.code
+    return {"name": failure.name, "line": failure.loc.line, "failed": True,
+            "status": "failed" if _status_of(code) == "failed" else "unsupported",
+            "diagnostics": [diag_dict(failure.diagnostic)]}
+
+
 def convert_task(task: dict) -> dict:
     from porter.diagnostics import TileportError
     from porter.emit.tilelang import emit_module
@@ -106,13 +114,21 @@ def convert_task(task: dict) -> dict:
         port = emit_module(module, source)
     except TileportError as exc:
         status = _status_of(exc.diagnostic.code)
-        kernels = [] if status == "no-kernel" else scan_kernels(text, language)
+        failures = getattr(exc, "failures", None)
+        if failures:  # every kernel failed, each for its own reason
+            status = "unsupported" if any(_status_of(f.diagnostic.code) == "unsupported"
+                                          for f in failures) else "failed"
+            kernels = [_failed_kernel(f) for f in failures]
+        else:
+            kernels = [] if status == "no-kernel" else scan_kernels(text, language)
         return {"status": status, "kernels": kernels, "port": None, "deps": deps,
                 "diagnostics": [diag_dict(exc.diagnostic)], "seconds": time.perf_counter() - start}
     kernels = []
     for k, (level, rule) in zip(module.kernels, _levels(module, source)):
         kernels.append({"name": k.name, "line": k.loc.line, "level": level, "rule": rule,
                         "launch": getattr(k.launch, "origin", None)})
+    kernels += [_failed_kernel(f) for f in module.failures]
+    kernels.sort(key=lambda k: k["line"])
     return {"status": "ported", "kernels": kernels, "port": port, "deps": deps, "diagnostics": [],
             "seconds": time.perf_counter() - start}
 

@@ -216,15 +216,31 @@ def _smem(kernel: Kernel, args: list) -> int:
 
 
 def _host_free_copy(module, original: str, opts: VerifyOptions):
-    """Build the original from the front end's host-free text (kernels untouched), in a private
-    folder, with the original's folder on the include path; the user's tree is never written."""
+    """Build the original from the front end's host-free text (good kernels untouched), in a
+    private folder: the main file and the changed headers of its own tree mirrored beside it,
+    the original's folder on the include path, empty stand-ins for headers this machine lacks.
+    The user's tree is never written."""
     import dataclasses
+    import os
     import tempfile
 
+    from porter.frontends.cuda.parse import stand_in_dir
+
     folder = Path(tempfile.mkdtemp(prefix="tileport-original-"))
+    home = Path(original).resolve().parent
     copy = folder / Path(original).name
-    copy.write_text(f'#line 1 "{Path(original).resolve()}"\n' + module.emulator_source, encoding="utf-8")
-    include_dirs = tuple(opts.include_dirs) + (str(Path(original).resolve().parent),)
+    text = module.emulator_source if module.emulator_source is not None else \
+        Path(original).read_text(encoding="utf-8", errors="surrogateescape")
+    copy.write_text(f'#line 1 "{Path(original).resolve()}"\n' + text, encoding="utf-8")
+    for header, body in module.emulator_headers.items():
+        rel = os.path.relpath(os.path.realpath(header), home)
+        if rel.startswith(".."):
+            continue  # outside the original's folder: built as it is
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(f'#line 1 "{os.path.realpath(header)}"\n' + body, encoding="utf-8")
+    include_dirs = tuple(opts.include_dirs) + (str(home),)
+    if module.stand_ins:
+        include_dirs += (str(stand_in_dir(module.stand_ins)),)
     return str(copy), dataclasses.replace(opts, include_dirs=include_dirs)
 
 
@@ -266,7 +282,8 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
                                 Loc(original))
     functions = _port_functions(port)
     shown = original
-    if getattr(module, "emulator_source", None):
+    if module.language == "cuda" and (module.emulator_source is not None or module.emulator_headers
+                                      or module.stand_ins):
         original, opts = _host_free_copy(module, original, opts)
     report = VerifyReport(shown, port, gpu=_gpu_available())
     plans = []

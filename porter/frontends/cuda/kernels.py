@@ -9,7 +9,7 @@ module sees a libclang cursor.
 from __future__ import annotations
 
 
-from porter.diagnostics import Loc, TileportError
+from porter.diagnostics import KernelFailure, Loc, NoKernelConverted, TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.types import (
     dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
@@ -20,6 +20,7 @@ from porter.frontends.cuda.memory import MemoryMixin
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.launch import LaunchReader
 from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates
+from porter.frontends.cuda.units import Inventory, is_user_cursor
 from porter.ir.extents import annotate_buffers
 from porter.ir.geometry import infer_launch
 from porter.ir.loops import insert_before_continue
@@ -52,103 +53,58 @@ class CudaFrontend(MemoryMixin, CallsMixin):
     # ------------------------------------------------------------------ entry
 
     def run(self) -> Module:
-        tu, errors = ct.parse(self.path, self.include_dirs, self.defines)
+        parsed = ct.parse(self.path, self.include_dirs, self.defines)
         self.instances = {}
-        templates = kernel_templates(tu, self.K, self.in_user_file)
+        templates = kernel_templates(parsed.tu, self.K, self.in_user_file)
         if templates:
-            tu, errors = self.instantiate(tu, templates, errors)
-        kernels, functions = [], []
-        for c in tu.cursor.walk_preorder():
-            if c.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE):
-                continue
-            if not c.location.file or c.location.file.name.startswith(str(ct.SHIM_DIR)):
-                continue
-            if not c.is_definition():
-                continue
-            attrs = {ch.kind for ch in c.get_children()}
-            if self.K.CUDAGLOBAL_ATTR in attrs:
-                kernels.append(c)
-            elif self.K.CUDADEVICE_ATTR not in attrs:
-                functions.append(c)
-        self.check_errors(errors, kernels, functions)
-        emulator_source = self.host_free_source(tu, errors, functions)
-        if not kernels:
+            parsed = self.instantiate(parsed, templates)
+        inventory = Inventory(parsed.tu, parsed.errors)
+        kernels = [d for d in inventory.kernels() if d.cursor.kind != self.K.FUNCTION_TEMPLATE]
+        if not inventory.kernels():
             raise TileportError("TP100", "no __global__ kernel found in this file", Loc(self.path, 1, 1))
-        launches = LaunchReader(self, functions).read()
-        out = []
-        for k in kernels:
-            if k.kind == self.K.FUNCTION_TEMPLATE:
-                continue  # converted through its instantiations
+        launches = LaunchReader(self, inventory.host_functions()).read()
+        out, failures = [], []
+        for d in kernels:
+            k = d.cursor
             inst = self.instances.get(k.semantic_parent.spelling if k.semantic_parent else "")
-            key = (inst.name, inst.template_args) if inst else k.spelling
-            out.append(self.convert_kernel(k, launches.get(key), inst))
-        if not out:
+            name = inst.name + inst.template_args if inst else k.spelling
+            errors = inventory.errors_reaching(d)
+            try:
+                if errors:
+                    raise errors[0]
+                key = (inst.name, inst.template_args) if inst else k.spelling
+                out.append(self.convert_kernel(k, launches.get(key), inst))
+            except TileportError as exc:
+                failures.append(KernelFailure(name, ct.loc_of(k), exc.diagnostic))
+        if not kernels:
             names = ", ".join(t.spelling for t in templates)
             raise TileportError("TP121", f"template kernel(s) {names} are never launched with explicit "
                                 "template arguments in this file, so they cannot be instantiated",
                                 Loc(self.path, templates[0].location.line, 1))
-        return Module(self.path, "cuda", out, emulator_source)
+        if not out:
+            raise NoKernelConverted(failures)
+        failed = {f.name.split("<")[0] for f in failures}
+        sources = inventory.emulator_sources(failed, self._original_text)
+        return Module(self.path, "cuda", out, sources.pop(self.path, None), failures=failures,
+                      emulator_headers=sources, stand_ins=list(parsed.missing))
 
-    def host_free_source(self, tu, errors, host_functions):
-        """The file with missing #includes blanked and the bodies of host functions that do not
-        compile here emptied, so the emulator can still build the (untouched) kernels."""
-        skipped = getattr(tu, "skipped_headers", [])
-        if not errors and not skipped:
-            return None
-        data = open(self.path, "rb").read()
-        starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10]  # byte offset of each line
-
-        def offset(where):  # line/column survive the blanked #include lines; offsets do not
-            return starts[where.line - 1] + where.column - 1
-
-        bad_lines = {e.diagnostic.loc.line for e in errors if e.diagnostic.loc.file == self.path}
-        cuts = []
-        for f in host_functions:
-            if not f.location.file or f.location.file.name != self.path:
-                continue
-            if not any(f.extent.start.line <= line <= f.extent.end.line for line in bad_lines):
-                continue
-            body = [c for c in f.get_children() if c.kind == self.K.COMPOUND_STMT]
-            if body:
-                cuts.append((offset(body[0].extent.start), offset(body[0].extent.end)))
-        for start, end in sorted(cuts, reverse=True):
-            newlines = data[start:end].count(b"\n")
-            data = data[:start] + b"{ __builtin_unreachable(); " + b"\n" * newlines + b"}" + data[end:]
-        lines = data.decode("utf-8").split("\n")
-        for i, line in enumerate(lines):
-            if line.lstrip().startswith("#include") and any(h in line for h in skipped):
-                lines[i] = "// tileport: header not available here: " + line
-        return "\n".join(lines)
-
-    def check_errors(self, errors, kernels, host_functions) -> None:
-        """C++ errors in host code (an unknown host API, a missing header's types) do not stop
-        the conversion: kernels are what is ported. Errors anywhere else do."""
-        hosts = [(f.extent.start.line, f.extent.end.line) for f in host_functions
-                 if f.location.file and f.location.file.name == self.path]
-        for err in errors:
-            loc = err.diagnostic.loc
-            in_host = loc.file == self.path and any(a <= loc.line <= b for a, b in hosts)
-            if not in_host:
-                raise err
+    def _original_text(self, path: str) -> str:
+        return open(path, encoding="utf-8", errors="surrogateescape").read()
 
     def in_user_file(self, c) -> bool:
-        return bool(c.location.file) and not c.location.file.name.startswith(str(ct.SHIM_DIR))
+        return is_user_cursor(c)
 
-    def instantiate(self, tu, templates, errors):
+    def instantiate(self, parsed, templates):
         """Re-parse with one plain copy of each template kernel per launched instantiation."""
         text = open(self.path, encoding="utf-8").read()
-        for header in getattr(tu, "skipped_headers", []):  # keep the missing headers blanked
-            text = "\n".join("/* tileport: header not available here */" if
-                             line.lstrip().startswith("#include") and header in line else line
-                             for line in text.split("\n"))
         extra = []
-        for inst in find_instantiations(tu, self.K, templates):
+        for inst in find_instantiations(parsed.tu, self.K, templates):
             template = next(t for t in templates if t.spelling == inst.name)
             extra.append(instantiation_source(self.path, text, template, inst, self.K))
             self.instances[inst.namespace] = inst
         if not extra:
-            return tu, errors
-        return ct.parse(self.path, self.include_dirs, self.defines, text + "".join(extra))
+            return parsed
+        return ct.parse(self.path, self.include_dirs, self.defines, text + "".join(extra), parsed.missing)
 
     # ------------------------------------------------------------------ kernels
 

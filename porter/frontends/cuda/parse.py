@@ -84,7 +84,7 @@ def _gcc_include() -> str:
 
 def parse_args(include_dirs=(), defines=()) -> list[str]:
     args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
-            "-Wno-unknown-cuda-version", "-Wno-unused-value"]
+            "-Wno-unknown-cuda-version", "-Wno-unused-value", "-ferror-limit=0"]
     if _gcc_include():
         args += ["-isystem", _gcc_include()]
     for d in include_dirs:
@@ -108,14 +108,51 @@ def loc_of(cursor) -> Loc:
 _MISSING_HEADER = re.compile(r"'(.+)' file not found")
 
 
-def parse(path: str, include_dirs=(), defines=(), text: str | None = None):
+def stand_in_dir(headers) -> Path:
+    """A folder of empty stand-ins for headers the machine lacks (cublas_v2.h, thrust/sort.h).
+
+    It goes last on the include path (-idirafter) of both the parse and the emulator build,
+    so a header that exists anywhere is still the real one. Content-addressed by the names:
+    concurrent runs share it, and nothing is written into the user's tree.
+    """
+    import hashlib
+    import os
+    import tempfile
+
+    names = sorted(set(headers))
+    key = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
+    root = Path(tempfile.gettempdir()) / "tileport-missing-headers" / key
+    for name in names:
+        target = root / name
+        if target.is_file():
+            continue
+        if name.startswith("/") or ".." in Path(name).parts:
+            continue  # an absolute or escaping path cannot be stood in for
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.write_text("/* tileport: stand-in for a header this machine does not have */\n")
+        os.replace(tmp, target)
+    return root
+
+
+class Parsed:
+    """A translation unit and what the parse found wrong, located, for the caller to judge.
+
+    errors: TileportErrors (TP101) with a file position: fatal only for a kernel they sit in
+    (or in device code it calls). missing: headers stood in for by empty files.
+    """
+
+    def __init__(self, tu, errors, missing, args):
+        self.tu, self.errors, self.missing, self.args = tu, errors, missing, args
+
+
+def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missing=()) -> Parsed:
     """Parse a CUDA file (or `text` standing in for it).
 
-    A header the machine lacks (cublas_v2.h, a project header not on -I) must not stop the
-    parse: its #include is blanked (lines kept) and the file parsed again; what the header
-    declared then fails only in the code that uses it. Returns (translation unit, errors),
-    the errors as TileportErrors for the caller to judge: fatal inside a kernel, noise in
-    host code.
+    A header the machine lacks, in the file or in any header it includes, must not stop the
+    parse: it is stood in for by an empty file and the file parsed again; what the header
+    declared then fails only in the code that uses it. clang's error limit is off, so every
+    error is seen and none stops the parse.
     """
     ci = cindex()
     if text is None:
@@ -123,31 +160,31 @@ def parse(path: str, include_dirs=(), defines=(), text: str | None = None):
             text = open(path, encoding="utf-8").read()
         except (OSError, UnicodeDecodeError) as exc:
             raise TileportError("TP001", f"cannot read the file: {exc}", Loc(path)) from exc
-    skipped: list[str] = []
-    for _ in range(20):
+    missing = list(missing)
+    for _ in range(64):
+        args = parse_args(include_dirs, defines)
+        if missing:
+            args += ["-idirafter", str(stand_in_dir(missing))]
         try:
             tu = ci.Index.create().parse(
-                path, args=parse_args(include_dirs, defines), unsaved_files=[(path, text)],
+                path, args=args, unsaved_files=[(path, text)],
                 options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
         except ci.TranslationUnitLoadError as exc:
             raise TileportError("TP101", f"libclang could not parse the file: {exc}", Loc(path)) from exc
-        errors = []
-        missing = None
+        errors, new = [], []
         for diag in tu.diagnostics:
             if diag.severity < ci.Diagnostic.Error:
                 continue
-            where = diag.location
-            loc = Loc(where.file.name if where.file else path, where.line, where.column)
             match = _MISSING_HEADER.search(diag.spelling)
-            if match and where.file and where.file.name == path and missing is None:
-                missing = (where.line, match.group(1))
+            if match and match.group(1) not in missing:
+                new.append(match.group(1))
+                continue
+            where = diag.location
+            if not where.file:
+                continue  # no location: not any kernel's error (e.g. "too many errors")
+            loc = Loc(where.file.name, where.line, where.column)
             errors.append(TileportError("TP101", f"C++ error: {diag.spelling}", loc))
-        if missing is None:
-            tu.skipped_headers = skipped
-            return tu, errors
-        lines = text.split("\n")
-        lines[missing[0] - 1] = "/* tileport: header not available here: " + \
-            lines[missing[0] - 1].replace("*/", "* /") + " */"
-        text = "\n".join(lines)
-        skipped.append(missing[1])
+        if not new:
+            return Parsed(tu, errors, missing, args)
+        missing += new
     raise TileportError("TP101", "too many headers are missing", Loc(path))

@@ -1,0 +1,212 @@
+"""What a CUDA translation unit defines, and whose problem each parse error is.
+
+Real project files carry host code that does not compile here (cuBLAS, torch bindings, missing
+headers' types), kernels that use wmma next to plain ones, and helpers nobody calls. A kernel
+fails only for an error in its own body or in device code it calls; everything else is noise to
+the port. The same inventory tells the CPU emulator which definitions to drop so that the good
+kernels still build (`emulator_sources`).
+
+Only cursors of the user's own files are visited (the C++ standard headers pulled in by the parse
+shim hold over a million cursors).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from porter.frontends.cuda import parse as ct
+
+_CONTAINERS = ("NAMESPACE", "LINKAGE_SPEC", "UNEXPOSED_DECL")
+_RECORDS = ("STRUCT_DECL", "CLASS_DECL", "CLASS_TEMPLATE", "UNION_DECL")
+_FUNCTIONS = ("FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD", "CONSTRUCTOR", "DESTRUCTOR",
+              "CONVERSION_FUNCTION")
+
+
+@dataclass
+class Definition:
+    """One top-level (or member) definition of a user file, by instantiation-location lines."""
+
+    cursor: object
+    kind: str               # "kernel", "device", "host", "other"
+    file: str
+    start: int              # first line
+    end: int                # last line
+    body: tuple | None = None  # (start offset, end offset, first line) of a function's body
+    errors: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.cursor.spelling
+
+
+def is_user_cursor(c) -> bool:
+    loc = c.location
+    if not loc.file:
+        return False
+    if loc.file.name.startswith(str(ct.SHIM_DIR)):
+        return False
+    return not loc.is_in_system_header
+
+
+def _kind_of(c, K) -> str:
+    attrs = {ch.kind for ch in c.get_children()}
+    if K.CUDAGLOBAL_ATTR in attrs:
+        return "kernel"
+    if K.CUDADEVICE_ATTR in attrs:
+        return "device"
+    # constexpr functions are implicitly host+device in clang's CUDA mode
+    body = next((ch.extent.start.offset for ch in c.get_children() if ch.kind == K.COMPOUND_STMT),
+                c.extent.end.offset)
+    for t in c.get_tokens():
+        if t.extent.start.offset >= body:
+            break
+        if t.spelling == "constexpr":
+            return "device"
+    return "host"
+
+
+class Inventory:
+    """Every definition in the user's files, and the parse errors attributed to them."""
+
+    def __init__(self, tu, errors):
+        self.K = ct.cindex().CursorKind
+        self.definitions: list[Definition] = []
+        self.stray: list = []  # errors in no function (declarations, headers' globals)
+        for c in tu.cursor.get_children():
+            if is_user_cursor(c):
+                self._visit(c)
+        self._attribute(errors)
+
+    def _visit(self, c) -> None:
+        K = self.K
+        name = c.kind.name
+        if name in _CONTAINERS:
+            for ch in c.get_children():
+                self._visit(ch)
+            return
+        start, end = c.extent.start, c.extent.end
+        if name in _FUNCTIONS and c.is_definition():
+            body = next((ch for ch in c.get_children() if ch.kind == K.COMPOUND_STMT), None)
+            span = (body.extent.start.offset, body.extent.end.offset, body.extent.start.line) \
+                if body is not None else None
+            kind = _kind_of(c, K)
+            if name != "FUNCTION_DECL" and name != "FUNCTION_TEMPLATE" and kind == "host":
+                kind = "member"  # a method without attributes: the parent decides
+            self.definitions.append(Definition(c, kind, start.file.name, start.line, end.line, span))
+            return
+        if name in _RECORDS:
+            methods_before = len(self.definitions)
+            for ch in c.get_children():
+                if ch.kind.name in _FUNCTIONS:
+                    self._visit(ch)
+            record = Definition(c, "other", start.file.name, start.line, end.line)
+            self.definitions.insert(methods_before, record)
+            return
+        if start.file is not None:
+            self.definitions.append(Definition(c, "other", start.file.name, start.line, end.line))
+
+    def _attribute(self, errors) -> None:
+        for err in errors:
+            loc = err.diagnostic.loc
+            owner = None
+            for d in self.definitions:
+                if d.file == loc.file and d.start <= loc.line <= d.end:
+                    # the innermost: a method inside its struct
+                    if owner is None or (d.end - d.start) <= (owner.end - owner.start):
+                        owner = d
+            if owner is None:
+                self.stray.append(err)
+            else:
+                owner.errors.append(err)
+
+    # ----------------------------------------------------------------- queries
+
+    def kernels(self) -> list[Definition]:
+        return [d for d in self.definitions if d.kind == "kernel"]
+
+    def host_functions(self) -> list:
+        return [d.cursor for d in self.definitions if d.kind == "host"]
+
+    def owner(self, cursor) -> Definition | None:
+        if cursor is None or not cursor.location.file:
+            return None
+        f, line = cursor.location.file.name, cursor.location.line
+        best = None
+        for d in self.definitions:
+            if d.file == f and d.start <= line <= d.end and d.kind != "other":
+                if best is None or (d.end - d.start) <= (best.end - best.start):
+                    best = d
+        return best
+
+    def errors_reaching(self, kernel: Definition) -> list:
+        """Errors in the kernel, in device code it calls (transitively), and in the structs whose
+        methods it calls."""
+        seen, todo, out = set(), [kernel], []
+        while todo:
+            d = todo.pop()
+            if id(d) in seen:
+                continue
+            seen.add(id(d))
+            out += d.errors
+            for c in d.cursor.walk_preorder():
+                if c.kind not in (self.K.CALL_EXPR, self.K.DECL_REF_EXPR, self.K.MEMBER_REF_EXPR):
+                    continue
+                ref = c.referenced
+                if ref is None:
+                    continue
+                target = ref.get_definition() or ref
+                callee = self.owner(target) if is_user_cursor(target) else None
+                if callee is not None and callee is not d:
+                    todo.append(callee)
+        return out
+
+    # ----------------------------------------------------------------- emulator
+
+    def emulator_sources(self, failed_kernels: set, read) -> dict:
+        """{file: text} for each user file the CPU emulator must see changed: bodies of host
+        functions with errors replaced by a trap, failed kernels emptied, and other definitions
+        with errors (unused device code, globals of missing headers' types) blanked. Line
+        numbers are kept, so emulator messages still point at the user's lines."""
+        cuts: dict = {}
+        for d in self.definitions:
+            failed = d.kind == "kernel" and d.name in failed_kernels
+            if not d.errors and not failed:
+                continue
+            if d.kind in ("host", "kernel") and d.body is not None and \
+                    all(_inside(e, d) for e in d.errors):
+                filler = "{ }" if d.kind == "kernel" else "{ __builtin_unreachable(); }"
+                cuts.setdefault(d.file, []).append((d.body[0], d.body[1], filler))
+            else:
+                cuts.setdefault(d.file, []).append((d.cursor.extent.start.offset,
+                                                    d.cursor.extent.end.offset, _end_filler(d)))
+        out = {}
+        for path, spans in cuts.items():
+            data = read(path).encode("utf-8")
+            for start, end, filler in _outermost(spans):
+                if end > len(data):
+                    continue  # text tileport appended (template instantiations)
+                newlines = data[start:end].count(b"\n")
+                data = data[:start] + filler.encode() + b"\n" * newlines + data[end:]
+            out[path] = data.decode("utf-8")
+        return out
+
+
+def _inside(err, d: Definition) -> bool:
+    """Whether an error sits in the function's body (the signature is then fine)."""
+    return d.body is not None and err.diagnostic.loc.line >= d.body[2]
+
+
+def _end_filler(d: Definition) -> str:
+    # a struct or variable declaration ends at its '}' or name; its ';' stays in the text
+    return ""
+
+
+def _outermost(spans):
+    """Spans sorted from the end, nested ones dropped (a struct cut covers its methods)."""
+    spans = sorted(spans, key=lambda s: (s[0], -s[1]))
+    kept = []
+    for s in spans:
+        if kept and s[0] < kept[-1][1]:
+            continue
+        kept.append(s)
+    return sorted(kept, reverse=True)

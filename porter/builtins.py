@@ -12,7 +12,8 @@ Row kinds:
   cmp       -> IR BinOp(comparison)                 e.g. __hlt -> <
   recip     -> IR BinOp("/", 1, a)
   saturate  -> IR min(max(a, 0), 1)
-  ldg       -> IR Load through the pointer argument
+  ldg       -> IR Load through the pointer argument (cache-hint loads too)
+  const     -> IR Const(float(canonical)) of the call's type   e.g. __builtin_inff -> inf
 """
 
 from __future__ import annotations
@@ -60,7 +61,10 @@ CUDA_BUILTINS = {
                                  "__int2float_rz", "__uint2float_rn")},
     "__frcp_rn": ("recip", ""),
     "__saturatef": ("saturate", ""),
-    "__ldg": ("ldg", ""),
+    **{n: ("ldg", "") for n in ("__ldg", "__ldcs", "__ldca", "__ldcg", "__ldlu", "__ldcv")},
+    **{n: ("const", "inf") for n in ("__builtin_inff", "__builtin_inf", "__builtin_huge_valf",
+                                     "__builtin_huge_val")},
+    **{n: ("const", "nan") for n in ("__builtin_nanf", "__builtin_nan")},
 }
 
 # Triton `tl.` / `tl.math.` name -> (kind, canonical)

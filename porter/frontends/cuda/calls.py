@@ -99,6 +99,8 @@ class CallsMixin:
                 return self.expr(self.first_child(inner), scope)
             buf, off = self.pointer(inner, scope)
             return Load(buf, off if off is not None else Const(0, "int32"), self.buffer_dtype(buf))
+        if kind == "const":
+            return Const(float(canonical), dtype)
         values = [self.expr(a, scope) for a in args]
         if kind == "math":
             values = [self.coerce(v, dtype) for v in values]

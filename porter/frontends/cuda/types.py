@@ -43,9 +43,10 @@ def is_scalar(ctype) -> bool:
 
 def dtype_of(ctype, loc: Loc | None = None, what: str = "expression") -> str:
     """The IR dtype of a scalar C type; vector types, structs and pointers are refused."""
-    name = ctype.spelling.replace("const ", "").replace("volatile ", "").strip()
-    if name in _BY_NAME:
-        return _BY_NAME[name]
+    for spelling in (ctype.spelling, ctype.get_canonical().spelling):  # aliases: typedef ... floatX
+        name = spelling.replace("const ", "").replace("volatile ", "").strip()
+        if name in _BY_NAME:
+            return _BY_NAME[name]
     kind = kind_id(ctype)
     if kind == ENUM:
         return "int32"

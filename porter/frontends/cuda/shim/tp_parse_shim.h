@@ -215,3 +215,24 @@ template <class T> __device__ T tex1Dfetch(cudaTextureObject_t t, int i);
 template <class T> __device__ T tex1D(cudaTextureObject_t t, float x);
 template <class T> __device__ T tex2D(cudaTextureObject_t t, float x, float y);
 template <class T> __device__ T tex3D(cudaTextureObject_t t, float x, float y, float z);
+
+/* Everything the CPU emulator implements (half2/bf16 intrinsics, atomics, cache hints, integer
+ * and fast-math intrinsics ...), declared: generated from tp_emu.h by shim/generate.py. */
+template <class T> struct __cuda_nondeduced_s { typedef T type; };
+template <class T> using __cuda_nondeduced = typename __cuda_nondeduced_s<T>::type;
+#ifndef TP_NO_DEVICE_API
+#include "tp_device_api.h"
+#endif
+/* scoped atomics behave as the plain ones */
+#define TP_SCOPED(name) \
+  template <class T, class... A> __device__ T name##_block(T *p, A... a); \
+  template <class T, class... A> __device__ T name##_system(T *p, A... a);
+TP_SCOPED(atomicAdd) TP_SCOPED(atomicSub) TP_SCOPED(atomicExch) TP_SCOPED(atomicMax)
+TP_SCOPED(atomicMin) TP_SCOPED(atomicAnd) TP_SCOPED(atomicOr) TP_SCOPED(atomicXor)
+TP_SCOPED(atomicCAS) TP_SCOPED(atomicInc) TP_SCOPED(atomicDec)
+#undef TP_SCOPED
+/* device printf and assert: the C library's are host functions */
+extern "C" __device__ int vprintf(const char *, void *);
+__device__ int printf(const char *, ...) __attribute__((overloadable));
+extern "C" __device__ void __assertfail(const char *, const char *, unsigned, const char *, size_t);
+__device__ void __assert_fail(const char *, const char *, unsigned int, const char *) __attribute__((overloadable));

@@ -147,7 +147,7 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, compdb, in
             origin = k.launch.origin.replace("-", " ")
             level, rule = port_level(k)
             how = f"{level} level ({rule})" if rule else f"{level} level"
-            note = f"; {k.note}" if k.note else ""
+            note = "".join(f"; {n}" for n in (k.launch.note, k.note) if n)
             text = escape(f"{k.name}{k.template_args}  ({source}:{k.loc.line})  {how}; "
                           f"launch geometry: {origin}{note}")
             stderr.print(f"[green]converted[/] {text}", markup=True, highlight=False)

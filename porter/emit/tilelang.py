@@ -211,7 +211,7 @@ class KernelEmitter:
                  "given-block": "block given on the command line, grid inferred",
                  "launch-site-block": "block from the launch site, grid inferred from the guards "
                                       "(the launch's grid is computed at run time)"}.get(L.origin, L.origin)
-        note = f"; {self.k.note}" if self.k.note else ""
+        note = "".join(f"; {n}" for n in (L.note, self.k.note) if n)
         return f"grid ({grid}), block {tuple(L.block)}, {where}{note}"
 
     # ------------------------------------------------------------------ statements

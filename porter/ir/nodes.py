@@ -296,6 +296,8 @@ class Launch:
     origin: str = "inferred"
     loc: Loc | None = None
     threads: int | None = None  # hardware threads when they differ from the block (Triton warps)
+    note: str = ""  # what the reader had to choose (a runtime block size), for the port's header
+    fixed: dict = field(default_factory=dict)  # kernel scalars that must equal it (block_size=32)
 
 
 @dataclass

@@ -297,8 +297,10 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
                                       Loc(port))
             continue
         try:
-            for index, scalars in enumerate(problem_sizes(kernel, opts.args)):
-                args = make_args(kernel, scalars, opts.args, opts.seed * 1000 + index)
+            # scalars the launch ties to its geometry (a block size also passed as an argument)
+            given = {**{k: str(v) for k, v in kernel.launch.fixed.items()}, **opts.args}
+            for index, scalars in enumerate(problem_sizes(kernel, given)):
+                args = make_args(kernel, scalars, given, opts.seed * 1000 + index)
                 grid = _grid(kernel, scalars)
                 for device in devices:
                     progress(f"{kernel.name}: running the original on {device}, sizes {scalars}")

@@ -119,14 +119,34 @@ def buffer_lengths(kernel: Kernel, scalars: dict, given: dict) -> dict:
             lengths[p.name] = int(given[p.name])
             continue
         if p.extent is None:
-            raise TileportError("TP430", f"cannot infer how many elements buffer '{p.name}' of "
-                                f"kernel '{kernel.name}' needs; pass --arg {p.name}=<elements>", p.loc or kernel.loc)
+            lengths[p.name] = _generous_length(kernel, p, scalars)
+            continue
         try:
             lengths[p.name] = max(int(evaluate(p.extent, scalars)), 1)
         except (NotConstant, ValueError, ZeroDivisionError) as exc:
             raise TileportError("TP430", f"cannot evaluate the size of buffer '{p.name}' ({exc}); "
                                 f"pass --arg {p.name}=<elements>", p.loc or kernel.loc) from exc
     return lengths
+
+
+#: The most elements a buffer whose index tileport could not bound is given (see below).
+GENEROUS_CAP = 1 << 23
+
+
+def _generous_length(kernel: Kernel, p, scalars: dict) -> int:
+    """A buffer whose index the extent analysis could not bound (div/mod chains, data-dependent
+    offsets): every integer problem size multiplied together, times 4 — more than any index
+    built from those sizes in the kernels seen — within GENEROUS_CAP; past it, a diagnostic."""
+    product = 4
+    for name in size_params(kernel):
+        value = scalars.get(name)
+        if isinstance(value, int) and value > 0:
+            product *= value
+    if product > GENEROUS_CAP:
+        raise TileportError("TP430", f"cannot infer how many elements buffer '{p.name}' of kernel "
+                            f"'{kernel.name}' needs, and the product of its sizes ({product}) is too "
+                            f"large to allocate blindly; pass --arg {p.name}=<elements>", p.loc or kernel.loc)
+    return product
 
 
 def random_array(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -90,15 +90,34 @@ class LaunchReader:
                     except Exception:  # unsupported parameter type: not usable in a grid
                         pass
         self.argmap, self.assigned = argmap, assigned
+        self.runtime, self.runtime_names, self.fixed = {}, {}, {}
         cfg = list(config.get_arguments())
         loc = ct.loc_of(call)
+        note = ""
         try:
             block = self.dim3(cfg[1])
         except _Unknown:
-            return None
-        block_ints = [try_int(b) for b in block]
+            block = None
+        block_ints = [try_int(b) for b in block] if block is not None else [None]
         if any(b is None for b in block_ints):
-            return None
+            # a benchmark driver's block size: a runtime value (often a loop over sizes)
+            chosen = self.fe.given_block[0] if self.fe.given_block else self.first_block_size()
+            self.defaulting, names = chosen, []
+            try:
+                block_ints = [try_int(fold(b)) for b in self.dim3(cfg[1])]
+            except _Unknown:
+                return None
+            finally:
+                self.defaulting = None
+            names = [n for n in self.runtime]
+            if any(b is None for b in block_ints) or not names:
+                return None
+            names = [self.runtime_names[h] for h in names]
+            how = "given with --block" if self.fe.given_block else \
+                ("the first block size the host code lists" if chosen != 256 or self._listed
+                 else "a default; pass --block to choose")
+            note = (f"the block size '{', '.join(names)}' is a runtime value at the launch site "
+                    f"(line {loc.line}); the port uses {chosen} ({how})")
         try:
             grid = self.dim3(cfg[0])
         except _Unknown:
@@ -114,7 +133,33 @@ class LaunchReader:
             smem = value if value is not None else smem_expr  # an expression of the sizes
         grid = [g if g.dtype == "int32" else fold(Cast("int32", g)) for g in grid]
         ndim = max(self._used_dims(grid, block_ints), 1)
-        return Launch(tuple(grid[:ndim]), tuple(block_ints[:ndim]), smem, "launch-site", loc)
+        launch = Launch(tuple(grid[:ndim]), tuple(block_ints[:ndim]), smem, "launch-site", loc)
+        launch.note, launch.fixed = note, dict(self.fixed)
+        return launch
+
+    _listed = False
+    defaulting = None
+
+    def _default(self, ref):
+        """While reading the block: this runtime value takes the chosen block size."""
+        self.runtime[ref.hash] = Const(self.defaulting, "int32")
+        self.runtime_names[ref.hash] = ref.spelling
+        return self.runtime[ref.hash]
+
+    def first_block_size(self) -> int:
+        """The first entry of a host array of block sizes (`int block_sizes[] = {32, 64, ...}`),
+        the value a benchmark driver tries first; 256 when the host code lists none."""
+        for fn in self.host_functions:
+            for c in fn.walk_preorder():
+                if c.kind == self.K.VAR_DECL and "block" in c.spelling.lower() and \
+                        c.type.get_canonical().spelling.replace(" ", "").startswith(("int[", "constint[")):
+                    init = next((k for k in c.get_children() if k.kind == self.K.INIT_LIST_EXPR), None)
+                    first = next(iter(init.get_children()), None) if init is not None else None
+                    value = ct.evaluate(first) if first is not None else None
+                    if isinstance(value, int) and 0 < value <= 1024:
+                        self._listed = True
+                        return value
+        return 256
 
     @staticmethod
     def _used_dims(grid, block) -> int:
@@ -177,9 +222,17 @@ class LaunchReader:
             ref = c.referenced
             if ref.hash in env:
                 return env[ref.hash]
+            if ref.hash in getattr(self, "runtime", {}):
+                return self.runtime[ref.hash]
+            if ref.hash in self.argmap and self.defaulting is not None:
+                # the block size is also passed to the kernel: verify must pass the same value
+                self.fixed[self.argmap[ref.hash].name] = self.defaulting
+                return self._default(ref)
             if ref.hash in self.argmap:
                 var = self.argmap[ref.hash]
                 return var if var.dtype == "int32" else Cast("int32", var)  # grids are int32
+            if ref.hash in getattr(self, "runtime", {}):
+                return self.runtime[ref.hash]
             value = ct.evaluate(c)
             if value is not None and not isinstance(value, float):
                 return Const(int(value), "int32")
@@ -187,6 +240,8 @@ class LaunchReader:
                 init = self.fe.initializer(ref)
                 if init is not None:
                     return self.host_expr(init, env)
+            if self.defaulting is not None and ref.kind == K.PARM_DECL:
+                return self._default(ref)  # a launcher's block-size parameter
             raise _Unknown()
         if c.kind == K.MEMBER_REF_EXPR and c.spelling in ("x", "y", "z"):
             base = next(iter(c.get_children()), None)

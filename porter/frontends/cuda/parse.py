@@ -146,13 +146,15 @@ class Parsed:
         self.tu, self.errors, self.missing, self.args = tu, errors, missing, args
 
 
-def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missing=()) -> Parsed:
+def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missing=(),
+          headers: dict | None = None) -> Parsed:
     """Parse a CUDA file (or `text` standing in for it).
 
     A header the machine lacks, in the file or in any header it includes, must not stop the
     parse: it is stood in for by an empty file and the file parsed again; what the header
     declared then fails only in the code that uses it. clang's error limit is off, so every
-    error is seen and none stops the parse.
+    error is seen and none stops the parse. `headers` stands in for files by path (real path ->
+    text), as the emulator's cleaned copies do.
     """
     ci = cindex()
     if text is None:
@@ -167,7 +169,7 @@ def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missi
             args += ["-idirafter", str(stand_in_dir(missing))]
         try:
             tu = ci.Index.create().parse(
-                path, args=args, unsaved_files=[(path, text)],
+                path, args=args, unsaved_files=[(path, text)] + list((headers or {}).items()),
                 options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
         except ci.TranslationUnitLoadError as exc:
             raise TileportError("TP101", f"libclang could not parse the file: {exc}", Loc(path)) from exc

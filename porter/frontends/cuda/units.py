@@ -31,7 +31,7 @@ class Definition:
     file: str
     start: int              # first line
     end: int                # last line
-    body: tuple | None = None  # (start offset, end offset, first line) of a function's body
+    body: tuple | None = None  # (start offset, end offset, (line, col)) of a function's body
     errors: list = field(default_factory=list)
 
     @property
@@ -87,8 +87,8 @@ class Inventory:
         start, end = c.extent.start, c.extent.end
         if name in _FUNCTIONS and c.is_definition():
             body = next((ch for ch in c.get_children() if ch.kind == K.COMPOUND_STMT), None)
-            span = (body.extent.start.offset, body.extent.end.offset, body.extent.start.line) \
-                if body is not None else None
+            span = (body.extent.start.offset, body.extent.end.offset,
+                    (body.extent.start.line, body.extent.start.column)) if body is not None else None
             kind = _kind_of(c, K)
             if name != "FUNCTION_DECL" and name != "FUNCTION_TEMPLATE" and kind == "host":
                 kind = "member"  # a method without attributes: the parent decides
@@ -193,7 +193,8 @@ class Inventory:
 
 def _inside(err, d: Definition) -> bool:
     """Whether an error sits in the function's body (the signature is then fine)."""
-    return d.body is not None and err.diagnostic.loc.line >= d.body[2]
+    loc = err.diagnostic.loc
+    return d.body is not None and (loc.line, loc.col) >= d.body[2]
 
 
 def _end_filler(d: Definition) -> str:

@@ -38,6 +38,10 @@
 #include <type_traits>
 #include <utility>
 
+/* C++20's <math.h> puts std::lerp (and friends) in the global namespace, where CUDA code written
+ * for nvcc's C++17 often defines its own: the user's gets another name instead. */
+#define lerp tp_user_lerp
+
 /* ======================================================================================
  * Part 1: the ABI shared with tp_emu_runtime.cpp
  * ====================================================================================== */

@@ -24,7 +24,9 @@ TILELANG_MATH = {
     "log1p": "T.log1p", "sqrt": "T.sqrt", "rsqrt": "T.rsqrt", "sin": "T.sin", "cos": "T.cos",
     "tanh": "T.tanh", "erf": "T.erf", "pow": "T.pow", "abs": "T.abs", "floor": "T.floor",
     "ceil": "T.ceil", "max": "T.max", "min": "T.min", "fma": "T.fma", "sigmoid": "T.sigmoid",
-    "fmod": "T.fmod",
+    "fmod": "T.fmod", "cosh": "T.cosh", "sinh": "T.sinh", "tan": "T.tan", "atan": "T.atan",
+    "asin": "T.asin", "acos": "T.acos", "atan2": "T.atan2", "trunc": "T.trunc", "round": "T.round",
+    "hypot": "T.hypot",
 }
 
 # CUDA name -> (kind, canonical)
@@ -49,6 +51,11 @@ CUDA_BUILTINS = {
     **{n: ("math", "min") for n in ("fminf", "fmin", "min", "__hmin")},
     **{n: ("math", "fma") for n in ("fmaf", "fma", "__fmaf_rn", "__hfma")},
     **{n: ("math", "fmod") for n in ("fmodf", "fmod")},
+    **{n: ("math", n.rstrip("f")) for n in ("coshf", "sinhf", "tanf", "atanf", "asinf", "acosf",
+                                            "atan2f", "truncf", "roundf", "hypotf")},
+    **{n: ("math", n) for n in ("cosh", "sinh", "tan", "atan", "asin", "acos", "atan2", "trunc",
+                                "round", "hypot")},
+    "__tanf": ("math", "tan"),
     "__hadd": ("binop", "+"), "__hsub": ("binop", "-"), "__hmul": ("binop", "*"),
     "__hdiv": ("binop", "/"), "__fdividef": ("binop", "/"), "__fadd_rn": ("binop", "+"),
     "__fmul_rn": ("binop", "*"),

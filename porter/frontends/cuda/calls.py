@@ -26,8 +26,14 @@ _SHUFFLES = {"__shfl_sync": "shfl", "__shfl_down_sync": "shfl_down", "__shfl_up_
              "__shfl_xor_sync": "shfl_xor"}
 _VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 _WMMA = ("load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment")
+_NO_EQUIVALENT = {"__trap": "'__trap()' (abort the kernel) has no TileLang equivalent",
+                  "__brkpt": "'__brkpt()' has no TileLang equivalent",
+                  "this_grid": "grid-wide cooperative groups (this_grid, grid.sync) have no TileLang "
+                               "equivalent; split the kernel at the grid barrier"}
 def _no_tilelang_equivalent(name: str, call) -> str | None:
     """Why a call has no TileLang equivalent (textures, wmma, dynamic parallelism), else None."""
+    if name in _NO_EQUIVALENT:
+        return _NO_EQUIVALENT[name]
     if name.startswith("tex") and name[3:4] in ("1", "2", "3", "C"):
         return f"texture fetch '{name}' has no TileLang equivalent; read the buffer directly"
     if name in _WMMA:
@@ -134,9 +140,10 @@ class CallsMixin:
         """Inline a __device__ function: params bound to args, locals renamed, returns folded."""
         definition = callee.get_definition()
         name = definition.spelling
-        if name in self._inline_stack:
+        key = definition.hash  # an overload (or another instantiation) is not recursion
+        if key in self._inline_stack:
             raise TileportError("TP139", f"recursive __device__ function '{name}' cannot be inlined", loc)
-        self._inline_stack.append(name)
+        self._inline_stack.append(key)
         try:
             inner = _Scope()
             params = list(definition.get_arguments())

@@ -200,7 +200,17 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             out += self.statement(c, scope)
         return out
 
+    _nest = 0  # loops and branches around the statement being converted
+
     def statement(self, c, scope) -> list:
+        nested = c.kind in (self.K.IF_STMT, self.K.FOR_STMT, self.K.WHILE_STMT, self.K.DO_STMT)
+        self._nest += nested
+        try:
+            return self._statement(c, scope)
+        finally:
+            self._nest -= nested
+
+    def _statement(self, c, scope) -> list:
         K = self.K
         loc = ct.loc_of(c)
         if c.kind == K.COMPOUND_STMT:
@@ -403,8 +413,11 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             op = ct.binary_operator(c)[:-1]
             return [Assign(var, fold(BinOp(op, var, delta, "int64")), loc)]
         new_buf, new_off = self.pointer(rhs, scope)
+        if new_buf != buf and self._nest == 0:  # re-pointed in straight-line code: a new binding
+            return self.moving_pointer(target.referenced, (new_buf, new_off), scope, loc)
         if new_buf != buf:
-            raise TileportError("TP133", "a pointer moved to another buffer is not supported", loc)
+            raise TileportError("TP133", "a pointer re-pointed to another buffer inside a loop or "
+                                "branch is not supported", loc)
         value = self.coerce(new_off, "int64") if new_off is not None else Const(0, "int64")
         return [Assign(var, value, loc)]
 

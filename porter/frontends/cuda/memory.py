@@ -89,8 +89,9 @@ class MemoryMixin:
     def array_declaration(self, d, scope, shared: bool, init) -> list:
         """`__shared__ T a[N][M]`, `extern __shared__ T a[]`, `T a[N]` -> an Alloc."""
         loc = ct.loc_of(d)
+        values = None
         if any(t.spelling == "=" for t in d.get_tokens()):
-            raise TileportError("TP142", f"array initialisers ('{d.spelling}') are not supported yet", loc)
+            values = self.constant_initialiser(d, shared, loc)
         shape, t = [], d.type
         while is_array(t):
             size = t.get_array_size()
@@ -110,7 +111,39 @@ class MemoryMixin:
         alloc = Alloc(name, dtype, tuple(shape), "shared" if shared else "local", dynamic, loc)
         scope.arrays[d.hash] = alloc
         self._buffer_dtypes[name] = dtype
-        return [alloc]
+        if values is None:
+            return [alloc]
+        count = 1
+        for n in shape:
+            count *= n
+        if len(values) > count or count > 4096:
+            raise TileportError("TP142", f"initialiser of array '{d.spelling}' is too large", loc)
+        zero = 0.0 if dtype.startswith(("float", "bfloat")) else 0
+        values = values + [zero] * (count - len(values))
+        return [alloc] + [Store(name, Const(i, "int32"), Const(v, dtype), loc) for i, v in enumerate(values)]
+
+    def constant_initialiser(self, d, shared: bool, loc) -> list:
+        """`T a[N] = {}`, `= {0}`, `= {1, 2, 3}` (nested too): the listed constants, row-major."""
+        init = next((k for k in d.get_children() if k.kind == self.K.INIT_LIST_EXPR), None)
+        if init is None or shared:
+            raise TileportError("TP142", f"array initialisers ('{d.spelling}') must be a constant "
+                                "list", loc)
+        out = []
+
+        def flatten(node):
+            for k in node.get_children():
+                k = self.skip_implicit(k)
+                if k.kind == self.K.INIT_LIST_EXPR:
+                    flatten(k)
+                    continue
+                value = ct.evaluate(k)
+                if value is None:
+                    raise TileportError("TP142", f"array initialiser of '{d.spelling}' is not constant",
+                                        ct.loc_of(k))
+                out.append(value)
+
+        flatten(init)
+        return out
 
     def subscript(self, c, scope):
         """`a[i]`, `tile[ty][tx]` -> (buffer, flat row-major index)."""

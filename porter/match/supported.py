@@ -57,7 +57,7 @@ def render() -> str:
         target = TILELANG_MATH.get(canonical, canonical) if kind == "math" else \
             {"binop": f"operator `{canonical}`", "unop": f"unary `{canonical}`", "cmp": f"comparison `{canonical}`",
              "cast": "`T.Cast` to the result type", "recip": "`1 / x`", "saturate": "`T.min(T.max(x, 0), 1)`",
-             "ldg": "a plain load"}[kind]
+             "ldg": "a plain load", "const": f"the constant `{canonical}`"}[kind]
         if kind == "math":
             target = f"`{target}`"
         out.append(f"| {', '.join(f'`{n}`' for n in names)} | {target} |")

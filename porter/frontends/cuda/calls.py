@@ -28,6 +28,8 @@ _VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 _WMMA = ("load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment")
 _NO_EQUIVALENT = {"__trap": "'__trap()' (abort the kernel) has no TileLang equivalent",
                   "__brkpt": "'__brkpt()' has no TileLang equivalent",
+                  "coalesced_threads": "coalesced_threads() (the set of threads active at this "
+                                       "point) has no TileLang equivalent",
                   "this_grid": "grid-wide cooperative groups (this_grid, grid.sync) have no TileLang "
                                "equivalent; split the kernel at the grid barrier"}
 def _no_tilelang_equivalent(name: str, call) -> str | None:

@@ -140,7 +140,7 @@ class CudaFrontend(MemoryMixin, CallsMixin):
         params = []
         for p in cursor.get_arguments():
             ploc = ct.loc_of(p)
-            c_type = p.type.spelling if inst is None else _plain_spelling(p.type)
+            c_type = p.type.spelling if inst is None and not is_scalar(p.type) else _plain_spelling(p.type)
             if is_pointer(p.type):
                 dtype = pointee_dtype(p.type, ploc)
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
@@ -277,6 +277,9 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             return []
         kinds = {ch.kind for ch in d.get_children()}
         init_cursor = self.initializer(d)
+        if "wmma::" in d.type.get_canonical().spelling:
+            raise TileportError("TP156", "wmma fragments have no thread-level TileLang equivalent; "
+                                "tensor-core GEMMs port through T.gemm (tile level)", loc)
         group = groups.group_of_type(d.type)
         if group is not None:
             scope.groups[d.hash] = group  # a cooperative group: a name for threads, no code
@@ -487,6 +490,9 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             target = self.group_target(c, scope)
             if target is not None and name == "sync":
                 return [groups.sync(target, loc)]
+            args = list(c.get_arguments())
+            if name == "sync" and len(args) == 1 and self.group_arg(args[0], scope) is not None:
+                return [groups.sync(self.group_arg(args[0], scope), loc)]  # cg::sync(g)
             if name in _ATOMICS:
                 target_c, value_c = list(c.get_arguments())[:2]
                 buf, index = self.pointer(target_c, scope)

@@ -944,6 +944,15 @@ template <class T> inline T atomicCAS(T *p, tp::nd<T> compare, tp::nd<T> v) {
     return tp::atomic_rmw(p, [&](T o) { return std::memcmp(&o, &compare, sizeof(T)) == 0 ? v : o; });
   }
 }
+/* 4-way byte dot product with a 32-bit accumulator (signed and unsigned forms) */
+inline int __dp4a(int a, int b, int c) {
+  for (int k = 0; k < 4; k++) c += (int)(signed char)(a >> (8 * k)) * (int)(signed char)(b >> (8 * k));
+  return c;
+}
+inline unsigned __dp4a(unsigned a, unsigned b, unsigned c) {
+  for (int k = 0; k < 4; k++) c += ((a >> (8 * k)) & 0xffu) * ((b >> (8 * k)) & 0xffu);
+  return c;
+}
 inline unsigned atomicInc(unsigned *p, unsigned v) {
   return tp::atomic_rmw(p, [&](unsigned o) { return o >= v ? 0u : o + 1u; });
 }

@@ -26,10 +26,25 @@ template <unsigned N> struct thread_block_tile {
   __device__ int all(int p) const;
   __device__ unsigned ballot(int p) const;
 };
+struct coalesced_group : thread_block_tile<32> {};
+struct grid_group {
+  __device__ void sync() const;
+  __device__ unsigned long long thread_rank() const;
+  __device__ unsigned long long size() const;
+  __device__ unsigned long long num_threads() const;
+  __device__ bool is_valid() const;
+};
+typedef thread_block thread_group;
 __device__ thread_block this_thread_block();
+__device__ coalesced_group coalesced_threads();
+__device__ grid_group this_grid();
+template <class G> __device__ void sync(const G &g);
+template <unsigned N, class P> __device__ thread_block_tile<N> tiled_partition(const P &g);
 template <unsigned N> __device__ thread_block_tile<N> tiled_partition(const thread_block &g);
 template <class T> struct plus { __device__ T operator()(T a, T b) const; };
 template <class T> struct greater { __device__ T operator()(T a, T b) const; };
 template <class T> struct less { __device__ T operator()(T a, T b) const; };
 template <unsigned N, class T, class Op> __device__ T reduce(const thread_block_tile<N> &g, T v, Op op);
+template <class T, class Op> __device__ T inclusive_scan(const thread_block_tile<32> &g, T v, Op op);
+template <class T, class Op> __device__ T exclusive_scan(const thread_block_tile<32> &g, T v, Op op);
 }  // namespace cooperative_groups

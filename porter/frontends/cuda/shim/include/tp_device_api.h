@@ -335,6 +335,8 @@ template<class T> __device__ T atomicAnd(T * p, __cuda_nondeduced<T> v);
 template<class T> __device__ T atomicOr(T * p, __cuda_nondeduced<T> v);
 template<class T> __device__ T atomicXor(T * p, __cuda_nondeduced<T> v);
 template<class T> __device__ T atomicCAS(T * p, __cuda_nondeduced<T> compare, __cuda_nondeduced<T> v);
+__device__ int __dp4a(int a, int b, int c);
+__device__ unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c);
 __device__ unsigned int atomicInc(unsigned int * p, unsigned int v);
 __device__ unsigned int atomicDec(unsigned int * p, unsigned int v);
 __host__ cudaError_t cudaMalloc(void ** p, size_t n);

@@ -16,29 +16,29 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from porter.frontends.cuda import parse as ct
+
 HERE = Path(__file__).resolve().parent
 EMU = HERE.parents[2] / "verify" / "cuda_emu" / "tp_emu.h"
 OUT = HERE / "include" / "tp_device_api.h"
 
 _DROP_WORDS = {"inline", "static", "constexpr", "__forceinline__", "__device__", "__host__"}
-_PRIVATE = ("tp::", "tp_", "std::", "__tp_", "source_location")
+#: Spellings of the emulator's own machinery (its `tp` namespace, tp_* helpers, std types).
+_PRIVATE = ("tp::", "tp_", "TP_", "std::", "source_location")
 
 
-def _declarations() -> list[tuple[str, str]]:
-    """(name, declaration) for each public function the emulator header defines."""
-    import clang.cindex as ci
-
-    index = ci.Index.create()
-    from porter.frontends.cuda.parse import _gcc_include
-
-    tu = index.parse(str(EMU), args=["-x", "c++", "-std=c++20", "-w", "-isystem", _gcc_include()])
+def _declarations() -> list[str]:
+    """The declaration of each public function the emulator header defines, in its order."""
+    ci = ct.cindex()
+    tu = ci.Index.create().parse(str(EMU), args=["-x", "c++", "-std=c++20", "-w",
+                                                 "-isystem", ct._gcc_include()])
     out = []
     for c in tu.cursor.get_children():
         if c.location.file is None or Path(c.location.file.name).resolve() != EMU:
             continue
         if c.kind not in (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.FUNCTION_TEMPLATE):
             continue
-        if not c.is_definition() or c.spelling.startswith(("tp_", "__tp")):
+        if not c.is_definition():
             continue
         body = next((ch for ch in c.get_children() if ch.kind == ci.CursorKind.COMPOUND_STMT), None)
         if body is None:
@@ -52,9 +52,9 @@ def _declarations() -> list[tuple[str, str]]:
         text = text.replace("tp::nd<", "__cuda_nondeduced<")
         if c.spelling.startswith("cuda"):  # the host runtime's stubs
             text = text.replace("__device__", "__host__", 1)
-        if any(p in text for p in _PRIVATE) or "TP_" in text:
+        if any(p in text for p in _PRIVATE):
             continue
-        out.append((c.spelling, text + ";"))
+        out.append(text + ";")
     return out
 
 
@@ -74,8 +74,7 @@ def _from_tokens(c, body) -> str | None:
         return None
     depth, split = 0, 0
     for i, w in enumerate(words):
-        depth += w.count("<") if w in ("<",) else 0
-        depth -= {">": 1, ">>": 2}.get(w, 0)
+        depth += {"<": 1, ">": -1, ">>": -2}.get(w, 0)
         if depth == 0 and i > 0:
             split = i + 1
             break
@@ -89,14 +88,10 @@ def _from_tokens(c, body) -> str | None:
 
 def _rejected(lines: list[str]) -> set[int]:
     """Indices of the lines clang reports errors on when the header is parsed with the shim."""
-    from porter.frontends.cuda import parse as ct
-
     ci = ct.cindex()
     text = "\n".join(lines) + "\n"
-    probe = str(HERE / "include" / "tp_device_api_probe.cu")
-    args = [a for a in ct.parse_args() if a != "-ferror-limit=0"] + ["-ferror-limit=0"]
-    args = [a for a in args if not a.endswith("tp_device_api.h")]
-    tu = ci.Index.create().parse(probe, args=args + ["-DTP_NO_DEVICE_API"],
+    probe = str(HERE / "include" / "tp_device_api_probe.cu")  # never written: an unsaved file
+    tu = ci.Index.create().parse(probe, args=ct.parse_args() + ["-DTP_NO_DEVICE_API"],
                                  unsaved_files=[(probe, text)])
     bad = set()
     for d in tu.diagnostics:
@@ -106,7 +101,7 @@ def _rejected(lines: list[str]) -> set[int]:
 
 
 def generate() -> str:
-    decls = [d for _, d in _declarations()]
+    decls = _declarations()
     for _ in range(5):
         bad = _rejected(decls)
         if not bad:

@@ -93,21 +93,6 @@ __host__ __device__ __half __float2half_rn(float);
 __host__ __device__ float __half2float(__half);
 __host__ __device__ __half __int2half_rn(int);
 __host__ __device__ int __half2int_rn(__half);
-__device__ __half __hadd(__half, __half);
-__device__ __half __hsub(__half, __half);
-__device__ __half __hmul(__half, __half);
-__device__ __half __hdiv(__half, __half);
-__device__ __half __hneg(__half);
-__device__ __half __hfma(__half, __half, __half);
-__device__ __half __hmax(__half, __half);
-__device__ __half __hmin(__half, __half);
-__device__ bool __hlt(__half, __half);
-__device__ bool __hgt(__half, __half);
-__device__ __half hexp(__half);
-__device__ __half hsqrt(__half);
-__device__ __half hrsqrt(__half);
-__device__ __half hlog(__half);
-__device__ __half habs(__half);
 __host__ __device__ __nv_bfloat16 __float2bfloat16(float);
 __host__ __device__ __nv_bfloat16 __float2bfloat16_rn(float);
 __host__ __device__ float __bfloat162float(__nv_bfloat16);
@@ -142,34 +127,7 @@ TP_DEV bool isfinite(float);
 TP_DEV bool isfinite(double);
 TP_DEV int signbit(float);
 TP_DEV int signbit(double);
-/* CUDA-only math and intrinsics */
-__device__ float __fdividef(float, float);
-__device__ float __frcp_rn(float);
-__device__ float __fsqrt_rn(float);
-__device__ float __saturatef(float);
-__device__ float rsqrtf(float);
-__device__ double rsqrt(double);
-__device__ float __fmaf_rn(float, float, float);
-__device__ float __fadd_rn(float, float);
-__device__ float __fmul_rn(float, float);
-__device__ int __float2int_rn(float);
-__device__ int __float2int_rz(float);
-__device__ float __int2float_rn(int);
-__device__ int __mul24(int, int);
-__device__ int __popc(unsigned);
-__device__ int __clz(int);
-__device__ int __ffs(int);
-__device__ int min(int, int);
-__device__ unsigned min(unsigned, unsigned);
-__device__ long long min(long long, long long);
-__device__ float min(float, float);
-__device__ double min(double, double);
-__device__ int max(int, int);
-__device__ unsigned max(unsigned, unsigned);
-__device__ long long max(long long, long long);
-__device__ float max(float, float);
-__device__ double max(double, double);
-template <class T> __device__ T __ldg(const T *p);
+/* CUDA-only math, integer intrinsics, atomics and cache hints: tp_device_api.h (below) */
 
 /* synchronisation, warp primitives, atomics */
 __device__ void __syncthreads();
@@ -177,8 +135,6 @@ __device__ int __syncthreads_count(int);
 __device__ int __syncthreads_and(int);
 __device__ int __syncthreads_or(int);
 __device__ void __syncwarp(unsigned mask = 0xffffffffu);
-__device__ void __threadfence();
-__device__ void __threadfence_block();
 template <class T> __device__ T __shfl_sync(unsigned mask, T v, int src, int width = 32);
 template <class T> __device__ T __shfl_up_sync(unsigned mask, T v, unsigned d, int width = 32);
 template <class T> __device__ T __shfl_down_sync(unsigned mask, T v, unsigned d, int width = 32);
@@ -186,16 +142,6 @@ template <class T> __device__ T __shfl_xor_sync(unsigned mask, T v, int m, int w
 __device__ unsigned __ballot_sync(unsigned mask, int pred);
 __device__ int __any_sync(unsigned mask, int pred);
 __device__ int __all_sync(unsigned mask, int pred);
-__device__ unsigned __activemask();
-template <class T> __device__ T atomicAdd(T *addr, T v);
-template <class T> __device__ T atomicSub(T *addr, T v);
-template <class T> __device__ T atomicMax(T *addr, T v);
-template <class T> __device__ T atomicMin(T *addr, T v);
-template <class T> __device__ T atomicExch(T *addr, T v);
-template <class T> __device__ T atomicCAS(T *addr, T cmp, T v);
-template <class T> __device__ T atomicAnd(T *addr, T v);
-template <class T> __device__ T atomicOr(T *addr, T v);
-template <class T> __device__ T atomicXor(T *addr, T v);
 
 /* vector types */
 #define TP_VEC2(T, N) struct N##2 { T x, y; }; __host__ __device__ N##2 make_##N##2(T, T);
@@ -212,9 +158,6 @@ TP_VEC4(char, char)
 #undef TP_VEC2
 #undef TP_VEC3
 #undef TP_VEC4
-TP_DEV float __expf(float); TP_DEV float __logf(float); TP_DEV float __sinf(float);
-TP_DEV float __cosf(float); TP_DEV float __powf(float, float); TP_DEV float __log2f(float);
-TP_DEV float __log10f(float); TP_DEV float __tanf(float);
 
 /* textures: declared so files that use them parse; the front end reports them (TP156) */
 typedef unsigned long long cudaTextureObject_t;

@@ -117,9 +117,8 @@ def convert_task(task: dict) -> dict:
         status = _status_of(exc.diagnostic.code)
         failures = getattr(exc, "failures", None)
         if failures:  # every kernel failed, each for its own reason
-            status = "unsupported" if any(_status_of(f.diagnostic.code) == "unsupported"
-                                          for f in failures) else "failed"
             kernels = [_failed_kernel(f) for f in failures]
+            status = "unsupported" if any(k["status"] == "unsupported" for k in kernels) else "failed"
         else:
             kernels = [] if status == "no-kernel" else scan_kernels(text, language)
         return {"status": status, "kernels": kernels, "port": None, "deps": deps,

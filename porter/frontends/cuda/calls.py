@@ -32,6 +32,8 @@ _NO_EQUIVALENT = {"__trap": "'__trap()' (abort the kernel) has no TileLang equiv
                                        "point) has no TileLang equivalent",
                   "this_grid": "grid-wide cooperative groups (this_grid, grid.sync) have no TileLang "
                                "equivalent; split the kernel at the grid barrier"}
+
+
 def _no_tilelang_equivalent(name: str, call) -> str | None:
     """Why a call has no TileLang equivalent (textures, wmma, dynamic parallelism), else None."""
     if name in _NO_EQUIVALENT:

@@ -48,13 +48,14 @@ class CudaFrontend(MemoryMixin, CallsMixin):
         self.prelude: list = []
         self._buffer_dtypes: dict = {}
         self._taken: set = set()
+        self._moved: set = set()  # decls the kernel being converted assigns to (moving pointers)
 
     # ------------------------------------------------------------------ entry
 
     def run(self) -> Module:
         parsed = ct.parse(self.path, self.include_dirs, self.defines)
         self.instances = {}
-        templates = kernel_templates(parsed.tu, self.K, self.in_user_file)
+        templates = kernel_templates(parsed.tu, self.K, is_user_cursor)
         if templates:
             parsed = self.instantiate(parsed, templates)
         inventory = Inventory(parsed.tu, parsed.errors)
@@ -104,7 +105,7 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             headers = {h: t for h, t in sources.items() if h != self.path}
             again = ct.parse(self.path, self.include_dirs, self.defines, text, missing, headers)
             rest = Inventory(again.tu, again.errors)
-            if not any(d.errors for d in rest.definitions):
+            if not rest.has_errors:
                 return sources
             more = rest.emulator_sources(failed, lambda p: sources.get(p) or self._original_text(p))
             if not more:
@@ -114,9 +115,6 @@ class CudaFrontend(MemoryMixin, CallsMixin):
 
     def _original_text(self, path: str) -> str:
         return open(path, encoding="utf-8", errors="surrogateescape").read()
-
-    def in_user_file(self, c) -> bool:
-        return is_user_cursor(c)
 
     def instantiate(self, parsed, templates):
         """Re-parse with one plain copy of each template kernel per launched instantiation."""
@@ -300,7 +298,7 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             if init_cursor is None:
                 raise TileportError("TP141", f"uninitialised pointer '{d.spelling}'", loc)
             scope.pointers[d.hash] = self.pointer(init_cursor, scope)
-            if d.hash in getattr(self, "_moved", ()):
+            if d.hash in self._moved:
                 return self.moving_pointer(d, scope.pointers[d.hash], scope, loc)
             return []
         dtype = dtype_of(d.type, loc, what=f"variable '{d.spelling}'")
@@ -466,8 +464,8 @@ class CudaFrontend(MemoryMixin, CallsMixin):
                 is_void(c.type):
             inner = [k for k in c.get_children() if k.kind.is_expression()]
             return self.statement(inner[-1], scope) if inner and not self.is_constant(inner[-1]) else []
-        if c.kind == K.CALL_EXPR and c.spelling in _DIAGNOSTIC_ONLY:
-            return []  # assert failures and printf: diagnostics of the original, no data effect
+        if c.kind == K.CALL_EXPR and c.spelling in _NO_DATA_EFFECT:
+            return []  # assert failures, printf, sleeps: nothing a port computes depends on them
         if c.kind == K.CALL_EXPR and c.spelling in _CACHE_HINT_STORES:
             target_c, value_c = list(c.get_arguments())[:2]
             buf, index = self.pointer(target_c, scope)
@@ -736,7 +734,7 @@ class CudaFrontend(MemoryMixin, CallsMixin):
 
 
 #: Calls with no effect on data: a port drops them (TileLang has no device printf).
-_DIAGNOSTIC_ONLY = {"__assert_fail", "__assertfail", "printf", "vprintf", "__nanosleep"}
+_NO_DATA_EFFECT = {"__assert_fail", "__assertfail", "printf", "vprintf", "__nanosleep"}
 #: Stores with a cache hint: plain stores to TileLang.
 _CACHE_HINT_STORES = {"__stcs", "__stcg", "__stwb", "__stwt"}
 

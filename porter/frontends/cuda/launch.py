@@ -8,6 +8,8 @@ over the kernel's `n`) and through local initialisers (`int blocks = ...; dim3 g
 
 from __future__ import annotations
 
+import functools
+
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.templates import _template_args
 from porter.frontends.cuda.types import dtype_of, is_pointer
@@ -24,6 +26,13 @@ class LaunchReader:
         self.fe = frontend
         self.K = frontend.K
         self.host_functions = host_functions
+        # A launch whose block size is a runtime value: the size the port takes for it, the host
+        # values that carry it (decl hash -> name) and the kernel parameters they feed (name ->
+        # size); reading_block while the block expression itself is read.
+        self.runtime_block = 0
+        self.runtime: dict = {}
+        self.fixed: dict = {}
+        self.reading_block = False
 
     def read(self) -> dict:
         launches: dict = {}
@@ -90,7 +99,7 @@ class LaunchReader:
                     except Exception:  # unsupported parameter type: not usable in a grid
                         pass
         self.argmap, self.assigned = argmap, assigned
-        self.runtime, self.runtime_names, self.fixed = {}, {}, {}
+        self.runtime, self.fixed = {}, {}
         cfg = list(config.get_arguments())
         loc = ct.loc_of(call)
         note = ""
@@ -101,23 +110,23 @@ class LaunchReader:
         block_ints = [try_int(b) for b in block] if block is not None else [None]
         if any(b is None for b in block_ints):
             # a benchmark driver's block size: a runtime value (often a loop over sizes)
-            chosen = self.fe.given_block[0] if self.fe.given_block else self.first_block_size()
-            self.defaulting, names = chosen, []
+            if self.fe.given_block:
+                chosen, how = self.fe.given_block[0], "given with --block"
+            elif self.listed_block_size is not None:
+                chosen, how = self.listed_block_size, "the first block size the host code lists"
+            else:
+                chosen, how = 256, "a default; pass --block to choose"
+            self.runtime_block, self.reading_block = chosen, True
             try:
                 block_ints = [try_int(fold(b)) for b in self.dim3(cfg[1])]
             except _Unknown:
                 return None
             finally:
-                self.defaulting = None
-            names = [n for n in self.runtime]
-            if any(b is None for b in block_ints) or not names:
+                self.reading_block = False
+            if any(b is None for b in block_ints) or not self.runtime:
                 return None
-            names = [self.runtime_names[h] for h in names]
-            how = "given with --block" if self.fe.given_block else \
-                ("the first block size the host code lists" if chosen != 256 or self._listed
-                 else "a default; pass --block to choose")
-            note = (f"the block size '{', '.join(names)}' is a runtime value at the launch site "
-                    f"(line {loc.line}); the port uses {chosen} ({how})")
+            note = (f"the block size '{', '.join(self.runtime.values())}' is a runtime value at the "
+                    f"launch site (line {loc.line}); the port uses {chosen} ({how})")
         try:
             grid = self.dim3(cfg[0])
         except _Unknown:
@@ -137,18 +146,15 @@ class LaunchReader:
         launch.note, launch.fixed = note, dict(self.fixed)
         return launch
 
-    _listed = False
-    defaulting = None
-
     def _default(self, ref):
         """While reading the block: this runtime value takes the chosen block size."""
-        self.runtime[ref.hash] = Const(self.defaulting, "int32")
-        self.runtime_names[ref.hash] = ref.spelling
-        return self.runtime[ref.hash]
+        self.runtime[ref.hash] = ref.spelling
+        return Const(self.runtime_block, "int32")
 
-    def first_block_size(self) -> int:
+    @functools.cached_property
+    def listed_block_size(self) -> int | None:
         """The first entry of a host array of block sizes (`int block_sizes[] = {32, 64, ...}`),
-        the value a benchmark driver tries first; 256 when the host code lists none."""
+        the value a benchmark driver tries first; None when the host code lists none."""
         for fn in self.host_functions:
             for c in fn.walk_preorder():
                 if c.kind == self.K.VAR_DECL and "block" in c.spelling.lower() and \
@@ -157,9 +163,8 @@ class LaunchReader:
                     first = next(iter(init.get_children()), None) if init is not None else None
                     value = ct.evaluate(first) if first is not None else None
                     if isinstance(value, int) and 0 < value <= 1024:
-                        self._listed = True
                         return value
-        return 256
+        return None
 
     @staticmethod
     def _used_dims(grid, block) -> int:
@@ -222,17 +227,15 @@ class LaunchReader:
             ref = c.referenced
             if ref.hash in env:
                 return env[ref.hash]
-            if ref.hash in getattr(self, "runtime", {}):
-                return self.runtime[ref.hash]
-            if ref.hash in self.argmap and self.defaulting is not None:
+            if ref.hash in self.runtime:  # a runtime block size: the value its launch was given
+                return Const(self.runtime_block, "int32")
+            if ref.hash in self.argmap and self.reading_block:
                 # the block size is also passed to the kernel: verify must pass the same value
-                self.fixed[self.argmap[ref.hash].name] = self.defaulting
+                self.fixed[self.argmap[ref.hash].name] = self.runtime_block
                 return self._default(ref)
             if ref.hash in self.argmap:
                 var = self.argmap[ref.hash]
                 return var if var.dtype == "int32" else Cast("int32", var)  # grids are int32
-            if ref.hash in getattr(self, "runtime", {}):
-                return self.runtime[ref.hash]
             value = ct.evaluate(c)
             if value is not None and not isinstance(value, float):
                 return Const(int(value), "int32")
@@ -240,7 +243,7 @@ class LaunchReader:
                 init = self.fe.initializer(ref)
                 if init is not None:
                     return self.host_expr(init, env)
-            if self.defaulting is not None and ref.kind == K.PARM_DECL:
+            if self.reading_block and ref.kind == K.PARM_DECL:
                 return self._default(ref)  # a launcher's block-size parameter
             raise _Unknown()
         if c.kind == K.MEMBER_REF_EXPR and c.spelling in ("x", "y", "z"):

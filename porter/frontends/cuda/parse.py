@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
+import os
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 
 from porter.diagnostics import Loc, TileportError
@@ -115,10 +118,6 @@ def stand_in_dir(headers) -> Path:
     so a header that exists anywhere is still the real one. Content-addressed by the names:
     concurrent runs share it, and nothing is written into the user's tree.
     """
-    import hashlib
-    import os
-    import tempfile
-
     names = sorted(set(headers))
     key = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
     root = Path(tempfile.gettempdir()) / "tileport-missing-headers" / key
@@ -142,8 +141,8 @@ class Parsed:
     (or in device code it calls). missing: headers stood in for by empty files.
     """
 
-    def __init__(self, tu, errors, missing, args):
-        self.tu, self.errors, self.missing, self.args = tu, errors, missing, args
+    def __init__(self, tu, errors, missing):
+        self.tu, self.errors, self.missing = tu, errors, missing
 
 
 def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missing=(),
@@ -187,6 +186,6 @@ def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missi
             loc = Loc(where.file.name, where.line, where.column)
             errors.append(TileportError("TP101", f"C++ error: {diag.spelling}", loc))
         if not new:
-            return Parsed(tu, errors, missing, args)
+            return Parsed(tu, errors, missing)
         missing += new
     raise TileportError("TP101", "too many headers are missing", Loc(path))

@@ -71,11 +71,11 @@ class Inventory:
     def __init__(self, tu, errors):
         self.K = ct.cindex().CursorKind
         self.definitions: list[Definition] = []
-        self.stray: list = []  # errors in no function (declarations, headers' globals)
         for c in tu.cursor.get_children():
             if is_user_cursor(c):
                 self._visit(c)
         self._attribute(errors)
+        self.has_errors = any(d.errors for d in self.definitions)
 
     def _visit(self, c) -> None:
         K = self.K
@@ -114,9 +114,7 @@ class Inventory:
                     # the innermost: a method inside its struct
                     if owner is None or (d.end - d.start) <= (owner.end - owner.start):
                         owner = d
-            if owner is None:
-                self.stray.append(err)
-            else:
+            if owner is not None:  # an error in no definition is nobody's (a stray token)
                 owner.errors.append(err)
 
     # ----------------------------------------------------------------- queries
@@ -141,6 +139,8 @@ class Inventory:
     def errors_reaching(self, kernel: Definition) -> list:
         """Errors in the kernel, in device code it calls (transitively), and in the structs whose
         methods it calls."""
+        if not self.has_errors:
+            return []  # the common case: nothing to walk for
         seen, todo, out = set(), [kernel], []
         while todo:
             d = todo.pop()
@@ -177,8 +177,9 @@ class Inventory:
                 filler = "{ }" if d.kind == "kernel" else "{ __builtin_unreachable(); }"
                 cuts.setdefault(d.file, []).append((d.body[0], d.body[1], filler))
             else:
+                # a struct or variable ends at its '}' or name: its ';' stays in the text
                 cuts.setdefault(d.file, []).append((d.cursor.extent.start.offset,
-                                                    d.cursor.extent.end.offset, _end_filler(d)))
+                                                    d.cursor.extent.end.offset, ""))
         out = {}
         for path, spans in cuts.items():
             data = read(path).encode("utf-8")
@@ -195,11 +196,6 @@ def _inside(err, d: Definition) -> bool:
     """Whether an error sits in the function's body (the signature is then fine)."""
     loc = err.diagnostic.loc
     return d.body is not None and (loc.line, loc.col) >= d.body[2]
-
-
-def _end_filler(d: Definition) -> str:
-    # a struct or variable declaration ends at its '}' or name; its ';' stays in the text
-    return ""
 
 
 def _outermost(spans):

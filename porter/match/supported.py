@@ -14,7 +14,7 @@ from collections import defaultdict
 from porter.builtins import CUDA_BUILTINS, TILELANG_MATH, TRITON_BUILTINS
 from porter.match import RULES
 
-# Triton block operations and what the tile-level port uses for them (porter/frontends/triton_tiles.py)
+# Triton block operations and what the tile-level port uses for them (porter/frontends/triton/tiles.py)
 TRITON_TILE_OPS = (
     ("tl.load / tl.store (masked, `other`)", "guarded gather into a fragment / guarded T.Parallel store"),
     ("tl.sum / tl.max / tl.min", "T.reduce_sum / T.reduce_max / T.reduce_min over a fragment"),

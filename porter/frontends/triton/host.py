@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from porter.diagnostics import Loc
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Call, Cast, Const, Var
-from porter.frontends.triton_values import TL_DTYPES, TORCH_DTYPES, same_node
+from porter.frontends.triton.values import TL_DTYPES, TORCH_DTYPES, same_node
 
 # --------------------------------------------------------------------------- host values
 

@@ -122,7 +122,7 @@ class TileOps:
 
     def ref(self, tile: int, shape: tuple):
         """A TV reading a whole tile in its own placement (a scalar for a (1,) result)."""
-        from porter.frontends.triton_values import TV
+        from porter.frontends.triton.values import TV
 
         info = self.tiles[tile]
         if shape == ():
@@ -131,7 +131,7 @@ class TileOps:
 
     def tile_of(self, v, hint, node, scope="fragment", dtype=None) -> int:
         """The tile holding block value v: its own when it already is one, else a new copy."""
-        from porter.frontends.triton_values import SlotRef
+        from porter.frontends.triton.values import SlotRef
 
         conv = self.conv
         e = v.expr
@@ -161,14 +161,14 @@ class TileOps:
         return tile
 
     def _block(self, v, what, node):
-        from porter.frontends.triton_values import TV
+        from porter.frontends.triton.values import TV
 
         if not isinstance(v, TV) or v.shape == ():
             raise self.conv.err("TP212", f"{what} needs a block tensor", node)
         return v
 
     def _axis(self, axis, rank, node, what):
-        from porter.frontends.triton_values import PyC
+        from porter.frontends.triton.values import PyC
 
         if axis is None or (isinstance(axis, PyC) and axis.value is None):
             return None
@@ -200,7 +200,7 @@ class TileOps:
         return self._reduced_ref(dst, x.shape, axis, keep_dims)
 
     def _reduced_ref(self, dst, shape, axis, keep_dims):
-        from porter.frontends.triton_values import TV
+        from porter.frontends.triton.values import TV
 
         rest = shape[:axis] + shape[axis + 1:]
         if not keep_dims:
@@ -246,7 +246,7 @@ class TileOps:
 
     def dot(self, a, b, acc, out_dtype, node):
         """tl.dot: operands staged in shared tiles, T.gemm into a fragment accumulator."""
-        from porter.frontends.triton_values import SlotRef, TV
+        from porter.frontends.triton.values import SlotRef, TV
 
         conv = self.conv
         a = self._block(a, "tl.dot", node)
@@ -297,7 +297,7 @@ def _reduce_dtype(op: str, dtype: str) -> str:
 
 
 def _cast(e, dtype):
-    from porter.frontends.triton_values import cast
+    from porter.frontends.triton.values import cast
 
     return cast(e, dtype)
 
@@ -335,7 +335,7 @@ class TileMaterializer:
     # ---------------------------------------------------------------- expressions
 
     def resolve(self, e):
-        from porter.frontends.triton_values import SlotRef, remap
+        from porter.frontends.triton.values import SlotRef, remap
 
         def step(n):
             if isinstance(n, SlotRef):
@@ -425,7 +425,7 @@ class TileMaterializer:
         return out
 
     def run(self, body) -> list:  # noqa: C901 - one case per marker kind
-        from porter.frontends.triton_values import (
+        from porter.frontends.triton.values import (
             AtomicMarker, DeclMarker, LoopMarker, PhiAssign,
         )
 
@@ -500,7 +500,7 @@ def uses_loads(e, slots) -> bool:
     """Whether a lane-form block expression reads memory or tiles (directly or through named
     block values that do): such values are materialized in tile mode, index arithmetic is
     inlined. Scalars are variables, read as such."""
-    from porter.frontends.triton_values import SlotRef
+    from porter.frontends.triton.values import SlotRef
 
     for n in walk_expr(e):
         if isinstance(n, (Load, TileRef)):

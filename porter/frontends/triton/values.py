@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from porter.ir.fold import fold
 from porter.ir.nodes import Builtin, Cast, Const, is_float
 from porter.ir.walk import map_expr, walk_expr
-from porter.frontends.triton_tiles import TileRef, remap_tile_ref
+from porter.frontends.triton.tiles import TileRef, remap_tile_ref
 
 # --------------------------------------------------------------------------- dtypes
 

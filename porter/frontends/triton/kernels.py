@@ -14,7 +14,7 @@ block of a kernel must have the same shape (it is the lane space). `Launch.threa
 
 Values. Pointers are tracked as (buffer, element offset, shape) and never reach the IR
 themselves; `tl.load(p, mask, other)` is `Select(mask, Load, other)` and `tl.store(p, v, mask)`
-is `If(mask, Store(cast(v)))`. Types follow Triton's promotion rules (triton_values.py).
+is `If(mask, Store(cast(v)))`. Types follow Triton's promotion rules (values.py).
 `x = expr` declares `x` (each reassignment declares a fresh suffixed name); constants,
 constexprs, aliases and pointer arithmetic are substituted, and so are boolean masks without
 loads (so that the guards stay visible to the extent and grid analyses).
@@ -69,16 +69,16 @@ from collections import defaultdict
 
 from porter.builtins import TRITON_BUILTINS
 from porter.diagnostics import Loc, TileportError
-from porter.frontends.triton_host import (
+from porter.frontends.triton.host import (
     GridBuilder, HConfig, HConst, HDict, HDType, HostEval, HScalar, HTensor, HTuple,
     ModuleInfo,
 )
-from porter.frontends.triton_random import normal, philox_words, uniform
-from porter.frontends.triton_tiles import (
+from porter.frontends.triton.random import normal, philox_words, uniform
+from porter.frontends.triton.tiles import (
     TILE_OPS, NeedTiles, ShapedStmt, TileMaterializer, TileOps, TileRef, drop_duplicate_declarations,
     uses_loads,
 )
-from porter.frontends.triton_values import (
+from porter.frontends.triton.values import (
     BlockPtrV, AtomicMarker, DTypeV, DeclMarker, Evidence, FnV, LoopMarker, ModV, PhiAssign, PtrTypeV, PtrV, PyC, Slot, SlotRef, TL_DTYPES,
     TL_UNSUPPORTED_DTYPES, TV, TupleV, broadcast_shapes, cast, computation_type, const_of,
     identity_axes, pyconst_dtype, remap, slot_refs,
@@ -2062,7 +2062,7 @@ class KernelConverter:
         return ptr, mask
 
     def random(self, name, args, kwargs, node):
-        """tl.rand & co.: Triton's Philox stream, computed exactly (triton_random.py)."""
+        """tl.rand & co.: Triton's Philox stream, computed exactly (random.py)."""
         seed = self._need(args, kwargs, 0, "seed", node, f"tl.{name}")
         offset = self._need(args, kwargs, 1, "offset", node, f"tl.{name}")
         rounds = self._arg(args, kwargs, 2, "n_rounds", PyC(10))
@@ -2094,7 +2094,7 @@ class KernelConverter:
         return TV(normal(uniform(words[0]), uniform(words[1])), shape)
 
     def tile_call(self, name, args, kwargs, node):
-        """Reductions, scans and tl.dot: tile operations (triton_tiles.py), in tile mode only."""
+        """Reductions, scans and tl.dot: tile operations (tiles.py), in tile mode only."""
         if not self.tile_mode:
             raise NeedTiles()
         ops = self.tile_ops

@@ -1,9 +1,10 @@
 """Run an original Triton kernel on the CPU (``TRITON_INTERPRET=1``) as the numerical reference.
 
 The kernel runs in a child process (``python -m porter.verify.triton_exec IN OUT``) because:
-the interpreter must be switched on before ``triton`` is imported, the user's module runs
-arbitrary top-level code (which may hang or crash), and a hung kernel can only be stopped
-reliably by killing a process. Inputs and outputs travel through pickle files in a temp dir.
+the interpreter must be switched on before ``triton`` is imported, a kernel may hang or crash,
+and a hung kernel can only be stopped reliably by killing a process. Inputs and outputs travel
+through pickle files in a temp dir. The child imports a kernels-only copy of the user's file
+(triton_extract.py): the module's own top level (tests, benchmarks, GPU queries) never runs.
 
 bfloat16: numpy has no bf16, so bf16 buffers travel as uint16 arrays holding the bits and are
 viewed as ``torch.bfloat16`` for the kernel. The child also patches the interpreter, which
@@ -123,15 +124,23 @@ def _child_main(req: dict) -> dict:
     return result
 
 
-def _import_user_module(source: str):
-    """Import by path under a private name, so `if __name__ == "__main__"` blocks do not run."""
-    import importlib.util
+_COPIES: dict = {}  # user file -> its kernels-only copy (same line numbers)
 
-    directory = str(Path(source).parent)
-    if directory not in sys.path:
-        sys.path.insert(0, directory)  # sibling imports work as when the file is run as a script
+
+def _import_user_module(source: str):
+    """Import the kernels-only copy of `source` (written into a private folder, with the tree
+    modules it needs beside it) under a private name."""
+    import importlib.util
+    import tempfile
+
+    from porter.verify.triton_extract import extract
+
+    folder = tempfile.mkdtemp(prefix="tileport-kernels-")
+    copy = extract(source, folder)
+    _COPIES[source] = str(copy)
+    sys.path.insert(0, folder)  # the extracted tree modules; never the user's folder
     name = "_tileport_user_" + "".join(c if c.isalnum() else "_" for c in Path(source).stem)
-    spec = importlib.util.spec_from_file_location(name, source)
+    spec = importlib.util.spec_from_file_location(name, copy)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses, pickling and inspect look modules up here
     spec.loader.exec_module(module)
@@ -218,6 +227,8 @@ def _user_line(exc: BaseException, source: str) -> int:
 
 
 def _same_file(a: str, b: str) -> bool:
+    if b in _COPIES and a == _COPIES[b]:
+        return True
     try:
         return os.path.samefile(a, b)
     except OSError:

@@ -1,0 +1,93 @@
+"""Other modules of the user's tree, found and read statically (never imported).
+
+Triton code is published as packages: a kernel calls `@triton.jit` helpers of a sibling module
+(`from .utils import helper`, `from mylib.ops.utils import helper`, `import mylib.language as
+tle` then `tle.program_id(0)`), and launchers compute constexprs with host helpers of another
+module. `find_module` maps an import to a file of the tree; `ModuleIndex` parses each file once.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+# How far above the importing file an absolute import (`mylib.ops.utils`) is looked for.
+_ANCESTORS = 6
+# Files larger than this are not read as modules (a guard against reading data files).
+_MAX_BYTES = 4 * 1024 * 1024
+
+
+def find_module(importer: str, module: str | None, level: int = 0) -> Path | None:
+    """The file `from <level dots><module> import ...` in `importer` refers to, if it is in the
+    user's tree: relative imports from the importer's package, absolute ones from the importer's
+    folder and its ancestors. Installed packages (triton, torch) are never returned."""
+    if module and module.split(".")[0] in ("triton", "torch", "numpy", "math", "tilelang"):
+        return None
+    here = Path(importer).resolve().parent
+    parts = module.split(".") if module else []
+    if level:
+        base = here
+        for _ in range(level - 1):
+            base = base.parent
+        return _module_file(base, parts)
+    for _ in range(_ANCESTORS):
+        found = _module_file(here, parts)
+        if found is not None:
+            return found
+        if here.parent == here:
+            break
+        here = here.parent
+    return None
+
+
+def _module_file(base: Path, parts: list) -> Path | None:
+    if not parts:
+        init = base / "__init__.py"
+        return init if init.is_file() else None
+    target = base.joinpath(*parts)
+    for candidate in (target.with_suffix(".py"), target / "__init__.py"):
+        if candidate.is_file() and candidate.stat().st_size <= _MAX_BYTES:
+            return candidate
+    return None
+
+
+class ModuleIndex:
+    """Parsed modules of the tree, by resolved path; a file that cannot be read or parsed is
+    remembered as None (the import then stays unknown, as an installed package would)."""
+
+    def __init__(self):
+        self._trees: dict = {}
+
+    def tree(self, path: Path) -> ast.Module | None:
+        key = str(Path(path).resolve())
+        if key not in self._trees:
+            try:
+                text = Path(key).read_text(encoding="utf-8")
+                self._trees[key] = ast.parse(text, filename=key)
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+                self._trees[key] = None
+        return self._trees[key]
+
+    def definition(self, path: Path, name: str, depth: int = 0):
+        """(file, top-level node) that binds `name` in the module at `path`, following its
+        re-exports (`from .core import helper` in an `__init__.py`); None when not found."""
+        tree = self.tree(path)
+        if tree is None or depth > 8:
+            return None
+        found = None
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
+                found = (Path(path), node)
+            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+                                                      for t in node.targets):
+                found = (Path(path), node)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and \
+                    node.target.id == name and node.value is not None:
+                found = (Path(path), node)
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if (alias.asname or alias.name) == name:
+                        source = find_module(str(path), node.module, node.level)
+                        if source is not None:
+                            found = self.definition(source, alias.name, depth + 1) or found
+        return found

@@ -1,0 +1,185 @@
+"""The part of a Triton file its kernels need, so verify never runs the module's top level.
+
+Published Triton files run tests and benchmarks at import (the official tutorials do), ask
+`triton.runtime.driver.active` for a GPU, or import packages this machine lacks. Verify imports
+instead a copy that keeps only the kernels and what they reference: the `@triton.jit`
+functions (their `@triton.autotune` / `@triton.heuristics` decorators dropped: verify passes
+every constexpr itself), the imports, constants and definitions their bodies name, and nothing
+else. Every other top-level statement becomes blank lines, so line numbers in the copy are the
+original's and errors point at the user's file. Modules of the user's tree that the kernels
+import from (`from .utils import helper`, `import mylib.language as tle`) are extracted the
+same way beside the copy; the user's folder is never put on `sys.path`.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from pathlib import Path
+
+from porter.frontends.triton.modules import find_module
+
+_JIT = ("jit",)
+_STATEMENTS_KEPT_WHOLE = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.Pass, ast.Expr)
+
+
+def extract(source: str, out_dir: str | Path) -> Path:
+    """Write the kernels-only copy of `source` (and of the tree modules it needs) into
+    `out_dir`; returns the copy of `source`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    return _Extractor(out).module(Path(source).resolve(), None, Path(source).name)
+
+
+class _Extractor:
+    def __init__(self, out: Path):
+        self.out = out
+        self.done: dict = {}  # resolved path -> module name of its copy
+
+    def module(self, path: Path, wanted: set | None, file_name: str | None = None) -> Path:
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text, filename=str(path))
+        lines = text.splitlines(keepends=True)
+        jit = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_jit(n)]
+        binders = _top_level_binders(tree)
+        roots = {n.name for n in jit} | set(wanted or ())
+        kept: dict = {}  # id(stmt) -> stmt
+        pending = list(roots)
+        seen = set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for st in binders.get(name, ()):
+                if id(st) in kept:
+                    continue
+                kept[id(st)] = st
+                pending.extend(_free_names(st))
+        replaced = {}
+        for st in kept.values():
+            if isinstance(st, (ast.Import, ast.ImportFrom)):
+                replaced[id(st)] = self._import(path, st)
+        keep_lines = [False] * (len(lines) + 1)
+        for st in tree.body:
+            if id(st) not in kept:
+                continue
+            first = min([st.lineno] + [d.lineno for d in getattr(st, "decorator_list", [])])
+            for line in range(first, st.end_lineno + 1):
+                keep_lines[line] = True
+            if isinstance(st, ast.FunctionDef):
+                for d in st.decorator_list:
+                    if not _is_jit_decorator(d):
+                        for line in range(d.lineno, d.end_lineno + 1):
+                            keep_lines[line] = False
+        new = []
+        starts = {st.lineno: st for st in tree.body if id(st) in replaced}
+        skip_until = 0
+        for number, line in enumerate(lines, start=1):
+            if number in starts:
+                st = starts[number]
+                new.append(replaced[id(st)] + "\n")
+                skip_until = st.end_lineno
+                continue
+            if number <= skip_until or not keep_lines[number]:
+                new.append("\n")
+                continue
+            new.append(line)
+        if file_name is None:
+            digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+            file_name = f"_tileport_{path.stem}_{digest}.py"
+        target = self.out / file_name
+        target.write_text("".join(new), encoding="utf-8")
+        return target
+
+    def _import(self, importer: Path, st) -> str:
+        """The import statement, pointed at the extracted copy when it names a tree module."""
+        if isinstance(st, ast.ImportFrom):
+            source = find_module(str(importer), st.module, st.level)
+            if source is None:
+                return ast.unparse(st)
+            names = {a.name for a in st.names}
+            return f"from {self._copy_of(source, names)} import " + \
+                ", ".join(f"{a.name} as {a.asname}" if a.asname else a.name for a in st.names)
+        parts = []
+        for a in st.names:
+            source = find_module(str(importer), a.name, 0)
+            if source is None:
+                parts.append(f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
+            elif a.asname:
+                parts.append(f"import {self._copy_of(source, None)} as {a.asname}")
+            else:
+                parts.append(f"import {a.name}")  # `import pkg.mod` binds pkg: left as it is
+        return "; ".join(parts)
+
+    def _copy_of(self, source: Path, names: set | None) -> str:
+        key = str(source.resolve())
+        if key not in self.done:
+            self.done[key] = None  # an import cycle extracts the module once
+            self.done[key] = self.module(source.resolve(), names).stem
+        return self.done[key] or f"_tileport_{source.stem}"
+
+
+def _is_jit_decorator(d) -> bool:
+    target = d.func if isinstance(d, ast.Call) else d
+    name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+    return name in _JIT
+
+
+def _is_jit(fn: ast.FunctionDef) -> bool:
+    return any(_is_jit_decorator(d) for d in fn.decorator_list)
+
+
+def _top_level_binders(tree: ast.Module) -> dict:
+    """name -> top-level statements that bind it (imports, assignments, definitions, and
+    `try:` blocks made only of those)."""
+    out: dict = {}
+
+    def bind(name, st):
+        out.setdefault(name, []).append(st)
+
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bind(st.name, st)
+        elif isinstance(st, (ast.Import, ast.ImportFrom)):
+            for a in st.names:
+                bind(a.asname or a.name.split(".")[0], st)
+        elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        bind(n.id, st)
+        elif isinstance(st, ast.Try):
+            inner = st.body + [s for h in st.handlers for s in h.body] + st.orelse
+            if all(isinstance(s, _STATEMENTS_KEPT_WHOLE) for s in inner):
+                for s in inner:
+                    for n in ast.walk(s):
+                        if isinstance(n, ast.alias):
+                            bind(n.asname or n.name.split(".")[0], st)
+                        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                            bind(n.id, st)
+    return out
+
+
+def _free_names(st) -> set:
+    """Global names a statement reads: for a function, the names its body loads that are
+    neither its parameters nor assigned in it (a kernel's `x = tl.load(...)` must not keep a
+    top-level `x = torch.rand(...)` of the tests)."""
+    if isinstance(st, (ast.Import, ast.ImportFrom)):
+        return set()
+    loads = {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return loads
+    local = set()
+    for node in ast.walk(st):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            local.add(node.id)
+        elif isinstance(node, ast.arg):
+            local.add(node.arg)
+    outer = set()  # decorators, defaults and annotations are read in the enclosing scope
+    for expr in getattr(st, "decorator_list", []) + list(st.args.defaults) + \
+            [d for d in st.args.kw_defaults if d is not None] + \
+            [a.annotation for a in st.args.args + st.args.posonlyargs + st.args.kwonlyargs if a.annotation]:
+        outer |= {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    return (loads - local) | outer

@@ -174,31 +174,64 @@ def test_kernel_error_reports_user_line(tmp_path):
 def test_import_error_reports_user_line(tmp_path):
     src = write_kernel(tmp_path, """
         SCALE = 1 / 0
+
+        @triton.jit
+        def anything(x_ptr):
+            tl.store(x_ptr, SCALE)
     """)
     with pytest.raises(TileportError) as info:
-        run_kernel(src, "anything", (1,), [])
+        run_kernel(src, "anything", (1,), [np.zeros(1, np.float32)])
     diag = info.value.diagnostic
     assert (diag.code, diag.loc.line) == ("TP420", line_of(src, "1 / 0"))
     assert diag.message == "ZeroDivisionError: division by zero"
 
 
+def test_module_top_level_never_runs(tmp_path):
+    """Tests, benchmarks and GPU queries at a module's top level are not the kernel's business:
+    verify runs a kernels-only copy (a top level that fails, or writes a file, is skipped)."""
+    marker = tmp_path / "ran.txt"
+    src = write_kernel(tmp_path, f"""
+        import not_installed_anywhere
+        DEVICE = triton.runtime.driver.active.get_active_torch_device()
+        open({str(marker)!r}, "w").write("top level ran")
+        SCALE: tl.constexpr = 3.0
+
+        @triton.jit
+        def scale(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            tl.store(x_ptr + offs, x * SCALE, mask=offs < n)
+
+        x = 1 / 0
+    """)
+    res = run_kernel(src, "scale", (1,), [np.arange(8, dtype=np.float32), 8], {"BLOCK": 8})
+    np.testing.assert_array_equal(res[0], np.arange(8, dtype=np.float32) * 3)
+    assert not marker.exists()
+
+
 def test_crash_is_tp421(tmp_path):
     src = write_kernel(tmp_path, """
         import os, signal
-        os.kill(os.getpid(), signal.SIGSEGV)
+        CRASH = os.kill(os.getpid(), signal.SIGSEGV)
+
+        @triton.jit
+        def anything(x_ptr):
+            tl.store(x_ptr, CRASH)
     """)
     with pytest.raises(TileportError) as info:
-        run_kernel(src, "anything", (1,), [])
+        run_kernel(src, "anything", (1,), [np.zeros(1, np.float32)])
     assert info.value.diagnostic.code == "TP421"
     assert "SIGSEGV" in info.value.diagnostic.message
 
 
 def test_timeout_is_tp422(tmp_path):
     src = write_kernel(tmp_path, """
-        while True:
-            pass
+        @triton.jit
+        def anything(x_ptr):
+            while True:
+                tl.store(x_ptr, 1.0)
     """)
     with pytest.raises(TileportError) as info:
-        run_kernel(src, "anything", (1,), [], timeout=3)
+        run_kernel(src, "anything", (1,), [np.zeros(1, np.float32)], timeout=3)
     diag = info.value.diagnostic
     assert diag.code == "TP422" and diag.message.endswith("timed out after 3s")

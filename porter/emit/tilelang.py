@@ -17,6 +17,7 @@ import jinja2
 
 from porter import __version__
 from porter.emit.expressions import ExprEmitter, dtype_ref
+from porter.emit.triton_launch import triton_view
 from porter.emit.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue
@@ -64,6 +65,7 @@ class KernelView:
     buffers: list = field(default_factory=list)     # (name, dtype) for wrapper checks
     constexprs: list = field(default_factory=list)  # (name, value)
     derived: list = field(default_factory=list)     # (name, Python expression over wrapper params)
+    triton: dict | None = None                      # Triton's calling convention (triton_view)
 
 
 def _environment() -> jinja2.Environment:
@@ -72,8 +74,9 @@ def _environment() -> jinja2.Environment:
 
 
 class KernelEmitter:
-    def __init__(self, kernel: Kernel, source_name: str):
+    def __init__(self, kernel: Kernel, source_name: str, values: Kernel | None = None):
         self.k = kernel
+        self.values = values or kernel  # a generic port prints kernel (stand-ins), defaults from values
         self.source_name = source_name
         # `int tid = threadIdx.x;` names the thread index: use the user's name for the handle.
         self.body, aliases = builtin_aliases(kernel.body)
@@ -90,9 +93,15 @@ class KernelEmitter:
         self.constants = {n: v for n, v in kernel.constexprs.items()
                           if isinstance(v, (int, float)) and not isinstance(v, bool)}
         self.expr = ExprEmitter(self.names, builtins, self.constants)
+        self.grid_names = []
+        if kernel.language == "triton":
+            # the grid is the caller's (`kernel[grid](...)`): parameters of the prim_func
+            taken = set(self.names.values()) | set(self.handles.values()) | set(kernel.constexprs)
+            self.grid_names = [_safe(f"grid_{'xyz'[a]}", taken) for a in range(len(launch.grid))]
         for axis in range(3):
             grid = simplify_grid(launch.grid[axis]) if axis < len(launch.grid) else Const(1, "int32")
-            builtins[("grid_dim", axis)] = self.expr(grid)
+            builtins[("grid_dim", axis)] = self.grid_names[axis] if axis < len(self.grid_names) \
+                else self.expr(grid)
         self.mutable = {s.var.name for s in walk_stmts(self.body) if isinstance(s, Assign)}
 
     def _names(self) -> dict:  # noqa: C901 - one pass over every name the body declares
@@ -128,6 +137,8 @@ class KernelEmitter:
         struct_names, fields = {}, {}
         for p in k.params:
             name = self.param_names[p.name]
+            if self.grid_names and getattr(p, "grid_axis", None) is not None:
+                continue  # the caller's grid replaces it
             if isinstance(p, BufferParam):
                 extent = _safe(f"{p.name}_numel", taken)
                 v.dynamic.append((extent, extent))
@@ -179,6 +190,12 @@ class KernelEmitter:
             extents = [self.named(b) for b in reversed(launch.block)]
             v.body = [f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"]
             v.body += self.block(body, 1) or ["    T.evaluate(0)"]
+        if self.grid_names:
+            grid = list(self.grid_names)
+            v.signature += [f"{g}: T.int32" for g in self.grid_names]
+            v.call_args += ["*grid"]
+            v.triton = triton_view(self, threads)
+            threads = "threads"
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
         return v
 
@@ -203,7 +220,7 @@ class KernelEmitter:
         return names[0] if len(names) == 1 else str(value)
 
     def _launch_note(self) -> str:
-        L = self.k.launch
+        L = self.values.launch
         grid = ", ".join(format_expr(g) for g in L.grid)
         where = {"launch-site": f"from the launch site (line {L.loc.line})" if L.loc else "from the launch site",
                  "inferred": "inferred from the kernel's guards (no launch site found)",
@@ -211,7 +228,7 @@ class KernelEmitter:
                  "given-block": "block given on the command line, grid inferred",
                  "launch-site-block": "block from the launch site, grid inferred from the guards "
                                       "(the launch's grid is computed at run time)"}.get(L.origin, L.origin)
-        note = "".join(f"; {n}" for n in (L.note, self.k.note) if n)
+        note = "".join(f"; {n}" for n in (L.note, self.values.note) if n)
         return f"grid ({grid}), block {tuple(L.block)}, {where}{note}"
 
     # ------------------------------------------------------------------ statements
@@ -292,7 +309,8 @@ class KernelEmitter:
         if step == 1 and bound is not None and not body_assigns and s.var.name not in self.mutable:
             start = self.expr(s.start)
             if s.stages and start == "0":
-                header = f"for {name} in T.Pipelined({self.expr(bound)}, num_stages={s.stages}):"
+                stages = "stages" if self.grid_names else s.stages  # Triton: the launch's num_stages
+                header = f"for {name} in T.Pipelined({self.expr(bound)}, num_stages={stages}):"
                 return [f"{pad}{header}"] + (self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"])
             header = f"for {name} in T.serial({self.expr(bound)}):" if start == "0" else \
                 f"for {name} in T.serial({start}, {self.expr(bound)}):"
@@ -395,7 +413,7 @@ def _product(xs) -> int:
 def emit_module(module: Module, source_name: str | None = None) -> str:
     """The whole port as Python source; same input, byte-identical output."""
     source_name = source_name or module.source_file
-    views = [KernelEmitter(k, source_name).view() for k in module.kernels]
+    views = [KernelEmitter(k.emit_as or k, source_name, values=k).view() for k in module.kernels]
     template = _environment().get_template("module.py.j2")
     failures = [{"name": f.name, "line": f.loc.line, "code": f.diagnostic.code,
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]

@@ -39,7 +39,7 @@ def check_readable(path: str) -> str:
 
 
 def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=None, block=None,
-                grid=None):
+                grid=None, constexprs=None):
     """Read a CUDA or Triton file into an IR Module."""
     language = language_of(path)
     text = check_readable(path)
@@ -51,4 +51,4 @@ def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=
         return convert_cuda(path, include_dirs, defines, block, grid)
     from porter.frontends.triton import convert_triton
 
-    return convert_triton(path, config=config, dtypes=dtypes or {}, grid=grid)
+    return convert_triton(path, config=config, dtypes=dtypes or {}, grid=grid, constexprs=constexprs)

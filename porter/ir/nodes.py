@@ -313,6 +313,12 @@ class Kernel:
     # Triton constexprs the launch computes from scalar arguments: name -> Expr over them
     derived_constexprs: dict = field(default_factory=dict)
     note: str = ""        # how the port was specialised (e.g. which autotune config it took)
+    # Triton: constexprs the port's program takes as parameters (its text does not depend on
+    # their values), where each constexpr's value came from, and the kernel converted with
+    # stand-in values that the port is printed from (None: print this kernel itself)
+    generic: tuple = ()
+    constexpr_origin: dict = field(default_factory=dict)
+    emit_as: "Kernel | None" = None
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
 

@@ -116,7 +116,11 @@ def _port_functions(port: str) -> set:
                             Loc(port, exc.lineno or 0, exc.offset or 0)) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise TileportError("TP003", f"cannot read the port: {exc}", Loc(port)) from exc
-    return {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    # a Triton port's kernel is a launcher object: `add_kernel = _TritonKernel(_add_kernel)`
+    names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
+              if isinstance(t, ast.Name)}
+    return names
 
 
 def _grid(kernel: Kernel, scalars: dict) -> tuple:
@@ -322,10 +326,13 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
     jobs, owners = [], []
     for result, case, kernel, args, expected in plans:
         if result.error is None:
-            jobs.append({"kind": "run", "function": kernel.ident, "args": args,
-                         "groups": _struct_groups(kernel),
-                         "target": "c" if case.device == "cpu" else "cuda", "grid": case.grid,
-                         "block": tuple(kernel.launch.block), "timeout": opts.timeout})
+            job = {"kind": "run", "function": kernel.ident, "args": args,
+                   "groups": _struct_groups(kernel),
+                   "target": "c" if case.device == "cpu" else "cuda", "grid": case.grid,
+                   "block": tuple(kernel.launch.block), "timeout": opts.timeout}
+            if kernel.language == "triton":
+                job["triton"] = triton_call(kernel, args)
+            jobs.append(job)
             owners.append(("run", result, case, kernel, expected))
     if opts.compile_check:
         for kernel in kernels:
@@ -334,9 +341,11 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
                 # launch-derived constexprs: compiled for the largest problem size's values
                 sizes = [args for _, _, k, args, _ in plans if k is kernel]
                 program_args = derived_values(kernel, sizes[-1]) if sizes else []
+                program_kwargs = {n: kernel.constexprs[n] for n in kernel.generic
+                                  if n not in kernel.derived_constexprs}
                 for arch in ARCHS:
                     jobs.append({"kind": "compile", "program": f"{kernel.ident}_program", "arch": arch,
-                                 "program_args": program_args})
+                                 "program_args": program_args, "program_kwargs": program_kwargs})
                     owners.append(("compile", result, arch, kernel, None))
     if not jobs:
         return
@@ -406,6 +415,19 @@ def _tolerances(dtype: str, program: str, device: str, n: int, opts) -> tuple:
         rtol = max(TF32_TOLERANCE, rtol or 0) if opts.rtol is None else rtol
         atol = max(TF32_TOLERANCE, atol or 0) if opts.atol is None else atol
     return rtol, atol
+
+
+def triton_call(kernel, args) -> dict:
+    """How verify calls a Triton port: the original's arguments (not the grid sizes verify
+    chose for host values), the grid, and every constexpr the original runs with."""
+    keep = [i for i, p in enumerate(kernel.params) if getattr(p, "grid_axis", None) is None]
+    derived = dict(zip(kernel.derived_constexprs, derived_values(kernel, args)))
+    constexprs = {n: derived.get(n, v) for n, v in kernel.constexprs.items()}
+    program_args = [derived[n] for n in kernel.derived_constexprs]
+    program_kwargs = {n: kernel.constexprs[n] for n in kernel.generic if n not in derived}
+    return {"keep": keep, "constexprs": constexprs, "program_args": program_args,
+            "program_kwargs": program_kwargs,
+            "num_warps": max(1, (kernel.launch.threads or 128) // 32)}
 
 
 def derived_values(kernel, args) -> list:

@@ -95,11 +95,16 @@ def _emulate(module, job: dict) -> dict:
     from porter.verify.cuda_build import KernelSig
     from porter.verify.cuda_exec import run_kernel
 
-    func = getattr(module, f"{job['function']}_program")()
+    call = job.get("triton")
+    factory = getattr(module, f"{job['function']}_program")
+    func = factory(*call["program_args"], **call["program_kwargs"]) if call else factory()
     artifact = lower(func, {"kind": "cuda", "arch": "sm_80"})
     source, smem = artifact.kernel_source, shared_bytes(artifact)
     values = {}
     args = [a["array"].copy() if "array" in a else a["scalar"] for a in job["args"]]
+    if call:  # a Triton port takes the original's arguments and then the grid
+        everything = args
+        args = [everything[i] for i in call["keep"]] + list(job["grid"])
     for param, value in zip(func.params, args):
         if param in func.buffer_map:
             buffer = func.buffer_map[param]
@@ -133,6 +138,11 @@ def _emulate(module, job: dict) -> dict:
     results = []
     for param, value in zip(func.params, args):
         results.append(by_name[func.buffer_map[param].name] if param in func.buffer_map else value)
+    if call:
+        outputs = list(everything)
+        for j, i in enumerate(call["keep"]):
+            outputs[i] = results[j]
+        results = outputs
     return {"ok": True, "args": results, "seconds": seconds, "emulated": True, "lowered": source}
 
 
@@ -165,7 +175,12 @@ def _run(module, job: dict, torch) -> dict:
     if target == "cuda":
         tensors = [t.cuda() if isinstance(t, torch.Tensor) else t for t in tensors]
     start = time.perf_counter()
-    fn(*_regroup(tensors, job.get("groups", ())), target=target)
+    call = job.get("triton")
+    if call:  # Triton's calling convention: the original's arguments, grid and constexprs
+        fn(*[tensors[i] for i in call["keep"]], grid=tuple(job["grid"]), num_warps=call["num_warps"],
+           target=target, **call["constexprs"])
+    else:
+        fn(*_regroup(tensors, job.get("groups", ())), target=target)
     if target == "cuda":
         torch.cuda.synchronize()
         tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]
@@ -185,7 +200,7 @@ def _compile(module, job: dict) -> dict:
     arch = job["arch"]
     if shutil.which("nvcc") is None:
         return {"ok": None, "message": "nvcc not found: cubin compile check skipped"}
-    func = getattr(module, job["program"])(*job.get("program_args", ()))
+    func = getattr(module, job["program"])(*job.get("program_args", ()), **job.get("program_kwargs", {}))
     target = {"kind": "cuda", "arch": arch}
     start = time.perf_counter()
     kernel = tilelang.compile(func, target=target, execution_backend="tvm_ffi")

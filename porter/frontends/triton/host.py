@@ -307,16 +307,46 @@ class ModuleInfo:
     # ------------------------------------------------------------------ launch sites
 
     def _maybe_launch(self, call, scope):
+        """`kernel[grid](...)`; also through a name: `k = kernel.warmup(...)` then
+        `k[grid](...)`, and `k = kernel[grid]` then `k(...)`."""
         f = call.func
-        if not isinstance(f, ast.Subscript):
-            return
-        target = f.value
-        name = target.id if isinstance(target, ast.Name) else \
-            target.attr if isinstance(target, ast.Attribute) else None
+        grid = None
+        if isinstance(f, ast.Subscript):
+            name, grid = self._jit_name(f.value, scope, call), f.slice
+        elif isinstance(f, ast.Name):
+            bound = self._bound_value(f.id, scope, call)
+            if isinstance(bound, ast.Subscript):
+                name, grid = self._jit_name(bound.value, scope, call), bound.slice
+            else:
+                name = None
+        else:
+            name = None
         if name not in self.jit or name in self.launches:
             return
-        self.launches[name] = LaunchSite(name, call, f.slice, scope,
+        self.launches[name] = LaunchSite(name, call, grid, scope,
                                          Loc(self.path, call.lineno, call.col_offset + 1))
+
+    def _jit_name(self, target, scope, at):
+        if isinstance(target, ast.Attribute) and target.attr in self.jit:
+            return target.attr
+        if not isinstance(target, ast.Name):
+            return None
+        if target.id in self.jit:
+            return target.id
+        bound = self._bound_value(target.id, scope, at)
+        if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and \
+                bound.func.attr == "warmup" and isinstance(bound.func.value, ast.Name) and \
+                bound.func.value.id in self.jit:
+            return bound.func.value.id
+        return None
+
+    def _bound_value(self, name, scope, at):
+        """The value last assigned to `name` in `scope` before `at`, if a plain assignment."""
+        best = None
+        for ev in scope.events.get(name, ()):
+            if ev.kind == "assign" and not ev.path and ev.pos <= (at.lineno, at.col_offset):
+                best = ev.value
+        return best
 
     def lineno_of_launch(self, name):
         site = self.launches.get(name)
@@ -363,6 +393,7 @@ class HostEval:
         self._active: set = set()
         self._cache: dict = {}
         self._scope_ids = {id(s): s for s in info.scopes}
+        self._active_functions: set = set()
 
     # ------------------------------------------------------------------ names
 
@@ -671,9 +702,29 @@ class HostEval:
         fv = self._value(f, scope, env)
         if isinstance(fv, HModule):
             return self._function(fv.path, node, scope, env)
-        if isinstance(fv, HFunc) and isinstance(fv.node, ast.Lambda):
-            return UNKNOWN
+        if isinstance(fv, HFunc) and isinstance(fv.node, ast.FunctionDef) and fv.scope is not None:
+            return self._user_function(fv)
         return UNKNOWN
+
+    def _user_function(self, fv: HFunc):
+        """A host helper of the file (`get_autotune_config()`, `calculate_settings(n)`): the value
+        of its first `return` that evaluates to something known. A branch on what only the
+        machine knows (`if is_cuda():`) is not decided: the first known return wins, which in
+        published code is the CUDA path."""
+        key = id(fv.node)
+        if key in self._active_functions or len(self._active_functions) > 8:
+            return UNKNOWN
+        self._active_functions.add(key)
+        try:
+            for node in _own_returns(fv.node):
+                if node.value is None:
+                    continue
+                v = self.value(node.value, self.scope_for(node.value, fv.scope))
+                if not isinstance(v, HUnknown):
+                    return v
+            return UNKNOWN
+        finally:
+            self._active_functions.discard(key)
 
     def _kw(self, node, name, scope, env):
         for k in node.keywords:
@@ -815,6 +866,22 @@ _COMPARE = {
     ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
     ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
 }
+
+
+def _own_returns(fn) -> list:
+    """`return` statements of a function, in source order, not those of nested definitions."""
+    out = []
+
+    def visit(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(child, ast.Return):
+                out.append(child)
+            visit(child)
+
+    visit(fn)
+    return out
 
 
 def merge(opts: list):

@@ -68,11 +68,13 @@ import math
 from collections import defaultdict
 
 from porter.builtins import TRITON_BUILTINS
-from porter.diagnostics import Loc, TileportError
+from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
+from porter.frontends.triton.generic import find_generic
 from porter.frontends.triton.host import (
     GridBuilder, HConfig, HConst, HDict, HDType, HostEval, HScalar, HTensor, HTuple,
     ModuleInfo,
 )
+from porter.frontends.triton.choose import choose_value
 from porter.frontends.triton.random import normal, philox_words, uniform
 from porter.frontends.triton.tiles import (
     TILE_OPS, NeedTiles, ShapedStmt, TileMaterializer, TileOps, TileRef, drop_duplicate_declarations,
@@ -154,9 +156,13 @@ def _is_number(v) -> bool:
 
 
 class TritonFrontend:
-    def __init__(self, path: str, config: int = 0, dtypes: dict | None = None, grid=None):
+    def __init__(self, path: str, config: int = 0, dtypes: dict | None = None, grid=None,
+                 constexprs: dict | None = None):
         self.path = path
         self.config = config
+        self.pinned = dict(constexprs or {})  # --constexpr NAME=V: fixed, whatever the launch says
+        self.overrides: dict = {}  # stand-in values while testing a port for genericity
+        self.origins: dict = {}  # kernel -> {constexpr: where its value came from}
         self.dtypes = dict(dtypes or {})
         self.given_grid = tuple(int(g) for g in grid) if grid else None
         self._globals: dict = {}
@@ -185,7 +191,42 @@ class TritonFrontend:
         kernels = self.kernel_functions()
         if not kernels:
             raise TileportError("TP200", "no @triton.jit kernel in this file", Loc(self.path, 1, 1))
-        return Module(self.path, "triton", [self.convert_kernel(fn) for fn in kernels])
+        converted, failures = [], []
+        for fn in kernels:
+            try:
+                converted.append(self.convert_generic(fn))
+            except TileportError as exc:
+                failures.append(KernelFailure(fn.name, self.loc(fn), exc.diagnostic))
+            except RecursionError:
+                failures.append(KernelFailure(fn.name, self.loc(fn), Diagnostic(
+                    "TP014", f"kernel '{fn.name}' is nested too deeply to convert", self.loc(fn))))
+            except Exception as exc:  # noqa: BLE001 - an internal error costs this kernel only
+                failures.append(KernelFailure(fn.name, self.loc(fn), Diagnostic(
+                    "TP014", f"internal error converting kernel '{fn.name}': "
+                    f"{type(exc).__name__}: {exc}", self.loc(fn))))
+        if not converted:
+            raise NoKernelConverted(failures)
+        module = Module(self.path, "triton", converted)
+        module.failures = failures
+        return module
+
+    def convert_generic(self, fn: ast.FunctionDef) -> Kernel:
+        """Convert `fn`, then find the constexprs its port can take as parameters."""
+        kernel = self.convert_kernel(fn)
+
+        def reconvert(overrides: dict) -> Kernel:
+            self.overrides = dict(overrides)
+            try:
+                return self.convert_kernel(fn)
+            finally:
+                self.overrides = {}
+
+        names, stand_in = find_generic(kernel, reconvert, self.path)
+        # the reconversions reset the per-kernel state; convert once more for the real values
+        if names:
+            kernel = self.convert_kernel(fn)
+            kernel.generic, kernel.emit_as = names, stand_in
+        return kernel
 
     def kernel_functions(self) -> list:
         called = set()
@@ -380,6 +421,7 @@ class TritonFrontend:
                         constexprs={n: (v.dtype if isinstance(v, DTypeV) else v.value)
                                     for n, v in constexprs.items()})
         kernel.derived_constexprs = dict(self.derived_exprs.get(fn.name, {}))
+        kernel.constexpr_origin = dict(self.origins.get(fn.name, {}))
         kernel.note = self.config_notes.get(fn.name, "")
         kernel.launch = self._launch(kernel, fn, conv, site, config, constexprs)
         annotate_buffers(kernel)
@@ -462,8 +504,20 @@ class TritonFrontend:
     def _constexpr_values(self, fn, names, site, site_args, config, defaults) -> dict:
         values = {}
         missing = {}
+        origin = self.origins.setdefault(fn.name, {})
+        origin.clear()
+        self.derived.pop(fn.name, None)
+        self.derived_exprs.pop(fn.name, None)
         for n in names:
             v = None
+            if n in self.overrides:
+                values[n] = PyC(self.overrides[n])
+                origin[n] = "stand-in"
+                continue
+            if n in self.pinned:
+                values[n] = PyC(self.pinned[n])
+                origin[n] = "--constexpr"
+                continue
             if n in site_args:
                 hv = self.host.value(site_args[n], site.scope)
                 v = self.from_host(hv)
@@ -472,8 +526,12 @@ class TritonFrontend:
                 if v is None:
                     missing[n] = f"its launch-site value `{ast.unparse(site_args[n])}` is not a " \
                                  "compile-time constant, nor computed from the kernel's arguments"
+            if v is not None:
+                origin[n] = "derived" if n in self.derived_exprs.get(fn.name, {}) else "launch site"
             if v is None and config is not None and n in config.kwargs:
                 v = self.from_host(config.kwargs[n])
+                if v is not None:
+                    origin[n] = "autotune config"
             if v is not None:
                 values[n] = v
         default_values = {}
@@ -482,16 +540,25 @@ class TritonFrontend:
                 v = self.from_host(self.host.value(defaults[n], self.info.scopes[0]))
                 if v is not None:
                     default_values[n] = v
+        before = set(values)
         self._heuristics(fn, names, values, default_values, site, site_args)
+        origin.update({n: "heuristics" for n in set(values) - before})
+        taken = {v.value for v in values.values() if isinstance(v, PyC)}
         for n in names:
             if n in values:
                 continue
             if n in default_values:
                 values[n] = default_values[n]
+                origin[n] = "default"
                 continue
-            reason = missing.get(n, "no launch site, autotune config or default gives it")
-            raise TileportError("TP220", f"constexpr '{n}' of kernel '{fn.name}' has no value: "
-                                f"{reason}", self.loc(fn))
+            chosen = choose_value(fn, n, taken)
+            if chosen is None:
+                reason = missing.get(n, "no launch site, autotune config or default gives it")
+                raise TileportError("TP220", f"constexpr '{n}' of kernel '{fn.name}' has no value: "
+                                    f"{reason}; pass --constexpr {n}=VALUE", self.loc(fn))
+            values[n] = PyC(chosen)
+            taken.add(chosen)
+            origin[n] = "chosen" if n not in missing else "chosen (the launch computes it at run time)"
         return {n: values[n] for n in names}
 
     def _derived_constexpr(self, fn, name, site, site_args, values):
@@ -1812,8 +1879,12 @@ class KernelConverter:
             return PyC(len(args[0].items))
         if name == "abs" and len(args) == 1 and isinstance(args[0], TV):
             return self.math_call("abs", args, node)
-        if name in ("min", "max") and len(args) == 2:
-            raise self.err("TP217", f"Python {name}() on runtime values; use tl.{name}imum", node)
+        if name in ("min", "max") and len(args) >= 2 and not kwargs:
+            # Triton's builtin min/max on tensors: tl.minimum/maximum, left to right
+            out = args[0]
+            for a in args[1:]:
+                out = self.min_max(name, out, a, node)
+            return out
         if name == "range":
             raise self.err("TP210", "loops are not supported yet", node)
         raise self.err("TP217", f"Python {name}() on runtime values is not supported", node)
@@ -2542,10 +2613,12 @@ def _unique(name: str, taken: set) -> str:
     return f"{name}_{i}"
 
 
-def convert_triton(path: str, config: int = 0, dtypes: dict | None = None, grid=None) -> Module:
+def convert_triton(path: str, config: int = 0, dtypes: dict | None = None, grid=None,
+                   constexprs: dict | None = None) -> Module:
     """Convert the @triton.jit kernels of a Python file (read with `ast`, never run) to IR.
 
     config: which `@triton.autotune` config to port; dtypes: param name -> IR dtype, overriding
-    the heuristics; grid: a fixed grid (ints) for kernels whose grid cannot be read or inferred.
+    the heuristics; grid: a fixed grid (ints) for kernels whose grid cannot be read or inferred;
+    constexprs: values pinned for constexprs of every kernel (`--constexpr NAME=V`).
     """
-    return TritonFrontend(path, config, dtypes, grid).run()
+    return TritonFrontend(path, config, dtypes, grid, constexprs).run()

@@ -1,0 +1,93 @@
+"""Triton's calling convention for a port: generic over its constexprs, launched as Triton is.
+
+A Triton port keeps the original's interface so that a user swaps one import and keeps the
+launcher code: `kernel[grid](x, y, n, BLOCK_SIZE=1024, num_warps=4)` (grid a tuple or a
+`lambda meta: ...`), or the plain call `kernel(x, y, n, grid=..., BLOCK_SIZE=1024)`. The
+program factory takes the constexprs the front end found generic (porter/frontends/triton/
+generic.py) as parameters, plus `threads` (num_warps * 32) and `stages` (num_stages of the
+T.Pipelined loops); the wrapper compiles one program per combination it is called with.
+Constexprs the port is specialised for stay module constants, and the wrapper refuses other
+values rather than compute something else.
+"""
+
+from __future__ import annotations
+
+from porter.ir.nodes import BinOp, Call, Const, For, Var
+from porter.ir.walk import walk_stmts
+
+
+def triton_view(emitter, threads) -> dict:
+    """The wrapper's and factory's parts the template lays out (see module.py.j2)."""
+    values = emitter.values
+    k = emitter.k
+    derived = list(values.derived_constexprs)
+    generic = [n for n in values.generic if n not in derived]
+    fixed = [n for n in values.constexprs if n not in derived and n not in generic]
+    stages = max((s.stages for s in walk_stmts(k.body) if isinstance(s, For) and s.stages), default=None)
+    warps = max(1, int(threads) // 32) if str(threads).isdigit() else 4
+
+    factory = list(derived) + [f"{n}={values.constexprs[n]!r}" for n in generic]
+    factory.append(f"threads={int(threads) if str(threads).isdigit() else 128}")
+    program_args = list(derived) + [f"{n}={n}" for n in generic] + ["threads=num_warps * 32"]
+    key = list(derived) + list(generic) + ["num_warps"]
+    if stages:
+        factory.append(f"stages={stages}")
+        program_args.append("stages=num_stages")
+        key.append("num_stages")
+    keywords = [f"{n}=None" for n in derived] + [f"{n}={values.constexprs[n]!r}" for n in generic + fixed]
+    keywords.append("grid=None")
+    # a constexpr named like a launch option takes the keyword, and serves both (as in Triton)
+    keywords += [f"{n}={v}" for n, v in (("num_warps", warps), ("num_stages", stages or 2))
+                 if n not in values.constexprs]
+    positional = [p.name for p in values.params if getattr(p, "grid_axis", None) is None]
+    names = emitter.param_names
+    meta = [f'"{p}": {names.get(p, p)}' for p in positional] + [f'"{n}": {n}' for n in values.constexprs]
+    kept = {p: names.get(p, p) for p in positional}
+    try:
+        default_grid = "(" + ", ".join(_host(g, kept, set(values.constexprs)) for g in values.launch.grid) + ",)"
+    except ValueError:
+        default_grid = None
+    return {
+        "factory": factory,
+        "fixed": [(n, repr(values.constexprs[n])) for n in fixed],
+        "generic": generic,
+        "keywords": keywords,
+        "derived": [(n, expr) for n, expr in emitter_derived(values, names)],
+        "key": key,
+        "program_args": program_args,
+        "meta": meta,
+        "axes": len(emitter.grid_names),
+        "default_grid": default_grid,
+        "positional": [names.get(p, p) for p in positional],
+    }
+
+
+def emitter_derived(values, names) -> list:
+    from porter.emit.tilelang import host_python
+
+    return [(n, host_python(e, names)) for n, e in values.derived_constexprs.items()]
+
+
+def _host(e, names: dict, constexprs: set) -> str:
+    """A grid extent as Python over the wrapper's parameters and constexprs."""
+    if isinstance(e, Const):
+        if e.name in constexprs:
+            return e.name
+        return str(int(e.value))
+    if isinstance(e, Var):
+        if e.name in constexprs:
+            return e.name
+        if e.name not in names:
+            raise ValueError(e.name)
+        return f"int({names[e.name]})"
+    if isinstance(e, Call) and e.func == "ceildiv":
+        a, b = (_host(x, names, constexprs) for x in e.args)
+        return f"-(-({a}) // ({b}))"
+    if isinstance(e, Call) and e.func in ("min", "max"):
+        return f"{e.func}({', '.join(_host(x, names, constexprs) for x in e.args)})"
+    if isinstance(e, Call) and e.func == "next_power_of_2":
+        return f"_next_power_of_2({_host(e.args[0], names, constexprs)})"
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*", "/", "%"):
+        op = "//" if e.op == "/" else e.op
+        return f"({_host(e.a, names, constexprs)} {op} {_host(e.b, names, constexprs)})"
+    raise ValueError(type(e).__name__)

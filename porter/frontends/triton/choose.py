@@ -1,0 +1,83 @@
+"""A value for a constexpr nothing in the file gives (a library kernel, a launch that computes
+it at run time), read from how the kernel uses it.
+
+The port takes such a constexpr as a program parameter; this value is only its default and
+what `tileport verify` runs when nothing pins it (`--constexpr NAME=V`). It is chosen so the
+kernel's paths run: a flag tested by `if` is True, an enum compared with `==` takes the first
+value compared, a shape (`tl.arange`, `tl.zeros([...])`, `tl.static_range`) is a power of two
+no other constexpr has (so the port prints it by name), a pipelining hint is 2, and a float
+named like a tolerance is 1e-5.
+"""
+
+from __future__ import annotations
+
+import ast
+
+_SHAPE_CALLS = {"arange", "zeros", "full", "static_range", "reshape", "view", "broadcast_to",
+                "expand_dims", "zeros_like", "make_block_ptr", "range"}
+_PIPELINE_KEYWORDS = {"num_stages", "loop_unroll_factor", "warp_specialize", "flatten"}
+_FLOAT_NAMES = ("eps", "epsilon", "scale", "alpha", "beta", "slope", "temperature", "momentum",
+                "sm_scale", "theta", "p_drop", "dropout")
+_POWERS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+
+
+def choose_value(fn: ast.FunctionDef, name: str, taken: set):
+    """A value for constexpr `name` of kernel `fn`, or None when its use tells nothing."""
+    uses = _uses(fn, name)
+    if "string" in uses:
+        return uses["string"]
+    if "compared" in uses:
+        return uses["compared"]
+    if "flag" in uses:
+        return True
+    if "pipeline" in uses and "shape" not in uses:
+        return 2
+    lowered = name.lower()
+    if "shape" not in uses and any(part in lowered for part in _FLOAT_NAMES):
+        return 1e-5 if "eps" in lowered else 0.5
+    for power in _POWERS:
+        if power not in taken:
+            return power
+    return None
+
+
+def _uses(fn: ast.FunctionDef, name: str) -> dict:
+    uses: dict = {}
+    parents = {}
+    for node in ast.walk(fn):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.Compare):
+            others = [parent.left] + parent.comparators
+            for other in others:
+                if isinstance(other, ast.Constant) and other is not node:
+                    if isinstance(other.value, str):
+                        uses.setdefault("string", other.value)
+                    elif isinstance(other.value, bool):
+                        uses.setdefault("flag", True)
+                    elif isinstance(other.value, int) and \
+                            isinstance(parent.ops[0], (ast.Eq, ast.NotEq)):
+                        uses.setdefault("compared", other.value)
+        elif isinstance(parent, (ast.If, ast.IfExp, ast.While)) and parent.test is node or \
+                isinstance(parent, (ast.BoolOp,)) or \
+                isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            uses["flag"] = True
+        elif isinstance(parent, ast.keyword) and parent.arg in _PIPELINE_KEYWORDS:
+            uses["pipeline"] = True
+        else:
+            call = parent
+            while call is not None and not isinstance(call, ast.Call):
+                if isinstance(call, (ast.stmt,)):
+                    call = None
+                    break
+                call = parents.get(id(call))
+            if isinstance(call, ast.Call):
+                f = call.func
+                short = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                if short in _SHAPE_CALLS:
+                    uses["shape"] = True
+    return uses

@@ -377,14 +377,15 @@ def test_autotune_config(tmp_path):
     assert convert_error(src, config=2).diagnostic.code == "TP204"
 
 
-def test_constexpr_without_value(tmp_path):
+def test_constexpr_without_value_is_chosen_and_generic(tmp_path):
     src = write(tmp_path, """
         @triton.jit
         def k(x_ptr, BLOCK: tl.constexpr):
             tl.store(x_ptr + tl.arange(0, BLOCK), 0.0)
     """)
-    err = convert_error(src)
-    assert err.diagnostic.code == "TP220" and "BLOCK" in err.diagnostic.message
+    k = convert_triton(src).kernels[0]
+    assert k.constexpr_origin["BLOCK"] == "chosen" and k.constexprs["BLOCK"] == 16
+    assert k.generic == ("BLOCK",)
 
 
 def test_static_assert(tmp_path):
@@ -622,7 +623,7 @@ def test_constexpr_computed_at_the_launch_becomes_a_program_parameter(tmp_path):
     from porter.emit.tilelang import emit_module
     from porter.frontends.triton import convert_triton as again
     text = emit_module(again(src))
-    assert "def k_program(BLOCK):" in text and "T.alloc_fragment((BLOCK,)" in text
+    assert "def k_program(BLOCK, threads=128):" in text and "T.alloc_fragment((BLOCK,)" in text
     assert "BLOCK = _next_power_of_2(int(n_cols))" in text
 
 

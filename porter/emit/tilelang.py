@@ -194,8 +194,9 @@ class KernelEmitter:
             grid = list(self.grid_names)
             v.signature += [f"{g}: T.int32" for g in self.grid_names]
             v.call_args += ["*grid"]
-            v.triton = triton_view(self, threads)
-            threads = "threads"
+            v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread")
+            if v.level != "thread":
+                threads = "threads"  # num_warps * 32, the caller's
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
         return v
 

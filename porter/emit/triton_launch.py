@@ -16,8 +16,9 @@ from porter.ir.nodes import BinOp, Call, Const, For, Var
 from porter.ir.walk import walk_stmts
 
 
-def triton_view(emitter, threads) -> dict:
-    """The wrapper's and factory's parts the template lays out (see module.py.j2)."""
+def triton_view(emitter, threads, lanes_are_threads: bool = False) -> dict:
+    """The wrapper's and factory's parts the template lays out (see module.py.j2). A thread-level
+    port has one thread per lane of the block, whatever num_warps says."""
     values = emitter.values
     k = emitter.k
     derived = list(values.derived_constexprs)
@@ -27,9 +28,12 @@ def triton_view(emitter, threads) -> dict:
     warps = max(1, int(threads) // 32) if str(threads).isdigit() else 4
 
     factory = list(derived) + [f"{n}={values.constexprs[n]!r}" for n in generic]
-    factory.append(f"threads={int(threads) if str(threads).isdigit() else 128}")
-    program_args = list(derived) + [f"{n}={n}" for n in generic] + ["threads=num_warps * 32"]
-    key = list(derived) + list(generic) + ["num_warps"]
+    program_args = list(derived) + [f"{n}={n}" for n in generic]
+    key = list(derived) + list(generic)
+    if not lanes_are_threads:
+        factory.append(f"threads={int(threads) if str(threads).isdigit() else 128}")
+        program_args.append("threads=num_warps * 32")
+        key.append("num_warps")
     if stages:
         factory.append(f"stages={stages}")
         program_args.append("stages=num_stages")

@@ -3,8 +3,10 @@
 
 - `attention_fwd_kernel` (samples/triton/attention_fwd_small.py:10), tile level (blocks: T.Pipelined, T.gemm, T.reduce); launch: grid (ceildiv(seq_len, 32), grid_y), block (1,), from the launch site (line 70).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,19 +129,53 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 # --- attention_fwd_kernel: samples/triton/attention_fwd_small.py:10 ---
 # launch: grid (ceildiv(seq_len, 32), grid_y), block (1,), from the launch site (line 70)
 
 
-def attention_fwd_kernel_program():
-    """The TileLang program for `attention_fwd_kernel`: one T.Kernel block per original block."""
+def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=128, stages=2):
+    """The TileLang program for `attention_fwd_kernel`: one T.Kernel block per Triton program."""
     q_ptr_numel = T.dynamic("q_ptr_numel")
     k_ptr_numel = T.dynamic("k_ptr_numel")
     v_ptr_numel = T.dynamic("v_ptr_numel")
     o_ptr_numel = T.dynamic("o_ptr_numel")
-    BLOCK_M = 32  # constexpr, as launched
-    BLOCK_N = 16  # constexpr, as launched
-    HEAD_DIM = 32  # constexpr, as launched
 
     @T.prim_func
     def attention_fwd_kernel(
@@ -157,92 +193,102 @@ def attention_fwd_kernel_program():
         stride_vs: T.int32,
         stride_oh: T.int32,
         stride_os: T.int32,
-        grid_y: T.int32,
+        grid_x: T.int32,
+        grid_y_: T.int32,
     ):
-        with T.Kernel(T.ceildiv(seq_len, BLOCK_M), grid_y, threads=128) as (pid_m, head):
-            q = T.alloc_shared((32, 32,), T.float32)
-            l_i = T.alloc_fragment((32,), T.float32)
-            acc = T.alloc_fragment((32, 32,), T.float32)
-            m_i = T.alloc_fragment((32,), T.float32)
-            k = T.alloc_fragment((BLOCK_N, 32,), T.float32)
-            v = T.alloc_shared((BLOCK_N, 32,), T.float32)
-            b_shared = T.alloc_shared((32, BLOCK_N,), T.float32)
-            acc_2 = T.alloc_fragment((32, BLOCK_N,), T.float32)
-            qk = T.alloc_fragment((32, BLOCK_N,), T.float32)
-            qk_1 = T.alloc_fragment((32, BLOCK_N,), T.float32)
-            qk_max = T.alloc_fragment((32,), T.float32)
-            m_new = T.alloc_fragment((32,), T.float32)
-            alpha = T.alloc_fragment((32,), T.float32)
-            p = T.alloc_fragment((32, BLOCK_N,), T.float32)
-            p_sum = T.alloc_fragment((32,), T.float32)
-            l_i_1 = T.alloc_fragment((32,), T.float32)
-            acc_1 = T.alloc_fragment((32, 32,), T.float32)
-            a_shared = T.alloc_shared((32, BLOCK_N,), T.float32)
-            acc_3 = T.alloc_fragment((32, 32,), T.float32)
-            out = T.alloc_fragment((32, 32,), T.float32)
-            for i, j in T.Parallel(32, 32):
+        with T.Kernel(grid_x, grid_y_, threads=threads) as (pid_m, head):
+            q = T.alloc_shared((BLOCK_M, HEAD_DIM,), T.float32)
+            l_i = T.alloc_fragment((BLOCK_M,), T.float32)
+            acc = T.alloc_fragment((BLOCK_M, HEAD_DIM,), T.float32)
+            m_i = T.alloc_fragment((BLOCK_M,), T.float32)
+            k = T.alloc_fragment((BLOCK_N, HEAD_DIM,), T.float32)
+            v = T.alloc_shared((BLOCK_N, HEAD_DIM,), T.float32)
+            b_shared = T.alloc_shared((HEAD_DIM, BLOCK_N,), T.float32)
+            acc_2 = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            qk = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            qk_1 = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            qk_max = T.alloc_fragment((BLOCK_M,), T.float32)
+            m_new = T.alloc_fragment((BLOCK_M,), T.float32)
+            alpha = T.alloc_fragment((BLOCK_M,), T.float32)
+            p = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            p_sum = T.alloc_fragment((BLOCK_M,), T.float32)
+            l_i_1 = T.alloc_fragment((BLOCK_M,), T.float32)
+            acc_1 = T.alloc_fragment((BLOCK_M, HEAD_DIM,), T.float32)
+            a_shared = T.alloc_shared((BLOCK_M, BLOCK_N,), T.float32)
+            acc_3 = T.alloc_fragment((BLOCK_M, HEAD_DIM,), T.float32)
+            out = T.alloc_fragment((BLOCK_M, HEAD_DIM,), T.float32)
+            for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
                 q[i, j] = T.if_then_else(pid_m * BLOCK_M + i < seq_len, q_ptr[head * stride_qh + (pid_m * BLOCK_M + i) * stride_qs + j], T.float32(0.0))
-            for i in T.Parallel(32):
+            for i in T.Parallel(BLOCK_M):
                 l_i[i] = T.float32(0.0)
-            for i, j in T.Parallel(32, 32):
+            for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
                 acc[i, j] = T.float32(0.0)
-            for i in T.Parallel(32):
+            for i in T.Parallel(BLOCK_M):
                 m_i[i] = -T.infinity(T.float32)
             start_n = T.alloc_var(T.int32)
             start_n = 0
             while start_n < seq_len:
-                for i, j in T.Parallel(BLOCK_N, 32):
+                for i, j in T.Parallel(BLOCK_N, HEAD_DIM):
                     k[i, j] = T.if_then_else(start_n + i < seq_len, k_ptr[head * stride_kh + (start_n + i) * stride_ks + j], T.float32(0.0))
-                for i, j in T.Parallel(BLOCK_N, 32):
+                for i, j in T.Parallel(BLOCK_N, HEAD_DIM):
                     v[i, j] = T.if_then_else(start_n + i < seq_len, v_ptr[head * stride_vh + (start_n + i) * stride_vs + j], T.float32(0.0))
-                for i, j in T.Parallel(32, BLOCK_N):
+                for i, j in T.Parallel(HEAD_DIM, BLOCK_N):
                     b_shared[i, j] = k[j, i]
                 T.gemm(q, b_shared, acc_2, clear_accum=True)
-                for i, j in T.Parallel(32, BLOCK_N):
+                for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     qk[i, j] = acc_2[i, j] * sm_scale
-                for i, j in T.Parallel(32, BLOCK_N):
+                for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     qk_1[i, j] = T.if_then_else(start_n + j < seq_len, qk[i, j], -T.infinity(T.float32))
                 T.reduce_max(qk_1, qk_max, dim=1)
-                for i in T.Parallel(32):
+                for i in T.Parallel(BLOCK_M):
                     m_new[i] = T.max(m_i[i], qk_max[i])
-                for i in T.Parallel(32):
+                for i in T.Parallel(BLOCK_M):
                     alpha[i] = T.exp(m_i[i] - m_new[i])
-                for i, j in T.Parallel(32, BLOCK_N):
+                for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     p[i, j] = T.exp(qk_1[i, j] - m_new[i])
                 T.reduce_sum(p, p_sum, dim=1)
-                for i in T.Parallel(32):
+                for i in T.Parallel(BLOCK_M):
                     l_i_1[i] = l_i[i] * alpha[i] + p_sum[i]
-                for i, j in T.Parallel(32, 32):
+                for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
                     acc_1[i, j] = acc[i, j] * alpha[i]
-                for i, j in T.Parallel(32, BLOCK_N):
+                for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     a_shared[i, j] = p[i, j]
-                for i, j in T.Parallel(32, 32):
+                for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
                     acc_3[i, j] = acc_1[i, j]
                 T.gemm(a_shared, v, acc_3)
-                for i in T.Parallel(32):
+                for i in T.Parallel(BLOCK_M):
                     l_i[i] = l_i_1[i]
-                for i, j in T.Parallel(32, 32):
+                for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
                     acc[i, j] = acc_3[i, j]
-                for i in T.Parallel(32):
+                for i in T.Parallel(BLOCK_M):
                     m_i[i] = m_new[i]
                 start_n = start_n + BLOCK_N
-            for i, j in T.Parallel(32, 32):
+            for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
                 out[i, j] = acc[i, j] / l_i[i]
-            for i, j in T.Parallel(32, 32):
+            for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
                 if pid_m * BLOCK_M + i < seq_len:
                     o_ptr[head * stride_oh + (pid_m * BLOCK_M + i) * stride_os + j] = out[i, j]
 
     return attention_fwd_kernel
 
 
-def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, stride_qh, stride_qs, stride_kh, stride_ks, stride_vh, stride_vs, stride_oh, stride_os, grid_y, *, target=None):
-    """Run the port of `attention_fwd_kernel` with the original's parameters (torch tensors for pointers).
+def _attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, stride_qh, stride_qs, stride_kh, stride_ks, stride_vh, stride_vs, stride_oh, stride_os, *, BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `attention_fwd_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    kernel = _compiled("attention_fwd_kernel", attention_fwd_kernel_program, target)
+    grid = _launch_grid("attention_fwd_kernel", grid, {"q_ptr": q_ptr, "k_ptr": k_ptr, "v_ptr": v_ptr, "o_ptr": o_ptr, "sm_scale": sm_scale, "seq_len": seq_len, "stride_qh": stride_qh, "stride_qs": stride_qs, "stride_kh": stride_kh, "stride_ks": stride_ks, "stride_vh": stride_vh, "stride_vs": stride_vs, "stride_oh": stride_oh, "stride_os": stride_os, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "HEAD_DIM": HEAD_DIM}, 2)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("attention_fwd_kernel", BLOCK_M, BLOCK_N, HEAD_DIM, num_warps, num_stages),
+                       lambda: attention_fwd_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, HEAD_DIM=HEAD_DIM, threads=num_warps * 32, stages=num_stages), target)
     q_ptr = _flat(q_ptr, "q_ptr", "float32")
     k_ptr = _flat(k_ptr, "k_ptr", "float32")
     v_ptr = _flat(v_ptr, "v_ptr", "float32")
     o_ptr = _flat(o_ptr, "o_ptr", "float32")
-    kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, stride_qh, stride_qs, stride_kh, stride_ks, stride_vh, stride_vs, stride_oh, stride_os, grid_y)
+    kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, stride_qh, stride_qs, stride_kh, stride_ks, stride_vh, stride_vs, stride_oh, stride_os, *grid)
+
+
+attention_fwd_kernel = _TritonKernel(_attention_fwd_kernel)

@@ -3,8 +3,10 @@
 
 - `int8_dequant_kernel` (samples/triton/int8_dequant_scale.py:8), tile level (element-wise: T.Parallel over the block); launch: grid (ceildiv(M, 32), ceildiv(N, 128)), block (128, 32), from the launch site (line 34).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,17 +129,52 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 # --- int8_dequant_kernel: samples/triton/int8_dequant_scale.py:8 -----
 # launch: grid (ceildiv(M, 32), ceildiv(N, 128)), block (128, 32), from the launch site (line 34)
 
 
-def int8_dequant_kernel_program():
-    """The TileLang program for `int8_dequant_kernel`: one T.Kernel block per original block."""
+def int8_dequant_kernel_program(BLOCK_M=32, BLOCK_N=128, threads=128):
+    """The TileLang program for `int8_dequant_kernel`: one T.Kernel block per Triton program."""
     q_ptr_numel = T.dynamic("q_ptr_numel")
     scale_ptr_numel = T.dynamic("scale_ptr_numel")
     out_ptr_numel = T.dynamic("out_ptr_numel")
-    BLOCK_M = 32  # constexpr, as launched
-    BLOCK_N = 128  # constexpr, as launched
 
     @T.prim_func
     def int8_dequant_kernel(
@@ -148,8 +185,10 @@ def int8_dequant_kernel_program():
         N: T.int32,
         stride_qm: T.int32,
         stride_om: T.int32,
+        grid_x: T.int32,
+        grid_y: T.int32,
     ):
-        with T.Kernel(T.ceildiv(M, BLOCK_M), T.ceildiv(N, BLOCK_N), threads=128) as (pid_m, pid_n):
+        with T.Kernel(grid_x, grid_y, threads=threads) as (pid_m, pid_n):
             for ty, tx in T.Parallel(BLOCK_M, BLOCK_N):
                 rows = pid_m * BLOCK_M + ty
                 cols = pid_n * BLOCK_N + tx
@@ -162,13 +201,24 @@ def int8_dequant_kernel_program():
     return int8_dequant_kernel
 
 
-def int8_dequant_kernel(q_ptr, scale_ptr, out_ptr, M, N, stride_qm, stride_om, *, target=None):
-    """Run the port of `int8_dequant_kernel` with the original's parameters (torch tensors for pointers).
+def _int8_dequant_kernel(q_ptr, scale_ptr, out_ptr, M, N, stride_qm, stride_om, *, BLOCK_M=32, BLOCK_N=128, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `int8_dequant_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    kernel = _compiled("int8_dequant_kernel", int8_dequant_kernel_program, target)
+    if grid is None:
+        grid = (-(-(int(M)) // (BLOCK_M)), -(-(int(N)) // (BLOCK_N)),)  # as the original's launch site computes it
+    grid = _launch_grid("int8_dequant_kernel", grid, {"q_ptr": q_ptr, "scale_ptr": scale_ptr, "out_ptr": out_ptr, "M": M, "N": N, "stride_qm": stride_qm, "stride_om": stride_om, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N}, 2)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("int8_dequant_kernel", BLOCK_M, BLOCK_N, num_warps),
+                       lambda: int8_dequant_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, threads=num_warps * 32), target)
     q_ptr = _flat(q_ptr, "q_ptr", "int8")
     scale_ptr = _flat(scale_ptr, "scale_ptr", "float32")
     out_ptr = _flat(out_ptr, "out_ptr", "float16")
-    kernel(q_ptr, scale_ptr, out_ptr, M, N, stride_qm, stride_om)
+    kernel(q_ptr, scale_ptr, out_ptr, M, N, stride_qm, stride_om, *grid)
+
+
+int8_dequant_kernel = _TritonKernel(_int8_dequant_kernel)

@@ -3,8 +3,10 @@
 
 - `layernorm_fwd_kernel` (samples/triton/layernorm_forward.py:8), tile level (blocks: T.reduce); launch: grid (M), block (1,), from the launch site (line 54).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,19 +129,55 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 # --- layernorm_fwd_kernel: samples/triton/layernorm_forward.py:8 -----
 # launch: grid (M), block (1,), from the launch site (line 54)
 
 
-def layernorm_fwd_kernel_program():
-    """The TileLang program for `layernorm_fwd_kernel`: one T.Kernel block per original block."""
+def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
+    """The TileLang program for `layernorm_fwd_kernel`: one T.Kernel block per Triton program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     y_ptr_numel = T.dynamic("y_ptr_numel")
     w_ptr_numel = T.dynamic("w_ptr_numel")
     b_ptr_numel = T.dynamic("b_ptr_numel")
     mean_ptr_numel = T.dynamic("mean_ptr_numel")
     rstd_ptr_numel = T.dynamic("rstd_ptr_numel")
-    BLOCK_SIZE = 256  # constexpr, as launched
 
     @T.prim_func
     def layernorm_fwd_kernel(
@@ -153,9 +191,9 @@ def layernorm_fwd_kernel_program():
         y_row_stride: T.int32,
         N: T.int32,
         eps: T.float32,
-        M: T.int32,
+        grid_x: T.int32,
     ):
-        with T.Kernel(M, threads=128) as row:
+        with T.Kernel(grid_x, threads=threads) as row:
             acc = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             acc_1 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
@@ -227,16 +265,25 @@ def layernorm_fwd_kernel_program():
     return layernorm_fwd_kernel
 
 
-def layernorm_fwd_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, x_row_stride, y_row_stride, N, eps, M, *, target=None):
-    """Run the port of `layernorm_fwd_kernel` with the original's parameters (torch tensors for pointers).
+def _layernorm_fwd_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, x_row_stride, y_row_stride, N, eps, *, BLOCK_SIZE=256, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `layernorm_fwd_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    kernel = _compiled("layernorm_fwd_kernel", layernorm_fwd_kernel_program, target)
+    grid = _launch_grid("layernorm_fwd_kernel", grid, {"x_ptr": x_ptr, "y_ptr": y_ptr, "w_ptr": w_ptr, "b_ptr": b_ptr, "mean_ptr": mean_ptr, "rstd_ptr": rstd_ptr, "x_row_stride": x_row_stride, "y_row_stride": y_row_stride, "N": N, "eps": eps, "BLOCK_SIZE": BLOCK_SIZE}, 1)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("layernorm_fwd_kernel", BLOCK_SIZE, num_warps),
+                       lambda: layernorm_fwd_kernel_program(BLOCK_SIZE=BLOCK_SIZE, threads=num_warps * 32), target)
     x_ptr = _flat(x_ptr, "x_ptr", "float32")
     y_ptr = _flat(y_ptr, "y_ptr", "float32")
     w_ptr = _flat(w_ptr, "w_ptr", "float32")
     b_ptr = _flat(b_ptr, "b_ptr", "float32")
     mean_ptr = _flat(mean_ptr, "mean_ptr", "float32")
     rstd_ptr = _flat(rstd_ptr, "rstd_ptr", "float32")
-    kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, x_row_stride, y_row_stride, N, eps, M)
+    kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, x_row_stride, y_row_stride, N, eps, *grid)
+
+
+layernorm_fwd_kernel = _TritonKernel(_layernorm_fwd_kernel)

@@ -3,8 +3,10 @@
 
 - `leaky_relu_kernel` (samples/triton/leaky_relu_where.py:13), tile level (element-wise: T.Parallel over the block); launch: grid (ceildiv(n_elements, 256)), block (256,), from the launch site (line 27).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,15 +129,51 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 # --- leaky_relu_kernel: samples/triton/leaky_relu_where.py:13 ---------
 # launch: grid (ceildiv(n_elements, 256)), block (256,), from the launch site (line 27)
 
 
-def leaky_relu_kernel_program():
-    """The TileLang program for `leaky_relu_kernel`: one T.Kernel block per original block."""
+def leaky_relu_kernel_program(BLOCK_SIZE=256, threads=128):
+    """The TileLang program for `leaky_relu_kernel`: one T.Kernel block per Triton program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     y_ptr_numel = T.dynamic("y_ptr_numel")
-    BLOCK_SIZE = 256  # constexpr, as launched
 
     @T.prim_func
     def leaky_relu_kernel(
@@ -143,8 +181,9 @@ def leaky_relu_kernel_program():
         y_ptr: T.Tensor((y_ptr_numel,), T.float32),
         n_elements: T.int32,
         negative_slope: T.float32,
+        grid_x: T.int32,
     ):
-        with T.Kernel(T.ceildiv(n_elements, 256), threads=128) as pid:
+        with T.Kernel(grid_x, threads=threads) as pid:
             for tx in T.Parallel(BLOCK_SIZE):
                 offsets = pid * BLOCK_SIZE + tx
                 x = T.if_then_else(offsets < n_elements, x_ptr[offsets], T.float32(0.0))
@@ -155,12 +194,23 @@ def leaky_relu_kernel_program():
     return leaky_relu_kernel
 
 
-def leaky_relu_kernel(x_ptr, y_ptr, n_elements, negative_slope, *, target=None):
-    """Run the port of `leaky_relu_kernel` with the original's parameters (torch tensors for pointers).
+def _leaky_relu_kernel(x_ptr, y_ptr, n_elements, negative_slope, *, BLOCK_SIZE=256, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `leaky_relu_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    kernel = _compiled("leaky_relu_kernel", leaky_relu_kernel_program, target)
+    if grid is None:
+        grid = (-(-(int(n_elements)) // (256)),)  # as the original's launch site computes it
+    grid = _launch_grid("leaky_relu_kernel", grid, {"x_ptr": x_ptr, "y_ptr": y_ptr, "n_elements": n_elements, "negative_slope": negative_slope, "BLOCK_SIZE": BLOCK_SIZE}, 1)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("leaky_relu_kernel", BLOCK_SIZE, num_warps),
+                       lambda: leaky_relu_kernel_program(BLOCK_SIZE=BLOCK_SIZE, threads=num_warps * 32), target)
     x_ptr = _flat(x_ptr, "x_ptr", "float32")
     y_ptr = _flat(y_ptr, "y_ptr", "float32")
-    kernel(x_ptr, y_ptr, n_elements, negative_slope)
+    kernel(x_ptr, y_ptr, n_elements, negative_slope, *grid)
+
+
+leaky_relu_kernel = _TritonKernel(_leaky_relu_kernel)

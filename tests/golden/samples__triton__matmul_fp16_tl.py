@@ -3,8 +3,10 @@
 
 - `matmul_fp16_kernel` (samples/triton/matmul_fp16.py:8), tile level (blocks: T.Pipelined, T.gemm); launch: grid (ceildiv(M, 64), ceildiv(N, 64)), block (1,), from the launch site (line 50).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,18 +129,52 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 # --- matmul_fp16_kernel: samples/triton/matmul_fp16.py:8 -------------
 # launch: grid (ceildiv(M, 64), ceildiv(N, 64)), block (1,), from the launch site (line 50)
 
 
-def matmul_fp16_kernel_program():
-    """The TileLang program for `matmul_fp16_kernel`: one T.Kernel block per original block."""
+def matmul_fp16_kernel_program(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, threads=128, stages=2):
+    """The TileLang program for `matmul_fp16_kernel`: one T.Kernel block per Triton program."""
     a_ptr_numel = T.dynamic("a_ptr_numel")
     b_ptr_numel = T.dynamic("b_ptr_numel")
     c_ptr_numel = T.dynamic("c_ptr_numel")
-    BLOCK_M = 64  # constexpr, as launched
-    BLOCK_N = 64  # constexpr, as launched
-    BLOCK_K = 32  # constexpr, as launched
 
     @T.prim_func
     def matmul_fp16_kernel(
@@ -154,37 +190,50 @@ def matmul_fp16_kernel_program():
         stride_bn: T.int32,
         stride_cm: T.int32,
         stride_cn: T.int32,
+        grid_x: T.int32,
+        grid_y: T.int32,
     ):
-        with T.Kernel(T.ceildiv(M, BLOCK_M), T.ceildiv(N, BLOCK_N), threads=128) as (pid_m, pid_n):
-            acc = T.alloc_fragment((64, 64,), T.float32)
-            a = T.alloc_shared((64, BLOCK_K,), T.float16)
-            b = T.alloc_shared((BLOCK_K, 64,), T.float16)
-            c = T.alloc_fragment((64, 64,), T.float16)
-            for i, j in T.Parallel(64, 64):
+        with T.Kernel(grid_x, grid_y, threads=threads) as (pid_m, pid_n):
+            acc = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            a = T.alloc_shared((BLOCK_M, BLOCK_K,), T.float16)
+            b = T.alloc_shared((BLOCK_K, BLOCK_N,), T.float16)
+            c = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float16)
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 acc[i, j] = T.float32(0.0)
-            for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=2):
+            for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=stages):
                 k_left = K - k * BLOCK_K
-                for i, j in T.Parallel(64, BLOCK_K):
+                for i, j in T.Parallel(BLOCK_M, BLOCK_K):
                     a[i, j] = T.if_then_else(T.And(pid_m * BLOCK_M + i < M, j < k_left), a_ptr[(pid_m * BLOCK_M + i) * stride_am + j * stride_ak + k * BLOCK_K * stride_ak], T.float16(0.0))
-                for i, j in T.Parallel(BLOCK_K, 64):
+                for i, j in T.Parallel(BLOCK_K, BLOCK_N):
                     b[i, j] = T.if_then_else(T.And(i < k_left, pid_n * BLOCK_N + j < N), b_ptr[i * stride_bk + (pid_n * BLOCK_N + j) * stride_bn + k * BLOCK_K * stride_bk], T.float16(0.0))
                 T.gemm(a, b, acc)
-            for i, j in T.Parallel(64, 64):
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 c[i, j] = T.Cast(T.float16, acc[i, j])
-            for i, j in T.Parallel(64, 64):
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 if T.And(pid_m * BLOCK_M + i < M, pid_n * BLOCK_N + j < N):
                     c_ptr[(pid_m * BLOCK_M + i) * stride_cm + (pid_n * BLOCK_N + j) * stride_cn] = c[i, j]
 
     return matmul_fp16_kernel
 
 
-def matmul_fp16_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, *, target=None):
-    """Run the port of `matmul_fp16_kernel` with the original's parameters (torch tensors for pointers).
+def _matmul_fp16_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, *, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `matmul_fp16_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    kernel = _compiled("matmul_fp16_kernel", matmul_fp16_kernel_program, target)
+    if grid is None:
+        grid = (-(-(int(M)) // (BLOCK_M)), -(-(int(N)) // (BLOCK_N)),)  # as the original's launch site computes it
+    grid = _launch_grid("matmul_fp16_kernel", grid, {"a_ptr": a_ptr, "b_ptr": b_ptr, "c_ptr": c_ptr, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K}, 2)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("matmul_fp16_kernel", BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages),
+                       lambda: matmul_fp16_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, threads=num_warps * 32, stages=num_stages), target)
     a_ptr = _flat(a_ptr, "a_ptr", "float16")
     b_ptr = _flat(b_ptr, "b_ptr", "float16")
     c_ptr = _flat(c_ptr, "c_ptr", "float16")
-    kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn)
+    kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, *grid)
+
+
+matmul_fp16_kernel = _TritonKernel(_matmul_fp16_kernel)

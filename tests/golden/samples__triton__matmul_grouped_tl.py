@@ -3,8 +3,10 @@
 
 - `matmul_grouped_kernel` (samples/triton/matmul_grouped.py:14), tile level (blocks: T.Pipelined, T.gemm); launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), block (1,), from the launch site (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2; pick another with --config N).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,19 +129,52 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 # --- matmul_grouped_kernel: samples/triton/matmul_grouped.py:14 -------
 # launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), block (1,), from the launch site (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2; pick another with --config N)
 
 
-def matmul_grouped_kernel_program():
-    """The TileLang program for `matmul_grouped_kernel`: one T.Kernel block per original block."""
+def matmul_grouped_kernel_program(BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2, threads=128, stages=2):
+    """The TileLang program for `matmul_grouped_kernel`: one T.Kernel block per Triton program."""
     a_ptr_numel = T.dynamic("a_ptr_numel")
     b_ptr_numel = T.dynamic("b_ptr_numel")
     c_ptr_numel = T.dynamic("c_ptr_numel")
-    BLOCK_M = 32  # constexpr, as launched
-    BLOCK_N = 32  # constexpr, as launched
-    BLOCK_K = 16  # constexpr, as launched
-    GROUP_M = 2  # constexpr, as launched
 
     @T.prim_func
     def matmul_grouped_kernel(
@@ -155,11 +190,12 @@ def matmul_grouped_kernel_program():
         stride_bn: T.int32,
         stride_cm: T.int32,
         stride_cn: T.int32,
+        grid_x: T.int32,
     ):
-        with T.Kernel(T.ceildiv(M, BLOCK_M) * T.ceildiv(N, BLOCK_N), threads=128) as pid:
-            acc = T.alloc_fragment((32, 32,), T.float32)
-            a = T.alloc_shared((32, BLOCK_K,), T.float32)
-            b = T.alloc_shared((BLOCK_K, 32,), T.float32)
+        with T.Kernel(grid_x, threads=threads) as pid:
+            acc = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            a = T.alloc_shared((BLOCK_M, BLOCK_K,), T.float32)
+            b = T.alloc_shared((BLOCK_K, BLOCK_N,), T.float32)
             num_pid_m = T.ceildiv(M, BLOCK_M)
             num_pid_n = T.ceildiv(N, BLOCK_N)
             num_pid_in_group = GROUP_M * num_pid_n
@@ -168,29 +204,40 @@ def matmul_grouped_kernel_program():
             group_size_m = T.min(num_pid_m - first_pid_m, GROUP_M)
             pid_m = first_pid_m + T.truncmod(T.truncmod(pid, num_pid_in_group), group_size_m)
             pid_n = T.truncdiv(T.truncmod(pid, num_pid_in_group), group_size_m)
-            for i, j in T.Parallel(32, 32):
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 acc[i, j] = T.float32(0.0)
-            for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=2):
+            for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=stages):
                 k_left = K - k * BLOCK_K
-                for i, j in T.Parallel(32, BLOCK_K):
+                for i, j in T.Parallel(BLOCK_M, BLOCK_K):
                     a[i, j] = T.if_then_else(T.And(pid_m * BLOCK_M + i < M, j < k_left), a_ptr[(pid_m * BLOCK_M + i) * stride_am + j * stride_ak + k * BLOCK_K * stride_ak], T.float32(0.0))
-                for i, j in T.Parallel(BLOCK_K, 32):
+                for i, j in T.Parallel(BLOCK_K, BLOCK_N):
                     b[i, j] = T.if_then_else(T.And(i < k_left, pid_n * BLOCK_N + j < N), b_ptr[i * stride_bk + (pid_n * BLOCK_N + j) * stride_bn + k * BLOCK_K * stride_bk], T.float32(0.0))
                 T.gemm(a, b, acc)
-            for i, j in T.Parallel(32, 32):
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 if T.And(pid_m * BLOCK_M + i < M, pid_n * BLOCK_N + j < N):
                     c_ptr[(pid_m * BLOCK_M + i) * stride_cm + (pid_n * BLOCK_N + j) * stride_cn] = acc[i, j]
 
     return matmul_grouped_kernel
 
 
-def matmul_grouped_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, *, target=None):
-    """Run the port of `matmul_grouped_kernel` with the original's parameters (torch tensors for pointers).
+def _matmul_grouped_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, *, BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `matmul_grouped_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    kernel = _compiled("matmul_grouped_kernel", matmul_grouped_kernel_program, target)
+    if grid is None:
+        grid = ((-(-(int(M)) // (BLOCK_M)) * -(-(int(N)) // (BLOCK_N))),)  # as the original's launch site computes it
+    grid = _launch_grid("matmul_grouped_kernel", grid, {"a_ptr": a_ptr, "b_ptr": b_ptr, "c_ptr": c_ptr, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K, "GROUP_M": GROUP_M}, 1)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("matmul_grouped_kernel", BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages),
+                       lambda: matmul_grouped_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, threads=num_warps * 32, stages=num_stages), target)
     a_ptr = _flat(a_ptr, "a_ptr", "float32")
     b_ptr = _flat(b_ptr, "b_ptr", "float32")
     c_ptr = _flat(c_ptr, "c_ptr", "float32")
-    kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn)
+    kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, *grid)
+
+
+matmul_grouped_kernel = _TritonKernel(_matmul_grouped_kernel)

@@ -3,8 +3,10 @@
 
 - `rmsnorm_kernel` (samples/triton/rmsnorm.py:8), tile level (blocks: T.reduce); launch: grid (M), block (1,), from the launch site (line 31).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,6 +129,43 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 def _next_power_of_2(n):
     """triton.next_power_of_2, for constexprs the launch site computes from the arguments."""
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
@@ -136,8 +175,8 @@ def _next_power_of_2(n):
 # launch: grid (M), block (1,), from the launch site (line 31)
 
 
-def rmsnorm_kernel_program(BLOCK_SIZE):
-    """The TileLang program for `rmsnorm_kernel`: one T.Kernel block per original block."""
+def rmsnorm_kernel_program(BLOCK_SIZE, threads=128):
+    """The TileLang program for `rmsnorm_kernel`: one T.Kernel block per Triton program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     w_ptr_numel = T.dynamic("w_ptr_numel")
     out_ptr_numel = T.dynamic("out_ptr_numel")
@@ -151,9 +190,9 @@ def rmsnorm_kernel_program(BLOCK_SIZE):
         out_row_stride: T.int32,
         N: T.int32,
         eps: T.float32,
-        M: T.int32,
+        grid_x: T.int32,
     ):
-        with T.Kernel(M, threads=128) as row:
+        with T.Kernel(grid_x, threads=threads) as row:
             x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x_1 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x_sum = T.alloc_fragment((1,), T.float32)
@@ -177,15 +216,24 @@ def rmsnorm_kernel_program(BLOCK_SIZE):
     return rmsnorm_kernel
 
 
-def rmsnorm_kernel(x_ptr, w_ptr, out_ptr, x_row_stride, out_row_stride, N, eps, M, *, target=None):
-    """Run the port of `rmsnorm_kernel` with the original's parameters (torch tensors for pointers).
+def _rmsnorm_kernel(x_ptr, w_ptr, out_ptr, x_row_stride, out_row_stride, N, eps, *, BLOCK_SIZE=None, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `rmsnorm_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    BLOCK_SIZE = _next_power_of_2(int(N))  # constexpr, computed as the launch site does
-    kernel = _compiled(("rmsnorm_kernel", BLOCK_SIZE),
-                       lambda: rmsnorm_kernel_program(BLOCK_SIZE), target)
+    if BLOCK_SIZE is None:
+        BLOCK_SIZE = _next_power_of_2(int(N))  # computed as the launch site does
+    grid = _launch_grid("rmsnorm_kernel", grid, {"x_ptr": x_ptr, "w_ptr": w_ptr, "out_ptr": out_ptr, "x_row_stride": x_row_stride, "out_row_stride": out_row_stride, "N": N, "eps": eps, "BLOCK_SIZE": BLOCK_SIZE}, 1)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("rmsnorm_kernel", BLOCK_SIZE, num_warps),
+                       lambda: rmsnorm_kernel_program(BLOCK_SIZE, threads=num_warps * 32), target)
     x_ptr = _flat(x_ptr, "x_ptr", "float32")
     w_ptr = _flat(w_ptr, "w_ptr", "float32")
     out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, w_ptr, out_ptr, x_row_stride, out_row_stride, N, eps, M)
+    kernel(x_ptr, w_ptr, out_ptr, x_row_stride, out_row_stride, N, eps, *grid)
+
+
+rmsnorm_kernel = _TritonKernel(_rmsnorm_kernel)

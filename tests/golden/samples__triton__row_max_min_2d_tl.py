@@ -3,8 +3,10 @@
 
 - `row_max_min_kernel` (samples/triton/row_max_min_2d.py:8), tile level (blocks: T.reduce); launch: grid (ceildiv(n_rows, 32)), block (1,), from the launch site (line 36).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,6 +129,43 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 def _next_power_of_2(n):
     """triton.next_power_of_2, for constexprs the launch site computes from the arguments."""
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
@@ -136,12 +175,11 @@ def _next_power_of_2(n):
 # launch: grid (ceildiv(n_rows, 32)), block (1,), from the launch site (line 36)
 
 
-def row_max_min_kernel_program(BLOCK_N):
-    """The TileLang program for `row_max_min_kernel`: one T.Kernel block per original block."""
+def row_max_min_kernel_program(BLOCK_N, BLOCK_M=32, threads=128):
+    """The TileLang program for `row_max_min_kernel`: one T.Kernel block per Triton program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     max_ptr_numel = T.dynamic("max_ptr_numel")
     min_ptr_numel = T.dynamic("min_ptr_numel")
-    BLOCK_M = 32  # constexpr, as launched
 
     @T.prim_func
     def row_max_min_kernel(
@@ -151,8 +189,9 @@ def row_max_min_kernel_program(BLOCK_N):
         n_rows: T.int32,
         n_cols: T.int32,
         x_row_stride: T.int32,
+        grid_x: T.int32,
     ):
-        with T.Kernel(T.ceildiv(n_rows, BLOCK_M), threads=128) as pid:
+        with T.Kernel(grid_x, threads=threads) as pid:
             x_for_max = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
             x_for_min = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
             x_for_max_max = T.alloc_fragment((BLOCK_M,), T.float32)
@@ -173,15 +212,26 @@ def row_max_min_kernel_program(BLOCK_N):
     return row_max_min_kernel
 
 
-def row_max_min_kernel(x_ptr, max_ptr, min_ptr, n_rows, n_cols, x_row_stride, *, target=None):
-    """Run the port of `row_max_min_kernel` with the original's parameters (torch tensors for pointers).
+def _row_max_min_kernel(x_ptr, max_ptr, min_ptr, n_rows, n_cols, x_row_stride, *, BLOCK_N=None, BLOCK_M=32, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `row_max_min_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    BLOCK_N = _next_power_of_2(int(n_cols))  # constexpr, computed as the launch site does
-    kernel = _compiled(("row_max_min_kernel", BLOCK_N),
-                       lambda: row_max_min_kernel_program(BLOCK_N), target)
+    if BLOCK_N is None:
+        BLOCK_N = _next_power_of_2(int(n_cols))  # computed as the launch site does
+    if grid is None:
+        grid = (-(-(int(n_rows)) // (BLOCK_M)),)  # as the original's launch site computes it
+    grid = _launch_grid("row_max_min_kernel", grid, {"x_ptr": x_ptr, "max_ptr": max_ptr, "min_ptr": min_ptr, "n_rows": n_rows, "n_cols": n_cols, "x_row_stride": x_row_stride, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N}, 1)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("row_max_min_kernel", BLOCK_N, BLOCK_M, num_warps),
+                       lambda: row_max_min_kernel_program(BLOCK_N, BLOCK_M=BLOCK_M, threads=num_warps * 32), target)
     x_ptr = _flat(x_ptr, "x_ptr", "float32")
     max_ptr = _flat(max_ptr, "max_ptr", "float32")
     min_ptr = _flat(min_ptr, "min_ptr", "float32")
-    kernel(x_ptr, max_ptr, min_ptr, n_rows, n_cols, x_row_stride)
+    kernel(x_ptr, max_ptr, min_ptr, n_rows, n_cols, x_row_stride, *grid)
+
+
+row_max_min_kernel = _TritonKernel(_row_max_min_kernel)

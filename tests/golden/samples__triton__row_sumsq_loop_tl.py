@@ -3,8 +3,10 @@
 
 - `row_sumsq_kernel` (samples/triton/row_sumsq_loop.py:8), tile level (element-wise: T.Parallel over the block); launch: grid (ceildiv(n_rows, 64)), block (64,), from the launch site (line 29).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,15 +129,51 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 # --- row_sumsq_kernel: samples/triton/row_sumsq_loop.py:8 ------------
 # launch: grid (ceildiv(n_rows, 64)), block (64,), from the launch site (line 29)
 
 
-def row_sumsq_kernel_program():
-    """The TileLang program for `row_sumsq_kernel`: one T.Kernel block per original block."""
+def row_sumsq_kernel_program(BLOCK_ROWS=64, threads=128):
+    """The TileLang program for `row_sumsq_kernel`: one T.Kernel block per Triton program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     out_ptr_numel = T.dynamic("out_ptr_numel")
-    BLOCK_ROWS = 64  # constexpr, as launched
 
     @T.prim_func
     def row_sumsq_kernel(
@@ -144,8 +182,9 @@ def row_sumsq_kernel_program():
         n_rows: T.int32,
         n_cols: T.int32,
         stride: T.int32,
+        grid_x: T.int32,
     ):
-        with T.Kernel(T.ceildiv(n_rows, BLOCK_ROWS), threads=128) as pid:
+        with T.Kernel(grid_x, threads=threads) as pid:
             for tx in T.Parallel(BLOCK_ROWS):
                 rows = pid * BLOCK_ROWS + tx
                 acc = T.alloc_var(T.float32)
@@ -160,12 +199,23 @@ def row_sumsq_kernel_program():
     return row_sumsq_kernel
 
 
-def row_sumsq_kernel(x_ptr, out_ptr, n_rows, n_cols, stride, *, target=None):
-    """Run the port of `row_sumsq_kernel` with the original's parameters (torch tensors for pointers).
+def _row_sumsq_kernel(x_ptr, out_ptr, n_rows, n_cols, stride, *, BLOCK_ROWS=64, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `row_sumsq_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    kernel = _compiled("row_sumsq_kernel", row_sumsq_kernel_program, target)
+    if grid is None:
+        grid = (-(-(int(n_rows)) // (BLOCK_ROWS)),)  # as the original's launch site computes it
+    grid = _launch_grid("row_sumsq_kernel", grid, {"x_ptr": x_ptr, "out_ptr": out_ptr, "n_rows": n_rows, "n_cols": n_cols, "stride": stride, "BLOCK_ROWS": BLOCK_ROWS}, 1)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("row_sumsq_kernel", BLOCK_ROWS, num_warps),
+                       lambda: row_sumsq_kernel_program(BLOCK_ROWS=BLOCK_ROWS, threads=num_warps * 32), target)
     x_ptr = _flat(x_ptr, "x_ptr", "float32")
     out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, n_rows, n_cols, stride)
+    kernel(x_ptr, out_ptr, n_rows, n_cols, stride, *grid)
+
+
+row_sumsq_kernel = _TritonKernel(_row_sumsq_kernel)

@@ -3,8 +3,10 @@
 
 - `softmax_kernel` (samples/triton/softmax_fused.py:8), tile level (blocks: T.reduce); launch: grid (n_rows), block (1,), from the launch site (line 30).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,6 +129,43 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 def _next_power_of_2(n):
     """triton.next_power_of_2, for constexprs the launch site computes from the arguments."""
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
@@ -136,8 +175,8 @@ def _next_power_of_2(n):
 # launch: grid (n_rows), block (1,), from the launch site (line 30)
 
 
-def softmax_kernel_program(BLOCK_SIZE):
-    """The TileLang program for `softmax_kernel`: one T.Kernel block per original block."""
+def softmax_kernel_program(BLOCK_SIZE, threads=128):
+    """The TileLang program for `softmax_kernel`: one T.Kernel block per Triton program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     out_ptr_numel = T.dynamic("out_ptr_numel")
 
@@ -148,9 +187,9 @@ def softmax_kernel_program(BLOCK_SIZE):
         n_cols: T.int32,
         x_row_stride: T.int32,
         out_row_stride: T.int32,
-        n_rows: T.int32,
+        grid_x: T.int32,
     ):
-        with T.Kernel(n_rows, threads=128) as row:
+        with T.Kernel(grid_x, threads=threads) as row:
             x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x_max = T.alloc_fragment((1,), T.float32)
             num = T.alloc_fragment((BLOCK_SIZE,), T.float32)
@@ -171,14 +210,23 @@ def softmax_kernel_program(BLOCK_SIZE):
     return softmax_kernel
 
 
-def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, n_rows, *, target=None):
-    """Run the port of `softmax_kernel` with the original's parameters (torch tensors for pointers).
+def _softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, *, BLOCK_SIZE=None, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `softmax_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    BLOCK_SIZE = _next_power_of_2(int(n_cols))  # constexpr, computed as the launch site does
-    kernel = _compiled(("softmax_kernel", BLOCK_SIZE),
-                       lambda: softmax_kernel_program(BLOCK_SIZE), target)
+    if BLOCK_SIZE is None:
+        BLOCK_SIZE = _next_power_of_2(int(n_cols))  # computed as the launch site does
+    grid = _launch_grid("softmax_kernel", grid, {"x_ptr": x_ptr, "out_ptr": out_ptr, "n_cols": n_cols, "x_row_stride": x_row_stride, "out_row_stride": out_row_stride, "BLOCK_SIZE": BLOCK_SIZE}, 1)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("softmax_kernel", BLOCK_SIZE, num_warps),
+                       lambda: softmax_kernel_program(BLOCK_SIZE, threads=num_warps * 32), target)
     x_ptr = _flat(x_ptr, "x_ptr", "float32")
     out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, n_rows)
+    kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, *grid)
+
+
+softmax_kernel = _TritonKernel(_softmax_kernel)

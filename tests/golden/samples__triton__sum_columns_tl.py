@@ -3,8 +3,10 @@
 
 - `sum_columns_kernel` (samples/triton/sum_columns.py:8), tile level (blocks: T.reduce); launch: grid (ceildiv(N, 64)), block (1,), from the launch site (line 34).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,16 +129,51 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 # --- sum_columns_kernel: samples/triton/sum_columns.py:8 -------------
 # launch: grid (ceildiv(N, 64)), block (1,), from the launch site (line 34)
 
 
-def sum_columns_kernel_program():
-    """The TileLang program for `sum_columns_kernel`: one T.Kernel block per original block."""
+def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
+    """The TileLang program for `sum_columns_kernel`: one T.Kernel block per Triton program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     out_ptr_numel = T.dynamic("out_ptr_numel")
-    BLOCK_M = 64  # constexpr, as launched
-    BLOCK_N = 64  # constexpr, as launched
 
     @T.prim_func
     def sum_columns_kernel(
@@ -146,41 +183,53 @@ def sum_columns_kernel_program():
         N: T.int32,
         stride_m: T.int32,
         stride_n: T.int32,
+        grid_x: T.int32,
     ):
-        with T.Kernel(T.ceildiv(N, BLOCK_N), threads=128) as pid:
-            acc = T.alloc_fragment((64, 64,), T.float32)
-            x = T.alloc_fragment((64, 64,), T.float32)
-            acc_1 = T.alloc_fragment((64, 64,), T.float32)
-            x_1 = T.alloc_fragment((64, 64,), T.float32)
-            x_sum = T.alloc_fragment((64,), T.float32)
-            for i, j in T.Parallel(64, 64):
+        with T.Kernel(grid_x, threads=threads) as pid:
+            acc = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            x = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            acc_1 = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            x_1 = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
+            x_sum = T.alloc_fragment((BLOCK_N,), T.float32)
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 acc[i, j] = T.float32(0.0)
             start_m = T.alloc_var(T.int32)
             start_m = 0
             while start_m < M:
-                for i, j in T.Parallel(64, 64):
+                for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     x[i, j] = T.if_then_else(T.And(start_m + i < M, pid * BLOCK_N + j < N), x_ptr[(start_m + i) * stride_m + (pid * BLOCK_N + j) * stride_n], T.float32(0.0))
-                for i, j in T.Parallel(64, 64):
+                for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     acc_1[i, j] = acc[i, j] + x[i, j]
-                for i, j in T.Parallel(64, 64):
+                for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     acc[i, j] = acc_1[i, j]
                 start_m = start_m + BLOCK_M
-            for i, j in T.Parallel(64, 64):
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 x_1[i, j] = acc[i, j]
             T.reduce_sum(x_1, x_sum, dim=0)
-            for i in T.Parallel(64):
+            for i in T.Parallel(BLOCK_N):
                 if pid * BLOCK_N + i < N:
                     out_ptr[pid * BLOCK_N + i] = x_sum[i]
 
     return sum_columns_kernel
 
 
-def sum_columns_kernel(x_ptr, out_ptr, M, N, stride_m, stride_n, *, target=None):
-    """Run the port of `sum_columns_kernel` with the original's parameters (torch tensors for pointers).
+def _sum_columns_kernel(x_ptr, out_ptr, M, N, stride_m, stride_n, *, BLOCK_M=64, BLOCK_N=64, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `sum_columns_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    kernel = _compiled("sum_columns_kernel", sum_columns_kernel_program, target)
+    if grid is None:
+        grid = (-(-(int(N)) // (BLOCK_N)),)  # as the original's launch site computes it
+    grid = _launch_grid("sum_columns_kernel", grid, {"x_ptr": x_ptr, "out_ptr": out_ptr, "M": M, "N": N, "stride_m": stride_m, "stride_n": stride_n, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N}, 1)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("sum_columns_kernel", BLOCK_M, BLOCK_N, num_warps),
+                       lambda: sum_columns_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, threads=num_warps * 32), target)
     x_ptr = _flat(x_ptr, "x_ptr", "float32")
     out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, M, N, stride_m, stride_n)
+    kernel(x_ptr, out_ptr, M, N, stride_m, stride_n, *grid)
+
+
+sum_columns_kernel = _TritonKernel(_sum_columns_kernel)

@@ -3,8 +3,10 @@
 
 - `swiglu_kernel` (samples/triton/swiglu.py:8), tile level (element-wise: T.Parallel over the block); launch: grid (ceildiv(n_elements, 2048)), block (2048,), from the launch site (line 28).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a wrapper
-(`<name>(...)`) that takes the original kernel's parameters, with torch tensors for pointers.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, taking the
+constexprs the port is generic over) and a launcher `<name>` with Triton's calling convention:
+`<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch
+tensors for pointers.
 """
 
 import torch
@@ -127,16 +129,52 @@ def _member(value, name, index):
     return value[index]
 
 
+class _TritonKernel:
+    """Triton's calling convention: `kernel[grid](*args, **constexprs)`, or `kernel(*args, grid=...)`."""
+
+    def __init__(self, run):
+        self._run = run
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self._run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _launch_grid(name, grid, meta, axes):
+    """The launch grid as `axes` ints (None when empty): a tuple, an int, or `lambda meta: ...`."""
+    if grid is None:
+        raise TypeError(f"{name}: pass the launch grid, as Triton does: {name}[grid](...) or grid=...")
+    if callable(grid):
+        grid = grid(meta)
+    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
+    if any(g <= 0 for g in grid):
+        return None
+    if any(g != 1 for g in grid[axes:]):
+        raise ValueError(f"{name}: the kernel uses {axes} grid axes; grid {grid} repeats its programs")
+    return grid[:axes] + (1,) * (axes - len(grid))
+
+
+def _specialised(name, constexpr, given, value):
+    """A constexpr the port was converted for: another value would need another conversion."""
+    if given != value:
+        raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
+                         f"re-run `tileport convert --constexpr {constexpr}=...` for that value")
+
+
 # --- swiglu_kernel: samples/triton/swiglu.py:8 -----------------------
 # launch: grid (ceildiv(n_elements, 2048)), block (2048,), from the launch site (line 28)
 
 
-def swiglu_kernel_program():
-    """The TileLang program for `swiglu_kernel`: one T.Kernel block per original block."""
+def swiglu_kernel_program(BLOCK_SIZE=2048, threads=128):
+    """The TileLang program for `swiglu_kernel`: one T.Kernel block per Triton program."""
     gate_ptr_numel = T.dynamic("gate_ptr_numel")
     up_ptr_numel = T.dynamic("up_ptr_numel")
     out_ptr_numel = T.dynamic("out_ptr_numel")
-    BLOCK_SIZE = 2048  # constexpr, as launched
 
     @T.prim_func
     def swiglu_kernel(
@@ -144,8 +182,9 @@ def swiglu_kernel_program():
         up_ptr: T.Tensor((up_ptr_numel,), T.float16),
         out_ptr: T.Tensor((out_ptr_numel,), T.float16),
         n_elements: T.int32,
+        grid_x: T.int32,
     ):
-        with T.Kernel(T.ceildiv(n_elements, BLOCK_SIZE), threads=128) as pid:
+        with T.Kernel(grid_x, threads=threads) as pid:
             for tx in T.Parallel(BLOCK_SIZE):
                 offsets = pid * BLOCK_SIZE + tx
                 g = T.Cast(T.float32, T.if_then_else(offsets < n_elements, gate_ptr[offsets], T.float16(0.0)))
@@ -157,13 +196,24 @@ def swiglu_kernel_program():
     return swiglu_kernel
 
 
-def swiglu_kernel(gate_ptr, up_ptr, out_ptr, n_elements, *, target=None):
-    """Run the port of `swiglu_kernel` with the original's parameters (torch tensors for pointers).
+def _swiglu_kernel(gate_ptr, up_ptr, out_ptr, n_elements, *, BLOCK_SIZE=2048, grid=None, num_warps=4, num_stages=2, target=None, **options):
+    """Run the port of `swiglu_kernel` as Triton launches it: torch tensors for pointers, the
+    constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
 
     target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
     """
-    kernel = _compiled("swiglu_kernel", swiglu_kernel_program, target)
+    if grid is None:
+        grid = (-(-(int(n_elements)) // (BLOCK_SIZE)),)  # as the original's launch site computes it
+    grid = _launch_grid("swiglu_kernel", grid, {"gate_ptr": gate_ptr, "up_ptr": up_ptr, "out_ptr": out_ptr, "n_elements": n_elements, "BLOCK_SIZE": BLOCK_SIZE}, 1)
+    if grid is None:
+        return  # an empty grid launches nothing
+    kernel = _compiled(("swiglu_kernel", BLOCK_SIZE, num_warps),
+                       lambda: swiglu_kernel_program(BLOCK_SIZE=BLOCK_SIZE, threads=num_warps * 32), target)
     gate_ptr = _flat(gate_ptr, "gate_ptr", "float16")
     up_ptr = _flat(up_ptr, "up_ptr", "float16")
     out_ptr = _flat(out_ptr, "out_ptr", "float16")
-    kernel(gate_ptr, up_ptr, out_ptr, n_elements)
+    kernel(gate_ptr, up_ptr, out_ptr, n_elements, *grid)
+
+
+swiglu_kernel = _TritonKernel(_swiglu_kernel)

@@ -43,6 +43,21 @@ def _pairs(values, what: str) -> dict:
     return out
 
 
+def constexpr_values(values) -> dict:
+    """--constexpr NAME=V: V read as a Python literal (256, 1e-5, True, 'mean'), else as a string."""
+    import ast
+
+    out = {}
+    for name, text in _pairs(values, "--constexpr").items():
+        try:
+            out[name] = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            out[name] = text
+        if not isinstance(out[name], (int, float, bool, str)):
+            raise TileportError("TP007", f"--constexpr {name}: expected a number, a bool or a string, got '{text}'")
+    return out
+
+
 def _dims(text: str | None, what: str):
     if not text:
         return None
@@ -78,6 +93,8 @@ _frontend_options = [
     click.option("--config", default=0, show_default=True, help="Triton autotune config to port."),
     click.option("--dtype", "dtypes", multiple=True, metavar="PTR=DTYPE",
                  help="Triton pointer element type (e.g. x_ptr=float16); default from the file's hints."),
+    click.option("--constexpr", "constexprs", multiple=True, metavar="NAME=V",
+                 help="Pin a Triton constexpr (e.g. BLOCK_SIZE=256, HAS_BIAS=True, mode='mean')."),
 ]
 
 
@@ -117,7 +134,7 @@ def main():
 @click.option("--tile", help="GEMM tile sizes BM,BN,BK for raised matrix multiplies, e.g. 128,128,32.")
 @frontend_options
 def convert(source, output, force, emit_ir, block, grid, level, tile, compdb, include_dirs, defines, config,
-            dtypes):
+            dtypes, constexprs):
     """Convert one CUDA (.cu) or Triton (.py) file to a TileLang module."""
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
@@ -128,7 +145,7 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, compdb, in
     try:
         include_dirs, defines = _with_compdb(source, compdb, include_dirs, defines)
         module = load_module(source, include_dirs, defines, config, _pairs(dtypes, "--dtype"),
-                             _dims(block, "--block"), _dims(grid, "--grid"))
+                             _dims(block, "--block"), _dims(grid, "--grid"), constexpr_values(constexprs))
         tile_dims = _dims(tile, "--tile")
         if tile_dims and (len(tile_dims) != 3 or any(d % 16 for d in tile_dims)):
             raise TileportError("TP007", f"--tile expects BM,BN,BK, each a multiple of 16, got '{tile}'")
@@ -172,7 +189,7 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, compdb, in
 @click.option("--no-compile-check", is_flag=True, help="Skip the CUDA sm_80/sm_90a compile check.")
 @frontend_options
 def verify(original, port, kernel, args, rtol, atol, seed, fmt, timeout, no_compile_check,
-           compdb, include_dirs, defines, config, dtypes):
+           compdb, include_dirs, defines, config, dtypes, constexprs):
     """Run ORIGINAL and PORT on the same random inputs and compare every buffer.
 
     Exit status: 0 equivalent, 1 numerical mismatch, 2 usage error, 3 could not run.
@@ -186,7 +203,8 @@ def verify(original, port, kernel, args, rtol, atol, seed, fmt, timeout, no_comp
         include_dirs, defines = _with_compdb(original, compdb, include_dirs, defines)
         opts = VerifyOptions(kernel=kernel, args=_pairs(args, "--arg"), rtol=rtol, atol=atol, seed=seed,
                              include_dirs=include_dirs, defines=defines, config=config,
-                             dtypes=_pairs(dtypes, "--dtype"), timeout=timeout,
+                             dtypes=_pairs(dtypes, "--dtype"), constexprs=constexpr_values(constexprs),
+                             timeout=timeout,
                              compile_check=not no_compile_check)
         quiet = fmt == "json"
         with stderr.status("verifying...") if not quiet and stderr.is_terminal else _Null() as status:
@@ -258,7 +276,16 @@ _tree_options = [
     click.option("--report", "reports", multiple=True, metavar="FILE",
                  help="Write a report: .json (CI), .md (PR description) or .html (one page). Repeatable."),
     click.option("--no-cache", is_flag=True, help="Ignore cached results (they are still refreshed)."),
+    click.option("--constexpr", "constexprs", multiple=True, metavar="NAME=V",
+                 help="Pin a Triton constexpr in every kernel that has it (e.g. BLOCK_SIZE=256)."),
 ]
+
+
+def _constexprs_or_exit(values) -> tuple:
+    try:
+        return tuple(sorted(constexpr_values(values).items()))
+    except TileportError as exc:
+        _fail(exc, 2)
 
 
 def tree_options(fn):
@@ -283,6 +310,7 @@ def migrate(src, out, check, force, dry_run, no_compile_check, **tree):
     from porter.migrate.command import migrate_command
     from porter.migrate.runner import MigrateOptions
 
+    tree["constexprs"] = _constexprs_or_exit(tree["constexprs"])
     opts = MigrateOptions(src, out, verify=check, force=force, dry_run=dry_run, compile_check=not no_compile_check,
                           use_cache=not tree.pop("no_cache"), **tree)
     raise SystemExit(migrate_command(opts, stdout, stderr))
@@ -296,6 +324,7 @@ def analyze(src, **tree):
     from porter.migrate.command import migrate_command
     from porter.migrate.runner import MigrateOptions
 
+    tree["constexprs"] = _constexprs_or_exit(tree["constexprs"])
     opts = MigrateOptions(src, None, dry_run=True, command="analyze", use_cache=not tree.pop("no_cache"), **tree)
     raise SystemExit(migrate_command(opts, stdout, stderr))
 

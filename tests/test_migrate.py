@@ -420,7 +420,7 @@ def test_verify_records_hang_and_crash_and_caches_verdicts(tmp_path):
     warm = tileport(*args, env=_env(tmp_path))
     assert warm.returncode == 1
     report = json.loads((tmp_path / "r.json").read_text())
-    assert all(f["cached"] for f in report["files"])
+    assert all(f["cached"] for f in report["files"]), [(f["path"], f["cached"]) for f in report["files"]]
     assert report["summary"]["verified"] == 1
     ratio = cold.seconds / warm.seconds
     print(f"\n--verify tree: cold {cold.seconds:.2f}s warm {warm.seconds:.2f}s ratio {ratio:.1f}x")

@@ -51,6 +51,7 @@ class MigrateOptions:
     reports: tuple = ()
     level: str = "auto"            # auto: best available; thread: accept thread-level; tile: require tile
     command: str = "migrate"
+    constexprs: tuple = ()         # (name, value) pairs pinned in Triton kernels (--constexpr)
 
     def as_dict(self) -> dict:
         return {"verify": self.verify, "jobs": self.jobs, "timeout": self.timeout,
@@ -58,7 +59,7 @@ class MigrateOptions:
                 "compile_commands": self.compile_commands, "include": list(self.include),
                 "exclude": list(self.exclude), "force": self.force, "dry_run": self.dry_run,
                 "cache": self.use_cache, "compile_check": self.compile_check, "seed": self.seed,
-                "level": self.level}
+                "level": self.level, "constexprs": dict(self.constexprs)}
 
 
 def validate(opts: MigrateOptions) -> None:
@@ -244,7 +245,8 @@ class Runner:
         state.convert_key = digest({"kind": "convert", "source_sha": sha, "source": str(entry.path),
                                     "language": entry.language, "include_dirs": state.include_dirs,
                                     "defines": state.defines, "timeout": self.opts.timeout,
-                                    "raise": self.opts.level != "thread", "tool": tool_fingerprint()})
+                                    "raise": self.opts.level != "thread", "tool": tool_fingerprint(),
+                                    "constexprs": [list(p) for p in self.opts.constexprs]})
         hit = self.cache.get("convert", state.convert_key) if self.cache else None
         if hit is not None:
             record.cached = True
@@ -252,7 +254,7 @@ class Runner:
             return
         payload = {"kind": "convert", "source": str(entry.path), "language": entry.language,
                    "include_dirs": state.include_dirs, "defines": state.defines,
-                   "raise": self.opts.level != "thread"}
+                   "raise": self.opts.level != "thread", "constexprs": [list(p) for p in self.opts.constexprs]}
         self._queue(_Task("convert", state, payload, self.opts.timeout, key=state.convert_key))
 
     def _queue(self, task: _Task, first: bool = False) -> None:
@@ -273,7 +275,8 @@ class Runner:
         payload = {"kind": "verify", "source": str(state.entry.path),
                    "port": str((self.out / state.entry.output_rel).resolve()), "kernel": kernel.name,
                    "include_dirs": state.include_dirs, "defines": state.defines, "timeout": self.opts.timeout,
-                   "compile_check": self.opts.compile_check, "seed": self.opts.seed}
+                   "compile_check": self.opts.compile_check, "seed": self.opts.seed,
+                   "constexprs": [list(p) for p in self.opts.constexprs]}
         # original at two sizes + the port's run and compile checks, each limited to --timeout
         self._queue(_Task("verify", state, payload, 3 * self.opts.timeout + 120, kernel=kernel, key=key),
                     first=True)

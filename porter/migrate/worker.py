@@ -110,7 +110,8 @@ def convert_task(task: dict) -> dict:
         text = ""
     deps = include_deps(source, text, task["include_dirs"]) if language == "cuda" else {}
     try:
-        module = load_module(source, tuple(task["include_dirs"]), tuple(task["defines"]))
+        module = load_module(source, tuple(task["include_dirs"]), tuple(task["defines"]),
+                             constexprs=dict(task.get("constexprs", ())))
         module = raise_module(module, "auto" if task.get("raise", True) else "thread")
         port = emit_module(module, source)
     except TileportError as exc:
@@ -140,7 +141,8 @@ def verify_task(task: dict) -> dict:
     start = time.perf_counter()
     opts = VerifyOptions(kernel=task["kernel"], include_dirs=tuple(task["include_dirs"]),
                          defines=tuple(task["defines"]), timeout=task["timeout"],
-                         compile_check=task["compile_check"], seed=task.get("seed", 0))
+                         compile_check=task["compile_check"], seed=task.get("seed", 0),
+                         constexprs=dict(task.get("constexprs", ())))
     try:
         report = verify(task["source"], task["port"], opts)
     except TileportError as exc:

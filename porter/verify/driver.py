@@ -104,6 +104,7 @@ class VerifyOptions:
     defines: tuple = ()
     config: int = 0
     dtypes: dict = field(default_factory=dict)
+    constexprs: dict = field(default_factory=dict)  # Triton constexprs pinned with --constexpr
     timeout: float = 300.0
     compile_check: bool = True
 
@@ -276,7 +277,7 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
     progress = progress or (lambda message: None)
     start = time.perf_counter()
     module = load_module(original, include_dirs=opts.include_dirs, defines=opts.defines,
-                         config=opts.config, dtypes=opts.dtypes)
+                         config=opts.config, dtypes=opts.dtypes, constexprs=opts.constexprs)
     kernels = module.kernels
     if opts.kernel:
         kernels = [k for k in kernels if opts.kernel in (k.name, k.ident, k.name + k.template_args)]

@@ -161,6 +161,8 @@ class ModuleInfo:
         self.path = path
         self.tree = tree
         self.imports: dict = {}  # module-level alias -> canonical dotted path
+        self.import_from: dict = {}  # alias -> (module, level, name) of `from M import name`
+        self.import_module: dict = {}  # alias -> module of `import M as alias`
         self.scopes: list = []
         self.scope_of: dict = {}  # id(node) -> HostScope
         self.functions: dict = {}  # name -> [FunctionDef]
@@ -187,11 +189,13 @@ class ModuleInfo:
                 for a in node.names:
                     if a.asname:
                         self.imports[a.asname] = a.name
+                        self.import_module[a.asname] = a.name
                     else:
                         self.imports[a.name.split(".")[0]] = a.name.split(".")[0]
-            elif isinstance(node, ast.ImportFrom) and node.module:
+            elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
                 for a in node.names:
-                    self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+                    self.imports[a.asname or a.name] = f"{node.module or ''}.{a.name}".lstrip(".")
+                    self.import_from[a.asname or a.name] = (node.module, node.level, a.name)
 
     def _new_scope(self, node, parent) -> HostScope:
         s = HostScope(node, parent)

@@ -66,10 +66,12 @@ import dataclasses
 import ast
 import math
 from collections import defaultdict
+from pathlib import Path
 
 from porter.builtins import TRITON_BUILTINS
 from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
 from porter.frontends.triton.generic import find_generic
+from porter.frontends.triton.modules import ModuleIndex, find_module
 from porter.frontends.triton.host import (
     GridBuilder, HConfig, HConst, HDict, HDType, HostEval, HScalar, HTensor, HTuple,
     ModuleInfo,
@@ -157,8 +159,10 @@ def _is_number(v) -> bool:
 
 class TritonFrontend:
     def __init__(self, path: str, config: int = 0, dtypes: dict | None = None, grid=None,
-                 constexprs: dict | None = None):
+                 constexprs: dict | None = None, siblings: dict | None = None):
         self.path = path
+        self.siblings = {} if siblings is None else siblings  # other tree modules' front ends
+        self.modules = ModuleIndex()
         self.config = config
         self.pinned = dict(constexprs or {})  # --constexpr NAME=V: fixed, whatever the launch says
         self.overrides: dict = {}  # stand-in values while testing a port for genericity
@@ -255,7 +259,10 @@ class TritonFrontend:
 
     def _global_value(self, name: str, node):
         if name in self.info.jit:
-            return FnV("jit", name, self.info.jit[name])
+            return FnV("jit", name, self.info.jit[name], self)
+        in_tree = self.tree_value(name)
+        if in_tree is not None:
+            return in_tree
         if name in self.info.imports:
             return self.resolve_path(self.info.imports[name], node)
         module = self.info.scopes[0]
@@ -275,6 +282,32 @@ class TritonFrontend:
         if name == "triton":
             return ModV("triton")
         return None
+
+    def tree_value(self, name: str):
+        """A name imported from a module of the user's tree (read, never imported): a
+        `@triton.jit` helper, a module constant, or the module itself (`tle.program_id`)."""
+        if name in self.info.import_from:
+            module, level, attr = self.info.import_from[name]
+            source = find_module(self.path, module, level)
+            if source is not None:
+                return self.sibling(source).global_value(attr)
+            source = find_module(self.path, f"{module}.{attr}" if module else attr, level)
+            return ModV(f"tree:{source}") if source is not None else None
+        if name in self.info.import_module:
+            source = find_module(self.path, self.info.import_module[name], 0)
+            return ModV(f"tree:{source}") if source is not None else None
+        return None
+
+    def sibling(self, source) -> "TritonFrontend":
+        """The front end of another module of the tree, parsed once per conversion."""
+        key = str(source)
+        if key not in self.siblings:
+            fe = TritonFrontend(key, siblings=self.siblings)
+            self.siblings[key] = fe
+            tree = self.modules.tree(source)
+            fe.info = ModuleInfo(key, tree if tree is not None else ast.Module(body=[], type_ignores=[]))
+            fe.host = HostEval(fe.info)
+        return self.siblings[key]
 
     @staticmethod
     def from_host(v):
@@ -303,6 +336,12 @@ class TritonFrontend:
 
     def module_attr(self, mod: ModV, name: str, node):
         p = mod.path
+        if p.startswith("tree:"):
+            value = self.sibling(p[len("tree:"):]).global_value(name, node)
+            if value is None:
+                raise TileportError("TP226", f"'{name}' is not a @triton.jit function or constant "
+                                    f"of {Path(p[5:]).name}", self.loc(node))
+            return value
         if "libdevice" in p:
             return FnV("libdevice", name)
         if p.startswith("triton.language.extra"):
@@ -880,7 +919,9 @@ class KernelConverter:
             current = self.lookup(st.target.id, env, st.target)
             if isinstance(st.op, ast.Add) and self.tile_mode and self._is_plain_dot(st.value, env):
                 # `acc += tl.dot(a, b)` is `acc = tl.dot(a, b, acc)`: T.gemm accumulates in place
-                a, b = (self.ev(x, env) for x in st.value.args[:2])
+                operands = [st.value.left, st.value.right] if isinstance(st.value, ast.BinOp) \
+                    else st.value.args[:2]
+                a, b = (self.ev(x, env) for x in operands)
                 value = self.tile_ops.dot(a, b, current, None, st.value)
                 self.assign(st.target, value, env, st)
                 return False
@@ -911,7 +952,9 @@ class KernelConverter:
                             "Triton kernels here", loc)
 
     def _is_plain_dot(self, node, env) -> bool:
-        """`tl.dot(a, b)` with no accumulator or options."""
+        """`tl.dot(a, b)` with no accumulator or options, or `a @ b`."""
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            return True
         if not (isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords):
             return False
         f = self.ev(node.func, env)
@@ -1595,8 +1638,8 @@ class KernelConverter:
         if op is None or op in ("**", "@"):
             if op == "**" and isinstance(a, PyC) and isinstance(b, PyC):
                 return PyC(a.value ** b.value)
-            if op == "@":
-                raise self.err("TP211", "matrix multiplication ('@', tl.dot) is not supported yet", node)
+            if op == "@":  # Triton's `a @ b` is tl.dot(a, b)
+                return self.tile_call("dot", [a, b], {}, node)
             raise self.err("TP217", "unsupported operator", node)
         if isinstance(a, PyC) and isinstance(b, PyC):
             try:
@@ -1787,7 +1830,7 @@ class KernelConverter:
         if not isinstance(f, FnV):
             raise self.err("TP217", "this value is not callable in a kernel", node)
         if f.kind == "jit":
-            return self.inline(f.node, args, kwargs, node)
+            return self.inline(f.node, args, kwargs, node, f.bound)
         if f.kind == "py":
             return self.python_builtin(f.name, args, kwargs, node)
         if f.kind == "pymath":
@@ -2401,7 +2444,16 @@ class KernelConverter:
 
     # ------------------------------------------------------------------ inlining
 
-    def inline(self, fn, args, kwargs, node):
+    def inline(self, fn, args, kwargs, node, home=None):
+        """Inline a @triton.jit helper; `home` is the front end of the module that defines it
+        (its globals are that module's)."""
+        home = home or self.fe
+        if home is not self.fe:
+            saved, self.fe = self.fe, home
+            try:
+                return self.inline(fn, args, kwargs, node, home)
+            finally:
+                self.fe = saved
         if fn.name in self.inline_stack:
             raise self.err("TP227", f"recursive @triton.jit function '{fn.name}' cannot be inlined",
                            node)

@@ -244,7 +244,8 @@ def _print_report(report) -> None:
             for col in ("sizes", "device", "buffer", "dtype", "max abs", "max rel", "rtol / atol", "verdict"):
                 table.add_column(col, justify="right" if col.startswith("max") else "left")
             for case in k.cases:
-                sizes = ", ".join(f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}" for n, v in case.sizes.items())
+                shown = {**case.constexprs, **case.sizes}
+                sizes = ", ".join(f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}" for n, v in shown.items())
                 for b in case.buffers:
                     verdict = "[green]ok[/]" if b.ok else f"[red]MISMATCH[/] ({b.mismatches}, first at {b.first_mismatch})"
                     table.add_row(sizes, case.device, b.name, b.dtype, f"{b.max_abs:.3g}", f"{b.max_rel:.3g}",

@@ -17,7 +17,7 @@ import jinja2
 
 from porter import __version__
 from porter.emit.expressions import ExprEmitter, dtype_ref
-from porter.emit.triton_launch import triton_view
+from porter.emit.triton_launch import add_variants, triton_view
 from porter.emit.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue
@@ -411,10 +411,24 @@ def _product(xs) -> int:
     return out
 
 
+def _kernel_view(k: Kernel, source_name: str) -> KernelView:
+    """One kernel's view; a Triton kernel printed from its stand-in conversion when generic,
+    with its flag/enum variants."""
+    def make(kernel):
+        return KernelEmitter(kernel.emit_as or kernel, source_name, values=kernel).view()
+
+    view = make(k)
+    if view.triton is not None:
+        view.triton.setdefault("variants", [])
+        if k.variants:
+            add_variants(view, k, make)
+    return view
+
+
 def emit_module(module: Module, source_name: str | None = None) -> str:
     """The whole port as Python source; same input, byte-identical output."""
     source_name = source_name or module.source_file
-    views = [KernelEmitter(k.emit_as or k, source_name, values=k).view() for k in module.kernels]
+    views = [_kernel_view(k, source_name) for k in module.kernels]
     template = _environment().get_template("module.py.j2")
     failures = [{"name": f.name, "line": f.loc.line, "code": f.diagnostic.code,
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]

@@ -47,10 +47,7 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False) -> dict:
     names = emitter.param_names
     meta = [f'"{p}": {names.get(p, p)}' for p in positional] + [f'"{n}": {n}' for n in values.constexprs]
     kept = {p: names.get(p, p) for p in positional}
-    try:
-        default_grid = "(" + ", ".join(_host(g, kept, set(values.constexprs)) for g in values.launch.grid) + ",)"
-    except ValueError:
-        default_grid = None
+    default_grid = _default_grid(k, values, kept, generic)
     return {
         "factory": factory,
         "fixed": [(n, repr(values.constexprs[n])) for n in fixed],
@@ -64,6 +61,27 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False) -> dict:
         "default_grid": default_grid,
         "positional": [names.get(p, p) for p in positional],
     }
+
+
+def _default_grid(printed, values, names: dict, generic) -> str | None:
+    """The launch site's (or the masks') grid as Python over the wrapper's arguments, when it
+    holds for every value of the generic constexprs: printed from the stand-in conversion, and
+    equal to the real one once the names are replaced by the real values. None: the caller
+    passes the grid."""
+    import re
+
+    constexprs = set(values.constexprs)
+    try:
+        mine = "(" + ", ".join(_host(g, names, constexprs) for g in printed.launch.grid) + ",)"
+        real = "(" + ", ".join(_host(g, names, constexprs) for g in values.launch.grid) + ",)"
+    except ValueError:
+        return None
+    if printed is values or not generic:
+        return real
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, generic)) + r")\b")
+    as_real = pattern.sub(lambda m: repr(values.constexprs[m.group(1)]), mine)
+    real_named = pattern.sub(lambda m: repr(values.constexprs[m.group(1)]), real)
+    return mine if as_real == real_named else None
 
 
 def emitter_derived(values, names) -> list:
@@ -95,3 +113,43 @@ def _host(e, names: dict, constexprs: set) -> str:
         op = "//" if e.op == "/" else e.op
         return f"({_host(e.a, names, constexprs)} {op} {_host(e.b, names, constexprs)})"
     raise ValueError(type(e).__name__)
+
+
+def add_variants(view, kernel, make_view) -> None:
+    """Let the port dispatch on the flag/enum constexprs its variants were converted for: each
+    variant's prim_func under `if HAS_BIAS and MODE == "mean":` in one program factory. A
+    variant whose signature differs (another pointer set, another level) is left out."""
+    kept = []
+    for variant in kernel.variants:
+        other = make_view(variant)
+        if other.triton and other.signature == view.signature and other.buffers == view.buffers and \
+                other.level == view.level and other.triton["generic"] == view.triton["generic"]:
+            kept.append((variant, other))
+    if not kept:
+        return
+    t = view.triton
+    discrete = [n for n in kernel.constexprs
+                if any(v.constexprs.get(n) != kernel.constexprs[n] for v, _ in kept)]
+    t["fixed"] = [(n, value) for n, value in t["fixed"] if n not in discrete]
+    at = next(i for i, p in enumerate(t["factory"]) if p.startswith("threads=") or p.startswith("stages=")) \
+        if any(p.startswith(("threads=", "stages=")) for p in t["factory"]) else len(t["factory"])
+    t["factory"][at:at] = [f"{n}={kernel.constexprs[n]!r}" for n in discrete]
+    t["program_args"] += [f"{n}={n}" for n in discrete]
+    t["key"] += discrete
+    t["variants"] = [{"condition": _condition(kernel, discrete), "kernel_line": view.kernel_line,
+                      "body": view.body, "rule": view.rule}]
+    t["variants"] += [{"condition": _condition(v, discrete), "kernel_line": o.kernel_line, "body": o.body,
+                       "rule": o.rule} for v, o in kept]
+    t["discrete"] = discrete
+    t["refusal"] = ", ".join(f"{n}={{{n}!r}}" for n in discrete)
+
+
+def _condition(kernel, names) -> str:
+    parts = []
+    for n in names:
+        value = kernel.constexprs[n]
+        if isinstance(value, bool):
+            parts.append(n if value else f"not {n}")
+        else:
+            parts.append(f"{n} == {value!r}")
+    return " and ".join(parts)

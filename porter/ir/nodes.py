@@ -319,6 +319,9 @@ class Kernel:
     generic: tuple = ()
     constexpr_origin: dict = field(default_factory=dict)
     emit_as: "Kernel | None" = None
+    # Triton: the same kernel converted for the other values of its flag/enum constexprs
+    # (HAS_BIAS both ways, each compared `mode`); the port dispatches on them
+    variants: list = field(default_factory=list)
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
 

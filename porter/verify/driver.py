@@ -35,6 +35,7 @@ class CaseResult:
     buffers: list = field(default_factory=list)
     original_seconds: float = 0.0
     port_seconds: float = 0.0
+    constexprs: dict = field(default_factory=dict)  # Triton: the specialization this case ran
 
     @property
     def ok(self) -> bool:
@@ -85,7 +86,7 @@ class VerifyReport:
                 "kernel": k.name, "verdict": k.verdict,
                 "error": k.error.render() if k.error else None,
                 "compile": k.compile,
-                "cases": [{"sizes": c.sizes, "grid": list(c.grid), "device": c.device,
+                "cases": [{"sizes": c.sizes, "constexprs": c.constexprs, "grid": list(c.grid), "device": c.device,
                            "original_seconds": round(c.original_seconds, 4),
                            "port_seconds": round(c.port_seconds, 4),
                            "buffers": [b.as_dict() for b in c.buffers]} for c in k.cases],
@@ -302,18 +303,22 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
                                       Loc(port))
             continue
         try:
-            # scalars the launch ties to its geometry (a block size also passed as an argument)
-            given = {**{k: str(v) for k, v in kernel.launch.fixed.items()}, **opts.args}
-            for index, scalars in enumerate(problem_sizes(kernel, given)):
-                args = make_args(kernel, scalars, given, opts.seed * 1000 + index)
-                grid = _grid(kernel, scalars)
-                for device in devices:
-                    progress(f"{kernel.name}: running the original on {device}, sizes {scalars}")
-                    t0 = time.perf_counter()
-                    expected = _run_original(module, kernel, grid, args, original, opts, device)
-                    case = CaseResult(dict(scalars), grid, device, original_seconds=time.perf_counter() - t0)
-                    result.cases.append(case)
-                    plans.append((result, case, kernel, args, expected))
+            for spec in specializations(kernel):
+                # scalars the launch ties to its geometry (a block size also passed as an argument)
+                given = {**{k: str(v) for k, v in spec.launch.fixed.items()}, **opts.args}
+                label = {n: v for n, v in spec.constexprs.items() if spec.constexpr_origin.get(n) == "variant"
+                         or any(n in s.constexprs and s.constexprs[n] != v for s in specializations(kernel))}
+                for index, scalars in enumerate(problem_sizes(spec, given)):
+                    args = make_args(spec, scalars, given, opts.seed * 1000 + index)
+                    grid = _grid(spec, scalars)
+                    for device in devices:
+                        progress(f"{kernel.name}: running the original on {device}, sizes {scalars}")
+                        t0 = time.perf_counter()
+                        expected = _run_original(module, spec, grid, args, original, opts, device)
+                        case = CaseResult(dict(scalars), grid, device, original_seconds=time.perf_counter() - t0,
+                                          constexprs=label)
+                        result.cases.append(case)
+                        plans.append((result, case, spec, args, expected))
         except TileportError as exc:
             result.error = exc.diagnostic
             result.cases.clear()
@@ -416,6 +421,12 @@ def _tolerances(dtype: str, program: str, device: str, n: int, opts) -> tuple:
         rtol = max(TF32_TOLERANCE, rtol or 0) if opts.rtol is None else rtol
         atol = max(TF32_TOLERANCE, atol or 0) if opts.atol is None else atol
     return rtol, atol
+
+
+def specializations(kernel) -> list:
+    """The kernel as converted, then each flag/enum variant of a Triton kernel: verify runs the
+    original and the port for every one of them."""
+    return [kernel] + list(kernel.variants)
 
 
 def triton_call(kernel, args) -> dict:

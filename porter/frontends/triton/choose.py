@@ -41,6 +41,26 @@ def choose_value(fn: ast.FunctionDef, name: str, taken: set):
     return None
 
 
+# A kernel has at most this many flag/enum specializations in one port (2 flags and a 2-way enum).
+MAX_VARIANTS = 8
+
+
+def discrete_choices(fn: ast.FunctionDef, values: dict) -> dict:
+    """name -> every value a flag/enum constexpr takes in the kernel's own tests: a bool both
+    ways, a string or int compared with `==` / `!=` each compared value (the current one first)."""
+    out = {}
+    for name, value in values.items():
+        uses = _uses(fn, name)
+        if isinstance(value, bool) or (set(uses) & {"flag"} and not set(uses) & {"shape", "string", "compared"}):
+            if isinstance(value, bool):
+                out[name] = [value, not value]
+        elif isinstance(value, (str, int)) and uses.get("all_compared"):
+            choices = [value] + [v for v in uses["all_compared"] if v != value and type(v) is type(value)]
+            if len(choices) > 1:
+                out[name] = choices
+    return out
+
+
 def _uses(fn: ast.FunctionDef, name: str) -> dict:
     uses: dict = {}
     parents = {}
@@ -54,6 +74,12 @@ def _uses(fn: ast.FunctionDef, name: str) -> dict:
         if isinstance(parent, ast.Compare):
             others = [parent.left] + parent.comparators
             for other in others:
+                if isinstance(other, ast.Constant) and other is not node and \
+                        isinstance(parent.ops[0], (ast.Eq, ast.NotEq)) and \
+                        not isinstance(other.value, bool) and other.value is not None:
+                    seen = uses.setdefault("all_compared", [])
+                    if other.value not in seen:
+                        seen.append(other.value)
                 if isinstance(other, ast.Constant) and other is not node:
                     if isinstance(other.value, str):
                         uses.setdefault("string", other.value)

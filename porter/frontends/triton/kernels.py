@@ -64,6 +64,7 @@ from __future__ import annotations
 import dataclasses
 
 import ast
+import itertools
 import math
 from collections import defaultdict
 from pathlib import Path
@@ -76,7 +77,7 @@ from porter.frontends.triton.host import (
     GridBuilder, HConfig, HConst, HDict, HDType, HostEval, HScalar, HTensor, HTuple,
     ModuleInfo,
 )
-from porter.frontends.triton.choose import choose_value
+from porter.frontends.triton.choose import MAX_VARIANTS, choose_value, discrete_choices
 from porter.frontends.triton.random import normal, philox_words, uniform
 from porter.frontends.triton.tiles import (
     TILE_OPS, NeedTiles, ShapedStmt, TileMaterializer, TileOps, TileRef, drop_duplicate_declarations,
@@ -166,6 +167,7 @@ class TritonFrontend:
         self.config = config
         self.pinned = dict(constexprs or {})  # --constexpr NAME=V: fixed, whatever the launch says
         self.overrides: dict = {}  # stand-in values while testing a port for genericity
+        self.forced_pointers: dict = {}  # kernel -> pointer params found in any of its variants
         self.origins: dict = {}  # kernel -> {constexpr: where its value came from}
         self.dtypes = dict(dtypes or {})
         self.given_grid = tuple(int(g) for g in grid) if grid else None
@@ -215,21 +217,44 @@ class TritonFrontend:
         return module
 
     def convert_generic(self, fn: ast.FunctionDef) -> Kernel:
-        """Convert `fn`, then find the constexprs its port can take as parameters."""
-        kernel = self.convert_kernel(fn)
+        """Convert `fn`, find the constexprs its port can take as parameters, and convert it
+        for the other values of its flags and enums (each a variant the port dispatches on;
+        a value the kernel cannot be converted for is left out, and the port refuses it)."""
+        kernel = self._convert_with_generic(fn, {})
+        # a pointer unused under one flag value (`if HAS_BIAS: tl.load(b_ptr ...)`) stays one
+        self.forced_pointers[fn.name] = {p.name for p in kernel.buffers}
+        saved_dtypes = dict(self.dtypes)
+        for p in kernel.buffers:
+            self.dtypes.setdefault(p.name, p.dtype)
+        choices = {n: c for n, c in discrete_choices(fn, kernel.constexprs).items()
+                   if kernel.constexpr_origin.get(n) != "--constexpr"}
+        combos = [dict(zip(choices, values)) for values in itertools.product(*choices.values())]
+        if len(combos) > MAX_VARIANTS:
+            return kernel
+        try:
+            for combo in combos[1:]:
+                try:
+                    kernel.variants.append(self._convert_with_generic(fn, combo))
+                except TileportError:
+                    continue
+        finally:
+            self.dtypes = saved_dtypes
+        return kernel
+
+    def _convert_with_generic(self, fn, fixed: dict) -> Kernel:
+        """One conversion with `fixed` constexpr values, and its generic constexprs."""
 
         def reconvert(overrides: dict) -> Kernel:
-            self.overrides = dict(overrides)
+            self.overrides = {**fixed, **overrides}
             try:
                 return self.convert_kernel(fn)
             finally:
                 self.overrides = {}
 
-        names, stand_in = find_generic(kernel, reconvert, self.path)
-        # the reconversions reset the per-kernel state; convert once more for the real values
-        if names:
-            kernel = self.convert_kernel(fn)
-            kernel.generic, kernel.emit_as = names, stand_in
+        kernel = reconvert({})  # each Kernel keeps copies of the front end's per-kernel state
+        kernel.generic, kernel.emit_as = find_generic(kernel, reconvert, self.path)
+        for n in fixed:
+            kernel.constexpr_origin[n] = "variant"
         return kernel
 
     def kernel_functions(self) -> list:
@@ -387,7 +412,7 @@ class TritonFrontend:
 
         # what is known before converting: annotations, then the host (dtypes wins over both)
         fixed_scalar, host_tensor = {}, {}
-        pointers = set()
+        pointers = set(self.forced_pointers.get(fn.name, ()))
         for p in params:
             if p.arg in constexpr_names:
                 continue

@@ -19,6 +19,7 @@ from porter.diagnostics import Diagnostic, Loc, TileportError
 from porter.frontends.load import load_module
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import BufferParam, Kernel
+from porter.ir.walk import walk_stmts
 from porter.verify.compare import TOLERANCES, BufferComparison, compare
 from porter.verify.inputs import make_args, problem_sizes
 from porter.verify.port_exec import run_port_jobs
@@ -36,6 +37,7 @@ class CaseResult:
     original_seconds: float = 0.0
     port_seconds: float = 0.0
     constexprs: dict = field(default_factory=dict)  # Triton: the specialization this case ran
+    notes: list = field(default_factory=list)  # why the case tests less than it should
 
     @property
     def ok(self) -> bool:
@@ -86,7 +88,8 @@ class VerifyReport:
                 "kernel": k.name, "verdict": k.verdict,
                 "error": k.error.render() if k.error else None,
                 "compile": k.compile,
-                "cases": [{"sizes": c.sizes, "constexprs": c.constexprs, "grid": list(c.grid), "device": c.device,
+                "cases": [{"sizes": c.sizes, "constexprs": c.constexprs, "notes": c.notes,
+                           "grid": list(c.grid), "device": c.device,
                            "original_seconds": round(c.original_seconds, 4),
                            "port_seconds": round(c.port_seconds, 4),
                            "buffers": [b.as_dict() for b in c.buffers]} for c in k.cases],
@@ -309,16 +312,21 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
                 label = {n: v for n, v in spec.constexprs.items() if spec.constexpr_origin.get(n) == "variant"
                          or any(n in s.constexprs and s.constexprs[n] != v for s in specializations(kernel))}
                 for index, scalars in enumerate(problem_sizes(spec, given)):
-                    args = make_args(spec, scalars, given, opts.seed * 1000 + index)
                     grid = _grid(spec, scalars)
                     for device in devices:
                         progress(f"{kernel.name}: running the original on {device}, sizes {scalars}")
                         t0 = time.perf_counter()
-                        expected = _run_original(module, spec, grid, args, original, opts, device)
+                        args, expected, notes = _informative_run(module, spec, scalars, given, grid, original,
+                                                                 opts, device, opts.seed * 1000 + index)
                         case = CaseResult(dict(scalars), grid, device, original_seconds=time.perf_counter() - t0,
-                                          constexprs=label)
+                                          constexprs=label, notes=notes)
                         result.cases.append(case)
                         plans.append((result, case, spec, args, expected))
+                if result.cases and all(c.notes and c.notes[0].startswith("unchanged") for c in result.cases):
+                    raise TileportError("TP432", f"no case changed an output of '{kernel.name}' (every draw "
+                                        "left the buffers it writes as they were): the inputs cannot tell "
+                                        "a right port from a wrong one; pass sizes or values with --arg",
+                                        kernel.loc)
         except TileportError as exc:
             result.error = exc.diagnostic
             result.cases.clear()
@@ -421,6 +429,53 @@ def _tolerances(dtype: str, program: str, device: str, n: int, opts) -> tuple:
         rtol = max(TF32_TOLERANCE, rtol or 0) if opts.rtol is None else rtol
         atol = max(TF32_TOLERANCE, atol or 0) if opts.atol is None else atol
     return rtol, atol
+
+
+# Draws of new inputs when a case leaves every output unchanged or uniformly constant.
+REDRAWS = 2
+
+
+def _informative_run(module, kernel, scalars, given, grid, original, opts, device, seed):
+    """Run the original on random inputs; when the run leaves every buffer the kernel writes
+    unchanged, or writes one value everywhere (a guard never true, a dropout probability above
+    1), draw new inputs (up to REDRAWS times). Returns (args, results, notes): notes say what
+    the last draw still lacked."""
+    written = written_buffers(kernel)
+    notes = []
+    for attempt in range(REDRAWS + 1):
+        args = make_args(kernel, scalars, given, seed + 7919 * attempt)
+        expected = _run_original(module, kernel, grid, args, original, opts, device)
+        notes = _weak_case(kernel, written, args, expected)
+        if not notes:
+            break
+    return args, expected, notes
+
+
+def _weak_case(kernel, written, args, expected) -> list:
+    outputs = [(p, a, e) for p, a, e in zip(kernel.params, args, expected)
+               if isinstance(p, BufferParam) and p.name in written and isinstance(e, np.ndarray)]
+    if not outputs:
+        return []
+    changed = [(p, a, e) for p, a, e in outputs if not np.array_equal(a, e, equal_nan=True)]
+    if not changed:
+        return ["unchanged: the original left every buffer it writes as it was"]
+    for p, a, e in changed:
+        region = e[a != e] if a.shape == e.shape else e
+        if region.size > 1 and np.all(region == region.flat[0]):
+            continue
+        return []
+    return [f"constant: the original wrote one value everywhere in {', '.join(p.name for p, _, _ in changed)}"]
+
+
+def written_buffers(kernel) -> set:
+    """Buffers the kernel stores to or updates atomically."""
+    from porter.ir.nodes import Atomic, Store
+
+    names = set()
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, (Store, Atomic)):
+            names.add(s.buffer)
+    return names
 
 
 def specializations(kernel) -> list:

@@ -227,6 +227,7 @@ class KernelEmitter:
                  "inferred": "inferred from the kernel's guards (no launch site found)",
                  "given": "given on the command line",
                  "given-block": "block given on the command line, grid inferred",
+                 "caller": "the caller's (a library kernel: no launch site, no mask that bounds it)",
                  "launch-site-block": "block from the launch site, grid inferred from the guards "
                                       "(the launch's grid is computed at run time)"}.get(L.origin, L.origin)
         note = "".join(f"; {n}" for n in (L.note, self.values.note) if n)

@@ -932,8 +932,10 @@ class GridBuilder:
     """A launch site's grid as IR expressions over the kernel's scalar parameters."""
 
     def __init__(self, ev: HostEval, site: LaunchSite, fn: ast.FunctionDef, scalar_dtypes: dict,
-                 constexprs: dict):
+                 constexprs: dict, functions=None):
         self.ev = ev
+        # name, scope -> (FunctionDef, its HostEval) for host helpers of this file or the tree
+        self.functions = functions
         self.site = site
         self.constexprs = constexprs
         self.scalar_args = []  # (arg node, binding or None, Var)
@@ -1055,6 +1057,8 @@ class GridBuilder:
                 event = s.events[b.name][b.index]
                 if event.kind == "assign" and not event.path:
                     return self.expr(event.value, self.ev.scope_for(event.value, s), env, depth + 1)
+                if event.kind == "assign" and isinstance(event.value, ast.Call):
+                    return self._helper_result(event.value, s, env, depth, event.path)
             raise _Unmappable()
         if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and \
                 env.get(node.value.id) == "META":
@@ -1086,6 +1090,33 @@ class GridBuilder:
                 return fold(Call("next_power_of_2", tuple(args), "int32"))
             raise _Unmappable()
         raise _Unmappable()
+
+    def _helper_result(self, call, scope, env, depth, path):
+        """`BLOCK, warps = calculate_settings(n)`: the helper's single `return`, element
+        `path`, over the call's arguments (the helper may live in another module of the tree)."""
+        if self.functions is None or not isinstance(call.func, ast.Name):
+            raise _Unmappable()
+        found = self.functions(call.func.id, scope)
+        if found is None:
+            raise _Unmappable()
+        fn, ev = found
+        returns = [r for r in _own_returns(fn) if r.value is not None]
+        if len(returns) != 1 or len(call.args) > len(fn.args.args) or call.keywords:
+            raise _Unmappable()
+        value = returns[0].value
+        for i in path:
+            if not isinstance(value, (ast.Tuple, ast.List)) or i >= len(value.elts):
+                raise _Unmappable()
+            value = value.elts[i]
+        inner = {a.arg: self.expr(node, scope, env, depth + 1) for a, node in zip(fn.args.args, call.args)}
+        saved = self.ev
+        self.ev = ev
+        try:
+            return self.expr(value, ev.info.scope_of.get(id(fn), ev.info.scopes[0]), inner, depth + 1)
+        except (KeyError, AttributeError) as exc:
+            raise _Unmappable() from exc
+        finally:
+            self.ev = saved
 
     def _callee(self, f, scope):
         v = self.ev.value(f, scope)

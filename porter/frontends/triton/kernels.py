@@ -323,6 +323,24 @@ class TritonFrontend:
             return ModV(f"tree:{source}") if source is not None else None
         return None
 
+    def host_function(self, name: str, scope):
+        """(FunctionDef, HostEval) of the host helper `name` called in `scope`: a function of
+        this file, or one imported from a module of the tree (`from .utils import helper`)."""
+        b = self.host.lookup(name, scope, (10**9, 0))
+        if b is not None:
+            ev = self.host._scope_ids[b.scope].events[b.name][b.index]
+            if ev.kind == "def" and isinstance(ev.node, ast.FunctionDef):
+                return ev.node, self.host
+        if name in self.info.import_from:
+            module, level, attr = self.info.import_from[name]
+            source = find_module(self.path, module, level)
+            if source is not None:
+                found = self.modules.definition(source, attr)
+                if found is not None and isinstance(found[1], ast.FunctionDef):
+                    other = self.sibling(found[0])
+                    return found[1], other.host
+        return None
+
     def sibling(self, source) -> "TritonFrontend":
         """The front end of another module of the tree, parsed once per conversion."""
         key = str(source)
@@ -434,6 +452,9 @@ class TritonFrontend:
             elif isinstance(hv, HScalar):
                 fixed_scalar[p.arg] = "float32" if hv.kind == "float" else "int32"
 
+        for name in _loop_bound_names(fn):  # a loop bound is an integer, whatever else it meets
+            if name in runtime and name not in fixed_scalar and name not in pointers:
+                fixed_scalar[name] = "int32"
         float_guess: set = set()
         hints: dict = {}
         tile_mode = False
@@ -633,7 +654,7 @@ class TritonFrontend:
         params = [p.arg for p in list(fn.args.posonlyargs) + list(fn.args.args)
                   if not self._is_constexpr_annotation(p.annotation)]
         builder = GridBuilder(self.host, site, fn, {p: "int32" for p in params if p in site_args},
-                              {})
+                              {}, self.host_function)
         expr = builder.host_expr(site_args[name])
         if expr is None or not any(isinstance(e, Var) for e in walk_expr(expr)):
             return None
@@ -699,6 +720,20 @@ class TritonFrontend:
             out.append(Var(name, "int32"))
         return tuple(out)
 
+    def _free_grid(self, kernel) -> tuple:
+        """One size parameter per grid axis the kernel reads (`grid_x`, ...), not an argument
+        of the original: the port takes the grid from its caller, verify chooses it."""
+        used = {e.axis for s in walk_stmts(kernel.body) for x in stmt_exprs(s)
+                for e in walk_expr(x) if isinstance(e, Builtin) and e.kind in ("block_idx", "grid_dim")}
+        taken = {p.name for p in kernel.params} | set(kernel.constexprs) | _RESERVED
+        dims = []
+        for axis in range(max(used | {0}) + 1):
+            name = _unique(f"grid_{'xyz'[axis]}", taken)
+            taken.add(name)
+            kernel.params.append(ScalarParam(name, "int32", grid_axis=axis))
+            dims.append(Var(name, "int32"))
+        return tuple(dims)
+
     def _num_stages(self, site, config) -> int:
         """Software-pipeline depth for K loops: the launch's or config's num_stages, else 2."""
         if site is not None:
@@ -747,7 +782,8 @@ class TritonFrontend:
             grid = infer_grid(kernel)
         except TileportError as exc:
             if site is None:
-                raise
+                # a library kernel: the caller's grid, sized by verify like any other size
+                return Launch(self._free_grid(kernel), block, 0, "caller", None, threads)
             grid = self._grid_params(kernel, fn, site, constexprs)
             if grid is not None:
                 return Launch(grid, block, 0, "launch-site", site.loc, threads)
@@ -1809,6 +1845,10 @@ class KernelConverter:
                 if not (isinstance(left, PyC) and isinstance(right, PyC)):
                     raise self.err("TP217", "'in' on runtime values", node)
                 r = PyC((left.value in right.value) == isinstance(op, ast.In))
+            elif isinstance(left, DTypeV) and isinstance(right, DTypeV) and \
+                    isinstance(op, (ast.Eq, ast.NotEq)):
+                # `x_ptr.dtype.element_ty == tl.float16`: dispatch on a buffer's dtype, at convert time
+                r = PyC((left.dtype == right.dtype) == isinstance(op, ast.Eq))
             else:
                 r = self.binop(_CMPOPS[type(op)], left, right, node)
             if result is None:
@@ -2675,6 +2715,18 @@ class KernelConverter:
             m = resolve(s.mask)
             cond = m if cond is None else BinOp("&&", cond, m, "bool")
         return If(cond, [stmt], [], s.loc) if cond is not None else stmt
+
+
+def _loop_bound_names(fn) -> set:
+    """Names used directly as the bounds or step of `range` / `tl.range` loops in `fn`."""
+    names = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call):
+            f = node.iter.func
+            short = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if short in ("range", "static_range"):
+                names |= {a.id for a in node.iter.args if isinstance(a, ast.Name)}
+    return names
 
 
 def _numeric(v) -> bool:

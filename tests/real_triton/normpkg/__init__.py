@@ -1,0 +1,1 @@
+"""A package whose kernels call helpers of sibling modules (tileport test sample)."""

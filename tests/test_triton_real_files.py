@@ -1,0 +1,188 @@
+"""Triton files as they are published: libraries without launch sites, constexprs only the launch
+knows, helpers in sibling modules, launchers computing constexprs, module top levels that must
+never run. The samples in tests/real_triton/ are written for these tests, one construct each."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from porter.emit.tilelang import emit_module
+from porter.frontends.triton import convert_triton
+from porter.verify.driver import VerifyOptions, verify
+from tests.conftest import ROOT
+
+REAL = ROOT / "tests" / "real_triton"
+
+
+def _port(tmp_path, source, **kw):
+    path = tmp_path / "port.py"
+    path.write_text(emit_module(convert_triton(str(source), **kw), str(source)))
+    return path
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location(f"port_{abs(hash(str(path)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_library_file_converts_generic_ports_with_variants():
+    module = convert_triton(str(REAL / "library_ops.py"))
+    kernels = {k.name: k for k in module.kernels}
+    assert set(kernels) == {"bias_act_kernel", "row_rms_kernel"}  # `_leaky` is a helper, not a kernel
+    bias = kernels["bias_act_kernel"]
+    assert bias.constexpr_origin["BLOCK"] == "chosen" and bias.generic == ("BLOCK",)
+    assert sorted((v.constexprs["HAS_BIAS"], v.constexprs["ACT"]) for v in [bias] + bias.variants) == \
+        [(False, "clip"), (False, "leaky"), (True, "clip"), (True, "leaky")]
+    rms = kernels["row_rms_kernel"]
+    assert set(rms.generic) == {"eps", "BLOCK"} and rms.launch.origin == "caller"
+    text = emit_module(module)
+    assert "def bias_act_kernel_program(BLOCK=16, HAS_BIAS=True, ACT='leaky', threads=128):" in text
+    assert "if not HAS_BIAS and ACT == 'clip':" in text
+    assert "def row_rms_kernel_program(eps=1e-05, BLOCK=16, threads=128):" in text
+
+
+def test_drop_in_launcher_runs_other_constexprs_than_converted(tmp_path):
+    """`kernel[grid](..., BLOCK=64, HAS_BIAS=False, ACT="clip")` against the port, on the CPU."""
+    port = _load(_port(tmp_path, REAL / "library_ops.py"))
+    import torch
+
+    n = 300
+    x, b = torch.randn(n) * 8, torch.randn(n)
+    for has_bias, act in ((False, "clip"), (True, "leaky")):
+        y = torch.full((n,), 7.0)
+        port.bias_act_kernel[lambda meta: (-(-n // meta["BLOCK"]),)](x, b, y, n, HAS_BIAS=has_bias, ACT=act,
+                                                                  BLOCK=64, num_warps=2, target="c")
+        ref = x + b if has_bias else x.clone()
+        ref = ref.clamp(-4.0, 4.0) if act == "clip" else torch.where(ref > 0, ref, ref * 0.125)
+        assert torch.allclose(y, ref)
+    y = torch.zeros(n)
+    # an enum value the kernel never compares has no variant; a library kernel needs its grid
+    with pytest.raises(ValueError, match="no variant for HAS_BIAS=False, ACT='none'"):
+        port.bias_act_kernel[(5,)](x, b, y, n, BLOCK=64, HAS_BIAS=False, ACT="none", target="c")
+    with pytest.raises(TypeError, match="pass the launch grid"):
+        port.row_rms_kernel(x, y, n, n, target="c")
+
+
+def test_verify_runs_every_specialization_of_a_library_kernel(tmp_path):
+    port = _port(tmp_path, REAL / "library_ops.py")
+    report = verify(str(REAL / "library_ops.py"), str(port),
+                    VerifyOptions(kernel="bias_act_kernel", compile_check=False, timeout=120))
+    (result,) = report.kernels
+    assert result.verdict == "equivalent", result.error
+    ran = {(c.constexprs["HAS_BIAS"], c.constexprs["ACT"]) for c in result.cases}
+    assert ran == {(True, "leaky"), (True, "clip"), (False, "leaky"), (False, "clip")}
+    assert all(b.ok for c in result.cases for b in c.buffers)
+
+
+def test_sibling_module_helpers_are_read_and_the_top_level_never_runs(tmp_path):
+    source = REAL / "normpkg" / "ops" / "scale_rows.py"
+    (kernel,) = convert_triton(str(source)).kernels
+    # BLOCK_SIZE, num_warps = calculate_settings(n) in normpkg/ops/utils.py, read statically
+    assert kernel.constexpr_origin["BLOCK_SIZE"] == "derived"
+    port = _port(tmp_path, source)
+    text = port.read_text()
+    assert "BLOCK_SIZE = _next_power_of_2(int(n_cols))" in text and "T.float32(3.0)" in text
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_module_top_level_never_runs_in_convert_or_verify(tmp_path):
+    marker = tmp_path / "ran.txt"
+    source = tmp_path / "kern.py"
+    source.write_text(textwrap.dedent(f"""
+        import triton
+        import triton.language as tl
+        import tabulate_is_not_installed
+        open({str(marker)!r}, "w").write("the top level ran")
+        DEVICE = triton.runtime.driver.active.get_active_torch_device()
+
+        @triton.jit
+        def negate(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, -tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+        def negate_all(x):
+            negate[(triton.cdiv(x.numel(), 256),)](x, x.numel(), BLOCK=256)
+
+        negate_all(torch.ones(10, device=DEVICE))
+    """))
+    port = _port(tmp_path, source)
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+    assert not marker.exists()
+
+
+def test_warmup_then_launch_of_the_handle_is_the_launch_site():
+    (kernel,) = convert_triton(str(REAL / "warmup_launch.py")).kernels
+    assert kernel.launch.origin == "launch-site" and kernel.constexpr_origin["BLOCK"] == "derived"
+    assert kernel.constexprs["STAGES"] == 2 and "STAGES" in kernel.generic
+
+
+def test_autotune_configs_from_a_function_that_branches_on_the_machine():
+    (kernel,) = convert_triton(str(REAL / "matmul_autotune.py")).kernels
+    assert (kernel.constexprs["BM"], kernel.constexprs["BN"]) == (32, 32)  # the first branch: CUDA
+    assert kernel.constexpr_origin["BM"] == "autotune config" and "of 2" in kernel.note
+    (second,) = convert_triton(str(REAL / "matmul_autotune.py"), config=1).kernels
+    assert second.constexprs["BM"] == 64
+
+
+def test_matmul_operator_and_builtin_min_on_tensors(tmp_path):
+    source = tmp_path / "mm.py"
+    source.write_text(textwrap.dedent("""
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def mm(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+            rm = tl.arange(0, BM)
+            rn = tl.arange(0, BN)
+            rk = tl.arange(0, BK)
+            a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+            b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+            c = min(a @ b, 100.0)
+            tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
+    """))
+    text = emit_module(convert_triton(str(source)))
+    assert "T.gemm(" in text and "T.min(" in text
+
+
+def test_constexpr_pinned_on_the_command_line(tmp_path):
+    out = tmp_path / "port.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(REAL / "library_ops.py"), "-o",
+                          str(out), "--constexpr", "HAS_BIAS=False", "--constexpr", "BLOCK=128"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    text = out.read_text()
+    assert "HAS_BIAS = False  # constexpr the port is specialised for" in text
+    assert "BLOCK = 128  # constexpr the port is specialised for" in text
+    assert "if ACT == 'clip':" in text  # the enum still dispatches
+    bad = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(REAL / "library_ops.py"),
+                          "--constexpr", "BLOCK"], capture_output=True, text=True, timeout=120)
+    assert bad.returncode != 0 and "TP007" in bad.stderr
+
+
+def test_no_case_that_changes_nothing_is_a_pass(tmp_path):
+    source = tmp_path / "never.py"
+    source.write_text(textwrap.dedent("""
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def never(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            tl.store(x_ptr + offs, x * 2.0, mask=(offs < n) & (x > 1e30))
+    """))
+    port = _port(tmp_path, source)
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    result = report.kernels[0]
+    assert result.verdict != "equivalent" and result.error.code == "TP432"
+    assert np.isfinite(report.seconds)

@@ -64,13 +64,17 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     sets = _SIZE_SETS.get(len(sizes)) or [tuple(17 + 2 * i for i in range(len(sizes))),
                                           tuple(29 + 2 * i for i in range(len(sizes)))]
     nesting = _stride_nesting(kernel, strides)
+    divisors = _grid_divisors(kernel)
     rng = np.random.default_rng(1234)
     problems = []
-    for values in sets:
+    for number, values in enumerate(sets):
         scalars = {}
         for p in kernel.scalars:
             if p.name in given:
                 scalars[p.name] = _typed(given[p.name], p.dtype)
+            elif p.name in divisors and p.name in sizes:
+                # the grid floors `N // 128`: a multiple, so that the grid is not empty
+                scalars[p.name] = divisors[p.name] * (number + 1)
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
             elif p.name in strides:
@@ -85,6 +89,20 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             scalars[INDEX_LIMIT] = min(values, default=16)
         problems.append(scalars)
     return problems
+
+
+def _grid_divisors(kernel: Kernel) -> dict:
+    """size -> C for grid extents that floor-divide a size by a constant (`N_CTX // 128`): the
+    launch assumes a multiple (the host asserts it), and a smaller size launches nothing."""
+    from porter.ir.nodes import BinOp, Const
+
+    out = {}
+    for g in kernel.launch.grid:
+        for e in walk_expr(g):
+            if isinstance(e, BinOp) and e.op == "/" and isinstance(e.a, Var) and isinstance(e.b, Const) \
+                    and isinstance(e.b.value, int) and e.b.value > 1:
+                out[e.a.name] = max(out.get(e.a.name, 1), e.b.value)
+    return out
 
 
 def _stride_nesting(kernel: Kernel, strides: list) -> dict:

@@ -109,6 +109,10 @@ def _child_main(req: dict) -> dict:
 
         if device == "cpu":
             _patch_interpreter_bf16()
+            if "make_block_ptr" in Path(source).read_text(encoding="utf-8", errors="replace"):
+                from porter.verify import triton_block_ptr
+
+                triton_block_ptr.install()  # Triton 3.9's interpreter lost block pointers
         module = _import_user_module(source)
         kernel, kernel_fn = _find_kernel(module, req["kernel_name"], source)
         tensors = [_to_torch(a, torch) for a in req["args"]]

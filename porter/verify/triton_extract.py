@@ -43,6 +43,7 @@ class _Extractor:
         jit = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_jit(n)]
         binders = _top_level_binders(tree)
         roots = {n.name for n in jit} | set(wanted or ())
+        binders = {name: _plainest(sts, name) for name, sts in binders.items()}
         kept: dict = {}  # id(stmt) -> stmt
         pending = list(roots)
         seen = set()
@@ -162,15 +163,25 @@ def _top_level_binders(tree: ast.Module) -> dict:
     return out
 
 
+def _plainest(statements: list, name: str) -> list:
+    """`import triton` and `import triton.tools.experimental_descriptor` both bind `triton`:
+    keep the plain one (a submodule import may need what this machine lacks)."""
+    plain = [st for st in statements if isinstance(st, ast.Import) and
+             any(a.name == name and a.asname is None for a in st.names)]
+    return plain or statements
+
+
 def _free_names(st) -> set:
     """Global names a statement reads: for a function, the names its body loads that are
     neither its parameters nor assigned in it (a kernel's `x = tl.load(...)` must not keep a
-    top-level `x = torch.rand(...)` of the tests)."""
+    top-level `x = torch.rand(...)` of the tests), and what its kept (jit) decorators read:
+    the dropped autotune/heuristics decorators' configs are not needed."""
     if isinstance(st, (ast.Import, ast.ImportFrom)):
         return set()
-    loads = {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        return loads
+        return {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    body = st.body if isinstance(st.body, list) else [st.body]
+    loads = {n.id for part in body for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     local = set()
     for node in ast.walk(st):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -178,7 +189,8 @@ def _free_names(st) -> set:
         elif isinstance(node, ast.arg):
             local.add(node.arg)
     outer = set()  # decorators, defaults and annotations are read in the enclosing scope
-    for expr in getattr(st, "decorator_list", []) + list(st.args.defaults) + \
+    kept_decorators = [d for d in getattr(st, "decorator_list", []) if _is_jit_decorator(d)]
+    for expr in kept_decorators + list(st.args.defaults) + \
             [d for d in st.args.kw_defaults if d is not None] + \
             [a.annotation for a in st.args.args + st.args.posonlyargs + st.args.kwonlyargs if a.annotation]:
         outer |= {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}

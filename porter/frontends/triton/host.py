@@ -45,6 +45,7 @@ class HTensor:
 @dataclass
 class HScalar:
     kind: str  # "int" / "float"
+    options: tuple = ()  # the constants it may be (`3 if causal else 1`), when all are known
 
 
 @dataclass
@@ -526,7 +527,7 @@ class HostEval:
             b = self.lookup(node.id, scope, _pos(node))
             if b is None:
                 if node.id in ("int", "float", "len", "min", "max", "abs", "range", "bool", "round",
-                               "sum", "print", "tuple", "list"):
+                               "sum", "print", "tuple", "list", "filter", "sorted"):
                     return HModule(f"builtins.{node.id}")
                 if node.id in self.info.imports:
                     return HModule(self.info.imports[node.id])
@@ -591,6 +592,8 @@ class HostEval:
             return UNKNOWN
         if isinstance(node, ast.IfExp):
             test = self._value(node.test, scope, env)
+            if not isinstance(test, HConst) and machine_test(node.test) is not None:
+                test = HConst(machine_test(node.test))
             if isinstance(test, HConst):
                 return self._value(node.body if test.value else node.orelse, scope, env)
             return merge([self._value(node.body, scope, env), self._value(node.orelse, scope, env)])
@@ -824,6 +827,12 @@ class HostEval:
                 except Exception:
                     return UNKNOWN
             return HScalar("float")
+        if path in ("builtins.list", "builtins.tuple", "builtins.sorted") and len(args) == 1 and \
+                isinstance(args[0], HTuple):
+            return args[0]
+        if path == "builtins.filter" and len(args) == 2 and isinstance(args[1], HTuple):
+            # the predicate is not run: every item stays (each is a config the kernel accepts)
+            return args[1]
         if path == "builtins.bool":
             return HConst(bool(args[0].value)) if args and isinstance(args[0], HConst) else UNKNOWN
         if path == "builtins.len":
@@ -872,6 +881,29 @@ _COMPARE = {
 }
 
 
+_OTHER_MACHINES = ("hip", "amd", "rocm", "cdna", "xpu", "intel", "cpu", "mps", "tpu")
+
+
+def machine_test(node):
+    """`is_cuda()` True, `is_hip()` / `is_xpu()` False: what only the machine knows, read as the
+    CUDA GPU the original targets (tileport ports from CUDA-targeting code); None otherwise."""
+    negate = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    call = node.operand if negate else node
+    if not (isinstance(call, ast.Call) and not call.args):
+        return None
+    f = call.func
+    name = (f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else "").lower()
+    if not name.startswith(("is_", "has_", "supports_")):
+        return None
+    if any(m in name for m in _OTHER_MACHINES):
+        value = False
+    elif "cuda" in name or "nvidia" in name:
+        value = True
+    else:
+        return None
+    return value != negate
+
+
 def _own_returns(fn) -> list:
     """`return` statements of a function, in source order, not those of nested definitions."""
     out = []
@@ -916,7 +948,9 @@ def merge(opts: list):
             else:
                 kinds.add("other")
         if kinds <= {"int", "float"}:
-            return HScalar("float" if "float" in kinds else "int")
+            known = all(isinstance(o, HConst) for o in flat)
+            values = tuple(dict.fromkeys(o.value for o in flat)) if known else ()
+            return HScalar("float" if "float" in kinds else "int", values)
         return HMulti(flat)
     return HMulti(flat)
 

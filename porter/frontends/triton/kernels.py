@@ -143,6 +143,10 @@ _TRITON_MODULES = ("triton.language", "triton.language.core", "triton.language.m
                    "triton.language.standard", "triton.language.semantic")
 
 
+class _Retype(Exception):
+    """A buffer's guessed dtype was corrected from its use: convert again."""
+
+
 class _NeedPointer(Exception):
     """A parameter assumed scalar turned out to be the base of a load/store address."""
 
@@ -168,6 +172,7 @@ class TritonFrontend:
         self.pinned = dict(constexprs or {})  # --constexpr NAME=V: fixed, whatever the launch says
         self.overrides: dict = {}  # stand-in values while testing a port for genericity
         self.forced_pointers: dict = {}  # kernel -> pointer params found in any of its variants
+        self.launch_choices: dict = {}  # kernel -> {constexpr: the values its launch may pass}
         self.origins: dict = {}  # kernel -> {constexpr: where its value came from}
         self.dtypes = dict(dtypes or {})
         self.given_grid = tuple(int(g) for g in grid) if grid else None
@@ -226,8 +231,10 @@ class TritonFrontend:
         saved_dtypes = dict(self.dtypes)
         for p in kernel.buffers:
             self.dtypes.setdefault(p.name, p.dtype)
-        choices = {n: c for n, c in discrete_choices(fn, kernel.constexprs).items()
-                   if kernel.constexpr_origin.get(n) != "--constexpr"}
+        choices = discrete_choices(fn, kernel.constexprs)
+        for n, values in self.launch_choices.get(fn.name, {}).items():
+            choices[n] = list(dict.fromkeys([kernel.constexprs[n]] + choices.get(n, []) + values))
+        choices = {n: c for n, c in choices.items() if kernel.constexpr_origin.get(n) != "--constexpr"}
         combos = [dict(zip(choices, values)) for values in itertools.product(*choices.values())]
         if len(combos) > MAX_VARIANTS:
             return kernel
@@ -251,11 +258,35 @@ class TritonFrontend:
             finally:
                 self.overrides = {}
 
-        kernel = reconvert({})  # each Kernel keeps copies of the front end's per-kernel state
+        try:
+            kernel = reconvert({})  # each Kernel keeps copies of the front end's per-kernel state
+        except TileportError as exc:
+            kernel = self._larger_choices(fn, fixed, reconvert, exc)
         kernel.generic, kernel.emit_as = find_generic(kernel, reconvert, self.path)
         for n in fixed:
             kernel.constexpr_origin[n] = "variant"
         return kernel
+
+    def _larger_choices(self, fn, fixed, reconvert, exc) -> Kernel:
+        """A `tl.static_assert` failed on chosen constexpr values (`BLOCK_N <= HEAD_DIM` with
+        HEAD_DIM chosen): try the chosen sizes all equal (64, then 32), then in reverse order;
+        else report the first failure."""
+        chosen = {n: v.value for n, v in self._last_values.items()
+                  if self.origins.get(fn.name, {}).get(n, "").startswith("chosen") and
+                  isinstance(v.value, int) and not isinstance(v.value, bool)} \
+            if exc.diagnostic.code == "TP229" else {}
+        names = list(chosen)
+        attempts = [dict.fromkeys(names, 64), dict.fromkeys(names, 32),
+                    dict(zip(names, reversed(list(chosen.values()))))]
+        for attempt in attempts if chosen else ():
+            try:
+                kernel = reconvert(attempt)
+            except TileportError:
+                continue
+            for n in chosen:
+                kernel.constexpr_origin[n] = "chosen"
+            return kernel
+        raise exc
 
     def kernel_functions(self) -> list:
         called = set()
@@ -395,7 +426,7 @@ class TritonFrontend:
             if name in TL_DTYPES:
                 return DTypeV(TL_DTYPES[name])
             if name in TL_UNSUPPORTED_DTYPES:
-                raise TileportError("TP225", f"tl.{name} (fp8) is not supported yet", self.loc(node))
+                return DTypeV(name)  # comparable (`x.dtype.element_ty == tl.float8e5`); not usable
             if name in ("math", "core", "standard", "semantic"):
                 return ModV(f"triton.language.{name}")
             if name == "extra":
@@ -477,6 +508,9 @@ class TritonFrontend:
                 kernel_body = conv.convert()
             except NeedTiles:
                 tile_mode = True
+                continue
+            except _Retype:
+                hints.update(conv.evidence.buffer_hints)
                 continue
             except _NeedPointer as need:
                 if need.name in pointers:  # pragma: no cover - defensive
@@ -606,6 +640,12 @@ class TritonFrontend:
             if n in site_args:
                 hv = self.host.value(site_args[n], site.scope)
                 v = self.from_host(hv)
+                options = [o if isinstance(o, PyC) else self.from_host(o) if not isinstance(o, (int, float))
+                           else PyC(o) for o in getattr(hv, "options", ())]
+                if v is None and options and all(isinstance(o, PyC) for o in options):
+                    # `stage = 3 if causal else 1`: each value the launch can pass is a variant
+                    v = options[0]
+                    self.launch_choices.setdefault(fn.name, {})[n] = [o.value for o in options]
                 if v is None:
                     v = self._derived_constexpr(fn, n, site, site_args, values)
                 if v is None:
@@ -644,7 +684,8 @@ class TritonFrontend:
             values[n] = PyC(chosen)
             taken.add(chosen)
             origin[n] = "chosen" if n not in missing else "chosen (the launch computes it at run time)"
-        return {n: values[n] for n in names}
+        self._last_values = {n: values[n] for n in names}
+        return dict(self._last_values)
 
     def _derived_constexpr(self, fn, name, site, site_args, values):
         """A constexpr the launch computes from the kernel's own scalar arguments (`BLOCK =
@@ -1541,7 +1582,7 @@ class KernelConverter:
                 return self.permute(base, None, node)
             return FnV("method", name, bound=base)
         if isinstance(base, PtrV):
-            if name == "dtype":
+            if name in ("dtype", "type"):  # `Out.type.element_ty` as `Out.dtype.element_ty`
                 return PtrTypeV(base.elem)
             if name == "shape":
                 return PyC(tuple(base.shape))
@@ -1967,6 +2008,8 @@ class KernelConverter:
         raise self.err("TP217", "a block shape must be a tuple of compile-time integers", node)
 
     def _dtype_arg(self, v, node) -> str:
+        if isinstance(v, DTypeV) and v.dtype in TL_UNSUPPORTED_DTYPES:
+            raise self.err("TP225", f"tl.{v.dtype} (fp8) is not supported yet", node)
         if isinstance(v, DTypeV):
             return v.dtype
         if isinstance(v, PyC) and isinstance(v.value, str) and v.value in TL_DTYPES:
@@ -2378,6 +2421,24 @@ class KernelConverter:
         while isinstance(e, SlotRef) and self.slots[e.slot].expr is not None:
             e = self.slots[e.slot].expr
         return e if isinstance(e, Cast) else None
+
+    def retype_loaded(self, v, dtype):
+        """When `v` was loaded from a buffer whose dtype is only a guess (float32: nothing in the
+        file says), suggest `dtype` for it and convert again (raises _Retype)."""
+        buf = self._loaded_buffer(getattr(v, "expr", None))
+        if buf is None and hasattr(v, "expr"):
+            buf = self._tile_source(v.expr)
+        if buf is None or buf in self.fe.dtypes or self.buffer_dtypes.get(buf) != "float32" or \
+                dtype not in ("float16", "bfloat16") or self.evidence.buffer_hints.get(buf) == dtype:
+            return
+        self.evidence.buffer_hints[buf] = dtype
+        raise _Retype()
+
+    @staticmethod
+    def _tile_source(e):
+        """The buffer a value was loaded from, when its expression loads from one buffer only."""
+        buffers = {sub.buffer for sub in walk_expr(e) if isinstance(sub, Load)} if e is not None else set()
+        return buffers.pop() if len(buffers) == 1 else None
 
     def _loaded_buffer(self, e):
         if isinstance(e, SlotRef):

@@ -255,6 +255,8 @@ class TileOps:
             raise conv.err("TP211", f"tl.dot of {a.shape} and {b.shape} blocks: need (M, K) @ "
                            "(K, N)", node)
         if a.dtype != b.dtype:
+            conv.retype_loaded(a, b.dtype)  # a guessed dtype yields to the other operand's
+            conv.retype_loaded(b, a.dtype)
             raise conv.err("TP211", f"tl.dot operands differ in type ({a.dtype}, {b.dtype}); cast "
                            "one with .to()", node)
         shape = (a.shape[0], b.shape[1])

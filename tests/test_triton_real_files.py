@@ -186,3 +186,49 @@ def test_no_case_that_changes_nothing_is_a_pass(tmp_path):
     result = report.kernels[0]
     assert result.verdict != "equivalent" and result.error.code == "TP432"
     assert np.isfinite(report.seconds)
+
+
+def test_kernels_generated_by_another_decorator_are_diagnosed(tmp_path):
+    source = tmp_path / "gen.py"
+    source.write_text(textwrap.dedent("""
+        import triton.language as tl
+        from mylib.codegen import pointwise
+
+        @pointwise(inputs=2)
+        def add(a, b):
+            return tl.fma(a, b, 0.0)
+    """))
+    from porter.diagnostics import TileportError
+
+    with pytest.raises(TileportError) as info:
+        convert_triton(str(source))
+    assert info.value.diagnostic.code == "TP203" and "@pointwise" in info.value.diagnostic.message
+
+
+def test_block_pointers_verify_through_the_interpreter_emulation(tmp_path):
+    """Triton 3.9 removed tl.make_block_ptr; verify emulates it for the original's run."""
+    source = tmp_path / "bp.py"
+    source.write_text(textwrap.dedent("""
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def row_block_copy(x_ptr, y_ptr, M, N, stride_m, BM: tl.constexpr, BN: tl.constexpr):
+            pid = tl.program_id(0)
+            src = tl.make_block_ptr(base=x_ptr, shape=(M, N), strides=(stride_m, 1),
+                                    offsets=(pid * BM, 0), block_shape=(BM, BN), order=(1, 0))
+            dst = tl.make_block_ptr(base=y_ptr, shape=(M, N), strides=(stride_m, 1),
+                                    offsets=(pid * BM, 0), block_shape=(BM, BN), order=(1, 0))
+            for _ in range(0, N, BN):
+                tile = tl.load(src, boundary_check=(0, 1), padding_option="zero")
+                tl.store(dst, tile * 2.0, boundary_check=(0, 1))
+                src = tl.advance(src, (0, BN))
+                dst = tl.advance(dst, (0, BN))
+
+        def copy(x, y):
+            M, N = x.shape
+            row_block_copy[(triton.cdiv(M, 16),)](x, y, M, N, x.stride(0), BM=16, BN=32)
+    """))
+    port = _port(tmp_path, source)
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error

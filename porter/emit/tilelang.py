@@ -394,6 +394,8 @@ def _upper_bound(s: For):
 
 
 def _safe(name: str, taken: set) -> str:
+    if not name.strip("_"):
+        name = "unused"  # `for _ in range(...)`: TVMScript's parser discards `_` bindings
     candidate = name if name not in _RESERVED and name.isidentifier() else f"{name}_"
     while candidate in taken:
         candidate += "_"

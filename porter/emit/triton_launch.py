@@ -128,8 +128,8 @@ def add_variants(view, kernel, make_view) -> None:
     if not kept:
         return
     t = view.triton
-    discrete = [n for n in kernel.constexprs
-                if any(v.constexprs.get(n) != kernel.constexprs[n] for v, _ in kept)]
+    discrete = [n for n in kernel.constexprs if n not in t["generic"] and
+                any(v.constexprs.get(n) != kernel.constexprs[n] for v, _ in kept)]
     t["fixed"] = [(n, value) for n, value in t["fixed"] if n not in discrete]
     at = next(i for i, p in enumerate(t["factory"]) if p.startswith("threads=") or p.startswith("stages=")) \
         if any(p.startswith(("threads=", "stages=")) for p in t["factory"]) else len(t["factory"])

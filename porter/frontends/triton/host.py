@@ -328,8 +328,19 @@ class ModuleInfo:
             name = None
         if name not in self.jit or name in self.launches:
             return
+        warmup = self._warmup_call(f.value if isinstance(f, ast.Subscript) else None, scope, call)
         self.launches[name] = LaunchSite(name, call, grid, scope,
-                                         Loc(self.path, call.lineno, call.col_offset + 1))
+                                         Loc(self.path, call.lineno, call.col_offset + 1), warmup)
+
+    def _warmup_call(self, target, scope, at):
+        """The `kernel.warmup(...)` call a launched handle came from (its keywords, such as
+        num_warps, hold for the launch too), or None."""
+        if not isinstance(target, ast.Name):
+            return None
+        bound = self._bound_value(target.id, scope, at)
+        if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and bound.func.attr == "warmup":
+            return bound
+        return None
 
     def _jit_name(self, target, scope, at):
         if isinstance(target, ast.Attribute) and target.attr in self.jit:
@@ -365,6 +376,7 @@ class LaunchSite:
     grid: object
     scope: HostScope
     loc: Loc
+    warmup: ast.Call | None = None  # `handle = kernel.warmup(...)` the launch went through
 
     def args_by_param(self, fn: ast.FunctionDef) -> dict:
         """param name -> host argument node (positional or keyword)."""
@@ -381,9 +393,10 @@ class LaunchSite:
         return out
 
     def keyword(self, name: str):
-        for kw in self.call.keywords:
-            if kw.arg == name:
-                return kw.value
+        for call in (self.call, self.warmup):
+            for kw in call.keywords if call is not None else ():
+                if kw.arg == name:
+                    return kw.value
         return None
 
 

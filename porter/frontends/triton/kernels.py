@@ -201,6 +201,13 @@ class TritonFrontend:
         self.host = HostEval(self.info)
         kernels = self.kernel_functions()
         if not kernels:
+            generated = self._generated_kernels(tree)
+            if generated is not None:
+                fn, decorator = generated
+                raise TileportError("TP203", f"'{fn.name}' uses triton.language under the decorator "
+                                    f"@{decorator}, which generates its kernels: tileport reads "
+                                    "@triton.jit functions and does not expand other decorators",
+                                    self.loc(fn))
             raise TileportError("TP200", "no @triton.jit kernel in this file", Loc(self.path, 1, 1))
         converted, failures = [], []
         for fn in kernels:
@@ -234,7 +241,9 @@ class TritonFrontend:
         choices = discrete_choices(fn, kernel.constexprs)
         for n, values in self.launch_choices.get(fn.name, {}).items():
             choices[n] = list(dict.fromkeys([kernel.constexprs[n]] + choices.get(n, []) + values))
-        choices = {n: c for n, c in choices.items() if kernel.constexpr_origin.get(n) != "--constexpr"}
+        # a generic constexpr needs no variants: the program takes any value of it
+        choices = {n: c for n, c in choices.items()
+                   if kernel.constexpr_origin.get(n) != "--constexpr" and n not in kernel.generic}
         combos = [dict(zip(choices, values)) for values in itertools.product(*choices.values())]
         if len(combos) > MAX_VARIANTS:
             return kernel
@@ -266,6 +275,22 @@ class TritonFrontend:
         for n in fixed:
             kernel.constexpr_origin[n] = "variant"
         return kernel
+
+    def _generated_kernels(self, tree):
+        """(function, decorator) of a function that uses `tl.*` under a decorator that is not
+        triton's (a library's kernel template, such as `@libentry()` or `@pointwise(...)`)."""
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef) or not node.decorator_list:
+                continue
+            uses_tl = any(isinstance(n, ast.Attribute) and self.info.qualname(n).startswith("triton.language")
+                          for n in ast.walk(node))
+            if not uses_tl:
+                continue
+            for d in node.decorator_list:
+                q = self.info.qualname(d.func if isinstance(d, ast.Call) else d)
+                if q and not q.startswith("triton") and q.split(".")[-1] not in ("jit", "autotune", "heuristics"):
+                    return node, ast.unparse(d.func if isinstance(d, ast.Call) else d)
+        return None
 
     def _larger_choices(self, fn, fixed, reconvert, exc) -> Kernel:
         """A `tl.static_assert` failed on chosen constexpr values (`BLOCK_N <= HEAD_DIM` with

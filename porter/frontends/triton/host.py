@@ -824,22 +824,15 @@ class HostEval:
                 if isinstance(a, HTensor):
                     return HTensor(a.dtype, a.like)
             return UNKNOWN
-        if path in ("builtins.int", "builtins.round"):
+        if path in ("builtins.int", "builtins.round", "builtins.float"):
+            convert = {"builtins.int": int, "builtins.round": round, "builtins.float": float}[path]
             a = args[0] if args else HConst(0)
             if isinstance(a, HConst):
                 try:
-                    return HConst(int(a.value))
+                    return HConst(convert(a.value))
                 except Exception:
                     return UNKNOWN
-            return HScalar("int")
-        if path == "builtins.float":
-            a = args[0] if args else HConst(0.0)
-            if isinstance(a, HConst):
-                try:
-                    return HConst(float(a.value))
-                except Exception:
-                    return UNKNOWN
-            return HScalar("float")
+            return HScalar("float" if convert is float else "int")
         if path in ("builtins.list", "builtins.tuple", "builtins.sorted") and len(args) == 1 and \
                 isinstance(args[0], HTuple):
             return args[0]

@@ -800,30 +800,23 @@ class TritonFrontend:
             dims.append(Var(name, "int32"))
         return tuple(dims)
 
+    def _launch_option(self, site, config, name: str):
+        """An int launch option (`num_warps=8`, `num_stages=3`): the launch site's (or its
+        warmup call's), else the autotune config's, else None."""
+        node = site.keyword(name) if site is not None else None
+        hv = self.host.value(node, site.scope) if node is not None else None
+        if not (isinstance(hv, HConst) and isinstance(hv.value, int)) and config is not None:
+            hv = getattr(config, name, None)
+        return hv.value if isinstance(hv, HConst) and isinstance(hv.value, int) else None
+
     def _num_stages(self, site, config) -> int:
         """Software-pipeline depth for K loops: the launch's or config's num_stages, else 2."""
-        if site is not None:
-            node = site.keyword("num_stages")
-            if node is not None:
-                hv = self.host.value(node, site.scope)
-                if isinstance(hv, HConst) and isinstance(hv.value, int):
-                    return max(1, min(hv.value, 4))
-        stages = getattr(config, "num_stages", None) if config is not None else None
-        if isinstance(stages, HConst) and isinstance(stages.value, int):
-            return max(1, min(stages.value, 4))
-        return 2
+        stages = self._launch_option(site, config, "num_stages")
+        return 2 if stages is None else max(1, min(stages, 4))
 
     def _num_warps(self, site, config) -> int:
-        if site is not None:
-            node = site.keyword("num_warps")
-            if node is not None:
-                hv = self.host.value(node, site.scope)
-                if isinstance(hv, HConst) and isinstance(hv.value, int):
-                    return hv.value
-        if config is not None and isinstance(config.num_warps, HConst) and \
-                isinstance(config.num_warps.value, int):
-            return config.num_warps.value
-        return 4
+        warps = self._launch_option(site, config, "num_warps")
+        return 4 if warps is None else warps
 
     def _launch(self, kernel, fn, conv, site, config, constexprs) -> Launch:
         lane = conv.lane

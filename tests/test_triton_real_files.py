@@ -232,3 +232,25 @@ def test_block_pointers_verify_through_the_interpreter_emulation(tmp_path):
     port = _port(tmp_path, source)
     report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_autotune_configs_built_in_loops(tmp_path):
+    source = tmp_path / "loops.py"
+    source.write_text(textwrap.dedent("""
+        import triton
+        import triton.language as tl
+
+        configs = []
+        for block in [32, 64]:
+            for warps in [2, 4]:
+                configs.append(triton.Config({"BLOCK": block}, num_warps=warps))
+
+        @triton.autotune(configs=configs, key=["n"])
+        @triton.jit
+        def bump(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+    """))
+    first, last = (convert_triton(str(source), config=c).kernels[0] for c in (0, 3))
+    assert (first.constexprs["BLOCK"], first.launch.threads) == (32, 64) and "of 4" in first.note
+    assert (last.constexprs["BLOCK"], last.launch.threads) == (64, 128)

@@ -453,6 +453,8 @@ class HostEval:
         scope = self._scope_ids[b.scope]
         ev = scope.events[b.name][b.index]
         if ev.kind == "assign":
+            if isinstance(ev.value, ast.List) and not ev.value.elts and not ev.path:
+                return self._appended(b.name, scope, ev)
             v = self.value(ev.value, self.scope_for(ev.value, scope))
             for i in ev.path:
                 v = self.index(v, i)
@@ -668,6 +670,35 @@ class HostEval:
         if isinstance(op, ast.Div) or "float" in kinds:
             return HScalar("float")
         return HScalar("int")
+
+    def _appended(self, name: str, scope: HostScope, ev: Event):
+        """`configs = []` then `configs.append(triton.Config(...))` in (nested) for loops: the
+        items, as the comprehension the loops amount to. An append under an `if`, or in a
+        loop over something unknown, makes the list unknown."""
+        calls = [c for c, cs in self.info.calls if cs is scope and isinstance(c.func, ast.Attribute) and
+                 c.func.attr == "append" and isinstance(c.func.value, ast.Name) and c.func.value.id == name
+                 and len(c.args) == 1 and _pos(c) >= ev.pos]
+        if not calls:
+            return HTuple(())
+        parents = {}
+        for node in ast.walk(scope.node):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+        items = []
+        for call in calls:
+            loops, node = [], parents.get(id(call))
+            while node is not None and node is not scope.node:
+                if isinstance(node, (ast.If, ast.While, ast.Try, ast.With)):
+                    return UNKNOWN
+                if isinstance(node, ast.For):
+                    loops.insert(0, ast.comprehension(target=node.target, iter=node.iter, ifs=[], is_async=0))
+                node = parents.get(id(node))
+            found = self._comprehension(ast.ListComp(elt=call.args[0], generators=loops), scope, {}) \
+                if loops else HTuple((self._value(call.args[0], scope, {}),))
+            if not isinstance(found, HTuple):
+                return UNKNOWN
+            items.extend(found.items)
+        return HTuple(tuple(items))
 
     def _comprehension(self, node, scope, env):
         results = []

@@ -254,3 +254,20 @@ def test_autotune_configs_built_in_loops(tmp_path):
     first, last = (convert_triton(str(source), config=c).kernels[0] for c in (0, 3))
     assert (first.constexprs["BLOCK"], first.launch.threads) == (32, 64) and "of 4" in first.note
     assert (last.constexprs["BLOCK"], last.launch.threads) == (64, 128)
+
+
+def test_a_loaded_value_used_as_an_offset_makes_its_buffer_integer(tmp_path):
+    source = tmp_path / "gather.py"
+    source.write_text(textwrap.dedent("""
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def gather_kernel(idx_ptr, table_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            idx = tl.load(idx_ptr + offs, mask=offs < n, other=0)
+            tl.store(out_ptr + offs, tl.load(table_ptr + idx, mask=offs < n), mask=offs < n)
+    """))
+    (kernel,) = convert_triton(str(source)).kernels
+    assert {p.name: p.dtype for p in kernel.buffers} == {"idx_ptr": "int32", "table_ptr": "float32",
+                                                         "out_ptr": "float32"}

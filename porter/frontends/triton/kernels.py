@@ -528,6 +528,9 @@ class TritonFrontend:
             unknown = {p for p in scalar_dtypes if p not in fixed_scalar}
             conv = KernelConverter(self, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
                                    unknown, tile_mode, self._num_stages(site, config))
+            # buffers whose dtype nothing but the kernel's own use can tell
+            conv.guessed = {p for p in pointers if p not in self.dtypes and
+                            not (p in host_tensor and host_tensor[p].dtype)}
             kernel_body = None
             try:
                 kernel_body = conv.convert()
@@ -966,6 +969,7 @@ class KernelConverter:
         self.slots: list = []
         self.stores: list = []
         self.evidence = Evidence()
+        self.guessed: set = set()  # buffers typed by the float32 default only (set by the front end)
         self.inline_stack: list = []
         self.helpers: list = []  # per inlined call: {"ret": value, "if_depth": int}
         self.out: list = []
@@ -1777,6 +1781,8 @@ class KernelConverter:
             a, b = b, a
         if not isinstance(a, PtrV) or isinstance(b, PtrV) or op not in ("+", "-"):
             raise self.err("TP224", f"unsupported pointer arithmetic ('{op}')", node)
+        if isinstance(b, TV) and is_float(self._dt(b)):
+            self.retype_loaded(b, "int32")  # `table + tl.load(idx_ptr + offs)`: idx_ptr holds indices
         if not (isinstance(b, TV) or _is_number(b)) or is_float(self._dt(b)):
             raise self.err("TP224", "pointer offsets must be integers", node)
         shape = self._bshape(node, a, b)
@@ -2442,12 +2448,13 @@ class KernelConverter:
 
     def retype_loaded(self, v, dtype):
         """When `v` was loaded from a buffer whose dtype is only a guess (float32: nothing in the
-        file says), suggest `dtype` for it and convert again (raises _Retype)."""
+        file says), suggest `dtype` for it and convert again (raises _Retype): the other tl.dot
+        operand's 16-bit type, or int32 for a value used as a pointer offset."""
         buf = self._loaded_buffer(getattr(v, "expr", None))
         if buf is None and hasattr(v, "expr"):
             buf = self._tile_source(v.expr)
-        if buf is None or buf in self.fe.dtypes or self.buffer_dtypes.get(buf) != "float32" or \
-                dtype not in ("float16", "bfloat16") or self.evidence.buffer_hints.get(buf) == dtype:
+        if buf is None or buf not in self.guessed or self.buffer_dtypes.get(buf) != "float32" or \
+                dtype not in ("float16", "bfloat16", "int32") or self.evidence.buffer_hints.get(buf) == dtype:
             return
         self.evidence.buffer_hints[buf] = dtype
         raise _Retype()

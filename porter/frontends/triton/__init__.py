@@ -1,10 +1,13 @@
 """Triton front end: a Triton file, read with `ast` and never run, -> tileport IR.
 
-kernels.py converts `@triton.jit` functions; host.py reads the host code statically (launch
-sites, grids, constexpr values); values.py holds the value kinds and Triton's type rules;
-tiles.py the block operations of tile-level ports; random.py Triton's Philox stream.
+module.py drives a file (which functions are kernels, constexpr values, generic constexprs and
+variants, launch geometry); kernels.py converts one `@triton.jit` body; host.py reads the host
+code statically (launch sites, grids, constexpr values); modules.py finds other modules of the
+tree; choose.py and generic.py pick and prove constexpr values; grids.py infers grids from
+masks; values.py holds the value kinds and Triton's type rules; tiles.py the block operations
+of tile-level ports; random.py Triton's Philox stream.
 """
 
-from porter.frontends.triton.kernels import convert_triton
+from porter.frontends.triton.module import convert_triton
 
 __all__ = ["convert_triton"]

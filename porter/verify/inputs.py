@@ -60,6 +60,10 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     # Strides get the widest size plus padding: rows never overlap, and padding shows up a
     # port that assumes contiguous rows.
     strides = [s for s in found if _is_stride(s)]
+    # a stride that bounds nothing the analyses see (a block pointer's, a row loop's) is still
+    # a stride: 3 would make rows overlap and hide a port that mixes them up
+    strides += [p.name for p in kernel.scalars if _is_stride(p.name) and p.name not in given and
+                p.name not in strides and not is_float(p.dtype) and p.dtype != "bool"]
     sizes = [s for s in found if s not in strides]
     sets = _SIZE_SETS.get(len(sizes)) or [tuple(17 + 2 * i for i in range(len(sizes))),
                                           tuple(29 + 2 * i for i in range(len(sizes)))]

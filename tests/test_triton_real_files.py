@@ -271,3 +271,28 @@ def test_a_loaded_value_used_as_an_offset_makes_its_buffer_integer(tmp_path):
     (kernel,) = convert_triton(str(source)).kernels
     assert {p.name: p.dtype for p in kernel.buffers} == {"idx_ptr": "int32", "table_ptr": "float32",
                                                          "out_ptr": "float32"}
+
+
+def test_migrate_cache_follows_the_tree_modules_a_port_inlines(tmp_path):
+    """A helper module changed under a cached port invalidates it, as a header does for CUDA."""
+    import json
+    import os
+    import shutil
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    shutil.copytree(REAL / "normpkg", src / "normpkg")
+    env = {k: v for k, v in os.environ.items() if k != "TILEPORT_CACHE_DIR"}
+    env["PYTHONPATH"] = str(ROOT)
+    args = [sys.executable, "-m", "porter.cli", "migrate", str(src), "-o", str(out), "--jobs", "1",
+            "--report", str(tmp_path / "r.json")]
+    first = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+    assert first.returncode == 0, first.stderr
+    port = out / "normpkg" / "ops" / "scale_rows_tl.py"
+    assert "T.float32(3.0)" in port.read_text()
+    utils = src / "normpkg" / "ops" / "utils.py"
+    utils.write_text(utils.read_text().replace("GAIN: tl.constexpr = 3.0", "GAIN: tl.constexpr = 5.0"))
+    second = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env)
+    assert second.returncode == 0, second.stderr
+    files = {f["path"]: f for f in json.loads((tmp_path / "r.json").read_text())["files"]}
+    assert not files["normpkg/ops/scale_rows.py"]["cached"]
+    assert "T.float32(5.0)" in port.read_text()

@@ -364,3 +364,5 @@ class Module:
     emulator_headers: dict = field(default_factory=dict)
     # CUDA only: headers this machine lacks, stood in for by empty files (parse.stand_in_dir)
     stand_ins: list = field(default_factory=list)
+    # Triton only: other modules of the user's tree the conversion read (helpers, constants)
+    dependencies: list = field(default_factory=list)

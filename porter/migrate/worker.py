@@ -112,6 +112,8 @@ def convert_task(task: dict) -> dict:
     try:
         module = load_module(source, tuple(task["include_dirs"]), tuple(task["defines"]),
                              constexprs=dict(task.get("constexprs", ())))
+        for read in module.dependencies:  # Triton: tree modules whose helpers the port inlines
+            deps[os.path.realpath(read)] = file_sha(read)
         module = raise_module(module, "auto" if task.get("raise", True) else "thread")
         port = emit_module(module, source)
     except TileportError as exc:

@@ -128,6 +128,7 @@ class TritonFrontend:
             raise NoKernelConverted(failures)
         module = Module(self.path, "triton", converted)
         module.failures = failures
+        module.dependencies = sorted(self.siblings)
         return module
 
     def convert_generic(self, fn: ast.FunctionDef) -> Kernel:

@@ -51,7 +51,7 @@ def _try(kernel, names, reconvert, source_name):
     placeholder = {n: f"<{n}>" for n in names}
     if _substitute(text_a, placeholder) != _substitute(text_b, placeholder):
         return None
-    actual = {n: _literal(kernel.constexprs[n]) for n in names}
+    actual = {n: repr(kernel.constexprs[n]) for n in names}
     if _substitute(text_a, actual) != _substitute(real, actual):
         return None
     return tuple(names), a
@@ -82,10 +82,6 @@ def render(kernel, source_name: str) -> str | None:
     except Exception:  # noqa: BLE001 - a stand-in the emitter cannot print is not generic
         return None
     return "\n".join(view.signature + [view.kernel_line] + view.body)
-
-
-def _literal(value) -> str:
-    return repr(value)
 
 
 def _substitute(text: str, mapping: dict) -> str:

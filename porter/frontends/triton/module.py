@@ -10,9 +10,10 @@ parameters, and flags/enums become variants.
 
 Parameters. A parameter used as the base of the address of a `tl.load` / `tl.store` (or
 passed a torch tensor at the launch site) is a BufferParam; the others are ScalarParams.
-constexpr parameters are folded and listed in `Kernel.constexprs`, with their value from the
-launch site's arguments, else the autotune config (`config` picks one), else
-`@triton.heuristics`, else the parameter's default.
+constexpr parameters are listed in `Kernel.constexprs` with the value the port was converted
+for (`Kernel.constexpr_origin` says where it came from): `--constexpr`, else the launch site's
+arguments, else the autotune config (`config` picks one), else `@triton.heuristics`, else the
+parameter's default, else chosen from its use.
 
 Dtype heuristics (Triton pointers and scalars are untyped in the source):
   * buffers: `dtypes[name]` when given; else the host code: the tensor passed at the launch

@@ -296,3 +296,41 @@ def test_migrate_cache_follows_the_tree_modules_a_port_inlines(tmp_path):
     files = {f["path"]: f for f in json.loads((tmp_path / "r.json").read_text())["files"]}
     assert not files["normpkg/ops/scale_rows.py"]["cached"]
     assert "T.float32(5.0)" in port.read_text()
+
+
+def test_int_enum_and_dtype_constexprs(tmp_path):
+    source = tmp_path / "modes.py"
+    source.write_text(textwrap.dedent("""
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def mode_kernel(x_ptr, y_ptr, n, MODE: tl.constexpr, OUT: tl.constexpr, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            if MODE == 1:
+                x = x * 2.0
+            elif MODE == 2:
+                x = -x
+            tl.store(y_ptr + offs, x.to(OUT), mask=offs < n)
+
+        def run(x, y, mode):
+            mode_kernel[(triton.cdiv(x.numel(), 128),)](x, y, x.numel(), MODE=mode, OUT=tl.float16, BLOCK=128)
+
+        def both(x, y):
+            run(x, y, 1)
+            run(x, y, 2)
+    """))
+    (kernel,) = convert_triton(str(source)).kernels
+    assert kernel.constexprs["OUT"] == "float16" and kernel.buffers[1].dtype == "float16"
+    assert sorted(v.constexprs["MODE"] for v in [kernel] + kernel.variants) == [1, 2]
+    port = _load(_port(tmp_path, source))
+    import torch
+
+    import triton.language as tl
+
+    x, y = torch.randn(200), torch.zeros(200, dtype=torch.float16)
+    port.mode_kernel[(2,)](x, y, 200, MODE=2, OUT=tl.float16, BLOCK=128, target="c")
+    assert torch.equal(y, (-x).half())
+    with pytest.raises(ValueError, match="specialised for OUT='float16'"):
+        port.mode_kernel[(2,)](x, y, 200, MODE=2, OUT=tl.float32, BLOCK=128, target="c")

@@ -159,8 +159,15 @@ def _launch_grid(name, grid, meta, axes):
     return grid[:axes] + (1,) * (axes - len(grid))
 
 
+_TRITON_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64", "i1": "bool"}
+
+
 def _specialised(name, constexpr, given, value):
-    """A constexpr the port was converted for: another value would need another conversion."""
+    """A constexpr the port was converted for: another value would need another conversion.
+    A dtype may come as `tl.float16`, `torch.float16` or "float16"."""
+    if not isinstance(given, (bool, int, float, str)):
+        given = str(given).replace("torch.", "")
+        given = _TRITON_DTYPES.get(given, given)
     if given != value:
         raise ValueError(f"{name}: this port is specialised for {constexpr}={value!r} (got {given!r}); "
                          f"re-run `tileport convert --constexpr {constexpr}=...` for that value")

@@ -18,13 +18,14 @@ import re
 from porter.diagnostics import TileportError
 
 
-def find_generic(kernel, reconvert, source_name: str) -> tuple:
+def find_generic(kernel, reconvert, source_name: str, exclude=()) -> tuple:
     """(generic names, the kernel converted with stand-ins to print the port from, or None).
 
-    `reconvert(overrides)` converts the same kernel with some constexprs set to other values.
+    `reconvert(overrides)` converts the same kernel with some constexprs set to other values;
+    `exclude` names constexprs that are variants instead (enums the kernel compares).
     """
     values = kernel.constexprs
-    candidates = [n for n, v in values.items() if n not in kernel.derived_constexprs and
+    candidates = [n for n, v in values.items() if n not in kernel.derived_constexprs and n not in exclude and
                   isinstance(v, (int, float)) and not isinstance(v, bool) and
                   kernel.constexpr_origin.get(n) != "--constexpr"]
     if not candidates:
@@ -51,7 +52,10 @@ def _try(kernel, names, reconvert, source_name):
     placeholder = {n: f"<{n}>" for n in names}
     if _substitute(text_a, placeholder) != _substitute(text_b, placeholder):
         return None
-    actual = {n: repr(kernel.constexprs[n]) for n in names}
+    # every numeric constexpr by its real value: where two share a value the real text prints
+    # the number, the stand-in text the name
+    actual = {n: repr(v) for n, v in kernel.constexprs.items()
+              if isinstance(v, (int, float)) and not isinstance(v, bool)}
     if _substitute(text_a, actual) != _substitute(real, actual):
         return None
     return tuple(names), a

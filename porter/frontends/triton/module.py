@@ -175,7 +175,16 @@ class TritonFrontend:
             kernel = reconvert({})  # each Kernel keeps copies of the front end's per-kernel state
         except TileportError as exc:
             kernel = self._larger_choices(fn, fixed, reconvert, exc)
-        kernel.generic, kernel.emit_as = find_generic(kernel, reconvert, self.path)
+        enums = set(discrete_choices(fn, kernel.constexprs)) | set(self.launch_choices.get(fn.name, {}))
+        # stand-in conversions keep every other constexpr at this kernel's value (a value chosen
+        # after a failed static_assert would otherwise be chosen anew)
+        pinned = {n: v for n, v in kernel.constexprs.items() if n not in kernel.derived_constexprs and
+                  isinstance(v, (bool, int, float, str))}
+
+        def with_stand_ins(overrides: dict) -> Kernel:
+            return reconvert({**pinned, **overrides})
+
+        kernel.generic, kernel.emit_as = find_generic(kernel, with_stand_ins, self.path, exclude=enums)
         for n in fixed:
             kernel.constexpr_origin[n] = "variant"
         return kernel

@@ -4,9 +4,10 @@ A Triton kernel is generic over its constexprs; a port is generic over one only 
 not depend on the value: `T.alloc_fragment((BLOCK_SIZE,), ...)` is, a `tl.static_range(N)`
 unrolled N times or an `if BLOCK > 64:` folded at convert time is not. Rather than trust that
 every step of the front end and the matcher keeps names, the kernel is converted again with two
-sets of stand-in values (distinct powers of two, so every use prints by name) and the rendered
-programs are compared: the two stand-in texts must be equal with the names left in, and equal
-to the text of the real values once the names are replaced by those values. Constexprs that
+sets of stand-in values (the real ones times distinct powers of two, so that every use prints
+by name) and the rendered programs are compared: the two stand-in texts must be equal with the
+names left in, and equal to the text of the real values once every numeric constexpr is
+replaced by its real value. Constexprs that
 pass are parameters of the port's program (its default is the real value); the others stay
 fixed module constants, and the port's wrapper refuses other values.
 """

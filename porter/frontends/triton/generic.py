@@ -7,9 +7,9 @@ every step of the front end and the matcher keeps names, the kernel is converted
 sets of stand-in values (the real ones times distinct powers of two, so that every use prints
 by name) and the rendered programs are compared: the two stand-in texts must be equal with the
 names left in, and equal to the text of the real values once every numeric constexpr is
-replaced by its real value. Constexprs that
-pass are parameters of the port's program (its default is the real value); the others stay
-fixed module constants, and the port's wrapper refuses other values.
+replaced by its real value. Constexprs that pass are parameters of the port's program (its
+default is the real value); the others stay fixed module constants, and the port's wrapper
+refuses other values.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Triton front end: a Triton file, read with `ast` and never run, -> tileport IR.
 
 module.py drives a file (which functions are kernels, constexpr values, generic constexprs and
-variants, launch geometry); kernels.py converts one `@triton.jit` body; host.py reads the host
+variants, launch geometry); kernels.py converts one `@triton.jit` body (its statements and
+expressions; calls.py its calls, memory.py its loads and stores; tables.py and retry.py what
+they share); host.py reads the host
 code statically (launch sites, grids, constexpr values); modules.py finds other modules of the
 tree; choose.py and generic.py pick and prove constexpr values; grids.py infers grids from
 masks; values.py holds the value kinds and Triton's type rules; tiles.py the block operations

@@ -57,9 +57,9 @@ from porter.ir.nodes import Builtin, BufferParam, Const, Kernel, Launch, Module,
 from porter.ir.walk import stmt_exprs, walk_expr, walk_stmts
 
 from porter.frontends.triton.grids import infer_grid
-from porter.frontends.triton.kernels import (
-    KernelConverter, _NeedPointer, _RESERVED, _Retype, _unique,
-)
+from porter.frontends.triton.kernels import KernelConverter
+from porter.frontends.triton.retry import _NeedPointer, _Retype
+from porter.frontends.triton.tables import _RESERVED, _unique
 
 _TRITON_MODULES = ("triton.language", "triton.language.core", "triton.language.math",
                    "triton.language.standard", "triton.language.semantic")

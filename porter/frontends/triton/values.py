@@ -330,3 +330,11 @@ class Evidence:
 
     float_params: set = field(default_factory=set)
     buffer_hints: dict = field(default_factory=dict)  # buffer -> dtype suggested by the kernel
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, PyC) and isinstance(v.value, (int, float, bool))
+
+
+def _numeric(v) -> bool:
+    return isinstance(v, TV) or _is_number(v)

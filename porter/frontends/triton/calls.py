@@ -1,0 +1,558 @@
+"""Calls in a Triton kernel body: `tl.*` functions, Python builtins, math and libdevice,
+casts, random numbers, block pointers and tensor descriptors, and the tile operations (a mixin
+of KernelConverter, kernels.py)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import math
+
+from porter.builtins import TRITON_BUILTINS
+from porter.frontends.triton.random import normal, philox_words, uniform
+from porter.frontends.triton.retry import _Retype
+from porter.frontends.triton.tables import (
+    _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY,
+    _MISSING, _RANDOM, _RESHAPE, _REDUCE,
+)
+from porter.frontends.triton.tiles import TILE_OPS, NeedTiles
+from porter.frontends.triton.values import (
+    BlockPtrV, DTypeV, FnV, PtrV, PyC, SlotRef, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TV, TupleV,
+    broadcast_shapes, cast, computation_type, const_of, pyconst_dtype,
+)
+from porter.frontends.triton.values import _is_number
+from porter.ir.fold import fold
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, is_float
+from porter.ir.walk import walk_expr
+
+
+class TritonCalls:
+    """`tl.*` and builtin calls of KernelConverter."""
+
+    # ------------------------------------------------------------------ calls
+
+    def call(self, node, env):
+        f = self.ev(node.func, env)
+        if isinstance(f, FnV) and f.kind in ("tl", "method") and f.name not in TILE_OPS:
+            self._refuse(f.name, node)
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            raise self.err("TP217", "*args / **kwargs in calls are not supported", node)
+        args = [self.ev(a, env) for a in node.args]
+        kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords}
+        if not isinstance(f, FnV):
+            raise self.err("TP217", "this value is not callable in a kernel", node)
+        if f.kind == "jit":
+            return self.inline(f.node, args, kwargs, node, f.bound)
+        if f.kind == "py":
+            return self.python_builtin(f.name, args, kwargs, node)
+        if f.kind == "pymath":
+            if all(isinstance(a, PyC) for a in args) and hasattr(math, f.name):
+                return PyC(getattr(math, f.name)(*(a.value for a in args)))
+            raise self.err("TP217", f"math.{f.name} on runtime values; use tl.* functions", node)
+        if f.kind == "libdevice":
+            return self.math_call(f.name, args, node, libdevice=True)
+        if f.kind == "dtype_pred":
+            return PyC(self._dtype_pred(f.bound.dtype, f.name))
+        if f.kind == "method":
+            if f.name == "to":
+                return self.to(f.bound, args, kwargs, node)
+            return self.tl_call(f.name, [f.bound] + args, kwargs, node)
+        return self.tl_call(f.name, args, kwargs, node)
+
+    @staticmethod
+    def _dtype_pred(dtype, name):
+        return {"is_floating": is_float(dtype), "is_fp16": dtype == "float16",
+                "is_bf16": dtype == "bfloat16", "is_fp32": dtype == "float32",
+                "is_fp64": dtype == "float64", "is_int": not is_float(dtype),
+                "is_int1": dtype == "bool", "is_bool": dtype == "bool",
+                "is_int_signed": not is_float(dtype) and not dtype.startswith("uint"),
+                "is_int_unsigned": dtype.startswith("uint")}.get(name, False)
+
+    def _refuse(self, name, node):
+        if name in _DOT:
+            raise self.err("TP211", f"tl.{name} (matrix multiplication) is not supported yet", node)
+        if name in _REDUCE:
+            raise self.err("TP212", f"tl.{name} (reductions and scans) is not supported yet", node)
+        if name in _RANDOM:
+            raise self.err("TP213", f"tl.{name} (random numbers) is not supported yet", node)
+        if name.startswith("atomic_"):
+            raise self.err("TP214", f"tl.{name} (atomics) is not supported yet", node)
+        if name in _BLOCKPTR:
+            raise self.err("TP218", f"tl.{name} (block pointers / tensor descriptors) is not "
+                           "supported yet", node)
+        if name in ("static_range", "range"):
+            raise self.err("TP210", f"tl.{name} loops are not supported yet", node)
+        if name in _RESHAPE:
+            raise self.err("TP223", f"tl.{name} (reshaping blocks) is not supported yet", node)
+
+    @staticmethod
+    def _arg(args, kwargs, i, name, default=_MISSING):
+        if i is not None and i < len(args):
+            return args[i]
+        if name in kwargs:
+            return kwargs[name]
+        return default
+
+    def _need(self, args, kwargs, i, name, node, fname):
+        v = self._arg(args, kwargs, i, name)
+        if v is _MISSING:
+            raise self.err("TP217", f"{fname}: missing argument '{name}'", node)
+        return v
+
+    def _const_int(self, v, what, node) -> int:
+        if isinstance(v, PyC) and isinstance(v.value, int) and not isinstance(v.value, bool):
+            return v.value
+        raise self.err("TP217", f"{what} must be a compile-time integer", node)
+
+    def _shape_arg(self, v, node) -> tuple:
+        if isinstance(v, TupleV):
+            return tuple(self._const_int(i, "a block shape", node) for i in v.items)
+        if isinstance(v, PyC) and isinstance(v.value, (tuple, list)):
+            return tuple(int(i) for i in v.value)
+        if isinstance(v, PyC) and isinstance(v.value, int):
+            return (v.value,)
+        raise self.err("TP217", "a block shape must be a tuple of compile-time integers", node)
+
+    def _dtype_arg(self, v, node) -> str:
+        if isinstance(v, DTypeV) and v.dtype in TL_UNSUPPORTED_DTYPES:
+            raise self.err("TP225", f"tl.{v.dtype} (fp8) is not supported yet", node)
+        if isinstance(v, DTypeV):
+            return v.dtype
+        if isinstance(v, PyC) and isinstance(v.value, str) and v.value in TL_DTYPES:
+            return TL_DTYPES[v.value]
+        raise self.err("TP217", "expected a dtype (tl.float32, ...)", node)
+
+    def python_builtin(self, name, args, kwargs, node):
+        if name in ("print", "isinstance"):
+            return PyC(None)
+        if all(isinstance(a, PyC) for a in args) and not kwargs:
+            try:
+                fn = {"min": min, "max": max, "abs": abs, "int": int, "float": float, "bool": bool,
+                      "len": len, "round": round}[name]
+                return PyC(fn(*(a.value for a in args)))
+            except Exception as exc:
+                raise self.err("TP217", f"{name}(...) on these constants: {exc}", node) from exc
+        if name == "len" and args and isinstance(args[0], TupleV):
+            return PyC(len(args[0].items))
+        if name == "abs" and len(args) == 1 and isinstance(args[0], TV):
+            return self.math_call("abs", args, node)
+        if name in ("min", "max") and len(args) >= 2 and not kwargs:
+            # Triton's builtin min/max on tensors: tl.minimum/maximum, left to right
+            out = args[0]
+            for a in args[1:]:
+                out = self.min_max(name, out, a, node)
+            return out
+        if name == "range":
+            raise self.err("TP210", "loops are not supported yet", node)
+        raise self.err("TP217", f"Python {name}() on runtime values is not supported", node)
+
+    def tl_call(self, name, args, kwargs, node):
+        if name in TILE_OPS:
+            return self.tile_call(name, args, kwargs, node)
+        if name in ("rand", "randint", "randn", "randint4x", "rand4x"):
+            return self.random(name, args, kwargs, node)
+        if name == "make_block_ptr":
+            return self.make_block_ptr(args, kwargs, node)
+        if name == "make_tensor_descriptor":
+            return self.make_tensor_descriptor(args, kwargs, node)
+        if name == "advance":
+            bp = self._need(args, kwargs, 0, "base", node, "tl.advance")
+            deltas = self._need(args, kwargs, 1, "offsets", node, "tl.advance")
+            if not isinstance(bp, BlockPtrV):
+                raise self.err("TP218", "tl.advance needs a block pointer (tl.make_block_ptr)", node)
+            deltas = self._values(deltas, len(bp.block), "tl.advance offsets", node)
+            return dataclasses.replace(bp, offsets=tuple(self.binop("+", o, d, node)
+                                                         for o, d in zip(bp.offsets, deltas)))
+        self._refuse(name, node)
+        if name == "program_id" or name == "num_programs":
+            axis = self._const_int(self._arg(args, kwargs, 0, "axis", PyC(0)), "the axis", node)
+            if not 0 <= axis <= 2:
+                raise self.err("TP217", f"tl.{name} axis must be 0, 1 or 2", node)
+            kind = "block_idx" if name == "program_id" else "grid_dim"
+            return TV(Builtin(kind, axis, "int32"))
+        if name == "arange":
+            start = self._const_int(self._need(args, kwargs, 0, "start", node, "tl.arange"),
+                                    "tl.arange bounds", node)
+            end = self._const_int(self._need(args, kwargs, 1, "end", node, "tl.arange"),
+                                  "tl.arange bounds", node)
+            size = end - start
+            if size <= 0 or size & (size - 1):
+                raise self.err("TP217", f"tl.arange({start}, {end}): the range must be a positive "
+                               "power of 2", node)
+            if size == 1:
+                return TV(Const(start, "int32"), (1,))
+            e = Builtin("thread_idx", 0, "int32")
+            if start:
+                e = BinOp("+", e, Const(start, "int32"), "int32")
+            return TV(e, (size,))
+        if name == "load":
+            return self.load(args, kwargs, node)
+        if name == "store":
+            return self.store(args, kwargs, node)
+        if name == "where":
+            c = self._need(args, kwargs, 0, "condition", node, "tl.where")
+            a = self._need(args, kwargs, 1, "x", node, "tl.where")
+            b = self._need(args, kwargs, 2, "y", node, "tl.where")
+            if not (isinstance(c, TV) or _is_number(c)):
+                raise self.err("TP217", "tl.where condition must be a value", node)
+            return self.select(c, a, b, node)
+        if name in ("maximum", "minimum"):
+            a = self._need(args, kwargs, 0, "x", node, f"tl.{name}")
+            b = self._need(args, kwargs, 1, "y", node, f"tl.{name}")
+            return self.min_max("max" if name == "maximum" else "min", a, b, node)
+        if name == "clamp":
+            x = self._need(args, kwargs, 0, "x", node, "tl.clamp")
+            lo = self._need(args, kwargs, 1, "min", node, "tl.clamp")
+            hi = self._need(args, kwargs, 2, "max", node, "tl.clamp")
+            return self.min_max("min", self.min_max("max", x, lo, node), hi, node)
+        if name == "cdiv":
+            a = self._need(args, kwargs, 0, "x", node, "tl.cdiv")
+            b = self._need(args, kwargs, 1, "div", node, "tl.cdiv")
+            if isinstance(a, PyC) and isinstance(b, PyC):
+                return PyC(-(-a.value // b.value))
+            for v in (a, b):
+                self._check_operand(v, node)
+            dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC), True)
+            if is_float(dt):
+                raise self.err("TP225", "tl.cdiv needs integers", node)
+            return TV(fold(Call("ceildiv", (self._as_expr(a, dt), self._as_expr(b, dt)), dt)),
+                      self._bshape(node, a, b))
+        if name == "next_power_of_2":
+            n = self._const_int(self._need(args, kwargs, 0, "n", node, name), "the argument", node)
+            return PyC(1 if n <= 1 else 1 << (n - 1).bit_length())
+        if name in ("zeros", "full"):
+            shape = self._shape_arg(self._need(args, kwargs, 0, "shape", node, f"tl.{name}"), node)
+            if name == "zeros":
+                dtype = self._dtype_arg(self._need(args, kwargs, 1, "dtype", node, "tl.zeros"), node)
+                return TV(const_of(0, dtype), shape)
+            value = self._need(args, kwargs, 1, "value", node, "tl.full")
+            dtype = self._dtype_arg(self._need(args, kwargs, 2, "dtype", node, "tl.full"), node)
+            if isinstance(value, PyC):
+                return TV(const_of(value.value, dtype), shape)
+            if isinstance(value, TV) and value.shape == ():
+                return TV(cast(value.expr, dtype), shape)
+            raise self.err("TP217", "tl.full value must be a scalar", node)
+        if name in ("zeros_like", "full_like", "ones_like"):
+            x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+            if not isinstance(x, TV):
+                raise self.err("TP217", f"tl.{name} needs a tensor", node)
+            dtype = self._arg(args, kwargs, 2 if name == "full_like" else 1, "dtype", None)
+            dtype = self._dtype_arg(dtype, node) if dtype not in (None, _MISSING) and \
+                not (isinstance(dtype, PyC) and dtype.value is None) else x.dtype
+            value = 0 if name == "zeros_like" else 1
+            if name == "full_like":
+                v = self._need(args, kwargs, 1, "value", node, "tl.full_like")
+                if not isinstance(v, PyC):
+                    raise self.err("TP217", "tl.full_like value must be a constant", node)
+                value = v.value
+            return TV(const_of(value, dtype), x.shape)
+        if name == "static_assert":
+            cond = self._need(args, kwargs, 0, "cond", node, "tl.static_assert")
+            if isinstance(cond, PyC) and not cond.value:
+                msg = self._arg(args, kwargs, 1, "msg", PyC(""))
+                text = f": {msg.value}" if isinstance(msg, PyC) and msg.value else ""
+                raise self.err("TP229", f"tl.static_assert failed{text}", node)
+            return PyC(None)
+        if name in _IGNORED:
+            return PyC(None)
+        if name in _HINTS:
+            return self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+        if name == "cast":
+            x = self._need(args, kwargs, 0, "input", node, "tl.cast")
+            return self.to(x, list(args[1:]), kwargs, node)
+        if name == "constexpr":
+            v = self._need(args, kwargs, 0, "value", node, "tl.constexpr")
+            return v
+        if name == "expand_dims":
+            x = self._need(args, kwargs, 0, "input", node, "tl.expand_dims")
+            axes = self._need(args, kwargs, 1, "axis", node, "tl.expand_dims")
+            axes = self._shape_arg(axes, node) if not isinstance(axes, PyC) or \
+                not isinstance(axes.value, int) else (axes.value,)
+            if not isinstance(x, (TV, PtrV)):
+                raise self.err("TP217", "tl.expand_dims needs a tensor", node)
+            rank = len(x.shape) + len(axes)
+            axes = sorted(a + rank if a < 0 else a for a in axes)
+            new_shape, dim_map, j = [], {}, 0
+            for d in range(rank):
+                if d in axes:
+                    new_shape.append(1)
+                else:
+                    dim_map[j] = d
+                    new_shape.append(x.shape[j])
+                    j += 1
+            return self._reshape(x, tuple(new_shape), dim_map)
+        if name == "broadcast_to":
+            x = self._need(args, kwargs, 0, "input", node, "tl.broadcast_to")
+            rest = args[1:] if len(args) > 1 else [kwargs.get("shape")]
+            shape = self._shape_arg(rest[0] if len(rest) == 1 else TupleV(tuple(rest)), node)
+            if not isinstance(x, (TV, PtrV)):
+                x = TV(self._as_expr(x, self._dt(x)), ())
+            if broadcast_shapes(x.shape, shape) != shape:
+                raise self.err("TP222", f"cannot broadcast {x.shape} to {shape}", node)
+            if isinstance(x, PtrV):
+                return PtrV(x.buffer, x.offset, shape, x.elem)
+            return TV(x.expr, shape)
+        if name == "broadcast":
+            a = self._need(args, kwargs, 0, "input", node, "tl.broadcast")
+            b = self._need(args, kwargs, 1, "other", node, "tl.broadcast")
+            shape = self._bshape(node, a, b)
+            return TupleV(tuple(TV(v.expr, shape) if isinstance(v, TV) else v for v in (a, b)))
+        if name in ("trans", "permute"):
+            x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+            dims = args[1:] or ([kwargs["dims"]] if "dims" in kwargs else [])
+            if len(dims) == 1 and not (isinstance(dims[0], PyC) and isinstance(dims[0].value, int)):
+                dims = self._shape_arg(dims[0], node)
+            else:
+                dims = tuple(self._const_int(d, "a permutation", node) for d in dims)
+            return self.permute(x, dims or None, node)
+        if name in ("fdiv", "div_rn"):
+            a = self._need(args, kwargs, 0, "x", node, f"tl.{name}")
+            b = self._need(args, kwargs, 1, "y", node, f"tl.{name}")
+            for v in (a, b):
+                self._check_operand(v, node)
+            dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC), True)
+            if not is_float(dt):
+                raise self.err("TP225", f"tl.{name} needs floating-point operands", node)
+            self._note_float(dt, a, b)
+            return TV(fold(BinOp("/", self._as_expr(a, dt), self._as_expr(b, dt), dt)),
+                      self._bshape(node, a, b))
+        if name in TRITON_BUILTINS or name in _LIBDEVICE_EXTRA:
+            return self.math_call(name, args, node, libdevice=name not in TRITON_BUILTINS)
+        if name in ("jit", "autotune", "heuristics", "Config"):
+            raise self.err("TP217", f"triton.{name} inside a kernel", node)
+        raise self.err("TP215", f"tl.{name} is not supported yet", node)
+
+    def _values(self, v, n, what, node) -> tuple:
+        """A tuple of n scalar runtime values (TV or PyC)."""
+        items = v.items if isinstance(v, TupleV) else \
+            tuple(PyC(x) for x in v.value) if isinstance(v, PyC) and isinstance(v.value, (tuple, list)) else None
+        if items is None or len(items) != n or not all(
+                isinstance(x, PyC) or (isinstance(x, TV) and x.shape == ()) for x in items):
+            raise self.err("TP218", f"{what} must be a tuple of {n} scalars", node)
+        return tuple(items)
+
+    def make_block_ptr(self, args, kwargs, node):
+        base = self._need(args, kwargs, 0, "base", node, "tl.make_block_ptr")
+        block = self._shape_arg(self._need(args, kwargs, 4, "block_shape", node, "tl.make_block_ptr"), node)
+        base = self._pointer(base, node, "tl.make_block_ptr")
+        if base.shape != ():
+            raise self.err("TP218", "tl.make_block_ptr needs a scalar base pointer", node)
+        dims = len(block)
+        shape, strides, offsets = (
+            self._values(self._need(args, kwargs, i, key, node, "tl.make_block_ptr"), dims,
+                         f"tl.make_block_ptr {key}", node)
+            for i, key in ((1, "shape"), (2, "strides"), (3, "offsets")))
+        return BlockPtrV(base.buffer, base.offset, shape, strides, offsets, block, base.elem)
+
+    def make_tensor_descriptor(self, args, kwargs, node):
+        """A tensor descriptor: a block pointer whose window offsets each load/store names,
+        always bounds-checked (zero padding) as TMA does."""
+        base = self._pointer(self._need(args, kwargs, 0, "base", node, "tl.make_tensor_descriptor"),
+                             node, "tl.make_tensor_descriptor")
+        block = self._shape_arg(self._need(args, kwargs, 3, "block_shape", node,
+                                           "tl.make_tensor_descriptor"), node)
+        if base.shape != ():
+            raise self.err("TP218", "tl.make_tensor_descriptor needs a scalar base pointer", node)
+        shape, strides = (
+            self._values(self._need(args, kwargs, i, key, node, "tl.make_tensor_descriptor"), len(block),
+                         f"tl.make_tensor_descriptor {key}", node)
+            for i, key in ((1, "shape"), (2, "strides")))
+        return BlockPtrV(base.buffer, base.offset, shape, strides, None, block, base.elem)
+
+    def _descriptor_window(self, desc, offsets, node):
+        offsets = self._values(offsets, len(desc.block), "the descriptor offsets", node)
+        return dataclasses.replace(desc, offsets=offsets), PyC(tuple(range(len(desc.block))))
+
+    def _block_window(self, bp, check, node, what):
+        """A block pointer as (element pointer block, mask or None) for tl.load / tl.store."""
+        rank = len(bp.block)
+        dims = ()
+        if check not in (None, _MISSING) and not (isinstance(check, PyC) and check.value is None):
+            dims = tuple(self._const_int(d, "a boundary_check dim", node) for d in (
+                check.items if isinstance(check, TupleV) else
+                (PyC(x) for x in check.value) if isinstance(check, PyC) and isinstance(check.value, (tuple, list))
+                else (check,)))
+        ptr = PtrV(bp.buffer, bp.base, (), bp.elem)
+        mask = None
+        for d in range(rank):
+            lane_shape = tuple(bp.block[d] if j == d else 1 for j in range(rank))
+            lane = TV(Builtin("thread_idx", rank - 1 - d, "int32"), lane_shape)
+            index = self.binop("+", bp.offsets[d], lane, node)
+            ptr = self.binop("+", ptr, self.binop("*", index, bp.strides[d], node), node)
+            if d in dims:
+                inside = self.binop("<", index, bp.shape[d], node)
+                start = bp.offsets[d]
+                if not (isinstance(start, PyC) and start.value >= 0):
+                    inside = self.binop("&", self.binop(">=", index, PyC(0), node), inside, node)
+                mask = inside if mask is None else self.binop("&", mask, inside, node)
+        if ptr.shape != bp.block:
+            ptr = PtrV(ptr.buffer, ptr.offset, bp.block, ptr.elem)
+        return ptr, mask
+
+    def random(self, name, args, kwargs, node):
+        """tl.rand & co.: Triton's Philox stream, computed exactly (random.py)."""
+        seed = self._need(args, kwargs, 0, "seed", node, f"tl.{name}")
+        offset = self._need(args, kwargs, 1, "offset", node, f"tl.{name}")
+        rounds = self._arg(args, kwargs, 2, "n_rounds", PyC(10))
+        if not (isinstance(rounds, PyC) and rounds.value == 10):
+            raise self.err("TP213", f"tl.{name} with n_rounds other than 10 is not supported", node)
+        for v, what in ((seed, "seed"), (offset, "offset")):
+            if not (isinstance(v, TV) or (isinstance(v, PyC) and isinstance(v.value, int))) or \
+                    is_float(self._dt(v)):
+                raise self.err("TP213", f"the {what} of tl.{name} must be an integer", node)
+        if self._shape(seed) != ():
+            raise self.err("TP213", f"the seed of tl.{name} must be a scalar", node)
+        shape = self._shape(offset)
+        scratch = {}
+
+        def bind(hint, expr):
+            self.bind(hint, TV(fold(expr), shape), scratch, node, materialize=True)
+            return scratch[hint].expr
+
+        words = philox_words(self._as_expr(seed, self._dt(seed)),
+                             self._as_expr(offset, self._dt(offset)), bind)
+        if name == "randint":
+            return TV(Cast("int32", words[0]), shape)
+        if name == "randint4x":
+            return TupleV(tuple(TV(Cast("int32", w), shape) for w in words))
+        if name == "rand":
+            return TV(uniform(words[0]), shape)
+        if name == "rand4x":
+            return TupleV(tuple(TV(uniform(w), shape) for w in words))
+        return TV(normal(uniform(words[0]), uniform(words[1])), shape)
+
+    def tile_call(self, name, args, kwargs, node):
+        """Reductions, scans and tl.dot: tile operations (tiles.py), in tile mode only."""
+        if not self.tile_mode:
+            raise NeedTiles()
+        ops = self.tile_ops
+        x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+        keep = self._arg(args, kwargs, None, "keep_dims", PyC(False))
+        keep = bool(keep.value) if isinstance(keep, PyC) else False
+        if name == "dot":
+            b = self._need(args, kwargs, 1, "other", node, "tl.dot")
+            acc = self._arg(args, kwargs, 2, "acc", None)
+            if isinstance(acc, PyC) and acc.value is None:
+                acc = None
+            if acc is not None and not isinstance(acc, TV):
+                raise self.err("TP211", "tl.dot acc must be a block tensor", node)
+            out = self._arg(args, kwargs, None, "out_dtype", None)
+            out = self._dtype_arg(out, node) if isinstance(out, DTypeV) else None
+            return ops.dot(x, b, acc, out, node)
+        axis = self._arg(args, kwargs, 1, "axis", None)
+        dtype = self._arg(args, kwargs, None, "dtype", None)
+        dtype = self._dtype_arg(dtype, node) if isinstance(dtype, DTypeV) else None
+        if name == "cumsum":
+            rev = self._arg(args, kwargs, 2, "reverse", PyC(False))
+            return ops.cumsum(x, axis, bool(rev.value) if isinstance(rev, PyC) else False, node, dtype)
+        if name in ("argmax", "argmin"):
+            return ops.arg_reduce(name[3:], x, axis, keep, node)
+        if name in ("max", "min"):
+            indices = self._arg(args, kwargs, 2, "return_indices", PyC(False))
+            if isinstance(indices, PyC) and indices.value:
+                return TupleV((ops.reduce(name, x, axis, keep, node),
+                               ops.arg_reduce(name, x, axis, keep, node)))
+        return ops.reduce(name, x, axis, keep, node, dtype)
+
+    def min_max(self, fname, a, b, node):
+        if isinstance(a, PyC) and isinstance(b, PyC):
+            return PyC(max(a.value, b.value) if fname == "max" else min(a.value, b.value))
+        for v in (a, b):
+            self._check_operand(v, node)
+        dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC))
+        self._note_float(dt, a, b)
+        return TV(fold(Call(fname, (self._as_expr(a, dt), self._as_expr(b, dt)), dt)),
+                  self._bshape(node, a, b))
+
+    def math_call(self, name, args, node, libdevice: bool = False):
+        entry = TRITON_BUILTINS.get(name)
+        if entry is None and libdevice and name in _LIBDEVICE_EXTRA:
+            entry = ("math", _LIBDEVICE_EXTRA[name])
+        if entry is None:
+            where = "libdevice" if libdevice else "tl"
+            raise self.err("TP215", f"{where}.{name} is not supported yet", node)
+        kind, canonical = entry
+        if kind == "binop":
+            return self.tl_call("fdiv", args[:2], {}, node)
+        for v in args:
+            self._check_operand(v, node)
+        if not args:
+            raise self.err("TP217", f"{name}() needs arguments", node)
+        if len(args) == 1:
+            dt = self._dt(args[0])
+        else:
+            dt = self._dt(args[0])
+            tensor_seen = not isinstance(args[0], PyC)
+            for v in args[1:]:
+                dt = computation_type(dt, not tensor_seen, self._dt(v), isinstance(v, PyC))
+                tensor_seen = tensor_seen or not isinstance(v, PyC)
+        fp_only = name in _FP32_ONLY or canonical in _FP32_ONLY or \
+            (libdevice and name in _LIBDEVICE_FP32_ONLY)
+        if fp_only and dt not in ("float32", "float64"):
+            if isinstance(args[0], PyC) and len(args) == 1:
+                dt = pyconst_dtype(float(args[0].value))
+            elif not is_float(dt) and self._params_in_vals(*args):
+                self._note_float("float32", *args)
+                dt = "float32"
+            else:
+                fn = f"{'libdevice' if libdevice else 'tl'}.{name}"
+                raise self.err("TP225", f"{fn} expects float32 or float64 input, got {dt}; cast "
+                               "with .to(tl.float32)", node)
+        else:
+            self._note_float(dt, *args)
+        exprs = tuple(self._as_expr(v, dt) for v in args)
+        return TV(Call(canonical, exprs, dt), self._bshape(node, *args))
+
+    def to(self, x, args, kwargs, node):
+        if kwargs.get("bitcast") is not None and isinstance(kwargs.get("bitcast"), PyC) and \
+                kwargs["bitcast"].value:
+            raise self.err("TP225", "bitcasts are not supported yet", node)
+        target = self._arg(args, kwargs, 0, "dtype")
+        if target is _MISSING:
+            raise self.err("TP217", ".to() needs a dtype", node)
+        dtype = self._dtype_arg(target, node)
+        if isinstance(x, PyC):
+            return TV(const_of(x.value, dtype))
+        if isinstance(x, PtrV):
+            raise self.err("TP224", "pointer casts are not supported yet", node)
+        if not isinstance(x, TV):
+            raise self.err("TP217", ".to() of a non-tensor", node)
+        if dtype in ("float32", "float64"):
+            buf = self._loaded_buffer(x.expr)
+            if buf is not None and self.buffer_dtypes.get(buf) in ("float32", "float16"):
+                self.evidence.buffer_hints.setdefault(buf, "float16")
+        return TV(cast(x.expr, dtype), x.shape)
+
+    def _explicit_cast(self, e):
+        while isinstance(e, SlotRef) and self.slots[e.slot].expr is not None:
+            e = self.slots[e.slot].expr
+        return e if isinstance(e, Cast) else None
+
+    def retype_loaded(self, v, dtype):
+        """When `v` was loaded from a buffer whose dtype is only a guess (float32: nothing in the
+        file says), suggest `dtype` for it and convert again (raises _Retype): the other tl.dot
+        operand's 16-bit type, or int32 for a value used as a pointer offset."""
+        buf = self._loaded_buffer(getattr(v, "expr", None))
+        if buf is None and hasattr(v, "expr"):
+            buf = self._tile_source(v.expr)
+        if buf is None or buf not in self.guessed or self.buffer_dtypes.get(buf) != "float32" or \
+                dtype not in ("float16", "bfloat16", "int32") or self.evidence.buffer_hints.get(buf) == dtype:
+            return
+        self.evidence.buffer_hints[buf] = dtype
+        raise _Retype()
+
+    @staticmethod
+    def _tile_source(e):
+        """The buffer a value was loaded from, when its expression loads from one buffer only."""
+        buffers = {sub.buffer for sub in walk_expr(e) if isinstance(sub, Load)} if e is not None else set()
+        return buffers.pop() if len(buffers) == 1 else None
+
+    def _loaded_buffer(self, e):
+        if isinstance(e, SlotRef):
+            slot = self.slots[e.slot]
+            return self._loaded_buffer(slot.expr) if slot.expr is not None else None
+        if isinstance(e, Select) and isinstance(e.a, Load):
+            return e.a.buffer
+        if isinstance(e, Load):
+            return e.buffer
+        return None

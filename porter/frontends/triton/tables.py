@@ -1,0 +1,56 @@
+"""The Triton converter's tables: operators, sets of `tl.*` names by how they are handled, and
+the names a port reserves."""
+
+from __future__ import annotations
+
+import ast
+
+_MISSING = object()
+
+_DOT = {"dot", "dot_scaled"}
+_REDUCE = {"sum", "max", "min", "reduce", "argmax", "argmin", "xor_sum", "cumsum", "cumprod",
+           "associative_scan", "sort", "histogram", "softmax", "flip", "topk", "reduce_or",
+           "gather", "sum_", "max_", "min_"}
+_RANDOM = {"philox", "philox_impl", "randn4x", "pair_uniform_to_normal", "uint_to_uniform_float"}
+_BLOCKPTR = {"load_tensor_descriptor", "store_tensor_descriptor", "tensor_descriptor"}
+_RESHAPE = {"reshape", "view", "ravel", "flatten", "join", "split", "interleave", "cat",
+            "split_", "squeeze"}
+_IGNORED = {"static_print", "device_print", "device_assert", "debug_barrier", "assume",
+            "print", "static_assert"}
+_HINTS = {"multiple_of", "max_contiguous", "max_constancy"}
+# math functions Triton only accepts on fp32/fp64 (`_check_dtype` in triton/language/math.py)
+_FP32_ONLY = {"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf", "floor",
+              "ceil", "sigmoid", "sqrt_rn", "log1p"}
+# libdevice names beyond TRITON_BUILTINS, onto canonical names of porter.builtins.TILELANG_MATH
+_LIBDEVICE_EXTRA = {"tanh": "tanh", "pow": "pow", "fmod": "fmod", "log10": "log10", "fabs": "abs",
+                    "fmax": "max", "fmin": "min", "fast_expf": "exp", "fast_logf": "log",
+                    "expf": "exp", "logf": "log", "sqrtf": "sqrt"}
+_LIBDEVICE_FP32_ONLY = set(_LIBDEVICE_EXTRA) - {"fabs", "fmax", "fmin"}
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",
+           ast.BitXor: "^", ast.Pow: "**", ast.MatMult: "@"}
+_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+_PY_BINOPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "**": lambda a, b: a ** b,
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+}
+
+# Names the emitted TileLang reserves (lane/program indices, the module alias, Python keywords).
+_RESERVED = {"T", "tilelang", "tx", "ty", "tz", "bx", "by", "bz", "lambda", "def", "class", "in",
+             "is", "not", "and", "or", "if", "else", "for", "while", "return", "pass", "from",
+             "import", "global", "with", "as", "yield", "None", "True", "False", "del", "try",
+             "except", "finally", "raise", "assert", "break", "continue", "nonlocal", "elif", "print"}
+
+
+def _unique(name: str, taken: set) -> str:
+    if name not in taken:
+        return name
+    i = 1
+    while f"{name}_{i}" in taken:
+        i += 1
+    return f"{name}_{i}"

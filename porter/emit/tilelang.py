@@ -17,7 +17,7 @@ import jinja2
 
 from porter import __version__
 from porter.emit.expressions import ExprEmitter, dtype_ref
-from porter.emit.triton_launch import add_variants, triton_view
+from porter.emit.triton_launch import add_variants, host_python, triton_view
 from porter.emit.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue
@@ -163,7 +163,7 @@ class KernelEmitter:
             v.call_args.append(f'_member({struct}, "{member.field}", {fields[member.struct]})')
             fields[member.struct] += 1
         v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items() if n not in k.derived_constexprs]
-        v.derived = [(n, host_python(e, self.param_names)) for n, e in k.derived_constexprs.items()]
+        v.derived = [(n, host_python(e, self.param_names)) for n, e in self.values.derived_constexprs.items()]
         grid = [self.expr(simplify_grid(g)) for g in launch.grid] or ["1"]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))
         body = simplify_stmts(substitute_block_dims(self.body, tuple(launch.block)))
@@ -361,26 +361,6 @@ def needs_threads(kernel: Kernel) -> bool:
     if any(isinstance(s, (Alloc, Sync, Atomic, Break, Continue)) for s in walk_stmts(kernel.body)):
         return True
     return any(isinstance(e, Call) and e.func in _THREAD_CALLS for e in all_exprs(kernel.body))
-
-
-def host_python(e, names: dict) -> str:
-    """An integer expression over scalar parameters as plain Python (the wrapper computes a
-    launch-derived constexpr with it)."""
-    if isinstance(e, Const):
-        return str(int(e.value))
-    if isinstance(e, Var):
-        return f"int({names.get(e.name, e.name)})"
-    if isinstance(e, Call) and e.func == "next_power_of_2":
-        return f"_next_power_of_2({host_python(e.args[0], names)})"
-    if isinstance(e, Call) and e.func == "ceildiv":
-        a, b = (host_python(x, names) for x in e.args)
-        return f"-(-({a}) // ({b}))"
-    if isinstance(e, Call) and e.func in ("min", "max"):
-        return f"{e.func}({', '.join(host_python(x, names) for x in e.args)})"
-    if isinstance(e, BinOp) and e.op in ("+", "-", "*", "/", "%"):
-        op = "//" if e.op == "/" else e.op
-        return f"({host_python(e.a, names)} {op} {host_python(e.b, names)})"
-    raise ValueError(f"cannot compute {format_expr(e)} on the host")
 
 
 def _upper_bound(s: For):

@@ -13,6 +13,7 @@ values rather than compute something else.
 from __future__ import annotations
 
 from porter.ir.nodes import BinOp, Call, Const, For, Var
+from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
 
 
@@ -53,7 +54,6 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False) -> dict:
         "fixed": [(n, repr(values.constexprs[n])) for n in fixed],
         "generic": generic,
         "keywords": keywords,
-        "derived": [(n, expr) for n, expr in emitter_derived(values, names)],
         "key": key,
         "program_args": program_args,
         "meta": meta,
@@ -72,8 +72,8 @@ def _default_grid(printed, values, names: dict, generic) -> str | None:
 
     constexprs = set(values.constexprs)
     try:
-        mine = "(" + ", ".join(_host(g, names, constexprs) for g in printed.launch.grid) + ",)"
-        real = "(" + ", ".join(_host(g, names, constexprs) for g in values.launch.grid) + ",)"
+        mine = "(" + ", ".join(host_python(g, names, constexprs) for g in printed.launch.grid) + ",)"
+        real = "(" + ", ".join(host_python(g, names, constexprs) for g in values.launch.grid) + ",)"
     except ValueError:
         return None
     if printed is values or not generic:
@@ -84,35 +84,32 @@ def _default_grid(printed, values, names: dict, generic) -> str | None:
     return mine if as_real == real_named else None
 
 
-def emitter_derived(values, names) -> list:
-    from porter.emit.tilelang import host_python
+def host_python(e, names: dict, constexprs=frozenset()) -> str:
+    """An integer expression over scalar parameters (`names`: IR name -> wrapper name) and
+    constexprs as plain Python: the wrapper computes a launch-derived constexpr, or the default
+    grid, with it. ValueError for what the host cannot compute (a name the wrapper lacks)."""
+    def again(x):
+        return host_python(x, names, constexprs)
 
-    return [(n, host_python(e, names)) for n, e in values.derived_constexprs.items()]
-
-
-def _host(e, names: dict, constexprs: set) -> str:
-    """A grid extent as Python over the wrapper's parameters and constexprs."""
     if isinstance(e, Const):
-        if e.name in constexprs:
-            return e.name
-        return str(int(e.value))
+        return e.name if e.name in constexprs else str(int(e.value))
     if isinstance(e, Var):
         if e.name in constexprs:
             return e.name
         if e.name not in names:
-            raise ValueError(e.name)
+            raise ValueError(f"cannot compute {format_expr(e)} on the host")
         return f"int({names[e.name]})"
+    if isinstance(e, Call) and e.func == "next_power_of_2":
+        return f"_next_power_of_2({again(e.args[0])})"
     if isinstance(e, Call) and e.func == "ceildiv":
-        a, b = (_host(x, names, constexprs) for x in e.args)
+        a, b = (again(x) for x in e.args)
         return f"-(-({a}) // ({b}))"
     if isinstance(e, Call) and e.func in ("min", "max"):
-        return f"{e.func}({', '.join(_host(x, names, constexprs) for x in e.args)})"
-    if isinstance(e, Call) and e.func == "next_power_of_2":
-        return f"_next_power_of_2({_host(e.args[0], names, constexprs)})"
+        return f"{e.func}({', '.join(again(x) for x in e.args)})"
     if isinstance(e, BinOp) and e.op in ("+", "-", "*", "/", "%"):
         op = "//" if e.op == "/" else e.op
-        return f"({_host(e.a, names, constexprs)} {op} {_host(e.b, names, constexprs)})"
-    raise ValueError(type(e).__name__)
+        return f"({again(e.a)} {op} {again(e.b)})"
+    raise ValueError(f"cannot compute {format_expr(e)} on the host")
 
 
 def add_variants(view, kernel, make_view) -> None:
@@ -131,8 +128,7 @@ def add_variants(view, kernel, make_view) -> None:
     discrete = [n for n in kernel.constexprs if n not in t["generic"] and
                 any(v.constexprs.get(n) != kernel.constexprs[n] for v, _ in kept)]
     t["fixed"] = [(n, value) for n, value in t["fixed"] if n not in discrete]
-    at = next(i for i, p in enumerate(t["factory"]) if p.startswith("threads=") or p.startswith("stages=")) \
-        if any(p.startswith(("threads=", "stages=")) for p in t["factory"]) else len(t["factory"])
+    at = next((i for i, p in enumerate(t["factory"]) if p.startswith(("threads=", "stages="))), len(t["factory"]))
     t["factory"][at:at] = [f"{n}={kernel.constexprs[n]!r}" for n in discrete]
     t["program_args"] += [f"{n}={n}" for n in discrete]
     t["key"] += discrete

@@ -18,7 +18,7 @@ import numpy as np
 from porter.diagnostics import Diagnostic, Loc, TileportError
 from porter.frontends.load import load_module
 from porter.ir.fold import NotConstant, evaluate
-from porter.ir.nodes import BufferParam, Kernel
+from porter.ir.nodes import Atomic, BufferParam, Kernel, Store
 from porter.ir.walk import walk_stmts
 from porter.verify.compare import TOLERANCES, BufferComparison, compare
 from porter.verify.inputs import make_args, problem_sizes
@@ -200,15 +200,12 @@ def _run_original_triton(kernel: Kernel, grid: tuple, args: list, original: str,
                          device: str):
     from porter.verify import triton_exec
 
-    launch_options = {"num_warps": kernel.launch.threads // 32} if kernel.launch.threads else {}
-    # grid-size parameters of the port are not arguments of the original kernel
-    kept = [i for i, p in enumerate(kernel.params) if getattr(p, "grid_axis", None) is None]
+    call = triton_call(kernel, args)  # the same arguments, constexprs and warps as the port gets
+    kept = call["keep"]
     params = [kernel.params[i] for i in kept]
     bf16 = [j for j, p in enumerate(params) if isinstance(p, BufferParam) and p.dtype == "bfloat16"]
-    constexprs = dict(kernel.constexprs)
-    constexprs.update(zip(kernel.derived_constexprs, derived_values(kernel, args)))
     out = triton_exec.run_kernel(original, kernel.name, grid, [args[i] for i in kept],
-                                 constexprs=constexprs, launch_options=launch_options,
+                                 constexprs=call["constexprs"], launch_options={"num_warps": call["num_warps"]},
                                  timeout=opts.timeout, bf16_args=bf16, device=device)
     result = list(args)
     for j, i in enumerate(kept):
@@ -306,11 +303,12 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
                                       Loc(port))
             continue
         try:
-            for spec in specializations(kernel):
+            specs = specializations(kernel)
+            for spec in specs:
                 # scalars the launch ties to its geometry (a block size also passed as an argument)
                 given = {**{k: str(v) for k, v in spec.launch.fixed.items()}, **opts.args}
-                label = {n: v for n, v in spec.constexprs.items() if spec.constexpr_origin.get(n) == "variant"
-                         or any(n in s.constexprs and s.constexprs[n] != v for s in specializations(kernel))}
+                # the case's specialization: the constexprs whose value differs between them
+                label = {n: v for n, v in spec.constexprs.items() if any(s.constexprs.get(n) != v for s in specs)}
                 for index, scalars in enumerate(problem_sizes(spec, given)):
                     grid = _grid(spec, scalars)
                     for device in devices:
@@ -355,8 +353,7 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
                 # launch-derived constexprs: compiled for the largest problem size's values
                 sizes = [args for _, _, k, args, _ in plans if k is kernel]
                 program_args = derived_values(kernel, sizes[-1]) if sizes else []
-                program_kwargs = {n: kernel.constexprs[n] for n in kernel.generic
-                                  if n not in kernel.derived_constexprs}
+                program_kwargs = _generic_values(kernel)
                 for arch in ARCHS:
                     jobs.append({"kind": "compile", "program": f"{kernel.ident}_program", "arch": arch,
                                  "program_args": program_args, "program_kwargs": program_kwargs})
@@ -478,8 +475,6 @@ def _weak_case(kernel, written, args, expected) -> list:
 
 def written_buffers(kernel) -> set:
     """Buffers the kernel stores to or updates atomically."""
-    from porter.ir.nodes import Atomic, Store
-
     names = set()
     for s in walk_stmts(kernel.body):
         if isinstance(s, (Store, Atomic)):
@@ -496,20 +491,26 @@ def specializations(kernel) -> list:
 def triton_call(kernel, args) -> dict:
     """How verify calls a Triton port: the original's arguments (not the grid sizes verify
     chose for host values), the grid, and every constexpr the original runs with."""
+    # grid-size parameters verify chose for host values are not arguments of the original
     keep = [i for i, p in enumerate(kernel.params) if getattr(p, "grid_axis", None) is None]
     derived = dict(zip(kernel.derived_constexprs, derived_values(kernel, args)))
     constexprs = {n: derived.get(n, v) for n, v in kernel.constexprs.items()}
     program_args = [derived[n] for n in kernel.derived_constexprs]
-    program_kwargs = {n: kernel.constexprs[n] for n in kernel.generic if n not in derived}
     return {"keep": keep, "constexprs": constexprs, "program_args": program_args,
-            "program_kwargs": program_kwargs,
+            "program_kwargs": _generic_values(kernel),
             "num_warps": max(1, (kernel.launch.threads or 128) // 32)}
+
+
+def _generic_values(kernel) -> dict:
+    """The converted values of the constexprs a port's program takes as parameters (derived
+    ones are passed positionally)."""
+    return {n: kernel.constexprs[n] for n in kernel.generic if n not in kernel.derived_constexprs}
 
 
 def derived_values(kernel, args) -> list:
     """The values of a kernel's launch-derived constexprs for one argument list, computed with
     the expressions the port's wrapper uses."""
-    from porter.emit.tilelang import host_python
+    from porter.emit.triton_launch import host_python
 
     if not kernel.derived_constexprs:
         return []

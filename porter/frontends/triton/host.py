@@ -345,15 +345,11 @@ class ModuleInfo:
     def _jit_name(self, target, scope, at):
         if isinstance(target, ast.Attribute) and target.attr in self.jit:
             return target.attr
-        if not isinstance(target, ast.Name):
-            return None
-        if target.id in self.jit:
+        if isinstance(target, ast.Name) and target.id in self.jit:
             return target.id
-        bound = self._bound_value(target.id, scope, at)
-        if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Attribute) and \
-                bound.func.attr == "warmup" and isinstance(bound.func.value, ast.Name) and \
-                bound.func.value.id in self.jit:
-            return bound.func.value.id
+        warmup = self._warmup_call(target, scope, at)
+        if warmup is not None and isinstance(warmup.func.value, ast.Name) and warmup.func.value.id in self.jit:
+            return warmup.func.value.id
         return None
 
     def _bound_value(self, name, scope, at):

@@ -142,11 +142,8 @@ class TritonFrontend:
         saved_dtypes = dict(self.dtypes)
         for p in kernel.buffers:
             self.dtypes.setdefault(p.name, p.dtype)
-        choices = discrete_choices(fn, kernel.constexprs)
-        for n, values in self.launch_choices.get(fn.name, {}).items():
-            choices[n] = list(dict.fromkeys([kernel.constexprs[n]] + choices.get(n, []) + values))
         # a generic constexpr needs no variants: the program takes any value of it
-        choices = {n: c for n, c in choices.items()
+        choices = {n: c for n, c in self._choices(fn, kernel.constexprs).items()
                    if kernel.constexpr_origin.get(n) != "--constexpr" and n not in kernel.generic}
         combos = [dict(zip(choices, values)) for values in itertools.product(*choices.values())]
         if len(combos) > MAX_VARIANTS:
@@ -160,6 +157,14 @@ class TritonFrontend:
         finally:
             self.dtypes = saved_dtypes
         return kernel
+
+    def _choices(self, fn, values: dict) -> dict:
+        """Flag/enum constexpr -> the values to convert it for: those the kernel's tests name
+        (choose.py) and those its launch may pass (`3 if causal else 1`), the current first."""
+        choices = discrete_choices(fn, values)
+        for n, launched in self.launch_choices.get(fn.name, {}).items():
+            choices[n] = list(dict.fromkeys([values[n]] + choices.get(n, []) + launched))
+        return choices
 
     def _convert_with_generic(self, fn, fixed: dict) -> Kernel:
         """One conversion with `fixed` constexpr values, and its generic constexprs."""
@@ -175,7 +180,7 @@ class TritonFrontend:
             kernel = reconvert({})  # each Kernel keeps copies of the front end's per-kernel state
         except TileportError as exc:
             kernel = self._larger_choices(fn, fixed, reconvert, exc)
-        enums = set(discrete_choices(fn, kernel.constexprs)) | set(self.launch_choices.get(fn.name, {}))
+        enums = set(self._choices(fn, kernel.constexprs))
         # stand-in conversions keep every other constexpr at this kernel's value (a value chosen
         # after a failed static_assert would otherwise be chosen anew)
         pinned = {n: v for n, v in kernel.constexprs.items() if n not in kernel.derived_constexprs and
@@ -247,7 +252,12 @@ class TritonFrontend:
     def global_value(self, name: str, node=None):
         if name in self._globals:
             return self._globals[name]
-        value = self._global_value(name, node)
+        self._globals[name] = None  # an import cycle between tree modules resolves to nothing
+        try:
+            value = self._global_value(name, node)
+        except BaseException:
+            del self._globals[name]
+            raise
         self._globals[name] = value
         return value
 
@@ -280,11 +290,11 @@ class TritonFrontend:
     def tree_value(self, name: str):
         """A name imported from a module of the user's tree (read, never imported): a
         `@triton.jit` helper, a module constant, or the module itself (`tle.program_id`)."""
-        if name in self.info.import_from:
+        imported = self._tree_import(name)
+        if imported is not None:
+            return self.sibling(imported[0]).global_value(imported[1])
+        if name in self.info.import_from:  # `from pkg import module`
             module, level, attr = self.info.import_from[name]
-            source = find_module(self.path, module, level)
-            if source is not None:
-                return self.sibling(source).global_value(attr)
             source = find_module(self.path, f"{module}.{attr}" if module else attr, level)
             return ModV(f"tree:{source}") if source is not None else None
         if name in self.info.import_module:
@@ -292,29 +302,35 @@ class TritonFrontend:
             return ModV(f"tree:{source}") if source is not None else None
         return None
 
-    def host_function(self, name: str, scope):
+    def _tree_import(self, name: str):
+        """(module file, attribute) of `from M import attribute as name` when M is in the tree."""
+        if name not in self.info.import_from:
+            return None
+        module, level, attr = self.info.import_from[name]
+        source = find_module(self.path, module, level)
+        return (source, attr) if source is not None else None
+
+    def host_function(self, name: str, scope, depth: int = 0):
         """(FunctionDef, HostEval) of the host helper `name` called in `scope`: a function of
-        this file, or one imported from a module of the tree (`from .utils import helper`)."""
+        this file, or one imported from a module of the tree (`from .utils import helper`,
+        followed through re-exports)."""
         b = self.host.lookup(name, scope, (10**9, 0))
         if b is not None:
             ev = self.host._scope_ids[b.scope].events[b.name][b.index]
             if ev.kind == "def" and isinstance(ev.node, ast.FunctionDef):
                 return ev.node, self.host
-        if name in self.info.import_from:
-            module, level, attr = self.info.import_from[name]
-            source = find_module(self.path, module, level)
-            if source is not None:
-                found = self.modules.definition(source, attr)
-                if found is not None and isinstance(found[1], ast.FunctionDef):
-                    other = self.sibling(found[0])
-                    return found[1], other.host
-        return None
+        imported = self._tree_import(name)
+        if imported is None or depth > 8:
+            return None
+        other = self.sibling(imported[0])
+        return other.host_function(imported[1], other.info.scopes[0], depth + 1)
 
     def sibling(self, source) -> "TritonFrontend":
         """The front end of another module of the tree, parsed once per conversion."""
         key = str(source)
         if key not in self.siblings:
             fe = TritonFrontend(key, siblings=self.siblings)
+            fe.modules = self.modules  # one parse per file for the whole conversion
             self.siblings[key] = fe
             tree = self.modules.tree(source)
             fe.info = ModuleInfo(key, tree if tree is not None else ast.Module(body=[], type_ignores=[]))

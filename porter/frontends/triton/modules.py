@@ -67,27 +67,3 @@ class ModuleIndex:
             except (OSError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
                 self._trees[key] = None
         return self._trees[key]
-
-    def definition(self, path: Path, name: str, depth: int = 0):
-        """(file, top-level node) that binds `name` in the module at `path`, following its
-        re-exports (`from .core import helper` in an `__init__.py`); None when not found."""
-        tree = self.tree(path)
-        if tree is None or depth > 8:
-            return None
-        found = None
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
-                found = (Path(path), node)
-            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
-                                                      for t in node.targets):
-                found = (Path(path), node)
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and \
-                    node.target.id == name and node.value is not None:
-                found = (Path(path), node)
-            elif isinstance(node, ast.ImportFrom):
-                for alias in node.names:
-                    if (alias.asname or alias.name) == name:
-                        source = find_module(str(path), node.module, node.level)
-                        if source is not None:
-                            found = self.definition(source, alias.name, depth + 1) or found
-        return found

@@ -246,7 +246,7 @@ class Runner:
                                     "language": entry.language, "include_dirs": state.include_dirs,
                                     "defines": state.defines, "timeout": self.opts.timeout,
                                     "raise": self.opts.level != "thread", "tool": tool_fingerprint(),
-                                    "constexprs": [list(p) for p in self.opts.constexprs]})
+                                    "constexprs": list(self.opts.constexprs)})
         hit = self.cache.get("convert", state.convert_key) if self.cache else None
         if hit is not None:
             record.cached = True
@@ -254,7 +254,7 @@ class Runner:
             return
         payload = {"kind": "convert", "source": str(entry.path), "language": entry.language,
                    "include_dirs": state.include_dirs, "defines": state.defines,
-                   "raise": self.opts.level != "thread", "constexprs": [list(p) for p in self.opts.constexprs]}
+                   "raise": self.opts.level != "thread", "constexprs": list(self.opts.constexprs)}
         self._queue(_Task("convert", state, payload, self.opts.timeout, key=state.convert_key))
 
     def _queue(self, task: _Task, first: bool = False) -> None:
@@ -276,7 +276,7 @@ class Runner:
                    "port": str((self.out / state.entry.output_rel).resolve()), "kernel": kernel.name,
                    "include_dirs": state.include_dirs, "defines": state.defines, "timeout": self.opts.timeout,
                    "compile_check": self.opts.compile_check, "seed": self.opts.seed,
-                   "constexprs": [list(p) for p in self.opts.constexprs]}
+                   "constexprs": list(self.opts.constexprs)}
         # original at two sizes + the port's run and compile checks, each limited to --timeout
         self._queue(_Task("verify", state, payload, 3 * self.opts.timeout + 120, kernel=kernel, key=key),
                     first=True)

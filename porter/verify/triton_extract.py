@@ -41,9 +41,8 @@ class _Extractor:
         tree = ast.parse(text, filename=str(path))
         lines = text.splitlines(keepends=True)
         jit = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_jit(n)]
-        binders = _top_level_binders(tree)
+        binders = {name: _plainest(sts, name) for name, sts in _top_level_binders(tree).items()}
         roots = {n.name for n in jit} | set(wanted or ())
-        binders = {name: _plainest(sts, name) for name, sts in binders.items()}
         kept: dict = {}  # id(stmt) -> stmt
         pending = list(roots)
         seen = set()

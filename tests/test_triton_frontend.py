@@ -426,7 +426,8 @@ def test_user_code_is_never_run(tmp_path):
     ("acc = tl.xor_sum(acc, axis=0)", "tl.xor_sum", "TP212"),
     ("acc = tl.randn4x(7, offs)", "tl.randn4x", "TP213"),
     ("acc = tl.atomic_add(x_ptr + offs, acc)", "tl.atomic_add", "TP214"),
-    ("tl.atomic_xchg(x_ptr + offs, acc)", "tl.atomic_xchg", "TP214"),
+    ("tl.atomic_and(x_ptr + offs, acc)", "tl.atomic_and", "TP214"),
+    ("acc = tl.atomic_xchg(x_ptr + offs, acc)", "tl.atomic_xchg", "TP214"),
 ])
 def test_unsupported_constructs(tmp_path, snippet, needle, code):
     snippet = snippet.replace("\n", "\n" + " " * 12)
@@ -546,19 +547,20 @@ def test_atomics(tmp_path):
             tl.atomic_add(bins_ptr + v, 1, mask=m)
             tl.atomic_max(total_ptr + 1, 7)
             tl.atomic_min(total_ptr + offs, v, m)
+            tl.atomic_xchg(total_ptr, 3)
     """, name="hist.py")
     (k,) = convert_triton(src, dtypes={"x_ptr": "int32", "bins_ptr": "int32",
                                        "total_ptr": "int32"}).kernels
     atomics = [s for s in walk_stmts(k.body) if isinstance(s, Atomic)]
     assert [(a.op, a.buffer) for a in atomics] == [("add", "bins_ptr"), ("max", "total_ptr"),
-                                                   ("min", "total_ptr")]
+                                                   ("min", "total_ptr"), ("store", "total_ptr")]
     assert format_expr(atomics[0].value) == "1"
     guards = [s for s in walk_stmts(k.body) if isinstance(s, If)]
     assert len(guards) == 2  # the masked ones
     # each atomic is a T.Parallel over the block it updates; a scalar one runs once per program
     loops = [s for s in walk_stmts(k.body) if isinstance(s, ParallelFor)
              and any(isinstance(x, Atomic) for x in walk_stmts(s.body))]
-    assert [s.extents for s in loops] == [(64,), (1,), (64,)]
+    assert [s.extents for s in loops] == [(64,), (1,), (64,), (1,)]
     assert kinds(k)["bins_ptr"] == ("buffer", "int32")
 
 

@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
+from porter.diagnostics import NoKernelConverted
 from porter.emit.tilelang import emit_module
 from porter.frontends.triton import convert_triton
 from porter.verify.driver import VerifyOptions, verify
@@ -334,3 +335,59 @@ def test_int_enum_and_dtype_constexprs(tmp_path):
     assert torch.equal(y, (-x).half())
     with pytest.raises(ValueError, match="specialised for OUT='float16'"):
         port.mode_kernel[(2,)](x, y, 200, MODE=2, OUT=tl.float32, BLOCK=128, target="c")
+
+
+def test_spin_lock_ports_to_one_lane_test_and_set_and_verifies(tmp_path):
+    """`while tl.atomic_cas(lock, 0, 1) == 1: pass` ... `tl.atomic_xchg(lock, 0)`: one lane spins
+    on atomic_max (TileLang has no compare-and-swap), the block waits at a barrier, the release
+    and the first writer's flag are atomic stores; lock words start free in verify."""
+    source = REAL / "locked_group_sums.py"
+    module = convert_triton(str(source))
+    (kernel,) = module.kernels
+    assert "GROUPS" in kernel.generic  # the launch's `groups = 16; if rows <= 64: groups = 4`
+    assert [k.constexprs["GROUPS"] for k in [kernel] + kernel.launch_values] == [16, 4]
+    port = _port(tmp_path, source)
+    text = port.read_text()
+    spin = ("            for i in T.Parallel(1):\n"
+            "                while T.atomic_max(Locks[group], 1, memory_order=\"acq_rel\", "
+            "return_prev=True) == 1:\n")
+    assert spin in text
+    assert text.count("T.sync_threads()") == 2  # after the acquire; tl.debug_barrier before the release
+    assert "T.atomic_store(Locks[GROUPS + group], 1)" in text and "T.atomic_store(Locks[group], 0)" in text
+    assert text.count("def group_sums_kernel(") == 1  # one generic program, no per-value copies
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=300))
+    (result,) = report.kernels
+    assert result.verdict == "equivalent", result.error
+    assert {c.constexprs.get("GROUPS") for c in result.cases} == {16, 4}
+    # the cases reach the accumulating path (several programs per group): a wrong sign there shows
+    wrong = tmp_path / "wrong.py"
+    accumulate = "values_1[i] + T.if_then_else(i < n_cols, Partial"
+    assert text.count(accumulate) == 1
+    wrong.write_text(text.replace(accumulate, "values_1[i] - T.if_then_else(i < n_cols, Partial"))
+    report = verify(str(source), str(wrong), VerifyOptions(compile_check=False, timeout=300))
+    assert report.kernels[0].verdict != "equivalent"
+
+
+def test_compare_and_swap_outside_the_lock_idiom_is_diagnosed(tmp_path):
+    source = tmp_path / "cas.py"
+    source.write_text(textwrap.dedent("""
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def claim(slots, out, BLOCK: tl.constexpr):
+            old = tl.atomic_cas(slots + tl.program_id(0), 0, 7)
+            tl.store(out + tl.program_id(0), old)
+
+        @triton.jit
+        def wait_other(slots, BLOCK: tl.constexpr):
+            while tl.atomic_cas(slots, 1, 0) == 1:
+                pass
+    """))
+    with pytest.raises(NoKernelConverted) as info:
+        convert_triton(str(source))
+    failures = {f.name: f.diagnostic for f in info.value.failures}
+    assert set(failures) == {"claim", "wait_other"}
+    for diag in failures.values():
+        assert diag.code == "TP214" and "spin lock" in diag.message
+    assert failures["wait_other"].loc.line == 12

@@ -275,6 +275,13 @@ class KernelEmitter:
                 lines.append(f"{pad}continue")
             elif isinstance(s, Sync):
                 lines.append(f"{pad}T.sync_threads()" if s.kind == "block" else f"{pad}T.sync_warp()")
+            elif isinstance(s, Atomic) and s.op == "lock":
+                # test-and-set: on a word that is 0 (free) or 1 (held), atomic_max returns what
+                # compare-and-swap(0 -> 1) would
+                word = f"{self.names.get(s.buffer, s.buffer)}[{self.expr(s.index)}]"
+                lines.append(f"{pad}while T.atomic_max({word}, {self.expr(s.value)}, "
+                             f'memory_order="acq_rel", return_prev=True) == 1:')
+                lines.append(f"{pad}    T.evaluate(0)  # spin until the lock is free")
             elif isinstance(s, Atomic):
                 lines.append(f"{pad}T.atomic_{s.op}({self.names.get(s.buffer, s.buffer)}[{self.expr(s.index)}], "
                              f"{self.expr(s.value)})")

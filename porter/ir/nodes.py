@@ -219,7 +219,9 @@ class Sync:
 
 @dataclass
 class Atomic:
-    """`atomicAdd(&buffer[index], value)` and friends (op: add, max, min), result unused."""
+    """`atomicAdd(&buffer[index], value)` and friends (op: add, max, min; store: an exchange),
+    result unused. Op "lock" spins until it turns `buffer[index]` from 0 (free) to `value`
+    (held): a spin lock's acquire."""
 
     op: str
     buffer: str
@@ -322,6 +324,10 @@ class Kernel:
     # Triton: the same kernel converted for the other values of its flag/enum constexprs
     # (HAS_BIAS both ways, each compared `mode`); the port dispatches on them
     variants: list = field(default_factory=list)
+    # Triton: the kernel converted for the other values its launch may pass to a generic
+    # constexpr (`G = 64`, `if N <= 1024: G = 256`): the port's one program takes them all,
+    # and verify runs each
+    launch_values: list = field(default_factory=list)
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
 

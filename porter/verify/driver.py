@@ -483,9 +483,10 @@ def written_buffers(kernel) -> set:
 
 
 def specializations(kernel) -> list:
-    """The kernel as converted, then each flag/enum variant of a Triton kernel: verify runs the
-    original and the port for every one of them."""
-    return [kernel] + list(kernel.variants)
+    """The kernel as converted, then each flag/enum variant of a Triton kernel and each other
+    value its launch may pass to a generic constexpr: verify runs the original and the port for
+    every one of them."""
+    return [kernel] + list(kernel.variants) + list(kernel.launch_values)
 
 
 def triton_call(kernel, args) -> dict:

@@ -13,7 +13,7 @@ from porter.diagnostics import TileportError
 from porter.verify import bf16
 from porter.ir.extents import INDEX_LIMIT, index_buffers
 from porter.ir.fold import NotConstant, evaluate
-from porter.ir.nodes import BinOp, BufferParam, For, If, Kernel, ScalarParam, Var, is_float
+from porter.ir.nodes import Atomic, BinOp, BufferParam, For, If, Kernel, ScalarParam, Var, is_float
 from porter.ir.walk import walk_expr, walk_stmts
 
 # Size sets by number of size parameters: each tuple is one problem; all primes, distinct.
@@ -185,14 +185,23 @@ def random_array(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(-50, 50, n).astype(NUMPY_DTYPES[dtype])
 
 
+def lock_buffers(kernel: Kernel) -> set:
+    """Buffers holding spin-lock words: they start free (zero), as every caller allocates them;
+    a random word would read as held and the original would wait forever."""
+    return {s.buffer for s in walk_stmts(kernel.body) if isinstance(s, Atomic) and s.op == "lock"}
+
+
 def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int) -> list:
     """The kernel's arguments in parameter order: arrays for buffers, Python scalars."""
     lengths = buffer_lengths(kernel, scalars, given)
     indices = index_buffers(kernel)
+    locks = lock_buffers(kernel)
     rng = np.random.default_rng(seed)
     args = []
     for p in kernel.params:
-        if isinstance(p, BufferParam) and p.name in indices:
+        if isinstance(p, BufferParam) and p.name in locks:
+            args.append(np.zeros(lengths[p.name], NUMPY_DTYPES[p.dtype]))
+        elif isinstance(p, BufferParam) and p.name in indices:
             # ids that address other buffers: drawn inside the problem (see ir/extents.py)
             limit = int(given.get(INDEX_LIMIT, scalars.get(INDEX_LIMIT, 1)))
             args.append(rng.integers(0, max(limit, 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype]))

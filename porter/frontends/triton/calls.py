@@ -22,7 +22,7 @@ from porter.frontends.triton.values import (
 )
 from porter.frontends.triton.values import _is_number
 from porter.ir.fold import fold
-from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, is_float
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, is_float
 from porter.ir.walk import walk_expr
 
 
@@ -75,6 +75,12 @@ class TritonCalls:
             raise self.err("TP212", f"tl.{name} (reductions and scans) is not supported yet", node)
         if name in _RANDOM:
             raise self.err("TP213", f"tl.{name} (random numbers) is not supported yet", node)
+        if name == "atomic_cas":
+            raise self.err("TP214", "tl.atomic_cas has no TileLang equivalent except as a spin "
+                           "lock's acquire: `while tl.atomic_cas(lock, 0, 1) == 1: pass`", node)
+        if name in ("atomic_add", "atomic_max", "atomic_min", "atomic_xchg"):
+            raise self.err("TP214", f"tl.{name} is supported only as a statement (its result, the "
+                           "old value, cannot be used yet)", node)
         if name.startswith("atomic_"):
             raise self.err("TP214", f"tl.{name} (atomics) is not supported yet", node)
         if name in _BLOCKPTR:
@@ -252,6 +258,10 @@ class TritonCalls:
                 msg = self._arg(args, kwargs, 1, "msg", PyC(""))
                 text = f": {msg.value}" if isinstance(msg, PyC) and msg.value else ""
                 raise self.err("TP229", f"tl.static_assert failed{text}", node)
+            return PyC(None)
+        if name == "debug_barrier" and self.tile_mode:
+            # threads of a program see each other's global writes only past a barrier
+            self.out.append(Sync("block", self.loc(node)))
             return PyC(None)
         if name in _IGNORED:
             return PyC(None)

@@ -407,6 +407,7 @@ class HostEval:
         self._active: set = set()
         self._cache: dict = {}
         self._scope_ids = {id(s): s for s in info.scopes}
+        self._parents: dict = {}  # scope id -> {id(ast node): its parent}
         self._active_functions: set = set()
 
     # ------------------------------------------------------------------ names
@@ -430,6 +431,43 @@ class HostEval:
                 first = False
             s = s.parent
         return None
+
+    def _with_alternatives(self, b: Binding, value):
+        """A name assigned under an `if` may still hold what earlier assignments gave it
+        (`G = 64`, then `if N <= 1024: G = 256`): when every value it may hold is a constant,
+        all of them, as an HScalar's options (each one is a specialization); else `value`."""
+        scope = self._scope_ids[b.scope]
+        events = scope.events[b.name]
+        if events[b.index].kind != "assign" or not self._conditional(scope, events[b.index].node):
+            return value
+        values = [value]
+        for j in range(b.index - 1, -1, -1):
+            if events[j].kind != "assign":
+                return value
+            values.append(self.binding_value(Binding(b.scope, b.name, j)))
+            if not self._conditional(scope, events[j].node):
+                break
+        if len(values) < 2 or not all(isinstance(v, HConst) and isinstance(v.value, (int, float))
+                                      and not isinstance(v.value, bool) for v in values):
+            return value
+        return merge(values[::-1])
+
+    def _conditional(self, scope: HostScope, stmt) -> bool:
+        """Whether `stmt` runs only on some paths through its scope (under an if, loop or try)."""
+        parents = self._parents.get(id(scope))
+        if parents is None:
+            parents = self._parents[id(scope)] = {}
+            for node in ast.walk(scope.node):
+                for child in ast.iter_child_nodes(node):
+                    parents[id(child)] = node
+        node = parents.get(id(stmt))
+        while node is not None and node is not scope.node:
+            if isinstance(node, (ast.If, ast.For, ast.While, ast.Try, ast.Match)):
+                return True
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                return False
+            node = parents.get(id(node))
+        return False
 
     def binding_value(self, b: Binding):
         key = b
@@ -547,7 +585,7 @@ class HostEval:
                 if node.id in ("triton", "torch"):
                     return HModule(node.id)
                 return UNKNOWN
-            v = self.binding_value(b)
+            v = self._with_alternatives(b, self.binding_value(b))
             if isinstance(v, HTensor) and v.dtype is None and v.like is None:
                 return HTensor(None, b)
             return v

@@ -23,10 +23,12 @@ block shape and dtype must not change in the loop (as in Triton). Names first bo
 loop are not visible after it. Pointers advanced in a loop, `return`, `break` and `continue`
 in loops raise TP210.
 
-Atomics. `tl.atomic_add` / `atomic_max` / `atomic_min` whose result is unused become
-`If(mask, [Atomic(...)])`; a block smaller than the lane space (a scalar atomic) is done by
-lane 0 of the missing lane axes only, once per program as in Triton. Using the result (and the
-other atomics) raises TP214.
+Atomics. `tl.atomic_add` / `atomic_max` / `atomic_min` / `atomic_xchg` (op "store") whose
+result is unused become `If(mask, [Atomic(...)])`; a block smaller than the lane space (a scalar
+atomic) is done by lane 0 of the missing lane axes only, once per program as in Triton. A spin
+lock's acquire, `while tl.atomic_cas(lock, 0, 1) == 1: pass`, is Atomic op "lock" followed by a
+block barrier, and `tl.debug_barrier()` is a barrier in tile mode. Using a result (and the other
+atomics) raises TP214.
 
 Calls (`tl.*`, builtins, math, casts, random numbers, block pointers, tile operations) are
 calls.py's, pointers, loads and stores memory.py's: mixins of KernelConverter. A construct with
@@ -60,13 +62,17 @@ from porter.frontends.triton.values import _is_number, _numeric
 from porter.ir.fold import fold
 from porter.ir.nodes import (
     Assign, Atomic, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Load, Return, Select, Store,
-    UnaryOp, Var, While, is_float,
+    Sync, UnaryOp, Var, While, is_float,
 )
 from porter.ir.returns import eliminate_returns
 from porter.ir.walk import map_expr, walk_expr
 
 if TYPE_CHECKING:
     from porter.frontends.triton.module import TritonFrontend
+
+
+def _is_int_const(v, n) -> bool:
+    return isinstance(v, PyC) and type(v.value) is int and v.value == n
 
 
 # =============================================================================== kernel bodies
@@ -588,6 +594,8 @@ class KernelConverter(TritonCalls, TritonMemory):
     def while_statement(self, st, env) -> bool:
         if st.orelse:
             raise self.err("TP210", "'while ... else' is not supported", st)
+        if self._spin_lock(st, env):
+            return False
         loc = self.loc(st)
         phis = self._loop_phis(self._carried(st.body, env), env, st)
         after = dict(env)
@@ -618,7 +626,8 @@ class KernelConverter(TritonCalls, TritonMemory):
 
     # ------------------------------------------------------------------ atomics
 
-    _ATOMIC_OPS = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min"}
+    _ATOMIC_OPS = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min",
+                   "atomic_xchg": "store"}
 
     def _atomic_statement(self, node, env) -> bool:
         """`tl.atomic_add(ptr, val, mask)` as a statement (result unused); False: not one."""
@@ -658,6 +667,49 @@ class KernelConverter(TritonCalls, TritonMemory):
         self.stores.append((shape, loc))
         self.out.append(AtomicMarker(op, ptr.buffer, offset, self._as_expr(value, elem), mask,
                                      shape, loc))
+        return True
+
+    def _spin_lock(self, st, env) -> bool:
+        """`while tl.atomic_cas(lock, 0, 1) == 1: pass` (or `!= 0`): a spin lock's acquire.
+
+        TileLang has no compare-and-swap; on a lock word that holds 0 (free) or 1 (held),
+        `atomic_max(lock, 1)` returns the same old value and leaves the same word, so the port
+        spins on that. One lane spins (a scalar atomic runs once per program, as in Triton) and
+        the block waits for it. False: the loop is not this idiom."""
+        test = st.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                and isinstance(test.left, ast.Call)):
+            return False
+        try:
+            f = self.ev(test.left.func, env)
+        except TileportError:
+            return False
+        if not (isinstance(f, FnV) and f.kind == "tl" and f.name == "atomic_cas"):
+            return False
+        call = test.left
+        args = [self.ev(a, env) for a in call.args]
+        kwargs = {k.arg: self.ev(k.value, env) for k in call.keywords if k.arg is not None}
+        right = self.ev(test.comparators[0], env)
+        cmp_, val = self._arg(args, kwargs, 1, "cmp"), self._arg(args, kwargs, 2, "val")
+        waits = (isinstance(test.ops[0], ast.Eq) and _is_int_const(right, 1)) or \
+            (isinstance(test.ops[0], ast.NotEq) and _is_int_const(right, 0))
+        body_empty = all(isinstance(b, ast.Pass) or (isinstance(b, ast.Expr) and
+                                                     isinstance(b.value, ast.Constant)) for b in st.body)
+        if not (waits and body_empty and _is_int_const(cmp_, 0) and _is_int_const(val, 1)):
+            raise self.err("TP214", "tl.atomic_cas has no TileLang equivalent except as a spin "
+                           "lock's acquire: `while tl.atomic_cas(lock, 0, 1) == 1: pass`", test)
+        if not self.tile_mode:
+            raise NeedTiles()
+        ptr = self._pointer(self._need(args, kwargs, 0, "pointer", call, "tl.atomic_cas"), call,
+                            "tl.atomic_cas")
+        if ptr.shape != ():
+            raise self.err("TP214", "a spin lock on a block of lock words is not supported "
+                           "(lock one scalar word)", call)
+        loc = self.loc(st)
+        offset = ptr.offset if ptr.offset is not None else Const(0, "int32")
+        self.stores.append(((), loc))
+        self.out.append(AtomicMarker("lock", ptr.buffer, offset, Const(1, ptr.elem), None, (), loc))
+        self.out.append(Sync("block", loc))
         return True
 
     def return_statement(self, st, env) -> bool:

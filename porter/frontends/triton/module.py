@@ -154,9 +154,33 @@ class TritonFrontend:
                     kernel.variants.append(self._convert_with_generic(fn, combo))
                 except TileportError:
                     continue
+            self._launch_values(fn, kernel)
         finally:
             self.dtypes = saved_dtypes
         return kernel
+
+    def _launch_values(self, fn, kernel: Kernel) -> None:
+        """The other values the launch may pass to a generic constexpr, each converted once so
+        that verify runs it (the port's program is the same for all)."""
+        room = MAX_VARIANTS - 1 - len(kernel.variants)
+        for n, launched in self.launch_choices.get(fn.name, {}).items():
+            if n not in kernel.generic:
+                continue
+            for value in launched:
+                if value == kernel.constexprs.get(n) or room <= 0:
+                    continue
+                self.overrides = {**{k: v for k, v in kernel.constexprs.items()
+                                     if k not in kernel.derived_constexprs and
+                                     isinstance(v, (bool, int, float, str))}, n: value}
+                try:
+                    other = self.convert_kernel(fn)
+                except TileportError:
+                    continue  # a value this kernel cannot take is left to the launch to refuse
+                finally:
+                    self.overrides = {}
+                other.constexpr_origin[n] = "launch site"
+                kernel.launch_values.append(other)
+                room -= 1
 
     def _choices(self, fn, values: dict) -> dict:
         """Flag/enum constexpr -> the values to convert it for: those the kernel's tests name
@@ -180,7 +204,9 @@ class TritonFrontend:
             kernel = reconvert({})  # each Kernel keeps copies of the front end's per-kernel state
         except TileportError as exc:
             kernel = self._larger_choices(fn, fixed, reconvert, exc)
-        enums = set(self._choices(fn, kernel.constexprs))
+        # flags and enums the kernel tests are variants; a value list from the launch
+        # (`G = 64`, `if N <= 1024: G = 256`) may still be generic
+        enums = set(discrete_choices(fn, kernel.constexprs))
         # stand-in conversions keep every other constexpr at this kernel's value (a value chosen
         # after a failed static_assert would otherwise be chosen anew)
         pinned = {n: v for n, v in kernel.constexprs.items() if n not in kernel.derived_constexprs and

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from porter.diagnostics import TileportError
 from porter.ir.fold import fold
 from porter.ir.nodes import (
-    Assign, Atomic, BinOp, Builtin, Const, Decl, For, If, Load, Return, Select, Store, Var, While,
+    Assign, Atomic, BinOp, Builtin, Const, Decl, For, If, Load, Return, Select, Store, Sync, Var, While,
     is_float,
 )
 from porter.ir.tiles import Cumsum, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
@@ -481,7 +481,7 @@ class TileMaterializer:
                 out += self.write_tile(s.tile, s.expr, s.loc)
             elif isinstance(s, TileOpMarker):
                 out += self.tile_op(s.op)
-            elif isinstance(s, Return):
+            elif isinstance(s, (Return, Sync)):
                 out.append(s)
             else:
                 raise AssertionError(f"unexpected marker {s!r}")

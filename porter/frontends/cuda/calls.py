@@ -8,7 +8,7 @@ from porter.builtins import CUDA_BUILTINS
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.scope import _Scope
-from porter.frontends.cuda.types import dtype_of, is_pointer
+from porter.frontends.cuda.types import dtype_of, is_pointer, is_reference, vector_info
 from porter.frontends.cuda import groups
 from porter.ir.returns import eliminate_returns
 from porter.ir.nodes import Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, UnaryOp, Var
@@ -160,6 +160,18 @@ class CallsMixin:
                 if is_pointer(p.type):
                     inner.pointers[p.hash] = self.pointer(a, scope)
                     continue
+                referenced = p.type.get_pointee() if is_reference(p.type) else None
+                if referenced is not None and vector_info(referenced) is not None:
+                    # `float4& v`: the caller's components themselves (a const one may be a value)
+                    parts = self.vector_expr(a, scope, vector_info(referenced)[1])
+                    inner.vectors[p.hash] = [
+                        x if isinstance(x, Var) else self.materialize(x, f"{name}_{p.spelling}", scope, loc)
+                        for x in parts]
+                    continue
+                fields = self.record_fields(p.type, loc)
+                if fields is not None:
+                    inner.structs[p.hash] = self.record_argument(p, a, fields, name, written, scope, loc)
+                    continue
                 dtype = dtype_of(p.type, ct.loc_of(p), what=f"parameter '{p.spelling}'")
                 value = self.coerce(self.expr(a, scope), dtype)
                 if isinstance(value, (Const, Var, Builtin)) and p.hash not in written:
@@ -169,8 +181,14 @@ class CallsMixin:
                     self.prelude.append(Decl(var, value, loc))
                     inner.values[p.hash] = var
             result = None
-            if want_value:
-                dtype = dtype_of(definition.result_type, loc, what=f"result of '{name}'")
+            fields = self.record_fields(definition.result_type, loc) if want_value else None
+            if fields is not None:  # a struct result: one local per field
+                result = inner.result = self.record_locals(f"{name}_result", fields, scope)
+            elif want_value:
+                returned = definition.result_type
+                if is_reference(returned):  # `float& f(...)` used as a value reads what it refers to
+                    returned = returned.get_pointee()
+                dtype = dtype_of(returned, loc, what=f"result of '{name}'")
                 result = Var(self.unique(f"{name}_result", scope), dtype)
                 inner.result = result
             inner.values.update({k: v for k, v in scope.values.items() if k not in inner.values})
@@ -183,7 +201,9 @@ class CallsMixin:
             body = self.prelude + body
             self.prelude = saved
             body = eliminate_returns(body, in_function=True, loc=loc)
-            if want_value:
+            if isinstance(result, dict):
+                self.prelude.extend(Decl(v, None, loc) for v in result.values())
+            elif want_value:
                 simple = self.single_return(body, result)
                 if simple is not None:
                     return [], simple
@@ -192,6 +212,11 @@ class CallsMixin:
             return [], result
         finally:
             self._inline_stack.pop()
+
+    def materialize(self, value, name, scope, loc) -> Var:
+        var = Var(self.unique(name, scope), value.dtype)
+        self.prelude.append(Decl(var, value, loc))
+        return var
 
     def assigned_decls(self, function) -> set:
         """Hashes of the declarations a function body assigns to (=, op=, ++, --)."""
@@ -204,6 +229,8 @@ class CallsMixin:
             elif c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--"):
                 target = self.first_child(c)
             target = self.skip_implicit(target) if target is not None else None
+            while target is not None and target.kind == self.K.MEMBER_REF_EXPR:  # `s.field = v` changes s
+                target = self.skip_implicit(self.first_child(target))
             if target is not None and target.kind == self.K.DECL_REF_EXPR and target.referenced is not None:
                 out.add(target.referenced.hash)
         return out

@@ -16,6 +16,7 @@ from porter.frontends.cuda.types import (
 from porter.frontends.cuda import groups
 from porter.frontends.cuda.calls import _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, _no_tilelang_equivalent
 from porter.frontends.cuda.memory import MemoryMixin
+from porter.frontends.cuda.records import RecordsMixin
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.launch import LaunchReader
 from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates
@@ -34,7 +35,7 @@ _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim":
                  "gridDim": "grid_dim"}
 
 
-class CudaFrontend(MemoryMixin, CallsMixin):
+class CudaFrontend(MemoryMixin, RecordsMixin, CallsMixin):
     """Convert one CUDA translation unit into an IR Module."""
 
     def __init__(self, path: str, include_dirs=(), defines=(), block=None, grid=None):
@@ -233,6 +234,11 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             return self.for_loop(c, scope)
         if c.kind == K.RETURN_STMT:
             kids = list(c.get_children())
+            if isinstance(scope.result, dict):  # a struct: field by field
+                fields = [(f, v.dtype) for f, v in scope.result.items()]
+                pre, values = self.with_prelude(lambda: self.record_value(kids[0], fields, scope))
+                return pre + [Assign(v, self.coerce(e, v.dtype), loc)
+                              for v, e in zip(scope.result.values(), values or [])] + [Return(loc)]
             if scope.result is not None:
                 if not kids:
                     raise TileportError("TP113", "return without a value in a value function", loc)
@@ -291,12 +297,17 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             values = self.vector_expr(init_cursor, scope, lanes) if init_cursor is not None else [None] * lanes
             values = [None] * lanes if values is None else values
             return [Decl(v, self.coerce(e, dtype) if e is not None else None, loc) for v, e in zip(parts, values)]
+        fields = None if is_array(d.type) else self.record_fields(d.type, loc)
+        if fields is not None:
+            return self.record_declaration(d, fields, init_cursor, scope, loc)
         if self.K.CUDASHARED_ATTR in kinds or is_array(d.type):
             return self.array_declaration(d, scope, shared=self.K.CUDASHARED_ATTR in kinds,
                                           init=init_cursor)
         if is_pointer(d.type):
             if init_cursor is None:
                 raise TileportError("TP141", f"uninitialised pointer '{d.spelling}'", loc)
+            if self.vector_view(d, init_cursor, scope):
+                return []
             scope.pointers[d.hash] = self.pointer(init_cursor, scope)
             if d.hash in self._moved:
                 return self.moving_pointer(d, scope.pointers[d.hash], scope, loc)
@@ -426,6 +437,8 @@ class CudaFrontend(MemoryMixin, CallsMixin):
         K = self.K
         loc = ct.loc_of(c)
         c = self.skip_parens(c)
+        while c.kind == K.UNEXPOSED_EXPR and len(list(c.get_children())) == 1:
+            c = self.skip_parens(self.first_child(c))  # `s = f(...)` of a struct: a copy operator=
         if (c.kind in (K.BINARY_OPERATOR, K.COMPOUND_ASSIGNMENT_OPERATOR, K.UNARY_OPERATOR)
                 and is_pointer(c.type)):
             moved = self.pointer_update(c, scope, loc)
@@ -436,6 +449,9 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             vector = vector_info(lhs.type)
             if vector is not None:
                 return self.vector_assign(lhs, rhs, vector, scope, loc)
+            fields = self.record_fields(lhs.type, loc)
+            if fields is not None:
+                return self.record_assign(lhs, rhs, fields, scope, loc)
             return [self.assign(lhs, self.expr(rhs, scope), scope, loc)]
         if c.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
             lhs, rhs = list(c.get_children())
@@ -481,6 +497,9 @@ class CudaFrontend(MemoryMixin, CallsMixin):
                 vector = vector_info(lhs.type)
                 if vector is not None:
                     return self.vector_assign(lhs, rhs, vector, scope, loc)
+                fields = self.record_fields(lhs.type, loc)
+                if fields is not None:
+                    return self.record_assign(lhs, rhs, fields, scope, loc)
             if name in _UNSUPPORTED_CALLS:
                 raise TileportError("TP151", f"{_UNSUPPORTED_CALLS[name]} is not supported yet", loc)
             if name in _SYNCS:
@@ -522,7 +541,7 @@ class CudaFrontend(MemoryMixin, CallsMixin):
     def target_var(self, c, scope):
         c = self.skip_parens(c)
         if c is not None and c.kind == self.K.MEMBER_REF_EXPR:
-            return self.vector_member(c, scope)
+            return self.vector_member(c, scope) or self.record_member(c, scope)
         if c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
             v = scope.values.get(c.referenced.hash)
             if isinstance(v, Var):
@@ -604,6 +623,9 @@ class CudaFrontend(MemoryMixin, CallsMixin):
             raise TileportError("TP134", f"operator '{op}' inside an expression is not supported; "
                                 "use it as a statement", loc)
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
+            component = self.vector_element(c, scope)
+            if component is not None:
+                return component
             buf, idx = self.subscript(c, scope)
             return Load(buf, idx, self.buffer_dtype(buf))
         if kind == K.CALL_EXPR:

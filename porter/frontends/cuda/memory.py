@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
-from porter.frontends.cuda.types import dtype_of, is_array, is_pointer, pointee_dtype
+from porter.frontends.cuda.types import dtype_of, is_array, is_pointer, pointee_dtype, vector_info
 from porter.ir.fold import fold
 from porter.ir.nodes import (
-    Alloc, Assign, BinOp, Cast, Const, Load, ScalarParam, Store, StructMember, UnaryOp,
+    Alloc, Assign, BinOp, Cast, Const, Load, ScalarParam, Select, Store, StructMember, UnaryOp,
 )
 
 
@@ -57,15 +57,75 @@ class MemoryMixin:
         else:
             base_c, index = self.first_child(c), Const(0, "int32")
         base_c = self.skip_implicit(base_c)
-        if base_c.kind != K.CXX_REINTERPRET_CAST_EXPR and base_c.kind != K.CSTYLE_CAST_EXPR:
+        if base_c.kind == K.DECL_REF_EXPR and base_c.referenced is not None and \
+                base_c.referenced.hash in scope.vector_views:
+            buf, off = scope.vector_views[base_c.referenced.hash]
+        elif base_c.kind != K.CXX_REINTERPRET_CAST_EXPR and base_c.kind != K.CSTYLE_CAST_EXPR:
             raise TileportError("TP135", "vector loads and stores must go through "
                                 "reinterpret_cast<float4*>(buffer)", ct.loc_of(c))
-        inner = [k for k in base_c.get_children() if k.kind.is_expression()][-1]
-        buf, off = self.pointer(inner, scope)
+        else:
+            buf, off = self.vector_cast(base_c, scope, ct.loc_of(c))
         first = fold(BinOp("*", self.coerce(index, "int32") if index.dtype != "int64" else index,
                            Const(lanes, index.dtype if index.dtype == "int64" else "int32"),
                            index.dtype if index.dtype == "int64" else "int32"))
         return buf, self.add_index(off, first) if off is not None else first
+
+    def vector_cast(self, cast, scope, loc):
+        """`reinterpret_cast<const float4*>(p)` -> (buffer, offset) of p, whose elements must be
+        the vector's (a float4 view of a float buffer); other views reinterpret bits (TP135)."""
+        inner = [k for k in cast.get_children() if k.kind.is_expression()][-1]
+        buf, off = self.pointer(inner, scope)
+        vector = vector_info(cast.type.get_pointee())
+        if vector is not None and vector[0] != self.buffer_dtype(buf):
+            raise TileportError("TP135", f"'{cast.type.get_pointee().spelling}' accesses to a "
+                                f"{self.buffer_dtype(buf)} buffer reinterpret its bits; only views "
+                                "of the vector's own element type are supported yet", loc)
+        return buf, off
+
+    def vector_view(self, d, init_cursor, scope) -> bool:
+        """`const float4* v = reinterpret_cast<const float4*>(x)`: x seen four elements at a
+        time through `v[i]` (scope.vector_views). False: d is not a pointer to a vector type."""
+        if vector_info(d.type.get_pointee()) is None:
+            return False
+        loc = ct.loc_of(d)
+        c = self.skip_implicit(init_cursor) if init_cursor is not None else None
+        if c is None or c.kind not in (self.K.CXX_REINTERPRET_CAST_EXPR, self.K.CSTYLE_CAST_EXPR):
+            raise TileportError("TP135", "a pointer to a vector type must be made with "
+                                "reinterpret_cast<float4*>(buffer)", loc)
+        scope.vector_views[d.hash] = self.vector_cast(c, scope, loc)
+        return True
+
+    def vector_element(self, c, scope):
+        """`reinterpret_cast<float*>(&v)[k]` on a scalarised vector v: its component k (a select
+        on k when k is not a constant), else None."""
+        K = self.K
+        if c.kind != K.ARRAY_SUBSCRIPT_EXPR:
+            return None
+        base_c, index_c = list(c.get_children())
+        base_c = self.skip_implicit(base_c)
+        if base_c.kind not in (K.CXX_REINTERPRET_CAST_EXPR, K.CSTYLE_CAST_EXPR):
+            return None
+        inner = self.skip_implicit([k for k in base_c.get_children() if k.kind.is_expression()][-1])
+        if not (inner.kind == K.UNARY_OPERATOR and ct.unary_operator(inner) == "&"):
+            return None
+        target = self.skip_implicit(self.first_child(inner))
+        if target.kind != K.DECL_REF_EXPR or target.referenced is None or \
+                target.referenced.hash not in scope.vectors:
+            return None
+        parts = scope.vectors[target.referenced.hash]
+        if dtype_of(base_c.type.get_pointee(), ct.loc_of(c), what="vector element") != parts[0].dtype:
+            raise TileportError("TP135", "reading a vector's bits as another type is not supported",
+                                ct.loc_of(c))
+        index = self.coerce(self.expr(index_c, scope), "int32")
+        if isinstance(index, Const):
+            if not 0 <= index.value < len(parts):
+                raise TileportError("TP135", f"component {index.value} of a {len(parts)}-lane vector",
+                                    ct.loc_of(c))
+            return parts[index.value]
+        value = parts[-1]
+        for k in range(len(parts) - 2, -1, -1):
+            value = Select(BinOp("==", index, Const(k, "int32"), "bool"), parts[k], value, parts[k].dtype)
+        return value
 
     def vector_member(self, c, scope):
         """`v.x` on a scalarised vector: its component Var, else None."""

@@ -11,6 +11,7 @@ from porter.diagnostics import Loc, TileportError
 # CXTypeKind values (clang-c/Index.h)
 VOID, POINTER, RECORD, ENUM, CONSTANTARRAY, INCOMPLETEARRAY, FUNCTIONPROTO, INVALID = \
     2, 101, 105, 106, 112, 114, 111, 0
+LVALUE_REFERENCE, RVALUE_REFERENCE = 103, 104
 
 _BY_KIND = {
     3: "bool", 4: "uint8", 5: "uint8", 8: "uint16", 9: "uint32", 10: "uint64", 11: "uint64",
@@ -27,6 +28,10 @@ def kind_id(ctype) -> int:
 
 def is_pointer(ctype) -> bool:
     return kind_id(ctype) == POINTER
+
+
+def is_reference(ctype) -> bool:
+    return kind_id(ctype) in (LVALUE_REFERENCE, RVALUE_REFERENCE)
 
 
 def is_array(ctype) -> bool:

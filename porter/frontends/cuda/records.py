@@ -1,0 +1,130 @@
+"""Plain structs in device code (`struct SoftmaxParams { float scale; float offset; };`) as one
+scalar local per field, the way CUDA vector types are one local per component.
+
+A record value is a list of field expressions in declaration order. It comes from a struct
+local or parameter, an initializer list (`SoftmaxParams{a, b}`, `{x, 1.0f}`; missing fields are
+zero), a copy, a conditional (`big ? a : b`, field by field), or an inlined `__device__` function
+that returns the struct. Assignment copies field by field; `r.field = v` assigns one local.
+Structs with fields that are not scalars (arrays, nested structs, vectors) are refused (TP122).
+"""
+
+from __future__ import annotations
+
+from porter.diagnostics import TileportError
+from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.types import dtype_of, is_struct
+from porter.ir.nodes import Assign, Const, Decl, Select, Var
+from porter.ir.walk import walk_expr
+
+
+class RecordsMixin:
+    """Methods of CudaFrontend for struct-typed locals, values and results."""
+
+    def record_fields(self, ctype, loc) -> list | None:
+        """[(field, dtype)] of a struct whose fields are all scalars; None for other types."""
+        if not is_struct(ctype):
+            return None
+        fields = list(ctype.get_canonical().get_fields())
+        if not fields:
+            return None
+        out = []
+        for f in fields:
+            try:
+                out.append((f.spelling, dtype_of(f.type, loc, what=f"field '{f.spelling}'")))
+            except TileportError:
+                raise TileportError("TP122", f"struct '{ctype.spelling}' has a field '{f.spelling}' of "
+                                    f"type '{f.type.spelling}'; only structs of scalar fields are "
+                                    "supported yet", loc) from None
+        return out
+
+    def record_locals(self, name: str, fields, scope) -> dict:
+        return {f: Var(self.unique(f"{name}_{f}", scope), dtype) for f, dtype in fields}
+
+    def record_declaration(self, d, fields, init_cursor, scope, loc) -> list:
+        members = self.record_locals(d.spelling, fields, scope)
+        scope.structs[d.hash] = members
+        values = self.record_value(init_cursor, fields, scope) if init_cursor is not None else None
+        values = values or [None] * len(fields)
+        return [Decl(v, self.coerce(e, v.dtype) if e is not None else None, loc)
+                for v, e in zip(members.values(), values)]
+
+    def record_value(self, c, fields, scope) -> list | None:
+        """The field expressions of a struct-typed expression; None: left uninitialised."""
+        K = self.K
+        loc = ct.loc_of(c)
+        c = self.skip_implicit(c)
+        while c.kind in (K.PAREN_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CSTYLE_CAST_EXPR) or \
+                (c.kind == K.UNEXPOSED_EXPR and len(list(c.get_children())) == 1):
+            c = self.skip_implicit([k for k in c.get_children() if k.kind.is_expression()][-1])
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.structs:
+            return list(scope.structs[c.referenced.hash].values())
+        if c.kind == K.INIT_LIST_EXPR:
+            items = [self.expr(k, scope) for k in c.get_children() if k.kind.is_expression()]
+            if len(items) > len(fields):
+                raise TileportError("TP122", "too many initializers for this struct", loc)
+            # aggregate initialisation: the fields not named are zero
+            return items + [Const(0, dtype) for _, dtype in fields[len(items):]]
+        if c.kind == K.CONDITIONAL_OPERATOR:
+            cond_c, a, b = list(c.get_children())
+            cond = self.as_bool(self.expr(cond_c, scope))
+            va, vb = self.record_value(a, fields, scope), self.record_value(b, fields, scope)
+            if va is None or vb is None:
+                raise TileportError("TP122", "a conditional between uninitialised structs", loc)
+            return [Select(cond, self.coerce(x, dtype), self.coerce(y, dtype), dtype)
+                    for x, y, (_, dtype) in zip(va, vb, fields)]
+        if c.kind == K.CALL_EXPR:
+            callee = c.referenced
+            args = list(c.get_arguments())
+            if callee is not None and self.is_device_function(callee) and \
+                    callee.kind != K.CONSTRUCTOR:
+                return list(self.inline(callee, args, scope, loc, want_value=True)[1].values())
+            if not args:
+                return None  # `S s;` / `S s = S();`: default construction
+            if len(args) == 1 and self.record_fields(args[0].type, loc) is not None:
+                return self.record_value(args[0], fields, scope)  # copy construction
+        if c.kind == K.MEMBER_REF_EXPR or c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            raise TileportError("TP122", "structs read from memory or nested in other structs are "
+                                "not supported yet", loc)
+        raise TileportError("TP122", f"unsupported struct-valued expression ({c.kind.name.lower()})", loc)
+
+    def record_assign(self, lhs, rhs, fields, scope, loc) -> list:
+        target = self.skip_implicit(lhs)
+        if target.kind != self.K.DECL_REF_EXPR or target.referenced is None or \
+                target.referenced.hash not in scope.structs:
+            raise TileportError("TP120", "a struct can be assigned only to a local struct variable", loc)
+        values = self.record_value(rhs, fields, scope)
+        if values is None:
+            return []
+        members = scope.structs[target.referenced.hash]
+        own = set(members.values())
+        if not any(isinstance(n, Var) and n in own for e in values for n in walk_expr(e)):
+            return [Assign(v, self.coerce(e, v.dtype), loc) for v, e in zip(members.values(), values)]
+        # through temporaries: `a = {a.y, a.x}` reads every field before it writes one
+        temps = [Var(self.unique(f"{v.name}_new", scope), v.dtype) for v in members.values()]
+        out = [Decl(t, self.coerce(e, t.dtype), loc) for t, e in zip(temps, values)]
+        return out + [Assign(v, t, loc) for v, t in zip(members.values(), temps)]
+
+    def record_member(self, c, scope):
+        """`r.field` on a struct local or parameter: its Var, else None."""
+        base = self.skip_implicit(self.first_child(c))
+        if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None:
+            members = scope.structs.get(base.referenced.hash)
+            if members is not None:
+                return members.get(c.spelling)
+        return None
+
+    def record_argument(self, param, arg, fields, name, written, scope, loc) -> dict:
+        """A struct passed by value to an inlined function: its fields, as locals if the body
+        changes them or they are not plain names."""
+        values = self.record_value(arg, fields, scope)
+        values = values or [None] * len(fields)
+        out = {}
+        for (f, dtype), value in zip(fields, values):
+            value = self.coerce(value, dtype) if value is not None else None
+            if isinstance(value, (Const, Var)) and param.hash not in written:
+                out[f] = value
+            else:
+                var = Var(self.unique(f"{name}_{param.spelling}_{f}", scope), dtype)
+                self.prelude.append(Decl(var, value, loc))
+                out[f] = var
+        return out

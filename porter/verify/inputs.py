@@ -77,8 +77,11 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if p.name in given:
                 scalars[p.name] = _typed(given[p.name], p.dtype)
             elif p.name in divisors and p.name in sizes:
-                # the grid floors `N // 128`: a multiple, so that the grid is not empty
-                scalars[p.name] = divisors[p.name] * (number + 1)
+                # the grid floors `N // 128`: a multiple, so that the grid is not empty. A tile
+                # (32 and up) takes one and two tiles, each costly on the CPU; a vector width
+                # (`n / 8` elements per thread) keeps the usual size, rounded up to its multiple
+                d = divisors[p.name]
+                scalars[p.name] = d * (number + 1) if d >= 32 else -(-values[sizes.index(p.name)] // d) * d
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
             elif p.name in strides:

@@ -172,6 +172,10 @@ def _run(module, job: dict, torch) -> dict:
             tensors.append(a["scalar"])
     fn = getattr(module, job["function"])
     target = job.get("target", "c")
+    if target == "c":
+        from porter.verify.cpu_target import enable_bfloat16
+
+        enable_bfloat16()  # what the C target lacks is verify's to supply, not the port's
     if target == "cuda":
         tensors = [t.cuda() if isinstance(t, torch.Tensor) else t for t in tensors]
     start = time.perf_counter()

@@ -11,7 +11,7 @@ from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.types import dtype_of, is_pointer, is_reference, vector_info
 from porter.frontends.cuda import groups
 from porter.ir.returns import eliminate_returns
-from porter.ir.nodes import Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, UnaryOp, Var
+from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, UnaryOp, Var
 
 
 _UNSUPPORTED_CALLS = {
@@ -62,6 +62,9 @@ class CallsMixin:
         if name in _ATOMICS or name in _SYNCS:
             raise TileportError("TP153", f"the result of '{name}' is used; only atomics whose result "
                                 "is ignored are supported yet", loc)
+        element = self.packed_element(c, scope)
+        if element is not None:
+            return element
         target = self.group_target(c, scope)
         if target is not None:
             values = [self.expr(a, scope) for a in args]
@@ -131,7 +134,8 @@ class CallsMixin:
         raise TileportError("TP138", f"unsupported builtin '{name}'", loc)
 
     def is_device_function(self, callee) -> bool:
-        if callee.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE):
+        static_method = callee.kind == self.K.CXX_METHOD and callee.is_static_method()
+        if callee.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE) and not static_method:
             return False
         definition = callee.get_definition()
         if definition is None or not definition.location.file:
@@ -160,13 +164,22 @@ class CallsMixin:
                 if is_pointer(p.type):
                     inner.pointers[p.hash] = self.pointer(a, scope)
                     continue
-                referenced = p.type.get_pointee() if is_reference(p.type) else None
-                if referenced is not None and vector_info(referenced) is not None:
-                    # `float4& v`: the caller's components themselves (a const one may be a value)
-                    parts = self.vector_expr(a, scope, vector_info(referenced)[1])
+                by_ref = is_reference(p.type)
+                vector = vector_info(p.type.get_pointee() if by_ref else p.type)
+                if vector is not None:
+                    # `float4& v` aliases the caller's components; `float4 v` is a copy, made
+                    # only when the body changes it or a component is not a plain value
+                    parts = self.vector_expr(a, scope, vector[1])
+                    keep = (Var,) if by_ref else (Var, Const)
                     inner.vectors[p.hash] = [
-                        x if isinstance(x, Var) else self.materialize(x, f"{name}_{p.spelling}", scope, loc)
-                        for x in parts]
+                        x if isinstance(x, keep) and (by_ref or p.hash not in written)
+                        else self.materialize(self.coerce(x, vector[0]), f"{name}_{p.spelling}_{k}", scope, loc)
+                        for x, k in zip(parts, "xyzw")]
+                    continue
+                packed = self.packed_info(p.type.get_pointee() if by_ref else p.type)
+                if packed is not None:
+                    inner.packed[p.hash] = inner.arrays[p.hash] = \
+                        self.packed_argument(p, a, packed, name, written, scope, loc)
                     continue
                 fields = self.record_fields(p.type, loc)
                 if fields is not None:
@@ -181,9 +194,16 @@ class CallsMixin:
                     self.prelude.append(Decl(var, value, loc))
                     inner.values[p.hash] = var
             result = None
-            fields = self.record_fields(definition.result_type, loc) if want_value else None
-            if fields is not None:  # a struct result: one local per field
+            packed = self.packed_info(definition.result_type) if want_value else None
+            fields = self.record_fields(definition.result_type, loc) if want_value and not packed else None
+            vector = vector_info(definition.result_type) if want_value else None
+            if packed is not None:  # a packed record: a local array
+                result = inner.result = self.packed_local(f"{name}_result", packed, scope, loc)
+            elif fields is not None:  # a struct result: one local per field
                 result = inner.result = self.record_locals(f"{name}_result", fields, scope)
+            elif vector is not None:  # a float4 result: one local per component
+                result = inner.result = [Var(self.unique(f"{name}_result_{k}", scope), vector[0])
+                                         for k in "xyzw"[:vector[1]]]
             elif want_value:
                 returned = definition.result_type
                 if is_reference(returned):  # `float& f(...)` used as a value reads what it refers to
@@ -201,8 +221,11 @@ class CallsMixin:
             body = self.prelude + body
             self.prelude = saved
             body = eliminate_returns(body, in_function=True, loc=loc)
-            if isinstance(result, dict):
-                self.prelude.extend(Decl(v, None, loc) for v in result.values())
+            if isinstance(result, Alloc):
+                self.prelude.append(result)
+            elif isinstance(result, (dict, list)):
+                self.prelude.extend(Decl(v, None, loc) for v in (result.values() if isinstance(result, dict)
+                                                                 else result))
             elif want_value:
                 simple = self.single_return(body, result)
                 if simple is not None:

@@ -16,7 +16,7 @@ from porter.frontends.cuda.types import (
 from porter.frontends.cuda import groups
 from porter.frontends.cuda.calls import _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, _no_tilelang_equivalent
 from porter.frontends.cuda.memory import MemoryMixin
-from porter.frontends.cuda.records import RecordsMixin
+from porter.frontends.cuda.records import PackedMixin, RecordsMixin
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.launch import LaunchReader
 from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates
@@ -35,7 +35,7 @@ _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim":
                  "gridDim": "grid_dim"}
 
 
-class CudaFrontend(MemoryMixin, RecordsMixin, CallsMixin):
+class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
     """Convert one CUDA translation unit into an IR Module."""
 
     def __init__(self, path: str, include_dirs=(), defines=(), block=None, grid=None):
@@ -234,6 +234,15 @@ class CudaFrontend(MemoryMixin, RecordsMixin, CallsMixin):
             return self.for_loop(c, scope)
         if c.kind == K.RETURN_STMT:
             kids = list(c.get_children())
+            if isinstance(scope.result, Alloc):  # a packed record: element by element
+                info = (scope.result.dtype, scope.result.shape[0], None)
+                pre, values = self.with_prelude(lambda: self.packed_value(kids[0], info, scope))
+                return pre + self.packed_stores(scope.result, values, loc) + [Return(loc)]
+            if isinstance(scope.result, list):  # a float4 & co.: component by component
+                pre, values = self.with_prelude(
+                    lambda: self.vector_expr(kids[0], scope, len(scope.result)))
+                return pre + [Assign(v, self.coerce(e, v.dtype), loc)
+                              for v, e in zip(scope.result, values) if e is not None] + [Return(loc)]
             if isinstance(scope.result, dict):  # a struct: field by field
                 fields = [(f, v.dtype) for f, v in scope.result.items()]
                 pre, values = self.with_prelude(lambda: self.record_value(kids[0], fields, scope))
@@ -297,6 +306,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, CallsMixin):
             values = self.vector_expr(init_cursor, scope, lanes) if init_cursor is not None else [None] * lanes
             values = [None] * lanes if values is None else values
             return [Decl(v, self.coerce(e, dtype) if e is not None else None, loc) for v, e in zip(parts, values)]
+        packed = None if is_array(d.type) else self.packed_info(d.type)
+        if packed is not None:
+            return self.packed_declaration(d, packed, init_cursor, scope, loc)
         fields = None if is_array(d.type) else self.record_fields(d.type, loc)
         if fields is not None:
             return self.record_declaration(d, fields, init_cursor, scope, loc)
@@ -446,6 +458,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, CallsMixin):
                 return moved
         if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
             lhs, rhs = list(c.get_children())
+            stored = self.bytes_store(lhs, rhs, scope, loc) if vector_info(lhs.type) else None
+            if stored is not None:
+                return stored
             vector = vector_info(lhs.type)
             if vector is not None:
                 return self.vector_assign(lhs, rhs, vector, scope, loc)
@@ -494,6 +509,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, CallsMixin):
             if name == "operator=":  # struct assignment, e.g. of a float4
                 lhs, rhs = [k for k in c.get_children() if k.kind.is_expression()
                             and k.spelling != "operator="][:2]
+                stored = self.bytes_store(lhs, rhs, scope, loc) if vector_info(lhs.type) else None
+                if stored is not None:
+                    return stored  # `*reinterpret_cast<int4*>(p) = packed.get_bits()`
                 vector = vector_info(lhs.type)
                 if vector is not None:
                     return self.vector_assign(lhs, rhs, vector, scope, loc)
@@ -590,6 +608,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, CallsMixin):
                 members = scope.structs[base.referenced.hash]
                 if c.spelling in members:
                     return members[c.spelling]
+            size = self.packed_size(c)
+            if size is not None:
+                return size
             raise TileportError("TP131", f"member access '.{c.spelling}' is not supported yet "
                                 "(structs and vector types come with thread-level support)", loc)
         if kind == K.BINARY_OPERATOR:
@@ -667,6 +688,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, CallsMixin):
                 return self.literal(value, c)
             if c.spelling == "warpSize":
                 return Const(32, "int32")
+            size = self.packed_size(c)
+            if size is not None:
+                return size
             raise TileportError("TP137", f"'{c.spelling}' is not a compile-time constant; global "
                                 "device variables are not supported", loc)
         raise TileportError("TP136", f"unsupported reference to '{c.spelling}'", loc)

@@ -13,6 +13,9 @@ from porter.ir.nodes import (
 )
 
 
+_CACHE_HINT_LOADS = {"__ldg", "__ldcs", "__ldca", "__ldcg", "__ldlu", "__ldcv"}
+
+
 class MemoryMixin:
     """Methods of CudaFrontend that resolve where a load or store goes."""
 
@@ -38,6 +41,17 @@ class MemoryMixin:
             return list(scope.vectors[c.referenced.hash])
         if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
             return [self.expr(a, scope) for a in c.get_arguments()]
+        if c.kind == K.CALL_EXPR and c.spelling in _CACHE_HINT_LOADS and len(list(c.get_arguments())) == 1:
+            # `__ldcs(&v4[i])`, `__ldg(p4)`: a load with a cache hint, which the port does not keep
+            address = self.skip_implicit(list(c.get_arguments())[0])
+            if address.kind == K.UNARY_OPERATOR and ct.unary_operator(address) == "&":
+                return self.vector_expr(self.first_child(address), scope, lanes)
+            buf, base = self.vector_address_of(address, scope, lanes)
+            return [Load(buf, self.add_index(base, Const(k, base.dtype)), self.buffer_dtype(buf))
+                    for k in range(lanes)]
+        callee = c.referenced if c.kind == K.CALL_EXPR else None
+        if callee is not None and self.is_device_function(callee) and callee.kind != K.CONSTRUCTOR:
+            return list(self.inline(callee, list(c.get_arguments()), scope, loc, want_value=True)[1])
         if c.kind == K.CALL_EXPR and len(list(c.get_arguments())) == 1:  # copy construction
             return self.vector_expr(list(c.get_arguments())[0], scope, lanes)
         if c.kind == K.CALL_EXPR and not list(c.get_arguments()):  # `float4 r;`: uninitialised
@@ -56,6 +70,13 @@ class MemoryMixin:
             index = self.expr(index_c, scope)
         else:
             base_c, index = self.first_child(c), Const(0, "int32")
+        return self.vector_address_of(base_c, scope, lanes, index)
+
+    def vector_address_of(self, base_c, scope, lanes: int, index=None):
+        """The element `index` (in vectors) of a pointer to vectors -> (buffer, first element)."""
+        K = self.K
+        c = base_c
+        index = Const(0, "int32") if index is None else index
         base_c = self.skip_implicit(base_c)
         if base_c.kind == K.DECL_REF_EXPR and base_c.referenced is not None and \
                 base_c.referenced.hash in scope.vector_views:
@@ -240,7 +261,7 @@ class MemoryMixin:
     def array_of(self, c, scope):
         if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
             return scope.arrays.get(c.referenced.hash)
-        return None
+        return self.packed_field(c, scope)  # `v.payload` of a packed record
 
     def pointer(self, c, scope):
         """Resolve a pointer expression to (buffer name, element offset or None)."""

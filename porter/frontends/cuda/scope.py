@@ -16,6 +16,8 @@ class _Scope:
     arrays: dict = field(default_factory=dict)    # decl hash -> Alloc (shared and local arrays)
     groups: dict = field(default_factory=dict)    # decl hash -> cooperative group ("block",)/("tile", N)
     vectors: dict = field(default_factory=dict)   # decl hash -> component Vars of a float4 & co.
+    packed: dict = field(default_factory=dict)  # decl hash -> local Alloc of a Packed128 & co.
     vector_views: dict = field(default_factory=dict)  # decl hash -> (buffer, offset) of a float4*
     structs: dict = field(default_factory=dict)   # decl hash -> {field: Expr} of a struct param/local
-    result: Var | dict | None = None  # where `return` puts the value ({field: Var} for a struct)
+    # where `return` puts the value: a Var, {field: Var} for a struct, [Var] for a float4 & co.
+    result: Var | dict | list | None = None

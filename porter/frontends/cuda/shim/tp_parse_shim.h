@@ -181,6 +181,9 @@ TP_SCOPED(atomicAdd) TP_SCOPED(atomicSub) TP_SCOPED(atomicExch) TP_SCOPED(atomic
 TP_SCOPED(atomicMin) TP_SCOPED(atomicAnd) TP_SCOPED(atomicOr) TP_SCOPED(atomicXor)
 TP_SCOPED(atomicCAS) TP_SCOPED(atomicInc) TP_SCOPED(atomicDec)
 #undef TP_SCOPED
+/* device memcpy/memset (nvcc provides them; the C library's are host functions) */
+__device__ void *memcpy(void *, const void *, size_t) __attribute__((overloadable));
+__device__ void *memset(void *, int, size_t) __attribute__((overloadable));
 /* device printf and assert: the C library's are host functions */
 extern "C" __device__ int vprintf(const char *, void *);
 __device__ int printf(const char *, ...) __attribute__((overloadable));

@@ -106,3 +106,67 @@ def test_block_size_flag_overrides_a_runtime_block(tmp_path):
     run = tileport("convert", REAL / "cxx_styles.cu", "--block", "128", "--emit-ir")
     assert run.returncode == 0, run.stderr
     assert "block (128,)" in run.stdout or "block=(128" in run.stdout or "(128,)" in run.stdout
+
+
+def _convert_and_verify(tmp_path, name):
+    out = tmp_path / f"{name}_tl.py"
+    run = tileport("convert", REAL / f"{name}.cu", "-o", out)
+    assert run.returncode == 0, run.stderr
+    check = tileport("verify", REAL / f"{name}.cu", out, "--no-compile-check", "--format", "json")
+    assert check.returncode == 0, check.stdout + check.stderr
+    return out.read_text(), json.loads(check.stdout)
+
+
+def test_struct_locals_results_and_by_value_arguments_verify(tmp_path):
+    port, report = _convert_and_verify(tmp_path, "struct_locals")
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent"]
+    # one local per field; a struct built with `{row[j], 1.0f}` passed by value to a helper
+    assert "acc_top = -T.infinity(T.float32)" in port and "acc_total = T.float32(0.0)" in port
+    assert "copy_inv_sum = st_inv_sum" in port
+
+
+def test_packed_128_bit_records_verify(tmp_path):
+    """A Pack16<T> moved through int4 with memcpy: a local array, loaded and stored as the
+    elements the 16 bytes hold (8 bf16, 4 float), never as reinterpreted bits."""
+    port, report = _convert_and_verify(tmp_path, "packed_vectors")
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent", "equivalent"]
+    assert "T.alloc_local((8,), T.bfloat16)" in port and "T.alloc_local((4,), T.float32)" in port
+    for k in range(8):
+        assert f"= x[i + {k}]" in port or (k == 0 and "= x[i]" in port)
+    # n is a multiple of the 8 elements each thread moves, and larger than one block's worth
+    sizes = [c["sizes"]["n"] for k in report["kernels"] for c in k["cases"]]
+    assert all(n % 4 == 0 and n > 128 for n in sizes), sizes
+
+
+def test_float4_views_helpers_and_warp_rows_verify(tmp_path):
+    port, report = _convert_and_verify(tmp_path, "vector_views")
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent", "equivalent"]
+    # one warp per row, no launch site: 256 threads hold 8 rows, so 8 rows per block
+    assert "# launch: grid (ceildiv(rows, 8))" in port
+    # the row pitch of the float4 view is drawn as a multiple of 4 (aligned vector loads)
+    pitches = [c["sizes"]["pitch"] for c in report["kernels"][0]["cases"]]
+    assert all(p % 4 == 0 for p in pitches), pitches
+
+
+def test_a_vector_view_of_another_element_type_is_refused(tmp_path):
+    src = tmp_path / "pun.cu"
+    src.write_text("__global__ void pun(int* out, const __nv_bfloat16* x, int n) {\n"
+                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "    if (i < n) { int4 v = reinterpret_cast<const int4*>(x)[i]; out[i] = v.x; }\n"
+                   "}\n")
+    run = tileport("convert", src, "-o", tmp_path / "pun_tl.py")
+    assert run.returncode != 0
+    assert "TP135" in run.stderr and "reinterpret its bits" in run.stderr and ":3:" in run.stderr
+
+
+def test_grid_from_a_guard_on_a_local_total(tmp_path):
+    """`int total = B * T; if (idx < total)` with no launch site: the grid covers B * T."""
+    src = tmp_path / "total.cu"
+    src.write_text("__global__ void fill(float* out, int B, int T) {\n"
+                   "    int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "    int total = B * T;\n"
+                   "    if (idx < total) { out[idx] = 1.0f; }\n"
+                   "}\n")
+    run = tileport("convert", src, "-o", tmp_path / "total_tl.py", "--block", "128")
+    assert run.returncode == 0, run.stderr
+    assert "# launch: grid (ceildiv((B * T), 128))" in (tmp_path / "total_tl.py").read_text()

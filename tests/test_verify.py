@@ -159,3 +159,23 @@ def test_shared_memory_beyond_the_arch_limit_fails_the_compile_check(tmp_path):
     compile_ = report["kernels"][0]["compile"]
     assert compile_["sm_90a"]["ok"] is False and "exceeds" in compile_["sm_90a"]["message"]
     assert result.returncode == 3
+
+
+def test_asserted_and_aligned_multiples_shape_the_problem_sizes():
+    """`assert(T % 4 == 0)` (an empty if in the IR) and a float4 access at `x + row * P` make
+    verify draw multiples; a grid over `n / 8` keeps the usual size, rounded up to 8."""
+    from porter.ir.nodes import BinOp, BufferParam, Const, If, Kernel, Launch, ScalarParam, Var
+    from porter.verify.inputs import problem_sizes
+
+    T, P, n = Var("T", "int32"), Var("P", "int32"), Var("n", "int32")
+    assert_ = If(BinOp("==", BinOp("%", T, Const(4, "int32"), "int32"), Const(0, "int32"), "bool"), [], [])
+    guard = If(BinOp("<", T, n, "bool"), [], [])
+    grid = (BinOp("/", BinOp("+", BinOp("/", n, Const(8, "int32"), "int32"), Const(127, "int32"), "int32"),
+                  Const(128, "int32"), "int32"),)
+    kernel = Kernel("k", "cuda", [BufferParam("x", "float32"), ScalarParam("T", "int32"),
+                                  ScalarParam("P", "int32"), ScalarParam("n", "int32")],
+                    [assert_, guard], Launch(grid, (128,), 0, "launch-site"), None)
+    kernel.alignments = {"P": 4}
+    for sizes in problem_sizes(kernel, {}):
+        assert sizes["T"] % 4 == 0 and sizes["P"] % 4 == 0 and sizes["n"] % 8 == 0
+        assert sizes["n"] in (56, 136)  # 53 and 131, rounded up to a multiple of 8

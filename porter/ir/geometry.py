@@ -35,11 +35,23 @@ def _expand(e, defs: dict, depth: int = 0):
             yield from _expand(defs[sub.name], defs, depth + 1)
 
 
-def _guard_sizes(kernel: Kernel) -> dict:
-    """axis -> the bound U of the first guard `x < U` where x depends on blockIdx on that axis."""
+def _inline(e, defs: dict, depth: int = 0):
+    """e with single-definition locals replaced by what they are computed from."""
+    from porter.ir.walk import map_expr
+
+    if depth > 20:
+        return e
+    return map_expr(e, lambda n: _inline(defs[n.name], defs, depth + 1)
+                    if isinstance(n, Var) and n.name in defs else n)
+
+
+def _guard_sizes(kernel: Kernel, block: tuple) -> dict:
+    """axis -> (U, stride) of the first guard `x < U` (or `if (x >= U) return`) where x depends
+    on blockIdx on that axis; stride: how far x moves per block (None: unknown)."""
     assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
     defs = {s.var.name: s.init for s in walk_stmts(kernel.body)
             if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned}
+    locals_ = dict(defs)  # what a bound may be written over: locals, not loop variables
     for s in walk_stmts(kernel.body):
         if isinstance(s, For):
             defs.setdefault(s.var.name, s.start)
@@ -49,31 +61,60 @@ def _guard_sizes(kernel: Kernel) -> dict:
         for c in walk_expr(cond):
             if not isinstance(c, BinOp) or c.op not in ("<", ">", "<=", ">="):
                 continue
-            x, u = (c.a, c.b) if c.op in ("<", "<=") else (c.b, c.a)
-            if any(isinstance(t, Builtin) for t in walk_expr(u)):
-                continue
-            axes = {t.axis for t in _expand(x, defs) if isinstance(t, Builtin) and t.kind == "block_idx"}
+            orientations = [(c.a, c.b, c.op == "<=")] if c.op in ("<", "<=") else \
+                [(c.b, c.a, c.op == ">="),
+                 # `if (idx >= N * T) return;`: the threads that go on have idx < N * T
+                 (c.a, c.b, c.op == ">")]
+            axes = set()
+            for x, u, closed in orientations:
+                if any(isinstance(t, Builtin) for t in _expand(u, defs)):
+                    continue  # a bound that moves with the thread (`i < own_pos`) sizes no grid
+                axes = {t.axis for t in _expand(x, defs) if isinstance(t, Builtin) and t.kind == "block_idx"}
+                if len(axes) == 1:
+                    u = _inline(u, locals_)  # `idx < total_threads`, `total_threads = B * NH * T * T`
+                    break
             if len(axes) == 1:
                 while isinstance(u, Cast):
                     u = u.a
-                if c.op in ("<=", ">="):
+                if closed:
                     u = BinOp("+", u, Const(1, u.dtype), u.dtype)
-                sizes.setdefault(axes.pop(), u)
+                axis = axes.pop()
+                if axis not in sizes:
+                    sizes[axis] = (u, _block_stride(x, locals_, axis, block))
     return sizes
+
+
+def _block_stride(x, locals_: dict, axis: int, block: tuple):
+    """How far x moves from one block to the next on `axis` (blockDim for one element per
+    thread; blockDim / 32 for one row per warp), as a number, or None when that depends on
+    more than the block shape."""
+    from porter.ir.fold import NotConstant, evaluate
+
+    expanded = _inline(x, locals_)
+    env = {f"thread_idx.{a}": 0 for a in range(3)}
+    if block:
+        env.update({f"block_dim.{a}": (block[a] if a < len(block) else 1) for a in range(3)})
+    try:
+        at = [evaluate(expanded, {**env, **{f"block_idx.{a}": int(a == axis and b) for a in range(3)}})
+              for b in (0, 1)]
+    except (NotConstant, ValueError, TypeError, ZeroDivisionError):
+        return None
+    stride = at[1] - at[0]
+    return stride if isinstance(stride, int) and stride > 0 else None
 
 
 def infer_launch(kernel: Kernel, block=None, grid=None) -> Launch:
     block = tuple(block) if block else default_block(kernel)
     if grid:
         return Launch(tuple(Const(int(g), "int32") for g in grid), block, 0, "given")
-    sizes = _guard_sizes(kernel)
     uses_grid = {e.axis for s in walk_stmts(kernel.body) for e in _exprs(s)
                  if isinstance(e, Builtin) and e.kind in ("block_idx", "grid_dim")}
     counts = {}
-    for axis, size in sizes.items():
+    sizes = _guard_sizes(kernel, block)
+    for axis, (size, stride) in sizes.items():
         size = size if size.dtype == "int32" else Cast("int32", size)
-        counts[axis] = Call("ceildiv", (size, Const(block[axis] if axis < len(block) else 1, "int32")),
-                            "int32")
+        per_block = stride if stride is not None else (block[axis] if axis < len(block) else 1)
+        counts[axis] = Call("ceildiv", (size, Const(per_block, "int32")), "int32")
     dims = assemble_grid(kernel, counts, uses_grid, "TP160", "has no launch site", "guards")
     origin = "given-block" if block and block != default_block(kernel) else "inferred"
     return Launch(dims, block, 0, origin)

@@ -328,6 +328,9 @@ class Kernel:
     # constexpr (`G = 64`, `if N <= 1024: G = 256`): the port's one program takes them all,
     # and verify runs each
     launch_values: list = field(default_factory=list)
+    # CUDA: scalar parameters in the offset of a vector access (`reinterpret_cast<float4*>(x + r * P)`)
+    # -> the element count they must be a multiple of, for the access to be aligned
+    alignments: dict = field(default_factory=dict)
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
 

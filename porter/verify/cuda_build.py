@@ -256,6 +256,17 @@ def _prepare(text: str) -> _Prepared:
                     f"[&](auto&&... tp_a_) {{ {callee}(tp_a_...); }}){ws1}{ws2}"
                 )
                 edits.append((toks[cs].start, toks[k].start, new))
+                # a NULL argument reaches the lambda as a long, which converts to no pointer
+                # parameter; nullptr converts as it does in the launch nvcc compiles
+                depth, m = 0, k
+                while m < n:
+                    depth += toks[m].text == "("
+                    depth -= toks[m].text == ")"
+                    if toks[m].kind == "id" and toks[m].text == "NULL":
+                        edits.append((toks[m].start, toks[m].end, "nullptr"))
+                    if depth == 0:
+                        break
+                    m += 1
                 i = k
                 continue
         # --- __shared__ declarations

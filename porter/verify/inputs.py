@@ -92,10 +92,30 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 scalars[p.name] = True
             else:
                 scalars[p.name] = 3
+        for name, lanes in _multiples(kernel).items():
+            # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
+            if name in scalars and name not in given and isinstance(scalars[name], int):
+                scalars[name] = -(-scalars[name] // lanes) * lanes
         if index_buffers(kernel):
             scalars[INDEX_LIMIT] = min(values, default=16)
         problems.append(scalars)
     return problems
+
+
+def _multiples(kernel: Kernel) -> dict:
+    """scalar -> what it must be a multiple of: the vector accesses the front end saw
+    (Kernel.alignments), and `assert(T % 4 == 0)` in the kernel (an empty `if` in the IR)."""
+    from porter.ir.nodes import Const
+
+    out = dict(kernel.alignments)
+    for s in walk_stmts(kernel.body):
+        c = s.cond if isinstance(s, If) and not s.then and not s.orelse else None
+        if isinstance(c, BinOp) and c.op == "==" and isinstance(c.b, Const) and c.b.value == 0 and \
+                isinstance(c.a, BinOp) and c.a.op == "%" and isinstance(c.a.a, Var) and \
+                isinstance(c.a.b, Const) and isinstance(c.a.b.value, int) and c.a.b.value > 1:
+            name = c.a.a.name
+            out[name] = max(out.get(name, 1), c.a.b.value)
+    return out
 
 
 def _grid_divisors(kernel: Kernel) -> dict:

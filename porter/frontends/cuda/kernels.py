@@ -155,6 +155,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
         self._buffer_dtypes = {p.name: p.dtype for p in params if isinstance(p, BufferParam)}
         body_cursor = [c for c in cursor.get_children() if c.kind == self.K.COMPOUND_STMT][0]
         self._moved = self.assigned_decls(cursor)
+        self._alignments = {}
         moving = []  # pointer parameters the kernel advances: an offset variable each
         for p in cursor.get_arguments():
             if p.hash in self._moved and p.hash in scope.pointers:
@@ -163,6 +164,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
         body = eliminate_returns(body)
         kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc,
                         template_args=inst.template_args if inst else "")
+        scalars = {p.name for p in params if isinstance(p, ScalarParam)}
+        kernel.alignments = {n: k for n, k in self._alignments.items() if n in scalars}
         if launch is not None and launch.grid is None:
             # the launch site gave the block but its grid could not be traced to the parameters
             launch = infer_launch(kernel, launch.block, self.given_grid)
@@ -338,9 +341,17 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
     def for_loop(self, c, scope) -> list:
         loc = ct.loc_of(c)
         init, cond, inc, body = self.for_parts(c)
+        if init is None and cond is not None and inc is not None:
+            # `for (; c < C; c += step)` over a variable set before: `while (cond) {body; inc}`
+            pre, cond_e = self.with_prelude(lambda: self.as_bool(self.expr(cond, scope)))
+            if pre:
+                raise TileportError("TP117", "a loop condition may not call a multi-statement "
+                                    "__device__ function", ct.loc_of(cond))
+            increment = self.statement(inc, scope)
+            return [While(cond_e, insert_before_continue(self.block(body, scope), increment) + increment,
+                          loc)]
         if init is None or cond is None or inc is None:
-            raise TileportError("TP117", "for loops need an initialiser, a condition and an increment",
-                                loc)
+            raise TileportError("TP117", "for loops need a condition and an increment", loc)
         init_stmts = self.statement(init, scope)
         if len(init_stmts) != 1 or not isinstance(init_stmts[0], (Decl, Assign)):
             raise TileportError("TP117", "for loop initialiser must set one loop variable", loc)

@@ -8,8 +8,9 @@ from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.types import dtype_of, is_array, is_pointer, pointee_dtype, vector_info
 from porter.ir.fold import fold
+from porter.ir.walk import walk_expr
 from porter.ir.nodes import (
-    Alloc, Assign, BinOp, Cast, Const, Load, ScalarParam, Select, Store, StructMember, UnaryOp,
+    Alloc, Assign, BinOp, Cast, Const, Load, ScalarParam, Select, Store, StructMember, UnaryOp, Var,
 )
 
 
@@ -101,7 +102,18 @@ class MemoryMixin:
             raise TileportError("TP135", f"'{cast.type.get_pointee().spelling}' accesses to a "
                                 f"{self.buffer_dtype(buf)} buffer reinterpret its bits; only views "
                                 "of the vector's own element type are supported yet", loc)
+        if vector is not None:
+            self.aligned(off, vector[1])
         return buf, off
+
+    def aligned(self, offset, lanes: int) -> None:
+        """A vector access at `offset`: the scalars in it must keep it a multiple of `lanes`
+        (the original needs aligned addresses; verify draws such values)."""
+        if offset is None:
+            return
+        for e in walk_expr(offset):
+            if isinstance(e, Var):
+                self._alignments[e.name] = max(self._alignments.get(e.name, 1), lanes)
 
     def vector_view(self, d, init_cursor, scope) -> bool:
         """`const float4* v = reinterpret_cast<const float4*>(x)`: x seen four elements at a

@@ -275,6 +275,7 @@ class PackedMixin:
         if self.buffer_dtype(buf) != dtype or size != n * _BYTES.get(dtype, 0):
             raise TileportError("TP135", f"a {size}-byte access to a {self.buffer_dtype(buf)} buffer "
                                 f"does not hold the {n} {dtype} elements of this packed value", loc)
+        self.aligned(off, n)
         return buf, off
 
     def bytes_store(self, lhs, rhs, scope, loc) -> list | None:

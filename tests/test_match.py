@@ -210,3 +210,30 @@ def test_a_shfl_down_result_stored_by_every_lane_is_not_raised(tmp_path):
     (k,) = load_module(src).kernels
     r = raise_kernel(k)
     assert r.rule is None and "lanes other than 0" in r.reason
+
+
+def test_a_reduction_over_a_row_the_kernel_writes_first_is_not_raised(tmp_path):
+    # `res` is stored, then its variance taken: the rowwise port reduces before it writes, so
+    # it would read the old row (verify caught that port on llm.c's fused_residual_forward3)
+    src = cuda(tmp_path, """
+    __device__ float warp_sum(float v) {
+        for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
+        return v;
+    }
+    __global__ void add_then_var(float* res, float* var, const float* a, const float* b, int N, int C) {
+        int row = blockIdx.x;
+        float m = 0.0f;
+        for (int c = threadIdx.x; c < C; c += 32) { float o = a[row * C + c] + b[row * C + c]; res[row * C + c] = o; m += o; }
+        m = warp_sum(m) / C;
+        float v = 0.0f;
+        for (int c = threadIdx.x; c < C; c += 32) { float d = res[row * C + c] - m; v += d * d; }
+        v = warp_sum(v);
+        if (threadIdx.x == 0) var[row] = v / C;
+    }
+    void run(float* res, float* var, const float* a, const float* b, int N, int C) {
+        add_then_var<<<N, 32>>>(res, var, a, b, N, C);
+    }
+    """)
+    (k,) = load_module(src).kernels
+    r = raise_kernel(k)
+    assert r.rule is None and "a reduction reads 'res'" in r.reason

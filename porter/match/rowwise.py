@@ -36,8 +36,8 @@ import dataclasses
 
 from porter.ir.fold import fold
 from porter.ir.nodes import (
-    Assign, Atomic, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Kernel, Launch, Select, Store, Var,
-    is_float,
+    Assign, Atomic, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Kernel, Launch, Load, Select, Store,
+    Var, is_float,
 )
 from porter.ir.tiles import ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
@@ -129,7 +129,8 @@ def match(kernel: Kernel) -> Kernel:
     if warp_rows:
         # one warp per row: the block's warps take their rows one after another
         rows_per_block = max(block) // 32 if block else 1
-        w_var = Var("w", "int32")
+        # the warp's index within the block: a loop variable when the block holds several
+        w_var = Var("w", "int32") if rows_per_block > 1 else Const(0, "int32")
         at_warp = {("thread_idx", 0): BinOp("*", w_var, Const(32, "int32"), "int32")}
         def at(e):
             return _warp_index(substitute_builtins(e, at_warp), w_var)
@@ -146,10 +147,18 @@ def match(kernel: Kernel) -> Kernel:
                 reduces.append(r)
     if not reduces:
         raise Miss("no value is combined across the block's threads")
+    row_writes = {w.buffer for w in writes if w.domain is not None}
     for r in reduces:
         if not _thread_free(r.body):
             raise Miss("a reduced value that depends on the thread index otherwise than through "
                        "the reduced index")
+        # the port computes every reduction before any row write: a reduction over a buffer the
+        # kernel writes row-wide may read it before or after that write (`residual` stored,
+        # then its variance taken), which this order cannot keep
+        read = {n.buffer for n in walk_expr(r.body) if isinstance(n, Load)}
+        if read & row_writes:
+            raise Miss(f"a reduction reads '{sorted(read & row_writes)[0]}', which the kernel also "
+                       "writes across the row")
 
     # the conditions every write shares and no thread decides guard the whole block
     common = None
@@ -242,12 +251,13 @@ def _write(w, guard, names, loc) -> list:
         if not (_thread_free(index) and _thread_free(value)):
             raise Miss("a store of a per-thread value outside a strided loop")
         store = Store(w.buffer, index, value, w.loc)
+        cond = all_of(guard)  # None: nothing left to test (`threadIdx.x == 0` of the one warp)
         if w.atomic:  # once per block: a one-element parallel step (not every thread's)
             j = Var("j", "int32")
             atomic = Atomic(w.atomic, w.buffer, index, value, w.loc)
-            body = [If(all_of(guard), [atomic], [], w.loc)] if guard else [atomic]
+            body = [If(cond, [atomic], [], w.loc)] if cond is not None else [atomic]
             return [ParallelFor((j,), (1,), body, w.loc)]
-        return [If(all_of(guard), [store], [], w.loc)] if guard else [store]
+        return [If(cond, [store], [], w.loc)] if cond is not None else [store]
     var, start, stop, step = w.domain
     if not all(_thread_free(c) for c in guard):
         raise Miss("a strided store under a condition on the thread index")

@@ -170,3 +170,11 @@ def test_grid_from_a_guard_on_a_local_total(tmp_path):
     run = tileport("convert", src, "-o", tmp_path / "total_tl.py", "--block", "128")
     assert run.returncode == 0, run.stderr
     assert "# launch: grid (ceildiv((B * T), 128))" in (tmp_path / "total_tl.py").read_text()
+
+
+def test_a_function_passed_as_a_template_argument_is_inlined(tmp_path):
+    """`block_combine<warp_max>(m, -1e30f)`: the call through the template's function
+    parameter reaches warp_max (it was TP138, "call to unknown function ''")."""
+    port, report = _convert_and_verify(tmp_path, "template_reducers")
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent"]
+    assert "TP138" not in port

@@ -115,6 +115,14 @@ def index_buffers(kernel) -> set:
     return {b for b in found if not is_float(kernel.param(b).dtype)}
 
 
+def _factors(e) -> list:
+    """The factors of a product (`NH * T` -> [NH, T])."""
+    e = _strip(e)
+    if isinstance(e, BinOp) and e.op == "*":
+        return _factors(e.a) + _factors(e.b)
+    return [e]
+
+
 class _Bounds:
     """Inclusive upper bounds of index expressions in one kernel."""
 
@@ -167,6 +175,8 @@ class _Bounds:
             if e.op == "%":
                 b = self.upper(e.b, guards, depth + 1)
                 return b + Poly.const(-1) if b is not None else None
+            if e.op == "/" and not isinstance(_strip(e.b), Const):
+                return self.divided(self.upper(e.a, guards, depth + 1), _strip(e.b))
             if e.op in ("/", ">>"):
                 a = self.upper(e.a, guards, depth + 1)
                 d = _strip(e.b)
@@ -200,6 +210,36 @@ class _Bounds:
         if isinstance(e, Select):
             return self.join(self.upper(e.a, guards, depth + 1), self.upper(e.b, guards, depth + 1))
         return None
+
+    def divided(self, a, d):
+        """An upper bound of a / d for d a product of size parameters (`idx / (NH * T)` with
+        idx <= B * NH * T - 1 is at most B - 1): every term of a divisible by d, a constant
+        part c left (sizes are at least 1, so c < 0 takes one off and c >= 0 adds at most c)."""
+        if a is None:
+            return None
+        names, coef = [], 1
+        for factor in _factors(d):
+            if isinstance(factor, Const) and isinstance(factor.value, int) and factor.value > 0:
+                coef *= factor.value
+            elif isinstance(factor, Var) and any(p.name == factor.name for p in self.kernel.scalars):
+                names.append(factor.name)
+            else:
+                return None
+        terms = {}
+        for key, v in a.terms.items():
+            if key == ():
+                continue
+            rest = list(key)
+            for n in names:
+                if n not in rest:
+                    return None
+                rest.remove(n)
+            if v % coef:
+                return None
+            terms[tuple(rest)] = terms.get(tuple(rest), 0) + v // coef
+        c = a.constant_part()
+        terms[()] = terms.get((), 0) + (-1 if c < 0 else c)
+        return Poly(terms, a.atoms)
 
     @staticmethod
     def join(a, b):

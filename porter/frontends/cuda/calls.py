@@ -92,6 +92,9 @@ class CallsMixin:
             return Call(_VOTES[name], (pred,), dtype_of(c.type, loc))
         if callee is not None and self.is_device_function(callee):
             return self.inline(callee, args, scope, loc, want_value=True)[1]
+        target_fn = self.function_argument(c) if not name else None
+        if target_fn is not None:  # `warp_reduction(val)` in `template<float (*warp_reduction)(float)>`
+            return self.inline(target_fn, args, scope, loc, want_value=True)[1]
         if name == "dim3" or not name:
             value = ct.evaluate(c)
             if value is not None:
@@ -235,6 +238,20 @@ class CallsMixin:
             return [], result
         finally:
             self._inline_stack.pop()
+
+    def function_argument(self, call):
+        """The function a call through a template's function parameter reaches (in the
+        instantiation clang shows it as an unnamed reference to `&warpReduceSum`), else None."""
+        node = self.first_child(call)
+        for _ in range(6):
+            if node is None:
+                return None
+            ref = node.referenced if node.kind == self.K.DECL_REF_EXPR else None
+            if ref is not None and ref.kind == self.K.FUNCTION_DECL and node.spelling:
+                return ref if self.is_device_function(ref) else None
+            kids = [k for k in node.get_children() if k.kind.is_expression()]
+            node = kids[-1] if len(kids) == 1 else None
+        return None
 
     def materialize(self, value, name, scope, loc) -> Var:
         var = Var(self.unique(name, scope), value.dtype)

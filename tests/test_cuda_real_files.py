@@ -178,3 +178,15 @@ def test_a_function_passed_as_a_template_argument_is_inlined(tmp_path):
     port, report = _convert_and_verify(tmp_path, "template_reducers")
     assert [k["verdict"] for k in report["kernels"]] == ["equivalent"]
     assert "TP138" not in port
+
+
+def test_a_grid_written_as_an_argument_is_that_parameter(tmp_path):
+    """`rows<<<B * T, 128>>>(out, B * T, C)`: B and T are the host's, the grid is N."""
+    src = tmp_path / "rows.cu"
+    src.write_text("__global__ void rows(float* out, int N, int C) {\n"
+                   "    for (int c = threadIdx.x; c < C; c += blockDim.x) out[blockIdx.x * C + c] = 1.0f;\n"
+                   "}\n"
+                   "void run(float* out, int B, int T, int C) { rows<<<B * T, 128>>>(out, B*T, C); }\n")
+    run = tileport("convert", src, "-o", tmp_path / "rows_tl.py")
+    assert run.returncode == 0, run.stderr
+    assert "# launch: grid (N), block (128,), from the launch site" in (tmp_path / "rows_tl.py").read_text()

@@ -89,9 +89,16 @@ class LaunchReader:
         kernel = kernel or call.referenced
         params = list(kernel.get_arguments())
         args = list(call.get_arguments())
-        argmap = {}
+        argmap, self.arg_exprs = {}, {}
         for p, a in zip(params, args):
             ref = self._strip(a)
+            if ref.kind == self.K.BINARY_OPERATOR and not is_pointer(p.type):
+                # `k<<<B * NH * T, ...>>>(..., B * NH * T, T)`: a grid written as an argument is
+                # that parameter, even over host locals the kernel never sees
+                try:
+                    self.arg_exprs[_spelled(ref)] = Var(p.spelling, dtype_of(p.type))
+                except Exception:  # unsupported parameter type: not usable in a grid
+                    pass
             if ref.kind == self.K.DECL_REF_EXPR and ref.referenced is not None:
                 if not is_pointer(p.type):
                     try:
@@ -250,6 +257,9 @@ class LaunchReader:
             base = next(iter(c.get_children()), None)
             return self.dim3(base)["xyz".index(c.spelling)]
         if c.kind == K.BINARY_OPERATOR:
+            same = getattr(self, "arg_exprs", {}).get(_spelled(c))
+            if same is not None and not env:
+                return same if same.dtype == "int32" else Cast("int32", same)
             op = ct.binary_operator(c)
             a, b = [self.host_expr(k, env) for k in c.get_children()]
             dtype = "bool" if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||") else "int32"
@@ -290,3 +300,8 @@ class LaunchReader:
             return self.host_expr(ret, env)
         finally:
             self.assigned = saved
+
+
+def _spelled(c) -> str:
+    """An expression's tokens without spaces: `B * NH * T` and `B*NH*T` are the same."""
+    return "".join(t.spelling for t in c.get_tokens())

@@ -129,12 +129,14 @@ def test_packed_128_bit_records_verify(tmp_path):
     """A Pack16<T> moved through int4 with memcpy: a local array, loaded and stored as the
     elements the 16 bytes hold (8 bf16, 4 float), never as reinterpreted bits."""
     port, report = _convert_and_verify(tmp_path, "packed_vectors")
-    assert [k["verdict"] for k in report["kernels"]] == ["equivalent", "equivalent"]
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent"] * 3
+    # scale_bf16 is tile level: bf16 buffers on TileLang's C target (verify/cpu_target.py)
+    assert "`scale_bf16` (" in port and "tile level (element-wise" in port
     assert "T.alloc_local((8,), T.bfloat16)" in port and "T.alloc_local((4,), T.float32)" in port
     for k in range(8):
         assert f"= x[i + {k}]" in port or (k == 0 and "= x[i]" in port)
     # n is a multiple of the 8 elements each thread moves, and larger than one block's worth
-    sizes = [c["sizes"]["n"] for k in report["kernels"] for c in k["cases"]]
+    sizes = [c["sizes"]["n"] for k in report["kernels"][:2] for c in k["cases"]]
     assert all(n % 4 == 0 and n > 128 for n in sizes), sizes
 
 

@@ -61,7 +61,17 @@ __global__ void add_bias_packed(float* out, const float* inp, float bias, int n)
     }
 }
 
+// element-wise over bf16 (a tile-level port: verify runs it on TileLang's C target)
+__global__ void scale_bf16(bf16* y, const bf16* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = (float)x[i];
+        y[i] = (bf16)(v * a + (float)y[i]);
+    }
+}
+
 void launch(bf16* y, const bf16* x, float* out, const float* inp, int n) {
+    scale_bf16<<<(n + 255) / 256, 256>>>(y, x, 3.0f, n);
     axpy_packed<<<(n / 8 + 127) / 128, 128>>>(y, x, 2.0f, n);
     add_bias_packed<<<(n / 4 + 127) / 128, 128>>>(out, inp, 0.5f, n);
 }

@@ -225,6 +225,10 @@ class _Bounds:
                 names.append(factor.name)
             else:
                 return None
+        def quotient():  # not divisible term by term: the quotient itself, bounded numerically
+            expr = BinOp("/", a.to_expr(), d, "int32")
+            return Poly.atom(_key(expr), expr)
+
         terms = {}
         for key, v in a.terms.items():
             if key == ():
@@ -232,10 +236,10 @@ class _Bounds:
             rest = list(key)
             for n in names:
                 if n not in rest:
-                    return None
+                    return quotient()
                 rest.remove(n)
             if v % coef:
-                return None
+                return quotient()
             terms[tuple(rest)] = terms.get(tuple(rest), 0) + v // coef
         c = a.constant_part()
         terms[()] = terms.get((), 0) + (-1 if c < 0 else c)

@@ -13,7 +13,7 @@ from porter.diagnostics import TileportError
 from porter.verify import bf16
 from porter.ir.extents import INDEX_LIMIT, index_buffers
 from porter.ir.fold import NotConstant, evaluate
-from porter.ir.nodes import Atomic, BinOp, BufferParam, For, If, Kernel, ScalarParam, Var, is_float
+from porter.ir.nodes import Atomic, BinOp, BufferParam, For, If, Kernel, ScalarParam, Var, While, is_float
 from porter.ir.walk import walk_expr, walk_stmts
 
 # Size sets by number of size parameters: each tuple is one problem; all primes, distinct.
@@ -46,7 +46,7 @@ def size_params(kernel: Kernel) -> list[str]:
     for g in kernel.launch.grid:
         note(g)
     for s in walk_stmts(kernel.body):
-        if isinstance(s, (If, For)):
+        if isinstance(s, (If, For, While)):
             for sub in walk_expr(s.cond):
                 if isinstance(sub, BinOp) and sub.op in ("<", "<=", ">", ">="):
                     note(sub)
@@ -92,6 +92,12 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 scalars[p.name] = True
             else:
                 scalars[p.name] = 3
+        ints = [p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"]
+        for a, b in _size_quotients(kernel, ints):
+            # `hs = C / NH`: a head size of 0 would make the kernel do nothing; C a multiple of NH
+            if a not in given and isinstance(scalars.get(a), int) and isinstance(scalars.get(b), int) \
+                    and 0 < scalars[a] < scalars[b]:
+                scalars[a] *= scalars[b]
         for name, lanes in _multiples(kernel).items():
             # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
             if name in scalars and name not in given and isinstance(scalars[name], int):
@@ -100,6 +106,18 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             scalars[INDEX_LIMIT] = min(values, default=16)
         problems.append(scalars)
     return problems
+
+
+def _size_quotients(kernel: Kernel, sizes: list) -> list:
+    """(a, b) for each `a / b` of two integer parameters in the kernel."""
+    from porter.ir.walk import all_exprs
+
+    out = []
+    for e in all_exprs(kernel.body):
+        if isinstance(e, BinOp) and e.op == "/" and isinstance(e.a, Var) and isinstance(e.b, Var) and \
+                e.a.name in sizes and e.b.name in sizes and (e.a.name, e.b.name) not in out:
+            out.append((e.a.name, e.b.name))
+    return out
 
 
 def _multiples(kernel: Kernel) -> dict:

@@ -137,7 +137,10 @@ def _emulate(module, job: dict) -> dict:
     by_name = dict(zip(names, out))
     results = []
     for param, value in zip(func.params, args):
-        results.append(by_name[func.buffer_map[param].name] if param in func.buffer_map else value)
+        # a buffer the lowered kernel dropped (never used, e.g. under a false template flag)
+        # comes back as it went in
+        results.append(by_name.get(func.buffer_map[param].name, value) if param in func.buffer_map
+                       else value)
     if call:
         outputs = list(everything)
         for j, i in enumerate(call["keep"]):

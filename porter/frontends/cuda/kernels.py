@@ -26,6 +26,7 @@ from porter.ir.geometry import infer_launch
 from porter.ir.loops import insert_before_continue
 from porter.ir.returns import eliminate_returns
 from porter.ir.fold import fold
+from porter.ir.walk import walk_expr
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Cast, Const, Continue, Decl, For, If,
     Kernel, Load, Module, Return, ScalarParam, Select, Store, Sync, UnaryOp, Var, While, is_float,
@@ -156,6 +157,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
         body_cursor = [c for c in cursor.get_children() if c.kind == self.K.COMPOUND_STMT][0]
         self._moved = self.assigned_decls(cursor)
         self._alignments = {}
+        self._offset_terms = {}  # moving pointer offset local -> the names its moves add
         moving = []  # pointer parameters the kernel advances: an offset variable each
         for p in cursor.get_arguments():
             if p.hash in self._moved and p.hash in scope.pointers:
@@ -427,7 +429,14 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
         buf, off = bound
         var = Var(self.unique(f"{d.spelling}_offset", scope), "int64")
         scope.pointers[d.hash] = (buf, var)
+        self.offset_terms(var, off)
         return [Decl(var, self.coerce(off, "int64") if off is not None else Const(0, "int64"), loc)]
+
+    def offset_terms(self, var, delta) -> None:
+        """What a moving pointer's offset is made of (for the alignment of vector accesses)."""
+        if delta is not None:
+            names = {e.name for e in walk_expr(delta) if isinstance(e, Var)}
+            self._offset_terms.setdefault(var.name, set()).update(names - {var.name})
 
     def pointer_update(self, c, scope, loc):
         """`p += e`, `p -= e`, `p = q + e` (same buffer), `p++`: the offset local moves."""
@@ -446,6 +455,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
         if c.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
             delta = self.coerce(self.expr(rhs, scope), "int64")
             op = ct.binary_operator(c)[:-1]
+            self.offset_terms(var, delta)
             return [Assign(var, fold(BinOp(op, var, delta, "int64")), loc)]
         new_buf, new_off = self.pointer(rhs, scope)
         if new_buf != buf and self._nest == 0:  # re-pointed in straight-line code: a new binding
@@ -508,6 +518,17 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
             return self.statement(inner[-1], scope) if inner and not self.is_constant(inner[-1]) else []
         if c.kind == K.CALL_EXPR and c.spelling in _NO_DATA_EFFECT:
             return []  # assert failures, printf, sleeps: nothing a port computes depends on them
+        if c.kind == K.CALL_EXPR and c.spelling in _CACHE_HINT_STORES and \
+                vector_info(list(c.get_arguments())[1].type) is not None:
+            # `__stcs(reinterpret_cast<int4*>(p), packed.get_bits())`, `__stcs(v4 + i, v)`
+            target_c, value_c = list(c.get_arguments())[:2]
+            stored = self.bytes_store(None, value_c, scope, loc, address=target_c)
+            if stored is not None:
+                return stored
+            dtype, lanes = vector_info(value_c.type)
+            buf, base = self.vector_address_of(target_c, scope, lanes)
+            values = [self.coerce(v, dtype) for v in self.vector_expr(value_c, scope, lanes)]
+            return [Store(buf, self.add_index(base, Const(k, base.dtype)), v, loc) for k, v in enumerate(values)]
         if c.kind == K.CALL_EXPR and c.spelling in _CACHE_HINT_STORES:
             target_c, value_c = list(c.get_arguments())[:2]
             buf, index = self.pointer(target_c, scope)

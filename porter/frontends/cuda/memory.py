@@ -111,9 +111,15 @@ class MemoryMixin:
         (the original needs aligned addresses; verify draws such values)."""
         if offset is None:
             return
-        for e in walk_expr(offset):
-            if isinstance(e, Var):
-                self._alignments[e.name] = max(self._alignments.get(e.name, 1), lanes)
+        names = [e.name for e in walk_expr(offset) if isinstance(e, Var)]
+        seen = set()
+        while names:  # through moving pointers' offsets to what their moves add
+            name = names.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            self._alignments[name] = max(self._alignments.get(name, 1), lanes)
+            names += list(self._offset_terms.get(name, ()))
 
     def vector_view(self, d, init_cursor, scope) -> bool:
         """`const float4* v = reinterpret_cast<const float4*>(x)`: x seen four elements at a

@@ -278,9 +278,9 @@ class PackedMixin:
         self.aligned(off, n)
         return buf, off
 
-    def bytes_store(self, lhs, rhs, scope, loc) -> list | None:
-        """`*reinterpret_cast<int4*>(p) = v.get_bits();` with v packed: n element stores at p.
-        None: not this statement."""
+    def bytes_store(self, lhs, rhs, scope, loc, address=None) -> list | None:
+        """`*reinterpret_cast<int4*>(p) = v.get_bits();` with v packed (or lhs None and `address`
+        the pointer of a cache-hint store): n element stores at p. None: not this statement."""
         rhs = self.skip_implicit(rhs)
         while rhs.kind == self.K.UNEXPOSED_EXPR and len(list(rhs.get_children())) == 1:
             rhs = self.skip_implicit(self.first_child(rhs))
@@ -295,9 +295,11 @@ class PackedMixin:
         alloc = self.packed_of(obj, scope) if info is not None else None
         if alloc is None or not _copies_bytes(rhs.referenced):
             return None
-        target = self.skip_implicit(lhs)
+        target = self.skip_implicit(lhs) if lhs is not None else None
         index = Const(0, "int32")
-        if target.kind == self.K.UNARY_OPERATOR and ct.unary_operator(target) == "*":
+        if target is None:
+            pointer_c = address  # `__stcs(reinterpret_cast<int4*>(p), v.get_bits())`
+        elif target.kind == self.K.UNARY_OPERATOR and ct.unary_operator(target) == "*":
             pointer_c = self.first_child(target)
         elif target.kind == self.K.ARRAY_SUBSCRIPT_EXPR:
             pointer_c, index_c = list(target.get_children())

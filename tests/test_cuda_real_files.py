@@ -142,7 +142,7 @@ def test_packed_128_bit_records_verify(tmp_path):
 
 def test_float4_views_helpers_and_warp_rows_verify(tmp_path):
     port, report = _convert_and_verify(tmp_path, "vector_views")
-    assert [k["verdict"] for k in report["kernels"]] == ["equivalent", "equivalent"]
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent"] * 3
     # one warp per row, no launch site: 256 threads hold 8 rows, so 8 rows per block
     assert "# launch: grid (ceildiv(rows, 8))" in port
     # the row pitch of the float4 view is drawn as a multiple of 4 (aligned vector loads)
@@ -178,7 +178,8 @@ def test_a_function_passed_as_a_template_argument_is_inlined(tmp_path):
     """`block_combine<warp_max>(m, -1e30f)`: the call through the template's function
     parameter reaches warp_max (it was TP138, "call to unknown function ''")."""
     port, report = _convert_and_verify(tmp_path, "template_reducers")
-    assert [k["verdict"] for k in report["kernels"]] == ["equivalent"]
+    # row_stats<false> never stores `sums`: its lowered kernel drops it, verify passes it back
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent", "equivalent"]
     assert "TP138" not in port
 
 

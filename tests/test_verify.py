@@ -167,15 +167,22 @@ def test_asserted_and_aligned_multiples_shape_the_problem_sizes():
     from porter.ir.nodes import BinOp, BufferParam, Const, If, Kernel, Launch, ScalarParam, Var
     from porter.verify.inputs import problem_sizes
 
+    from porter.ir.nodes import Decl, While
+
     T, P, n = Var("T", "int32"), Var("P", "int32"), Var("n", "int32")
+    C, H = Var("C", "int32"), Var("H", "int32")
     assert_ = If(BinOp("==", BinOp("%", T, Const(4, "int32"), "int32"), Const(0, "int32"), "bool"), [], [])
     guard = If(BinOp("<", T, n, "bool"), [], [])
+    # `for (; c < C; ...)` (a while) makes C a size; `hs = C / H` wants C >= H
+    loop = While(BinOp("<", Var("c", "int32"), C, "bool"), [])
+    head = Decl(Var("hs", "int32"), BinOp("/", C, H, "int32"))
     grid = (BinOp("/", BinOp("+", BinOp("/", n, Const(8, "int32"), "int32"), Const(127, "int32"), "int32"),
                   Const(128, "int32"), "int32"),)
     kernel = Kernel("k", "cuda", [BufferParam("x", "float32"), ScalarParam("T", "int32"),
-                                  ScalarParam("P", "int32"), ScalarParam("n", "int32")],
-                    [assert_, guard], Launch(grid, (128,), 0, "launch-site"), None)
+                                  ScalarParam("P", "int32"), ScalarParam("n", "int32"),
+                                  ScalarParam("C", "int32"), ScalarParam("H", "int32")],
+                    [assert_, guard, loop, head], Launch(grid, (128,), 0, "launch-site"), None)
     kernel.alignments = {"P": 4}
     for sizes in problem_sizes(kernel, {}):
         assert sizes["T"] % 4 == 0 and sizes["P"] % 4 == 0 and sizes["n"] % 8 == 0
-        assert sizes["n"] in (56, 136)  # 53 and 131, rounded up to a multiple of 8
+        assert sizes["C"] > 3 and sizes["C"] // sizes["H"] >= 1

@@ -29,6 +29,8 @@ template <typename T>
 __device__ Pack16<T> read16(const T* p) { return Pack16<T>{*reinterpret_cast<const int4*>(p)}; }
 template <typename T>
 __device__ void write16(T* p, Pack16<T> v) { *reinterpret_cast<int4*>(p) = v.raw(); }
+template <typename T>
+__device__ void write16_streaming(T* p, Pack16<T> v) { __stcs(reinterpret_cast<int4*>(p), v.raw()); }
 
 using bf16 = __nv_bfloat16;
 using pack_bf16 = Pack16<bf16>;
@@ -57,7 +59,7 @@ __global__ void add_bias_packed(float* out, const float* inp, float bias, int n)
         for (int k = 0; k < pack_f32::count; ++k) {
             acc[k] += v[k];
         }
-        write16(out + i, acc);
+        write16_streaming(out + i, acc);
     }
 }
 

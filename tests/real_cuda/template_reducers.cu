@@ -24,7 +24,8 @@ __device__ float block_combine(float v, float idle) {
 template <float (*combine)(float)>
 __device__ float block_combine(float v) { return block_combine<combine>(v, 0.0f); }
 
-// one block per row: out[row] = max of the row, sums[row] = its sum
+// one block per row: out[row] = max of the row, sums[row] = its sum (when asked for)
+template <bool WITH_SUMS>
 __global__ void row_stats(float* maxes, float* sums, const float* x, int rows, int cols) {
     if (blockIdx.x >= rows) return;
     const float* row = x + blockIdx.x * cols;
@@ -32,9 +33,13 @@ __global__ void row_stats(float* maxes, float* sums, const float* x, int rows, i
     for (int c = threadIdx.x; c < cols; c += blockDim.x) { m = fmaxf(m, row[c]); s += row[c]; }
     m = block_combine<warp_max>(m, -1e30f);
     s = block_combine<warp_add>(s);
-    if (threadIdx.x == 0) { maxes[blockIdx.x] = m; sums[blockIdx.x] = s; }
+    if (threadIdx.x == 0) {
+        maxes[blockIdx.x] = m;
+        if (WITH_SUMS) sums[blockIdx.x] = s;
+    }
 }
 
 void launch(float* maxes, float* sums, const float* x, int rows, int cols) {
-    row_stats<<<rows, 256>>>(maxes, sums, x, rows, cols);
+    row_stats<true><<<rows, 256>>>(maxes, sums, x, rows, cols);
+    row_stats<false><<<rows, 256>>>(maxes, nullptr, x, rows, cols);  // sums unused: dropped when lowered
 }

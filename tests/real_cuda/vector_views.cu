@@ -44,6 +44,16 @@ __global__ void twice_plus(float* out, const float* inp, const float* bias, int 
     }
 }
 
+// a streaming copy, four floats at a time, with cache-hint loads and stores
+__global__ void copy_streaming(float* out, const float* inp, int n) {
+    int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    if (i < n) {
+        float4 v = __ldcs(reinterpret_cast<const float4*>(inp + i));
+        __stcs(reinterpret_cast<float4*>(out + i), v);
+    }
+}
+
 void launch(float* out, const float* inp, int n) {
+    copy_streaming<<<(n / 4 + 255) / 256, 256>>>(out, inp, n);
     twice_plus<<<(n / 4 + 255) / 256, 256>>>(out, inp, NULL, n);
 }

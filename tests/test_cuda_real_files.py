@@ -150,28 +150,32 @@ def test_float4_views_helpers_and_warp_rows_verify(tmp_path):
     assert all(p % 4 == 0 for p in pitches), pitches
 
 
+def _convert_text(tmp_path, name, text, *flags):
+    """Convert a small CUDA file written by the test: (the run, the port's text or "")."""
+    (tmp_path / f"{name}.cu").write_text(text)
+    out = tmp_path / f"{name}_tl.py"
+    run = tileport("convert", tmp_path / f"{name}.cu", "-o", out, *flags)
+    return run, out.read_text() if out.exists() else ""
+
+
 def test_a_vector_view_of_another_element_type_is_refused(tmp_path):
-    src = tmp_path / "pun.cu"
-    src.write_text("__global__ void pun(int* out, const __nv_bfloat16* x, int n) {\n"
-                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                   "    if (i < n) { int4 v = reinterpret_cast<const int4*>(x)[i]; out[i] = v.x; }\n"
-                   "}\n")
-    run = tileport("convert", src, "-o", tmp_path / "pun_tl.py")
+    run, _ = _convert_text(tmp_path, "pun", "__global__ void pun(int* out, const __nv_bfloat16* x, int n) {\n"
+                           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "    if (i < n) { int4 v = reinterpret_cast<const int4*>(x)[i]; out[i] = v.x; }\n"
+                           "}\n")
     assert run.returncode != 0
     assert "TP135" in run.stderr and "reinterpret its bits" in run.stderr and ":3:" in run.stderr
 
 
 def test_grid_from_a_guard_on_a_local_total(tmp_path):
     """`int total = B * T; if (idx < total)` with no launch site: the grid covers B * T."""
-    src = tmp_path / "total.cu"
-    src.write_text("__global__ void fill(float* out, int B, int T) {\n"
-                   "    int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                   "    int total = B * T;\n"
-                   "    if (idx < total) { out[idx] = 1.0f; }\n"
-                   "}\n")
-    run = tileport("convert", src, "-o", tmp_path / "total_tl.py", "--block", "128")
+    run, port = _convert_text(tmp_path, "total", "__global__ void fill(float* out, int B, int T) {\n"
+                              "    int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    int total = B * T;\n"
+                              "    if (idx < total) { out[idx] = 1.0f; }\n"
+                              "}\n", "--block", "128")
     assert run.returncode == 0, run.stderr
-    assert "# launch: grid (ceildiv((B * T), 128))" in (tmp_path / "total_tl.py").read_text()
+    assert "# launch: grid (ceildiv((B * T), 128))" in port
 
 
 def test_a_function_passed_as_a_template_argument_is_inlined(tmp_path):
@@ -185,11 +189,9 @@ def test_a_function_passed_as_a_template_argument_is_inlined(tmp_path):
 
 def test_a_grid_written_as_an_argument_is_that_parameter(tmp_path):
     """`rows<<<B * T, 128>>>(out, B * T, C)`: B and T are the host's, the grid is N."""
-    src = tmp_path / "rows.cu"
-    src.write_text("__global__ void rows(float* out, int N, int C) {\n"
-                   "    for (int c = threadIdx.x; c < C; c += blockDim.x) out[blockIdx.x * C + c] = 1.0f;\n"
-                   "}\n"
-                   "void run(float* out, int B, int T, int C) { rows<<<B * T, 128>>>(out, B*T, C); }\n")
-    run = tileport("convert", src, "-o", tmp_path / "rows_tl.py")
+    run, port = _convert_text(tmp_path, "rows", "__global__ void rows(float* out, int N, int C) {\n"
+                              "    for (int c = threadIdx.x; c < C; c += blockDim.x) out[blockIdx.x * C + c] = 1.0f;\n"
+                              "}\n"
+                              "void run(float* out, int B, int T, int C) { rows<<<B * T, 128>>>(out, B*T, C); }\n")
     assert run.returncode == 0, run.stderr
-    assert "# launch: grid (N), block (128,), from the launch site" in (tmp_path / "rows_tl.py").read_text()
+    assert "# launch: grid (N), block (128,), from the launch site" in port

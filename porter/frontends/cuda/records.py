@@ -68,13 +68,8 @@ class RecordsMixin:
             # aggregate initialisation: the fields not named are zero
             return items + [Const(0, dtype) for _, dtype in fields[len(items):]]
         if c.kind == K.CONDITIONAL_OPERATOR:
-            cond_c, a, b = list(c.get_children())
-            cond = self.as_bool(self.expr(cond_c, scope))
-            va, vb = self.record_value(a, fields, scope), self.record_value(b, fields, scope)
-            if va is None or vb is None:
-                raise TileportError("TP122", "a conditional between uninitialised structs", loc)
-            return [Select(cond, self.coerce(x, dtype), self.coerce(y, dtype), dtype)
-                    for x, y, (_, dtype) in zip(va, vb, fields)]
+            return self.select_values(c, lambda x: self.record_value(x, fields, scope),
+                                      [dtype for _, dtype in fields], scope, "structs")
         if c.kind == K.CALL_EXPR:
             callee = c.referenced
             args = list(c.get_arguments())
@@ -89,6 +84,17 @@ class RecordsMixin:
             raise TileportError("TP122", "structs read from memory or nested in other structs are "
                                 "not supported yet", loc)
         raise TileportError("TP122", f"unsupported struct-valued expression ({c.kind.name.lower()})", loc)
+
+    def select_values(self, c, value_of, dtypes, scope, what) -> list:
+        """`cond ? a : b` between two aggregates (struct fields, packed elements): a select
+        per element."""
+        cond_c, a, b = list(c.get_children())
+        cond = self.as_bool(self.expr(cond_c, scope))
+        va, vb = value_of(a), value_of(b)
+        if va is None or vb is None:
+            raise TileportError("TP122", f"a conditional between uninitialised {what}", ct.loc_of(c))
+        return [Select(cond, self.coerce(x, dtype), self.coerce(y, dtype), dtype)
+                for x, y, dtype in zip(va, vb, dtypes)]
 
     def record_assign(self, lhs, rhs, fields, scope, loc) -> list:
         target = self.skip_implicit(lhs)
@@ -215,12 +221,8 @@ class PackedMixin:
         if alloc is not None:
             return [Load(alloc.name, Const(k, "int32"), dtype) for k in range(n)]
         if c.kind == K.CONDITIONAL_OPERATOR:
-            cond_c, a, b = list(c.get_children())
-            cond = self.as_bool(self.expr(cond_c, scope))
-            va, vb = self.packed_value(a, info, scope), self.packed_value(b, info, scope)
-            if va is None or vb is None:
-                raise TileportError("TP122", "a conditional between uninitialised packed values", loc)
-            return [Select(cond, x, y, dtype) for x, y in zip(va, vb)]
+            return self.select_values(c, lambda x: self.packed_value(x, info, scope), [dtype] * n,
+                                      scope, "packed values")
         if c.kind == K.CALL_EXPR:
             callee = c.referenced
             args = list(c.get_arguments())

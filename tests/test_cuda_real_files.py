@@ -195,3 +195,13 @@ def test_a_grid_written_as_an_argument_is_that_parameter(tmp_path):
                               "void run(float* out, int B, int T, int C) { rows<<<B * T, 128>>>(out, B*T, C); }\n")
     assert run.returncode == 0, run.stderr
     assert "# launch: grid (N), block (128,), from the launch site" in port
+
+
+def test_a_lambda_in_device_code_is_named_as_such(tmp_path):
+    run, _ = _convert_text(tmp_path, "lam", "__global__ void lam(float* out, const float* x, int n) {\n"
+                           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                           "    auto twice = [&](int k) { return x[k] * 2.0f; };\n"
+                           "    if (i < n) out[i] = twice(i);\n"
+                           "}\n")
+    assert run.returncode != 0
+    assert "TP122" in run.stderr and "lambda" in run.stderr and ":3:" in run.stderr

@@ -27,6 +27,9 @@ class RecordsMixin:
         """[(field, dtype)] of a struct whose fields are all scalars; None for other types."""
         if not is_struct(ctype):
             return None
+        if "(lambda at " in ctype.get_canonical().spelling:
+            raise TileportError("TP122", "a C++ lambda in device code is not supported yet; write it "
+                                "as a __device__ function", loc)
         fields = list(ctype.get_canonical().get_fields())
         if not fields:
             return None

@@ -16,7 +16,8 @@ from porter.frontends.cuda.types import (
 from porter.frontends.cuda import groups
 from porter.frontends.cuda.calls import _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, _no_tilelang_equivalent
 from porter.frontends.cuda.memory import MemoryMixin
-from porter.frontends.cuda.records import PackedMixin, RecordsMixin
+from porter.frontends.cuda.packed import PackedMixin
+from porter.frontends.cuda.records import RecordsMixin
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.launch import LaunchReader
 from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates
@@ -547,6 +548,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
                 vector = vector_info(lhs.type)
                 if vector is not None:
                     return self.vector_assign(lhs, rhs, vector, scope, loc)
+                packed = self.packed_info(lhs.type)
+                if packed is not None:
+                    return self.packed_assign(lhs, rhs, packed, scope, loc)
                 fields = self.record_fields(lhs.type, loc)
                 if fields is not None:
                     return self.record_assign(lhs, rhs, fields, scope, loc)

@@ -507,3 +507,26 @@ def test_terminal_progress_display():
     assert "cuda/saxpy.cu  -> cuda/saxpy_tl.py  (1 kernel)" in text and "TP101 C++ error" in text
     assert "2/2" in text
     assert isinstance(make_display(False, Console(file=io.StringIO())), PlainDisplay)
+
+
+def test_template_instances_are_verified_by_their_arguments(tmp_path):
+    """`scale<2>` and `scale<3>` of one template: each kernel of the report is its instance,
+    and verify finds it (it was TP004 "verify found no kernel 'scale'")."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "inst.cu").write_text(
+        "template <int F>\n"
+        "__global__ void scale(float* y, const float* x, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = x[i] * F;\n"
+        "}\n"
+        "void run(float* y, const float* x, int n) {\n"
+        "    scale<2><<<(n + 127) / 128, 128>>>(y, x, n);\n"
+        "    scale<3><<<(n + 127) / 128, 128>>>(y, x, n);\n"
+        "}\n")
+    run = tileport("migrate", src, "-o", out, "--verify", "--jobs", "2", "--no-compile-check",
+                   "--report", tmp_path / "r.json", env=_env(tmp_path))
+    assert run.returncode == 0, run.stdout + run.stderr
+    kernels = _by_path(json.loads((tmp_path / "r.json").read_text()))["inst.cu"]["kernels"]
+    assert sorted((k["name"], k["verdict"]) for k in kernels) == [("scale<2>", "equivalent"),
+                                                                  ("scale<3>", "equivalent")]

@@ -128,7 +128,8 @@ def convert_task(task: dict) -> dict:
                 "diagnostics": [diag_dict(exc.diagnostic)], "seconds": time.perf_counter() - start}
     kernels = []
     for k, (level, rule) in zip(module.kernels, _levels(module, source)):
-        kernels.append({"name": k.name, "line": k.loc.line, "level": level, "rule": rule,
+        # a template instance by its arguments too (`reduce<256>`): that is how verify finds it
+        kernels.append({"name": k.name + k.template_args, "line": k.loc.line, "level": level, "rule": rule,
                         "launch": getattr(k.launch, "origin", None)})
     kernels += [_failed_kernel(f) for f in module.failures]
     kernels.sort(key=lambda k: k["line"])
@@ -151,8 +152,12 @@ def verify_task(task: dict) -> dict:
         return {"verdict": "could-not-run", "verify": None, "diagnostics": [diag_dict(exc.diagnostic)],
                 "seconds": time.perf_counter() - start}
     data = report.as_dict()
-    entry = next((k for k in data["kernels"] if k["kernel"] == task["kernel"]), None)
-    result = next((k for k in report.kernels if k.name == task["kernel"]), None)
+    # verify reports a kernel by its identifier (`reduce<256>` is `reduce_256`); the filter
+    # above selected this one kernel
+    entry = data["kernels"][0] if len(data["kernels"]) == 1 else \
+        next((k for k in data["kernels"] if k["kernel"] == task["kernel"]), None)
+    result = report.kernels[0] if len(report.kernels) == 1 else \
+        next((k for k in report.kernels if k.name == task["kernel"]), None)
     if entry is None:
         return {"verdict": "could-not-run", "verify": None, "seconds": time.perf_counter() - start,
                 "diagnostics": [{"code": "TP004", "severity": "error", "file": task["source"], "line": 0,

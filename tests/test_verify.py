@@ -186,3 +186,24 @@ def test_asserted_and_aligned_multiples_shape_the_problem_sizes():
     for sizes in problem_sizes(kernel, {}):
         assert sizes["T"] % 4 == 0 and sizes["P"] % 4 == 0 and sizes["n"] % 8 == 0
         assert sizes["C"] > 3 and sizes["C"] // sizes["H"] >= 1
+
+
+def test_four_nested_strides_stay_within_memory():
+    """A 4-D tensor's strides nested P, P**2, P**3, P**4 apart would reach 70**4 elements at the
+    larger problem (the interpreter was killed for memory on the attention tutorial): past
+    STRIDE_CAP they all take P."""
+    from porter.ir.nodes import BinOp, BufferParam, Kernel, Launch, ScalarParam, Var
+    from porter.verify.inputs import STRIDE_CAP, buffer_lengths, problem_sizes
+
+    names = ["stride_z", "stride_h", "stride_m", "stride_k"]
+    extent = None
+    for n in names:
+        term = BinOp("*", Var(n, "int32"), Var("N", "int32"), "int32")
+        extent = term if extent is None else BinOp("+", extent, term, "int32")
+    x = BufferParam("x", "float32")
+    x.extent = extent
+    kernel = Kernel("k", "triton", [x] + [ScalarParam(n, "int32") for n in names + ["N"]], [],
+                    Launch((Var("N", "int32"),), (1,), 0, "launch-site"), None)
+    for sizes in problem_sizes(kernel, {}):
+        assert all(sizes[n] <= STRIDE_CAP for n in names), sizes
+        assert buffer_lengths(kernel, sizes, {})["x"] < 1 << 24

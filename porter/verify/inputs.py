@@ -68,6 +68,11 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     sets = _SIZE_SETS.get(len(sizes)) or [tuple(17 + 2 * i for i in range(len(sizes))),
                                           tuple(29 + 2 * i for i in range(len(sizes)))]
     nesting = _stride_nesting(kernel, strides)
+    widest = max((max(v, default=16) for v in sets), default=16) + 3
+    if nesting and widest ** max(nesting.values()) > STRIDE_CAP:
+        # 4-D attention tensors nested P**4 apart would take GiBs (and the interpreter's
+        # memory); strides then all take P, which still keeps rows apart within each dim
+        nesting = {}
     divisors = _grid_divisors(kernel)
     rng = np.random.default_rng(1234)
     problems = []
@@ -136,6 +141,10 @@ def _multiples(kernel: Kernel) -> dict:
     return out
 
 
+#: The largest stride nested strides may reach (elements); past it they are not nested.
+STRIDE_CAP = 1 << 21
+
+
 def _grid_divisors(kernel: Kernel) -> dict:
     """size -> C for grid extents that floor-divide a size by a constant (`N_CTX // 128`): the
     launch assumes a multiple (the host asserts it), and a smaller size launches nothing."""
@@ -202,6 +211,8 @@ def _generous_length(kernel: Kernel, p, scalars: dict) -> int:
     built from those sizes in the kernels seen — within GENEROUS_CAP; past it, a diagnostic."""
     product = 4
     for name in size_params(kernel):
+        if _is_stride(name):
+            continue  # a stride already spans the sizes it steps over
         value = scalars.get(name)
         if isinstance(value, int) and value > 0:
             product *= value

@@ -454,12 +454,7 @@ class HostEval:
 
     def _conditional(self, scope: HostScope, stmt) -> bool:
         """Whether `stmt` runs only on some paths through its scope (under an if, loop or try)."""
-        parents = self._parents.get(id(scope))
-        if parents is None:
-            parents = self._parents[id(scope)] = {}
-            for node in ast.walk(scope.node):
-                for child in ast.iter_child_nodes(node):
-                    parents[id(child)] = node
+        parents = self._parents_of(scope)
         node = parents.get(id(stmt))
         while node is not None and node is not scope.node:
             if isinstance(node, (ast.If, ast.For, ast.While, ast.Try, ast.Match)):
@@ -468,6 +463,16 @@ class HostEval:
                 return False
             node = parents.get(id(node))
         return False
+
+    def _parents_of(self, scope: HostScope) -> dict:
+        """{id(ast node): its parent} within a scope's node, built once per scope."""
+        parents = self._parents.get(id(scope))
+        if parents is None:
+            parents = self._parents[id(scope)] = {}
+            for node in ast.walk(scope.node):
+                for child in ast.iter_child_nodes(node):
+                    parents[id(child)] = node
+        return parents
 
     def binding_value(self, b: Binding):
         key = b
@@ -714,10 +719,7 @@ class HostEval:
                  and len(c.args) == 1 and _pos(c) >= ev.pos]
         if not calls:
             return HTuple(())
-        parents = {}
-        for node in ast.walk(scope.node):
-            for child in ast.iter_child_nodes(node):
-                parents[id(child)] = node
+        parents = self._parents_of(scope)
         items = []
         for call in calls:
             loops, node = [], parents.get(id(call))

@@ -696,8 +696,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         body_empty = all(isinstance(b, ast.Pass) or (isinstance(b, ast.Expr) and
                                                      isinstance(b.value, ast.Constant)) for b in st.body)
         if not (waits and body_empty and _is_int_const(cmp_, 0) and _is_int_const(val, 1)):
-            raise self.err("TP214", "tl.atomic_cas has no TileLang equivalent except as a spin "
-                           "lock's acquire: `while tl.atomic_cas(lock, 0, 1) == 1: pass`", test)
+            self._refuse("atomic_cas", test)
         if not self.tile_mode:
             raise NeedTiles()
         ptr = self._pointer(self._need(args, kwargs, 0, "pointer", call, "tl.atomic_cas"), call,

@@ -65,6 +65,13 @@ _TRITON_MODULES = ("triton.language", "triton.language.core", "triton.language.m
                    "triton.language.standard", "triton.language.semantic")
 
 
+def _pinnable(kernel: Kernel) -> dict:
+    """The constexpr values of a conversion that another conversion can be pinned to (plain
+    values; not those the launch derives from the arguments)."""
+    return {n: v for n, v in kernel.constexprs.items() if n not in kernel.derived_constexprs and
+            isinstance(v, (bool, int, float, str))}
+
+
 class TritonFrontend:
     def __init__(self, path: str, config: int = 0, dtypes: dict | None = None, grid=None,
                  constexprs: dict | None = None, siblings: dict | None = None):
@@ -169,15 +176,10 @@ class TritonFrontend:
             for value in launched:
                 if value == kernel.constexprs.get(n) or room <= 0:
                     continue
-                self.overrides = {**{k: v for k, v in kernel.constexprs.items()
-                                     if k not in kernel.derived_constexprs and
-                                     isinstance(v, (bool, int, float, str))}, n: value}
                 try:
-                    other = self.convert_kernel(fn)
+                    other = self._convert_overriding(fn, {**_pinnable(kernel), n: value})
                 except TileportError:
                     continue  # a value this kernel cannot take is left to the launch to refuse
-                finally:
-                    self.overrides = {}
                 other.constexpr_origin[n] = "launch site"
                 kernel.launch_values.append(other)
                 room -= 1
@@ -190,15 +192,19 @@ class TritonFrontend:
             choices[n] = list(dict.fromkeys([values[n]] + choices.get(n, []) + launched))
         return choices
 
+    def _convert_overriding(self, fn, overrides: dict) -> Kernel:
+        """One conversion of `fn` with these constexpr values in place of its own."""
+        self.overrides = overrides
+        try:
+            return self.convert_kernel(fn)
+        finally:
+            self.overrides = {}
+
     def _convert_with_generic(self, fn, fixed: dict) -> Kernel:
         """One conversion with `fixed` constexpr values, and its generic constexprs."""
 
         def reconvert(overrides: dict) -> Kernel:
-            self.overrides = {**fixed, **overrides}
-            try:
-                return self.convert_kernel(fn)
-            finally:
-                self.overrides = {}
+            return self._convert_overriding(fn, {**fixed, **overrides})
 
         try:
             kernel = reconvert({})  # each Kernel keeps copies of the front end's per-kernel state
@@ -209,8 +215,7 @@ class TritonFrontend:
         enums = set(discrete_choices(fn, kernel.constexprs))
         # stand-in conversions keep every other constexpr at this kernel's value (a value chosen
         # after a failed static_assert would otherwise be chosen anew)
-        pinned = {n: v for n, v in kernel.constexprs.items() if n not in kernel.derived_constexprs and
-                  isinstance(v, (bool, int, float, str))}
+        pinned = _pinnable(kernel)
 
         def with_stand_ins(overrides: dict) -> Kernel:
             return reconvert({**pinned, **overrides})

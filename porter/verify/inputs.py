@@ -13,8 +13,10 @@ from porter.diagnostics import TileportError
 from porter.verify import bf16
 from porter.ir.extents import INDEX_LIMIT, index_buffers
 from porter.ir.fold import NotConstant, evaluate
-from porter.ir.nodes import Atomic, BinOp, BufferParam, For, If, Kernel, ScalarParam, Var, While, is_float
-from porter.ir.walk import walk_expr, walk_stmts
+from porter.ir.nodes import (
+    Atomic, BinOp, BufferParam, Const, For, If, Kernel, ScalarParam, Var, While, is_float,
+)
+from porter.ir.walk import all_exprs, walk_expr, walk_stmts
 
 # Size sets by number of size parameters: each tuple is one problem; all primes, distinct.
 _SIZE_SETS = {
@@ -86,7 +88,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 # (32 and up) takes one and two tiles, each costly on the CPU; a vector width
                 # (`n / 8` elements per thread) keeps the usual size, rounded up to its multiple
                 d = divisors[p.name]
-                scalars[p.name] = d * (number + 1) if d >= 32 else -(-values[sizes.index(p.name)] // d) * d
+                scalars[p.name] = d * (number + 1) if d >= 32 else _round_up(values[sizes.index(p.name)], d)
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
             elif p.name in strides:
@@ -106,21 +108,23 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         for name, lanes in _multiples(kernel).items():
             # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
             if name in scalars and name not in given and isinstance(scalars[name], int):
-                scalars[name] = -(-scalars[name] // lanes) * lanes
+                scalars[name] = _round_up(scalars[name], lanes)
         if index_buffers(kernel):
             scalars[INDEX_LIMIT] = min(values, default=16)
         problems.append(scalars)
     return problems
 
 
-def _size_quotients(kernel: Kernel, sizes: list) -> list:
-    """(a, b) for each `a / b` of two integer parameters in the kernel."""
-    from porter.ir.walk import all_exprs
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
 
+
+def _size_quotients(kernel: Kernel, names: list) -> list:
+    """(a, b) for each `a / b` of two of these integer parameters in the kernel."""
     out = []
     for e in all_exprs(kernel.body):
         if isinstance(e, BinOp) and e.op == "/" and isinstance(e.a, Var) and isinstance(e.b, Var) and \
-                e.a.name in sizes and e.b.name in sizes and (e.a.name, e.b.name) not in out:
+                e.a.name in names and e.b.name in names and (e.a.name, e.b.name) not in out:
             out.append((e.a.name, e.b.name))
     return out
 
@@ -128,8 +132,6 @@ def _size_quotients(kernel: Kernel, sizes: list) -> list:
 def _multiples(kernel: Kernel) -> dict:
     """scalar -> what it must be a multiple of: the vector accesses the front end saw
     (Kernel.alignments), and `assert(T % 4 == 0)` in the kernel (an empty `if` in the IR)."""
-    from porter.ir.nodes import Const
-
     out = dict(kernel.alignments)
     for s in walk_stmts(kernel.body):
         c = s.cond if isinstance(s, If) and not s.then and not s.orelse else None
@@ -148,8 +150,6 @@ STRIDE_CAP = 1 << 21
 def _grid_divisors(kernel: Kernel) -> dict:
     """size -> C for grid extents that floor-divide a size by a constant (`N_CTX // 128`): the
     launch assumes a multiple (the host asserts it), and a smaller size launches nothing."""
-    from porter.ir.nodes import BinOp, Const
-
     out = {}
     for g in kernel.launch.grid:
         for e in walk_expr(g):

@@ -529,7 +529,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
             dtype, lanes = vector_info(value_c.type)
             buf, base = self.vector_address_of(target_c, scope, lanes)
             values = [self.coerce(v, dtype) for v in self.vector_expr(value_c, scope, lanes)]
-            return [Store(buf, self.add_index(base, Const(k, base.dtype)), v, loc) for k, v in enumerate(values)]
+            return self.lane_stores(buf, base, values, loc)
         if c.kind == K.CALL_EXPR and c.spelling in _CACHE_HINT_STORES:
             target_c, value_c = list(c.get_arguments())[:2]
             buf, index = self.pointer(target_c, scope)

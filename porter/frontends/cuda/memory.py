@@ -4,6 +4,7 @@ per component) and structs passed by value (one scalar per field)."""
 
 from __future__ import annotations
 
+from porter.builtins import CUDA_BUILTINS
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.types import dtype_of, is_array, is_pointer, pointee_dtype, vector_info
@@ -14,7 +15,8 @@ from porter.ir.nodes import (
 )
 
 
-_CACHE_HINT_LOADS = {"__ldg", "__ldcs", "__ldca", "__ldcg", "__ldlu", "__ldcv"}
+#: `__ldg`, `__ldcs` & co.: loads with a cache hint, which ports do not keep.
+_CACHE_HINT_LOADS = {name for name, (kind, _) in CUDA_BUILTINS.items() if kind == "ldg"}
 
 
 class MemoryMixin:
@@ -47,9 +49,7 @@ class MemoryMixin:
             address = self.skip_implicit(list(c.get_arguments())[0])
             if address.kind == K.UNARY_OPERATOR and ct.unary_operator(address) == "&":
                 return self.vector_expr(self.first_child(address), scope, lanes)
-            buf, base = self.vector_address_of(address, scope, lanes)
-            return [Load(buf, self.add_index(base, Const(k, base.dtype)), self.buffer_dtype(buf))
-                    for k in range(lanes)]
+            return self.lane_loads(*self.vector_address_of(address, scope, lanes), lanes)
         callee = c.referenced if c.kind == K.CALL_EXPR else None
         if callee is not None and self.is_device_function(callee) and callee.kind != K.CONSTRUCTOR:
             return list(self.inline(callee, list(c.get_arguments()), scope, loc, want_value=True)[1])
@@ -58,10 +58,24 @@ class MemoryMixin:
         if c.kind == K.CALL_EXPR and not list(c.get_arguments()):  # `float4 r;`: uninitialised
             return [None] * lanes
         if c.kind == K.ARRAY_SUBSCRIPT_EXPR or (c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*"):
-            buf, base = self.vector_address(c, scope, lanes)
-            return [Load(buf, self.add_index(base, Const(k, base.dtype)), self.buffer_dtype(buf))
-                    for k in range(lanes)]
+            return self.lane_loads(*self.vector_address(c, scope, lanes), lanes)
         raise TileportError("TP135", "unsupported vector-typed expression", loc)
+
+    def lane_loads(self, buf, base, n: int, dtype=None) -> list:
+        """Elements base .. base + n - 1 of buf: what one vector (or 16-byte) load reads."""
+        return [Load(buf, self.add_index(base, Const(k, base.dtype)), dtype or self.buffer_dtype(buf))
+                for k in range(n)]
+
+    def lane_stores(self, buf, base, values, loc) -> list:
+        """values into elements base, base + 1, ... of buf: one vector (or 16-byte) store."""
+        return [Store(buf, self.add_index(base, Const(k, base.dtype)), v, loc) for k, v in enumerate(values)]
+
+    def element_base(self, off, index, lanes: int):
+        """The first element of vector number `index` (of `lanes` elements) past offset `off`."""
+        dtype = "int64" if index.dtype == "int64" else "int32"
+        first = fold(BinOp("*", index if dtype == "int64" else self.coerce(index, "int32"),
+                           Const(lanes, dtype), dtype))
+        return self.add_index(off, first) if off is not None else first
 
     def vector_address(self, c, scope, lanes: int):
         """`reinterpret_cast<float4*>(p)[i]` -> (buffer, index of its first element)."""
@@ -87,10 +101,7 @@ class MemoryMixin:
                                 "reinterpret_cast<float4*>(buffer)", ct.loc_of(c))
         else:
             buf, off = self.vector_cast(base_c, scope, ct.loc_of(c))
-        first = fold(BinOp("*", self.coerce(index, "int32") if index.dtype != "int64" else index,
-                           Const(lanes, index.dtype if index.dtype == "int64" else "int32"),
-                           index.dtype if index.dtype == "int64" else "int32"))
-        return buf, self.add_index(off, first) if off is not None else first
+        return buf, self.element_base(off, index, lanes)
 
     def vector_cast(self, cast, scope, loc):
         """`reinterpret_cast<const float4*>(p)` -> (buffer, offset) of p, whose elements must be
@@ -183,7 +194,7 @@ class MemoryMixin:
                 target.referenced.hash in scope.vectors:
             return [Assign(v, e, loc) for v, e in zip(scope.vectors[target.referenced.hash], values)]
         buf, base = self.vector_address(target, scope, lanes)
-        return [Store(buf, self.add_index(base, Const(k, base.dtype)), e, loc) for k, e in enumerate(values)]
+        return self.lane_stores(buf, base, values, loc)
 
     def array_declaration(self, d, scope, shared: bool, init) -> list:
         """`__shared__ T a[N][M]`, `extern __shared__ T a[]`, `T a[N]` -> an Alloc."""

@@ -12,8 +12,7 @@ from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.memory import _CACHE_HINT_LOADS
 from porter.frontends.cuda.types import dtype_of, is_array, is_reference, is_struct, vector_info
-from porter.ir.fold import fold
-from porter.ir.nodes import Alloc, BinOp, Const, Load, Store
+from porter.ir.nodes import Alloc, Const, Load, Store
 from porter.ir.walk import walk_expr
 
 _BYTES = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int32": 4, "uint32": 4,
@@ -144,9 +143,7 @@ class PackedMixin:
             raise TileportError("TP135", "a packed value must be built from a vector loaded from "
                                 "memory (`*reinterpret_cast<const int4*>(p)`)", loc)
         buf, off = self.bytes_address(pointer_c, info, scope, loc)
-        first = fold(BinOp("*", self.coerce(index, "int32"), Const(n, "int32"), "int32"))
-        base = self.add_index(off, first) if off is not None else first
-        return [Load(buf, self.add_index(base, Const(k, base.dtype)), dtype) for k in range(n)]
+        return self.lane_loads(buf, self.element_base(off, index, n), n, dtype)
 
     def bytes_address(self, pointer_c, info, scope, loc):
         """`reinterpret_cast<const int4*>(p)` with p a pointer to n elements of the packed type's
@@ -194,13 +191,12 @@ class PackedMixin:
             return None
         buf, off = self.bytes_address(pointer_c, info, scope, loc)
         dtype, n, _ = info
-        first = fold(BinOp("*", self.coerce(index, "int32"), Const(n, "int32"), "int32"))
-        base = self.add_index(off, first) if off is not None else first
-        return [Store(buf, self.add_index(base, Const(k, base.dtype)),
-                      Load(alloc.name, Const(k, "int32"), dtype), loc) for k in range(n)]
+        return self.lane_stores(buf, self.element_base(off, index, n),
+                                [Load(alloc.name, Const(k, "int32"), dtype) for k in range(n)], loc)
 
     def packed_element(self, c, scope):
-        """`v[k]` (operator[]) or `v.payload[k]` on a packed local: its element, else None."""
+        """`v[k]` (operator[]) on a packed local: its element, else None (`v.payload[k]` goes
+        through packed_field and the array subscript)."""
         K = self.K
         if c.kind == K.CALL_EXPR and c.spelling == "operator[]":
             kids = [k for k in c.get_children() if k.kind.is_expression()]

@@ -197,11 +197,20 @@ def test_a_grid_written_as_an_argument_is_that_parameter(tmp_path):
     assert "# launch: grid (N), block (128,), from the launch site" in port
 
 
-def test_a_lambda_in_device_code_is_named_as_such(tmp_path):
+def test_lambda_locals_are_inlined_in_their_scope_and_verify(tmp_path):
+    """`auto step = [&](int j) {...}` called from two loops writes the enclosing accumulators;
+    `[=](float v) { return v + bias; }` returns a value."""
+    port, report = _convert_and_verify(tmp_path, "lambda_steps")
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent"]
+    assert "TP122" not in port and port.count("acc[1] = acc[1] + v") == 2
+    assert "acc[0] = shifted_v + bias" in port
+
+
+def test_a_mutable_lambda_is_refused_at_its_line(tmp_path):
     run, _ = _convert_text(tmp_path, "lam", "__global__ void lam(float* out, const float* x, int n) {\n"
                            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                           "    auto twice = [&](int k) { return x[k] * 2.0f; };\n"
-                           "    if (i < n) out[i] = twice(i);\n"
+                           "    auto bump = [=](int k) mutable { n += k; return x[k] * n; };\n"
+                           "    if (i < n) out[i] = bump(i);\n"
                            "}\n")
     assert run.returncode != 0
-    assert "TP122" in run.stderr and "lambda" in run.stderr and ":3:" in run.stderr
+    assert "TP122" in run.stderr and "mutable" in run.stderr and ":3:" in run.stderr

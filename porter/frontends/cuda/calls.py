@@ -92,6 +92,9 @@ class CallsMixin:
             return Call(_VOTES[name], (pred,), dtype_of(c.type, loc))
         if callee is not None and self.is_device_function(callee):
             return self.inline(callee, args, scope, loc, want_value=True)[1]
+        through_lambda = self.call_lambda(c, scope, loc, want_value=True)
+        if through_lambda is not None:
+            return through_lambda[1]
         target_fn = self.function_argument(c) if not name else None
         if target_fn is not None:  # `warp_reduction(val)` in `template<float (*warp_reduction)(float)>`
             return self.inline(target_fn, args, scope, loc, want_value=True)[1]
@@ -147,8 +150,9 @@ class CallsMixin:
             return False
         return any(ch.kind == self.K.COMPOUND_STMT for ch in definition.get_children())
 
-    def inline(self, callee, args, scope, loc, want_value: bool):
-        """Inline a __device__ function: params bound to args, locals renamed, returns folded."""
+    def inline(self, callee, args, scope, loc, want_value: bool, captured=None):
+        """Inline a __device__ function: params bound to args, locals renamed, returns folded.
+        captured: a lambda's enclosing scope (a copy), which its body sees."""
         definition = callee.get_definition()
         name = definition.spelling
         key = definition.hash  # an overload (or another instantiation) is not recursion
@@ -156,7 +160,8 @@ class CallsMixin:
             raise TileportError("TP139", f"recursive __device__ function '{name}' cannot be inlined", loc)
         self._inline_stack.append(key)
         try:
-            inner = _Scope()
+            inner = captured if captured is not None else _Scope()
+            inner.result = None
             params = list(definition.get_arguments())
             written = self.assigned_decls(definition)  # by-value params the body changes
             for p, a in zip(params, args):

@@ -17,6 +17,7 @@ from porter.frontends.cuda import groups
 from porter.frontends.cuda.calls import _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, _no_tilelang_equivalent
 from porter.frontends.cuda.memory import MemoryMixin
 from porter.frontends.cuda.packed import PackedMixin
+from porter.frontends.cuda.lambdas import LambdasMixin, is_lambda
 from porter.frontends.cuda.records import RecordsMixin
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.launch import LaunchReader
@@ -37,7 +38,7 @@ _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim":
                  "gridDim": "grid_dim"}
 
 
-class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
+class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMixin):
     """Convert one CUDA translation unit into an IR Module."""
 
     def __init__(self, path: str, include_dirs=(), defines=(), block=None, grid=None):
@@ -303,6 +304,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
         if group is not None:
             scope.groups[d.hash] = group  # a cooperative group: a name for threads, no code
             return []
+        if is_lambda(d.type):
+            return self.lambda_declaration(d, init_cursor, scope, loc)
         vector = vector_info(d.type)
         if vector is not None:
             # float4 & co. become one scalar local per component (v.x -> v_x ...)
@@ -577,6 +580,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin):
             if callee is not None and self.is_device_function(callee) and \
                     is_void(callee.result_type):
                 return self.inline(callee, list(c.get_arguments()), scope, loc, want_value=False)[0]
+            if callee is not None and is_void(c.type):
+                through_lambda = self.call_lambda(c, scope, loc, want_value=False)
+                if through_lambda is not None:
+                    return through_lambda[0]
             self.expr(c, scope)
             raise TileportError("TP118", f"the result of '{name}' is unused; only assignments, "
                                 "calls of void __device__ functions and loops are statements", loc)

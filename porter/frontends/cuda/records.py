@@ -26,8 +26,8 @@ class RecordsMixin:
         if not is_struct(ctype):
             return None
         if "(lambda at " in ctype.get_canonical().spelling:
-            raise TileportError("TP122", "a C++ lambda in device code is not supported yet; write it "
-                                "as a __device__ function", loc)
+            raise TileportError("TP122", "a C++ lambda is supported only as a local called by name "
+                                "(`auto f = [&](int j) {...}; f(j);`)", loc)
         fields = list(ctype.get_canonical().get_fields())
         if not fields:
             return None

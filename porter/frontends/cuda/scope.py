@@ -19,5 +19,6 @@ class _Scope:
     packed: dict = field(default_factory=dict)  # decl hash -> local Alloc of a Packed128 & co.
     vector_views: dict = field(default_factory=dict)  # decl hash -> (buffer, offset) of a float4*
     structs: dict = field(default_factory=dict)   # decl hash -> {field: Expr} of a struct param/local
+    lambdas: dict = field(default_factory=dict)   # decl hash -> LAMBDA_EXPR cursor of a lambda local
     # where `return` puts the value: a Var, {field: Var} for a struct, [Var] for a float4 & co.
     result: Var | dict | list | None = None

@@ -206,6 +206,15 @@ def test_lambda_locals_are_inlined_in_their_scope_and_verify(tmp_path):
     assert "acc[0] = shifted_v + bias" in port
 
 
+def test_cg_reduce_over_a_struct_with_a_device_combine_function_verifies(tmp_path):
+    """`cg::reduce(warp, mine, merge_top)` with `struct TopCount {float top, count;}`: each field
+    shuffled at every butterfly step, merge_top inlined on the two structs."""
+    port, report = _convert_and_verify(tmp_path, "struct_reduce")
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent"]
+    for mask in (16, 8, 4, 2, 1):
+        assert f"T.shfl_xor(cg_reduce_top, {mask})" in port and f"T.shfl_xor(cg_reduce_count, {mask})" in port
+
+
 def test_a_mutable_lambda_is_refused_at_its_line(tmp_path):
     run, _ = _convert_text(tmp_path, "lam", "__global__ void lam(float* out, const float* x, int n) {\n"
                            "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"

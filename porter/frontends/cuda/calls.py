@@ -258,6 +258,14 @@ class CallsMixin:
             node = kids[-1] if len(kids) == 1 else None
         return None
 
+    def function_reference(self, c):
+        """The __device__ function an argument names (`reduce_sum_max_op`, `&op`), else None."""
+        for node in c.walk_preorder():
+            if node.kind == self.K.DECL_REF_EXPR and node.referenced is not None and \
+                    node.referenced.kind == self.K.FUNCTION_DECL:
+                return node.referenced if self.is_device_function(node.referenced) else None
+        return None
+
     def materialize(self, value, name, scope, loc) -> Var:
         var = Var(self.unique(name, scope), value.dtype)
         self.prelude.append(Decl(var, value, loc))

@@ -14,8 +14,16 @@ from __future__ import annotations
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.types import dtype_of, is_struct
-from porter.ir.nodes import Assign, Const, Decl, Select, Var
+from porter.ir.nodes import Assign, Call, Const, Decl, Select, Var
 from porter.ir.walk import walk_expr
+
+
+class GivenValues:
+    """An argument already converted (a struct's field values), passed where `inline` takes a
+    cursor: record_value returns it as it is."""
+
+    def __init__(self, values):
+        self.values = values
 
 
 class RecordsMixin:
@@ -54,6 +62,8 @@ class RecordsMixin:
 
     def record_value(self, c, fields, scope) -> list | None:
         """The field expressions of a struct-typed expression; None: left uninitialised."""
+        if isinstance(c, GivenValues):
+            return list(c.values)
         K = self.K
         loc = ct.loc_of(c)
         c = self.skip_implicit(c)
@@ -74,6 +84,8 @@ class RecordsMixin:
         if c.kind == K.CALL_EXPR:
             callee = c.referenced
             args = list(c.get_arguments())
+            if c.spelling == "reduce" and args and self.group_arg(args[0], scope) is not None:
+                return self.record_reduce(args, fields, scope, loc)
             if callee is not None and self.is_device_function(callee) and \
                     callee.kind != K.CONSTRUCTOR:
                 return list(self.inline(callee, args, scope, loc, want_value=True)[1].values())
@@ -85,6 +97,31 @@ class RecordsMixin:
             raise TileportError("TP122", "structs read from memory or nested in other structs are "
                                 "not supported yet", loc)
         raise TileportError("TP122", f"unsupported struct-valued expression ({c.kind.name.lower()})", loc)
+
+    def record_reduce(self, args, fields, scope, loc) -> list:
+        """`cg::reduce(warp, partial, combine)` over a struct: the emulator's (and CUDA's) xor
+        butterfly, each field shuffled on its own, `combine` (a __device__ function of two
+        structs) inlined at every step. Every lane ends with the result."""
+        group = self.group_arg(args[0], scope)
+        if group[0] != "tile" or group[1] > 32 or group[1] & (group[1] - 1):
+            raise TileportError("TP155", "cg::reduce is supported on tiles of up to 32 threads", loc)
+        combine = self.function_reference(args[2]) if len(args) > 2 else None
+        if combine is None:
+            raise TileportError("TP155", "cg::reduce over a struct is supported with a __device__ "
+                                "function as its operator", loc)
+        acc = self.record_locals("cg_reduce", fields, scope)
+        start = self.record_value(args[1], fields, scope) or [None] * len(fields)
+        self.prelude.extend(Decl(v, self.coerce(e, v.dtype) if e is not None else None, loc)
+                            for v, e in zip(acc.values(), start))
+        mask = group[1] // 2
+        while mask:
+            other = [self.materialize(Call("shfl_xor", (v, Const(mask, "int32")), v.dtype),
+                                      f"cg_other_{f}", scope, loc) for f, v in acc.items()]
+            combined = self.inline(combine, [GivenValues(list(acc.values())), GivenValues(other)],
+                                   scope, loc, want_value=True)[1]
+            self.prelude.extend(Assign(v, combined[f], loc) for f, v in acc.items())
+            mask //= 2
+        return list(acc.values())
 
     def select_values(self, c, value_of, dtypes, scope, what) -> list:
         """`cond ? a : b` between two aggregates (struct fields, packed elements): a select

@@ -27,8 +27,9 @@ def _demoted(e):
         inner = _demoted(e.a)
         return inner
     # + - * wrap modulo 2^32 alike in signed and unsigned arithmetic, so the converted result
-    # is the same either way.
-    if isinstance(e, BinOp) and e.op in ("+", "-", "*") and e.dtype in ("uint32", "uint64", "int32"):
+    # is the same either way. 64-bit arithmetic does not wrap there: `(size_t)row * cols` is the
+    # original's way of saying "this product may pass 2^31", and it stays 64-bit.
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*") and e.dtype in ("uint32", "int32"):
         a, b = _demoted(e.a), _demoted(e.b)
         if a is not None and b is not None:
             return BinOp(e.op, a, b, "int32")
@@ -56,7 +57,29 @@ def simplify_grid(e):
     return map_expr(simplify_expr(e), _ceildiv)
 
 
+def _signed64(e):
+    """`(size_t)row * cols` (uint64) as `T.Cast(T.int64, row) * cols`: the same value for the
+    non-negative index arithmetic it is used for, in the dtype TileLang indexes with; one cast
+    per product is enough, TVM widens the other operand."""
+    def wide(x):
+        if isinstance(x, Cast) and x.dtype in ("uint64", "int64") and x.a.dtype in ("int32", "uint32"):
+            inner = _demoted(x.a)
+            return Cast("int64", inner if inner is not None else x.a)
+        return x
+
+    a, b = wide(e.a), wide(e.b)
+    if a.dtype not in ("int64",) or b.dtype not in ("int64",):
+        return None
+    if isinstance(b, Cast) and isinstance(a, (BinOp, Cast)):
+        b = b.a
+    elif isinstance(a, Cast) and isinstance(b, BinOp):
+        a = a.a
+    return BinOp(e.op, a, b, "int64")
+
+
 def _step(e):
+    if isinstance(e, BinOp) and e.dtype == "uint64" and e.op in ("+", "-", "*"):
+        return _signed64(e)
     if isinstance(e, Cast) and e.dtype == "int32":
         inner = _demoted(e.a)
         if inner is not None:
@@ -65,7 +88,7 @@ def _step(e):
         inner = _demoted(e.a)
         if inner is not None and inner != e.a:
             return Cast(e.dtype, inner)
-    if isinstance(e, BinOp) and e.dtype in ("uint32", "uint64") and e.op in ("+", "-", "*"):
+    if isinstance(e, BinOp) and e.dtype == "uint32" and e.op in ("+", "-", "*"):
         inner = _demoted(e)
         if inner is not None:
             return Cast(e.dtype, inner)

@@ -114,6 +114,10 @@ def frontend_options(fn):
     return fn
 
 
+ALLOW_TF32 = ("Let fp32 matrix multiplies that the original computes in fp32 run on TF32 tensor cores "
+              "(faster; about 3 fewer significant digits per product).")
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tileport")
 def main():
@@ -132,9 +136,10 @@ def main():
               help="auto: raise CUDA kernels to tile primitives where a rule matches; tile: fail "
                    "when none does; thread: keep thread-level code.")
 @click.option("--tile", help="GEMM tile sizes BM,BN,BK for raised matrix multiplies, e.g. 128,128,32.")
+@click.option("--allow-tf32", is_flag=True, help=ALLOW_TF32)
 @frontend_options
-def convert(source, output, force, emit_ir, block, grid, level, tile, compdb, include_dirs, defines, config,
-            dtypes, constexprs):
+def convert(source, output, force, emit_ir, block, grid, level, tile, allow_tf32, compdb, include_dirs, defines,
+            config, dtypes, constexprs):
     """Convert one CUDA (.cu) or Triton (.py) file to a TileLang module."""
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
@@ -149,7 +154,7 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, compdb, in
         tile_dims = _dims(tile, "--tile")
         if tile_dims and (len(tile_dims) != 3 or any(d % 16 for d in tile_dims)):
             raise TileportError("TP007", f"--tile expects BM,BN,BK, each a multiple of 16, got '{tile}'")
-        module = raise_module(module, level, {"tile": tile_dims})
+        module = raise_module(module, level, {"tile": tile_dims, "allow_tf32": allow_tf32})
         text = format_module(module) if emit_ir else emit_module(module, source)
         if output is None:
             sys.stdout.write(text)
@@ -263,6 +268,7 @@ def _print_report(report) -> None:
 
 
 _tree_options = [
+    click.option("--allow-tf32", is_flag=True, help=ALLOW_TF32),
     click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="CUDA include directory."),
     click.option("-D", "defines", multiple=True, metavar="MACRO[=V]", help="CUDA preprocessor define."),
     click.option("-p", "compile_commands", type=click.Path(dir_okay=False, path_type=str),

@@ -70,9 +70,21 @@ def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
     r = raise_kernel(k)
     assert r.rule == "gemm", r.reason
     text = emit_module(raise_module(load_module(cuda(tmp_path, NAIVE))))
-    assert "T.gemm(a_tile, b_tile, acc)" in text and "T.Pipelined(T.ceildiv(K, " in text
+    assert "T.Pipelined(T.ceildiv(K, " in text
     assert "T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128)" in text
     assert "by * 64 + i < M" in text and "bx * 64 + j < N" in text
+
+
+def test_an_fp32_fma_loop_keeps_fp32_products_unless_tf32_is_allowed(tmp_path):
+    """T.gemm of float32 tiles runs on TF32 tensor cores (10-bit mantissas): the original's fp32
+    FMA loop becomes fp32 products summed over k in order; --allow-tf32 gives T.gemm back."""
+    text = emit_module(raise_module(load_module(cuda(tmp_path, NAIVE))))
+    assert "T.gemm(" not in text
+    assert "for acc_k in T.serial(16):" in text
+    assert "acc[acc_i, acc_j] = acc[acc_i, acc_j] + a_tile[acc_i, acc_k] * b_tile[acc_k, acc_j]" in text
+    assert "fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)" in text
+    fast = emit_module(raise_module(load_module(cuda(tmp_path, NAIVE)), "auto", {"allow_tf32": True}))
+    assert "T.gemm(a_tile, b_tile, acc)" in fast and "acc_k" not in fast
 
 
 @pytest.mark.parametrize("body, reason", [
@@ -121,7 +133,7 @@ def test_convert_prints_level_and_rule(tmp_path):
     result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/matmul_tiled.cu",
                              "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert "tile level (rule gemm: T.Pipelined, T.gemm)" in result.stderr
+    assert "tile level (rule gemm: T.Pipelined, fp32 FMA tiles" in result.stderr
     result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/prefix_scan_block.cu",
                              "--level", "tile"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 1 and "error TP017" in result.stderr

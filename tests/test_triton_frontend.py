@@ -608,6 +608,37 @@ def test_dot_in_a_k_loop_is_a_pipelined_gemm_into_the_accumulator(tmp_path):
     assert (tiles[gemm.b].shape, tiles[gemm.b].scope) == ((16, 64), "shared")
 
 
+@pytest.mark.parametrize("extra, precision", [
+    ("", "tf32"),  # Triton's default for fp32 dots on NVIDIA
+    (", input_precision=\"tf32\"", "tf32"),
+    (", input_precision=\"ieee\"", "ieee"),
+    (", allow_tf32=False", "ieee"),
+    (", input_precision=\"tf32x3\"", "ieee"),
+])
+def test_dot_keeps_the_precision_the_source_asks_for(tmp_path, extra, precision):
+    src = write(tmp_path, f"""
+        @triton.jit
+        def mm(a_ptr, b_ptr, c_ptr, BM: tl.constexpr = 32, BN: tl.constexpr = 32, BK: tl.constexpr = 16):
+            rm = tl.arange(0, BM)
+            rn = tl.arange(0, BN)
+            rk = tl.arange(0, BK)
+            a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+            b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+            tl.store(c_ptr + rm[:, None] * BN + rn[None, :], tl.dot(a, b{extra}))
+
+        def run(a, b, c):
+            mm[(1,)](a, b, c)
+    """)
+    (gemm,) = [s for s in walk_stmts(convert_triton(src).kernels[0].body) if isinstance(s, Gemm)]
+    assert gemm.precision == precision
+    from porter.emit.tilelang import emit_module
+    from porter.match import raise_module
+    text = emit_module(convert_triton(src))
+    assert ("T.gemm(" in text) == (precision == "tf32")
+    allowed = emit_module(raise_module(convert_triton(src), "auto", {"allow_tf32": True}))
+    assert "T.gemm(" in allowed
+
+
 def test_constexpr_computed_at_the_launch_becomes_a_program_parameter(tmp_path):
     src = write(tmp_path, """
         @triton.jit

@@ -298,8 +298,7 @@ class KernelEmitter:
             elif isinstance(s, Fill):
                 lines.append(f"{pad}T.fill({self.names[s.buffer]}, {self.expr(s.value)})")
             elif isinstance(s, Gemm):
-                clear = ", clear_accum=True" if s.clear else ""
-                lines.append(f"{pad}T.gemm({self.names[s.a]}, {self.names[s.b]}, {self.names[s.c]}{clear})")
+                lines += self.gemm(s, pad)
             elif isinstance(s, Reduce):
                 lines.append(f"{pad}T.reduce_{s.op}({self.names[s.src]}, {self.names[s.dst]}, dim={s.dim})")
             elif isinstance(s, Cumsum):
@@ -308,6 +307,27 @@ class KernelEmitter:
             elif isinstance(s, Return):
                 raise AssertionError("returns are removed by the front end")
         return lines
+
+    def gemm(self, s: Gemm, pad: str) -> list:
+        """T.gemm on tensor cores, or, for fp32 operands the original multiplies in fp32, the
+        product summed over k in order per accumulator element (T.gemm of float32 tiles is TF32)."""
+        a, b, c = self.names[s.a], self.names[s.b], self.names[s.c]
+        tiles = {t.name: t for t in walk_stmts(self.body) if isinstance(t, TileBuffer)}
+        if not _fp32_products(s, self.body):
+            clear = ", clear_accum=True" if s.clear else ""
+            return [f"{pad}T.gemm({a}, {b}, {c}{clear})"]
+        (rows, depth), cols = tiles[s.a].shape, tiles[s.b].shape[1]
+        i, j, k = (_safe(n, set(self.names.values())) for n in (f"{c}_i", f"{c}_j", f"{c}_k"))
+        def read(tile, index):
+            same = tiles[tile].dtype == tiles[s.c].dtype
+            return f"{self.names[tile]}[{index}]" if same else \
+                f"T.Cast({dtype_ref(tiles[s.c].dtype)}, {self.names[tile]}[{index}])"
+
+        lines = [f"{pad}T.clear({c})"] if s.clear else []
+        return lines + [f"{pad}for {i}, {j} in T.Parallel({self.named(rows)}, {self.named(cols)}):",
+                        f"{pad}    for {k} in T.serial({self.named(depth)}):",
+                        f"{pad}        {c}[{i}, {j}] = {c}[{i}, {j}] + {read(s.a, f'{i}, {k}')} * "
+                        f"{read(s.b, f'{k}, {j}')}"]
 
     def loop(self, s: For, depth: int) -> list:
         pad = "    " * depth
@@ -336,10 +356,19 @@ class KernelEmitter:
 def tile_primitives(body) -> list:
     """The TileLang tile primitives a tile-level body uses, for reports."""
     names = {Gemm: "T.gemm", Reduce: "T.reduce", Cumsum: "T.cumsum", Fill: "T.fill"}
-    used = {names[type(s)] for s in walk_stmts(body) if type(s) in names}
+    used = {names[type(s)] for s in walk_stmts(body) if type(s) in names and not _fp32_products(s, body)}
+    if any(_fp32_products(s, body) for s in walk_stmts(body)):
+        used.add("fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)")
     if any(isinstance(s, For) and s.stages for s in walk_stmts(body)):
         used.add("T.Pipelined")
     return sorted(used)
+
+
+def _fp32_products(s, body) -> bool:
+    """A Gemm emitted as fp32 products summed in k order instead of T.gemm (TF32 for float32)."""
+    if not isinstance(s, Gemm) or s.precision != "ieee":
+        return False
+    return any(isinstance(t, TileBuffer) and t.name == s.a and t.dtype == "float32" for t in walk_stmts(body))
 
 
 def port_level(kernel: Kernel) -> tuple:

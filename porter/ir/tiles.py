@@ -73,13 +73,18 @@ class Fill:
 
 @dataclass
 class Gemm:
-    """c += a @ b over tiles (a: MxK, b: KxN, c: MxN fragment); clear zeroes c first."""
+    """c += a @ b over tiles (a: MxK, b: KxN, c: MxN fragment); clear zeroes c first.
+
+    precision of float32 operands: "tf32" on tensor cores (T.gemm; Triton's default for fp32
+    dots, or `--allow-tf32`), "ieee" fp32 products summed in k order like the original's FMA
+    loop. 16-bit and integer operands are exact on tensor cores either way."""
 
     a: str
     b: str
     c: str
     clear: bool = False
     loc: Loc | None = None
+    precision: str = "tf32"
 
 
 @dataclass

@@ -13,6 +13,8 @@ import dataclasses
 
 from porter.diagnostics import TileportError
 from porter.match import elementwise, gemm, rowwise, transpose
+from porter.ir.tiles import Gemm
+from porter.ir.walk import walk_stmts
 from porter.match.summary import Miss
 
 # Tried in order: the first rule that matches rewrites the kernel.
@@ -49,7 +51,15 @@ def raise_module(module, level: str = "auto", options: dict | None = None):
     """CUDA kernels raised onto tile primitives where a rule matches (level auto / tile);
     with level tile, a kernel no rule matches is an error (TP017). Triton kernels are already
     written in blocks and pass through."""
-    if level == "thread" or module.language != "cuda":
+    if module.language != "cuda":
+        if (options or {}).get("allow_tf32"):
+            for k in module.kernels:  # the user accepts TF32 where the original asked for fp32
+                forms = [k, k.emit_as, *k.variants, *k.launch_values]  # every body emit prints
+                for s in (s for f in forms if f is not None for s in walk_stmts(f.body)):
+                    if isinstance(s, Gemm):
+                        s.precision = "tf32"
+        return module
+    if level == "thread":
         return module
     kernels = []
     for k in module.kernels:

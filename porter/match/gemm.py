@@ -37,7 +37,7 @@ from porter.match.summary import Miss, Sum, all_of, conjuncts, sums_in, summariz
 from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, to_sympy
 
 NAME = "gemm"
-OPTIONS = ("tile",)  # (BM, BN, BK): `convert --tile 128,128,32`
+OPTIONS = ("tile", "allow_tf32")  # (BM, BN, BK): `convert --tile 128,128,32`; `--allow-tf32`
 SUMMARY = "one thread per C element summing A[row, k] * B[k, col] (naive or shared-memory tiled)"
 PRODUCES = "T.alloc_shared + T.gemm into a fragment accumulator inside T.Pipelined over K"
 
@@ -135,7 +135,7 @@ class _Frame:
         return s
 
 
-def match(kernel: Kernel, tile: tuple | None = None) -> Kernel:
+def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -> Kernel:
     writes = summarize(kernel)
     if len(writes) != 1:
         raise Miss(f"the kernel writes {len(writes)} places; the gemm rule needs one (C)")
@@ -273,7 +273,8 @@ def match(kernel: Kernel, tile: tuple | None = None) -> Kernel:
     body = [TileBuffer("acc", acc_dtype, (bm, bn), "fragment", loc),
             ParallelFor((i, j), (bm, bn), [TileStore("acc", (i, j), Const(0.0, acc_dtype), loc)], loc)]
     k_body = stage(a[0], a[1], bm, bk, False, "a_tile") + stage(b[0], b[1], bk, bn, True, "b_tile")
-    k_body.append(Gemm("a_tile", "b_tile", "acc", False, loc))
+    # an fp32 FMA loop keeps fp32 products unless the user accepts TF32 tensor cores
+    k_body.append(Gemm("a_tile", "b_tile", "acc", False, loc, "tf32" if allow_tf32 else "ieee"))
     steps = Call("ceildiv", (k_stop, Const(bk, "int32")), "int32")
     body.append(For(ko, Const(0, "int32"), BinOp("<", ko, steps, "bool"), Const(1, "int32"), k_body, loc,
                     stages))

@@ -114,7 +114,8 @@ def convert_task(task: dict) -> dict:
                              constexprs=dict(task.get("constexprs", ())))
         for read in module.dependencies:  # Triton: tree modules whose helpers the port inlines
             deps[os.path.realpath(read)] = file_sha(read)
-        module = raise_module(module, "auto" if task.get("raise", True) else "thread")
+        module = raise_module(module, "auto" if task.get("raise", True) else "thread",
+                              {"allow_tf32": task.get("allow_tf32", False)})
         port = emit_module(module, source)
     except TileportError as exc:
         status = _status_of(exc.diagnostic.code)

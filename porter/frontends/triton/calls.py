@@ -448,7 +448,8 @@ class TritonCalls:
                 raise self.err("TP211", "tl.dot acc must be a block tensor", node)
             out = self._arg(args, kwargs, None, "out_dtype", None)
             out = self._dtype_arg(out, node) if isinstance(out, DTypeV) else None
-            return ops.dot(x, b, acc, out, node)
+            return ops.dot(x, b, acc, out, node, _dot_precision(self._arg(args, kwargs, 3, "input_precision", None),
+                                                                self._arg(args, kwargs, 4, "allow_tf32", None)))
         axis = self._arg(args, kwargs, 1, "axis", None)
         dtype = self._arg(args, kwargs, None, "dtype", None)
         dtype = self._dtype_arg(dtype, node) if isinstance(dtype, DTypeV) else None
@@ -566,3 +567,17 @@ class TritonCalls:
         if isinstance(e, Load):
             return e.buffer
         return None
+
+
+def _dot_precision(input_precision, allow_tf32) -> str:
+    """What a tl.dot of fp32 blocks computes in: Triton's default on NVIDIA is TF32 (tensor
+    cores); `input_precision="ieee"` (or "tf32x3", three TF32 products that approach fp32) and
+    `allow_tf32=False` ask for fp32 products. A value tileport cannot read counts as fp32, the
+    precise side."""
+    if isinstance(allow_tf32, PyC) and allow_tf32.value is False:
+        return "ieee"
+    if input_precision is None or (isinstance(input_precision, PyC) and input_precision.value is None):
+        return "tf32"
+    if isinstance(input_precision, PyC) and input_precision.value == "tf32":
+        return "tf32"
+    return "ieee"

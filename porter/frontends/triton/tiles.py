@@ -244,7 +244,7 @@ class TileOps:
         conv.out.append(TileOpMarker(Cumsum(src, dst, axis, reverse, conv.loc(node))))
         return self.ref(dst, x.shape)
 
-    def dot(self, a, b, acc, out_dtype, node):
+    def dot(self, a, b, acc, out_dtype, node, precision: str = "tf32"):
         """tl.dot: operands staged in shared tiles, T.gemm into a fragment accumulator."""
         from porter.frontends.triton.values import SlotRef, TV
 
@@ -273,14 +273,14 @@ class TileOps:
                 conv.slots[acc.expr.slot].tile is not None and conv.slots[acc.expr.slot].phi and \
                 acc.expr.axes == (0, 1):
             # the loop-carried accumulator: T.gemm accumulates into its fragment in place
-            conv.out.append(TileOpMarker(Gemm(sa, sb, conv.slots[acc.expr.slot].tile, False, loc)))
+            conv.out.append(TileOpMarker(Gemm(sa, sb, conv.slots[acc.expr.slot].tile, False, loc, precision)))
             return acc
         c = self.new_tile("acc", shape, dtype, loc=loc)
         if acc is not None:
             if acc.shape != shape and acc.shape != ():
                 raise conv.err("TP211", f"tl.dot acc is a {acc.shape} block, the product {shape}", node)
             conv.out.append(TileDefMarker(c, acc.expr, loc))
-        conv.out.append(TileOpMarker(Gemm(sa, sb, c, acc is None, loc)))
+        conv.out.append(TileOpMarker(Gemm(sa, sb, c, acc is None, loc, precision)))
         return self.ref(c, shape)
 
     def _hint(self, tile: int) -> str:

@@ -9,7 +9,7 @@ Before (32x32 tiles, 32x8 threads, padded shared tile):
 
 After (the tile as the block fills it, then the block's stores reading it):
 
-    tile = T.alloc_shared((32, 32), T.float32)
+    tile = T.alloc_shared((32, 33), T.float32)   # the original's padding kept
     for r, c in T.Parallel(32, 32): tile[r, c] = in[(by * 32 + r) * width + bx * 32 + c] if in bounds
     for i, j in T.Parallel(8, 32): if in bounds: out[...] = tile[j, i + 0]
     ... one T.Parallel per store the threads made ...
@@ -53,7 +53,7 @@ def match(kernel: Kernel) -> Kernel:
         if any(isinstance(n, Builtin) and n.kind == "thread_idx" for n in walk_expr(value)):
             raise Miss(f"the tile '{buf}' depends on the thread otherwise than through its position")
         dtype = s.shared[buf].dtype
-        body += [TileBuffer(buf, dtype, (rows, cols), "shared", loc),
+        body += [TileBuffer(buf, dtype, _declared_shape(s.shared[buf], rows, cols), "shared", loc),
                  ParallelFor((r, c), (rows, cols), [TileStore(buf, (r, c), value, loc)], loc)]
     i, j = Var("i", "int32"), Var("j", "int32")
     lanes = {("thread_idx", 0): j, ("thread_idx", 1): i}
@@ -68,3 +68,12 @@ def match(kernel: Kernel) -> Kernel:
     launch = Launch(kernel.launch.grid, (1,), 0, kernel.launch.origin, kernel.launch.loc, dx * dy)
     return dataclasses.replace(kernel, body=body, launch=launch)
 
+
+def _declared_shape(alloc, rows: int, cols: int) -> tuple:
+    """The tile as the original declared it when that holds what the block fills: a padded
+    `tile[32][33]` keeps its extra column, which puts a column walk on 33 different banks
+    (a (32, 32) tile would put all 32 reads of a transposed column on one bank)."""
+    shape = tuple(alloc.shape)
+    if len(shape) == 2 and all(isinstance(d, int) for d in shape) and shape[0] >= rows and shape[1] >= cols:
+        return shape
+    return (rows, cols)

@@ -1,0 +1,71 @@
+"""A port computes what the original computes: 64-bit offsets stay 64-bit, a padded shared tile
+keeps its padding (fp32 products: test_match.py and test_triton_frontend.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _convert(tmp_path, name: str, text: str) -> str:
+    src = tmp_path / f"{name}.cu"
+    src.write_text(text)
+    out = tmp_path / f"{name}_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return out.read_text()
+
+
+def test_a_size_t_row_offset_is_multiplied_in_64_bits(tmp_path):
+    """`in + (size_t)row * cols` passes 2^31 elements for big matrices: the product itself must
+    be 64-bit (it was `T.Cast(T.int64, row * cols)`, a 32-bit multiply that wraps first)."""
+    port = _convert(tmp_path, "wide", """
+__global__ void row_scale(float* out, const float* in, int rows, int cols, float s) {
+    int row = blockIdx.x;
+    const float* src = in + (size_t)row * cols;
+    float* dst = out + (size_t)row * cols;
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) dst[j] = src[j] * s;
+}
+void launch(float* out, const float* in, int rows, int cols, float s) { row_scale<<<rows, 256>>>(out, in, rows, cols, s); }
+""")
+    assert "T.Cast(T.int64, row) * cols" in port
+    assert "T.Cast(T.int64, row * cols)" not in port
+
+
+def test_int_offsets_stay_32_bit_as_written(tmp_path):
+    port = _convert(tmp_path, "narrow", """
+__global__ void row_scale(float* out, const float* in, int rows, int cols, float s) {
+    int row = blockIdx.x;
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) out[row * cols + j] = in[row * cols + j] * s;
+}
+void launch(float* out, const float* in, int rows, int cols, float s) { row_scale<<<rows, 256>>>(out, in, rows, cols, s); }
+""")
+    assert "T.int64" not in port.split("def row_scale_program")[1].split("return row_scale")[0]
+
+
+def test_a_padded_transpose_tile_keeps_its_padding(tmp_path):
+    """`tile[32][33]` puts a transposed column read on 33 banks; a (32, 32) tile puts all 32 on one."""
+    port = _convert(tmp_path, "tr", """
+#define TILE 32
+__global__ void transpose(float* out, const float* in, int rows, int cols) {
+    __shared__ float tile[TILE][TILE + 1];
+    int x = blockIdx.x * TILE + threadIdx.x;
+    int y = blockIdx.y * TILE + threadIdx.y;
+    if (x < cols && y < rows) tile[threadIdx.y][threadIdx.x] = in[y * cols + x];
+    __syncthreads();
+    x = blockIdx.y * TILE + threadIdx.x;
+    y = blockIdx.x * TILE + threadIdx.y;
+    if (x < rows && y < cols) out[y * rows + x] = tile[threadIdx.x][threadIdx.y];
+}
+void launch(float* out, const float* in, int rows, int cols) {
+    dim3 block(TILE, TILE); dim3 grid((cols + TILE - 1) / TILE, (rows + TILE - 1) / TILE);
+    transpose<<<grid, block>>>(out, in, rows, cols);
+}
+""")
+    assert "rule transpose" in port
+    assert "T.alloc_shared((32, 33,), T.float32)" in port
+    assert "for tile_r, tile_c in T.Parallel(32, 32):" in port

@@ -1,5 +1,13 @@
 """What TileLang's C target lacks for verify's CPU runs of ports, supplied in verify's own child
-process (never in a port module, which must run on a GPU with tilelang alone).
+process (never in a port module, which must run on a GPU with tilelang alone). `install` points
+a loaded port's `_compiled` here for target "c":
+
+- math: the C target has no lowering for exp, log, erf, tanh, ... (and none at all on 16-bit
+  floats): they become libm calls, 16-bit values computed in float32.
+- tiles: the C target has no threads, so fragment layouts cannot be inferred and T.fill/T.gemm/
+  T.reduce_* fail on real fragments. Allocated with scope "local" (same shapes and dtypes) the tile
+  ops keep their meaning and lower to loops; the check that rejects T.Parallel indexing of local
+  buffers is relaxed, and T.cumsum/T.cummax become serial scans, while the program is traced.
 
 bfloat16 (measured on tilelang 0.1.15): the CPU pipeline legalizes bf16 arithmetic to float32
 (BF16ComputeLegalize) and the host codegen legalizes bf16 storage to uint16, but the C device
@@ -85,3 +93,107 @@ def _widen_bf16_selects(tvm):
 def _is_c_target(func) -> bool:
     target = func.attrs.get("target") if func.attrs is not None else None
     return target is not None and target.kind.name == "c"
+
+
+def install(module) -> None:
+    """Make a loaded port module build its programs for target "c" (and for no target on a
+    machine without a GPU) with the stand-ins above; CUDA builds stay the port's own."""
+    own = module._compiled
+    cache: dict = {}
+
+    def compiled(name, program, target=None):
+        if target is None:
+            import torch
+
+            target = "cuda" if torch.cuda.is_available() else "c"
+        if str(target) != "c":
+            return own(name, program, target)
+        if name not in cache:
+            register_cpu_math()
+            enable_bfloat16()
+            cache[name] = compile_for_c(program)
+        return cache[name]
+
+    module._compiled = compiled
+
+
+def register_cpu_math() -> None:
+    """libm lowerings for the C target (float16/bfloat16 computed in float32), once per process."""
+    from tilelang import tvm
+
+    def libm(name):
+        def lower(op):
+            if op.dtype == "float64":
+                return tvm.tirx.call_pure_extern("float64", name, *op.args)
+            value = tvm.tirx.call_pure_extern("float32", name + "f", *[tvm.tirx.Cast("float32", a) for a in op.args])
+            return value if op.dtype == "float32" else tvm.tirx.Cast(op.dtype, value)
+        return lower
+
+    for name in ("fabs", "fmod", "fma", "exp", "exp2", "log", "log2", "log10", "log1p", "sqrt", "erf", "tanh",
+                 "sin", "cos", "tan", "floor", "ceil", "trunc", "pow"):
+        op = tvm.ir.Op.get("tl.fma" if name == "fma" else "tirx." + name)
+        try:
+            if op.get_attr("c.FLowerIntrinsic") is not None:
+                continue  # registered already, by an earlier build in this process
+        except Exception:
+            pass  # raised while no op has a "c" lowering at all
+        tvm.ir.register_intrin_lowering(op.name, "c", f=libm(name), level=99)
+
+
+def _serial_scan_macro():
+    import tilelang.language as T
+
+    @T.macro
+    def serial_scan(src, dst, dim, reverse, is_max):
+        """Inclusive scan of a 1-D/2-D buffer along `dim`, one line after another."""
+        for line in T.serial(src.shape[1 - dim] if len(src.shape) == 2 else 1):
+            acc = T.alloc_var(src.dtype)
+            for t in T.serial(src.shape[dim]):
+                k = src.shape[dim] - 1 - t if reverse else t
+                at = (k,) if len(src.shape) == 1 else ((k, line) if dim == 0 else (line, k))
+                if t == 0:
+                    acc = src[at]
+                elif is_max:
+                    acc = T.max(acc, src[at])
+                else:
+                    acc = acc + src[at]
+                dst[at] = acc
+
+    return serial_scan
+
+
+def _cpu_scan(is_max, serial_scan):
+    """T.cumsum / T.cummax for the C target, which has no lowering for them (whole buffers only)."""
+    import tilelang
+
+    def scan(src, dst=None, dim=0, reverse=False, annotations=None):
+        buffer = tilelang.tvm.tirx.Buffer
+        if not isinstance(src, buffer) or not isinstance(dst, (buffer, type(None))):
+            raise NotImplementedError("on the CPU, T.cumsum/T.cummax take whole buffers, not slices")
+        serial_scan(src, src if dst is None else dst, dim % len(src.shape), reverse, is_max)
+    return scan
+
+
+def compile_for_c(program):
+    """Trace `program` with shared/fragment tiles as plain arrays and compile it for the C target;
+    tilelang is restored afterwards."""
+    import tilelang
+    import tilelang.analysis
+    import tilelang.language as T
+
+    def local(shape, dtype, scope=None):
+        return T.alloc_local(shape, dtype)
+
+    serial_scan = _serial_scan_macro()
+    saved = (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax,
+             tilelang.analysis.ParallelLocalIndexChecker)
+    T.alloc_shared = T.alloc_fragment = local
+    T.cumsum, T.cummax = _cpu_scan(False, serial_scan), _cpu_scan(True, serial_scan)
+    tilelang.analysis.ParallelLocalIndexChecker = lambda: (lambda mod: mod)
+    try:
+        return tilelang.compile(
+            program(), target="c", execution_backend="cython",
+            pass_configs={"tirx.disable_vectorize": True}, compile_flags=["-O2"])
+    finally:
+        (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax,
+         tilelang.analysis.ParallelLocalIndexChecker) = saved

@@ -49,12 +49,21 @@ def _encode(job: dict) -> dict:
 # --------------------------------------------------------------------------- child side
 
 
-def _load(path: str):
+def load_port(path: str):
+    """Import a port module for running on this machine: its CPU builds (target "c") go through
+    verify's C-target stand-ins (cpu_target.py)."""
+    from porter.verify.cpu_target import install
+
     spec = importlib.util.spec_from_file_location(f"tileport_port_{abs(hash(path))}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
+    if hasattr(module, "_compiled"):
+        install(module)
     return module
+
+
+_load = load_port
 
 
 def _failure(exc: BaseException, port_path: str) -> dict:
@@ -175,10 +184,6 @@ def _run(module, job: dict, torch) -> dict:
             tensors.append(a["scalar"])
     fn = getattr(module, job["function"])
     target = job.get("target", "c")
-    if target == "c":
-        from porter.verify.cpu_target import enable_bfloat16
-
-        enable_bfloat16()  # what the C target lacks is verify's to supply, not the port's
     if target == "cuda":
         tensors = [t.cuda() if isinstance(t, torch.Tensor) else t for t in tensors]
     start = time.perf_counter()

@@ -15,96 +15,13 @@ import tilelang.language as T
 _COMPILED = {}
 
 
-def _register_cpu_math():
-    """TileLang's C target lacks lowerings for a few math ops, and for all of them on 16-bit floats.
-
-    Map them to libm (float16/bfloat16 computed in float32), once per process.
-    """
-    from tilelang import tvm
-
-    def libm(name):
-        def lower(op):
-            if op.dtype == "float64":
-                return tvm.tirx.call_pure_extern("float64", name, *op.args)
-            value = tvm.tirx.call_pure_extern("float32", name + "f", *[tvm.tirx.Cast("float32", a) for a in op.args])
-            return value if op.dtype == "float32" else tvm.tirx.Cast(op.dtype, value)
-        return lower
-
-    for name in ("fabs", "fmod", "fma", "exp", "exp2", "log", "log2", "log10", "log1p", "sqrt", "erf", "tanh",
-                 "sin", "cos", "tan", "floor", "ceil", "trunc", "pow"):
-        op = tvm.ir.Op.get("tl.fma" if name == "fma" else "tirx." + name)
-        try:
-            if op.get_attr("c.FLowerIntrinsic") is not None:
-                continue  # registered already (by an earlier call, or another port in this process)
-        except Exception:
-            pass  # raised while no op has a "c" lowering at all
-        tvm.ir.register_intrin_lowering(op.name, "c", f=libm(name), level=99)
-
-
-@T.macro
-def _serial_scan(src, dst, dim, reverse, is_max):
-    """Inclusive scan of a 1-D/2-D buffer along `dim`, one line after another."""
-    for line in T.serial(src.shape[1 - dim] if len(src.shape) == 2 else 1):
-        acc = T.alloc_var(src.dtype)
-        for t in T.serial(src.shape[dim]):
-            k = src.shape[dim] - 1 - t if reverse else t
-            at = (k,) if len(src.shape) == 1 else ((k, line) if dim == 0 else (line, k))
-            if t == 0:
-                acc = src[at]
-            elif is_max:
-                acc = T.max(acc, src[at])
-            else:
-                acc = acc + src[at]
-            dst[at] = acc
-
-
-def _cpu_scan(is_max):
-    """T.cumsum / T.cummax for the C target, which has no lowering for them (whole buffers only)."""
-    def scan(src, dst=None, dim=0, reverse=False, annotations=None):
-        if not isinstance(src, tilelang.tvm.tirx.Buffer) or not isinstance(dst, (tilelang.tvm.tirx.Buffer, type(None))):
-            raise NotImplementedError("on the CPU, T.cumsum/T.cummax take whole buffers, not slices")
-        _serial_scan(src, src if dst is None else dst, dim % len(src.shape), reverse, is_max)
-    return scan
-
-
-def _cpu_tiles(program):
-    """Trace and compile `program` for TileLang's C target with shared/fragment tiles as plain arrays.
-
-    The C target has no threads, so fragment layouts cannot be inferred and T.fill/T.gemm/T.reduce_*
-    fail on real fragments. Allocated with scope "local" (same shapes and dtypes) the tile ops keep
-    their meaning and lower to loops; the check that rejects T.Parallel indexing of local buffers is
-    relaxed, and T.cumsum/T.cummax become serial loops, meanwhile. Everything is restored afterwards.
-    """
-    import tilelang.analysis
-
-    def local(shape, dtype, scope=None):
-        return T.alloc_local(shape, dtype)
-
-    saved = (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax,
-             tilelang.analysis.ParallelLocalIndexChecker)
-    T.alloc_shared = T.alloc_fragment = local
-    T.cumsum, T.cummax = _cpu_scan(False), _cpu_scan(True)
-    tilelang.analysis.ParallelLocalIndexChecker = lambda: (lambda mod: mod)
-    try:
-        return tilelang.compile(
-            program(), target="c", execution_backend="cython",
-            pass_configs={"tirx.disable_vectorize": True}, compile_flags=["-O2"])
-    finally:
-        (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax,
-         tilelang.analysis.ParallelLocalIndexChecker) = saved
-
-
 def _compiled(name, program, target=None):
-    """Compile a program once per target: CUDA on a GPU, else TileLang's C target on the CPU."""
-    if target is None:
-        target = "cuda" if torch.cuda.is_available() else "c"
+    """Compile a program once per target (default: CUDA). `tileport verify` runs ports on the
+    CPU through TileLang's C target with stand-ins of its own; the port needs none."""
+    target = "cuda" if target is None else target
     key = (name, str(target))
     if key not in _COMPILED:
-        if target == "c":
-            _register_cpu_math()
-            _COMPILED[key] = _cpu_tiles(program)
-        else:
-            _COMPILED[key] = tilelang.compile(program(), target=target)
+        _COMPILED[key] = tilelang.compile(program(), target=target)
     return _COMPILED[key]
 
 
@@ -157,7 +74,7 @@ def daxpby_program():
 def daxpby(n, alpha, x, beta, y, *, target=None):
     """Run the port of `daxpby` with the original's parameters (torch tensors for pointers).
 
-    target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the CPU.
     """
     kernel = _compiled("daxpby", daxpby_program, target)
     x = _flat(x, "x", "float64")
@@ -195,7 +112,7 @@ def int_mix_program():
 def int_mix(n, a, b, out, *, target=None):
     """Run the port of `int_mix` with the original's parameters (torch tensors for pointers).
 
-    target: None runs on CUDA when a GPU is present, else on the CPU through TileLang's C target.
+    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the CPU.
     """
     kernel = _compiled("int_mix", int_mix_program, target)
     a = _flat(a, "a", "int32")

@@ -7,7 +7,6 @@ compares with numpy, or checks that a broken kernel becomes the right diagnostic
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -86,9 +85,8 @@ def test_saxpy_1m_matches_numpy(tmp_path):
     n = 1 << 20
     rng = np.random.default_rng(0)
     x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
-    t0 = time.perf_counter()
+    # no wall-clock bound here: timings belong to bench/, a busy machine fails them
     out = run_kernel(path, sig, ((n + 255) // 256, 1, 1), (256, 1, 1), 0, [n, 2.5, x, y])
-    assert time.perf_counter() - t0 < 10  # build + child process + run; the run itself is ~10 ms
     assert out[0] == n and out[1] == 2.5
     np.testing.assert_allclose(out[3], 2.5 * x + y, rtol=1e-6)
     np.testing.assert_array_equal(out[2], x)
@@ -365,11 +363,9 @@ __global__ void matmul(const float *A, const float *B, float *C, int N) {
     rng = np.random.default_rng(3)
     a, b = rng.standard_normal((n, n), np.float32), rng.standard_normal((n, n), np.float32)
     build(path, [sig])
-    t0 = time.perf_counter()
     out = run_kernel(
         path, sig, (n // 16, n // 16), (16, 16), 0, [a, b, np.zeros((n, n), np.float32), n]
     )
-    assert time.perf_counter() - t0 < 10  # ~0.2 s of kernel time plus the child process
     np.testing.assert_allclose(out[2], a @ b, rtol=1e-4, atol=1e-3)
 
 

@@ -69,3 +69,39 @@ void launch(float* out, const float* in, int rows, int cols) {
     assert "rule transpose" in port
     assert "T.alloc_shared((32, 33,), T.float32)" in port
     assert "for tile_r, tile_c in T.Parallel(32, 32):" in port
+
+
+def test_float4_accesses_stay_128_bit_in_the_lowered_cuda(tmp_path):
+    """`reinterpret_cast<const float4*>(a)[i]` was four scalar loads in the port; now one
+    T.vectorized loop per access, which TileLang lowers to a float4 load / store."""
+    port = _convert(tmp_path, "add4", """
+__global__ void add4(float* out, const float* a, const float* b, int n4) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) {
+        float4 x = reinterpret_cast<const float4*>(a)[i];
+        float4 y = reinterpret_cast<const float4*>(b)[i];
+        reinterpret_cast<float4*>(out)[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    }
+}
+void launch(float* out, const float* a, const float* b, int n) { add4<<<(n / 4 + 255) / 256, 256>>>(out, a, b, n / 4); }
+""")
+    assert port.count("in T.vectorized(4):") == 3
+    assert "x_lanes[v] = a[i * 4 + v]" in port
+    from porter.verify.port_exec import load_port, lower, pass_configs
+
+    module = load_port(str(tmp_path / "add4_tl.py"))
+    source = lower(module.add4_program(), {"kind": "cuda", "arch": "sm_90a"}, pass_configs(module)).kernel_source
+    for access in ("*(float4*)(a + ", "*(float4*)(b + ", "*(float4*)(out + "):
+        assert access in source, source
+
+
+def test_scalar_loads_of_consecutive_elements_stay_scalar(tmp_path):
+    """A scalar access needs no alignment: grouping the user's own scalar loads could fault."""
+    port = _convert(tmp_path, "pairs", """
+__global__ void pairs(float* out, const float* a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a[2 * i] + a[2 * i + 1];
+}
+void launch(float* out, const float* a, int n) { pairs<<<(n + 255) / 256, 256>>>(out, a, n); }
+""")
+    assert "T.vectorized" not in port

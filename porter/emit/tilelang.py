@@ -26,6 +26,7 @@ from porter.ir.nodes import (
     Kernel, Module, Return, Store, Sync, UnaryOp, Var, While,
 )
 from porter.ir.printer import format_expr
+from porter.emit.vectors import vectorize_lanes
 from porter.ir.tiles import Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, is_tile_level
 from porter.ir.walk import walk_stmts
 
@@ -73,6 +74,19 @@ def _environment() -> jinja2.Environment:
                               trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
 
 
+def _names_in(kernel: Kernel, body: list) -> set:
+    """Every name a kernel's body or signature uses (for fresh names)."""
+    names = {p.name for p in kernel.params}
+    for s in walk_stmts(body):
+        if isinstance(s, (Decl, For)):
+            names.add(s.var.name)
+        elif isinstance(s, (Alloc, TileBuffer)):
+            names.add(s.name)
+        elif isinstance(s, ParallelFor):
+            names.update(v.name for v in s.vars)
+    return names
+
+
 class KernelEmitter:
     def __init__(self, kernel: Kernel, source_name: str, values: Kernel | None = None):
         self.k = kernel
@@ -80,6 +94,7 @@ class KernelEmitter:
         self.source_name = source_name
         # `int tid = threadIdx.x;` names the thread index: use the user's name for the handle.
         self.body, aliases = builtin_aliases(kernel.body)
+        self.body = vectorize_lanes(self.body, _names_in(kernel, self.body))
         self.handles = {("thread_idx", a): _LANES[a] for a in range(3)}
         self.handles.update({("block_idx", a): _BLOCKS[a] for a in range(3)})
         self.handles.update(aliases)
@@ -188,7 +203,8 @@ class KernelEmitter:
             threads = launch.threads or _product(launch.block)
             lanes = [self.handles[("thread_idx", a)] for a in reversed(range(len(launch.block)))]
             extents = [self.named(b) for b in reversed(launch.block)]
-            v.body = [f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"]
+            v.body = self.allocations(body)  # the lanes of vector accesses
+            v.body += [f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"]
             v.body += self.block(body, 1) or ["    T.evaluate(0)"]
         if self.grid_names:
             grid = list(self.grid_names)
@@ -337,6 +353,9 @@ class KernelEmitter:
         body_assigns = s.var.name in {x.var.name for x in walk_stmts(s.body) if isinstance(x, Assign)}
         if step == 1 and bound is not None and not body_assigns and s.var.name not in self.mutable:
             start = self.expr(s.start)
+            if s.vectorized and start == "0":
+                header = f"for {name} in T.vectorized({self.expr(bound)}):"
+                return [f"{pad}{header}"] + self.block(s.body, depth + 1)
             if s.stages and start == "0":
                 stages = "stages" if self.grid_names else s.stages  # Triton: the launch's num_stages
                 header = f"for {name} in T.Pipelined({self.expr(bound)}, num_stages={stages}):"

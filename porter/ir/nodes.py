@@ -106,6 +106,7 @@ class Load:
     buffer: str
     index: "Expr"
     dtype: str
+    lanes: int = 0  # > 0: one element of a vector access of the original (float4: 4), see emit/vectors.py
 
 
 Expr = Union[Const, Var, Builtin, BinOp, UnaryOp, Call, Cast, Select, Load]
@@ -140,6 +141,7 @@ class Store:
     index: Expr
     value: Expr
     loc: Loc | None = None
+    lanes: int = 0  # > 0: one element of a vector store of the original
 
 
 @dataclass
@@ -161,6 +163,7 @@ class For:
     body: list
     loc: Loc | None = None
     stages: int = 0  # > 0: a tile-level loop TileLang software-pipelines with this many stages
+    vectorized: bool = False  # T.vectorized: the lanes of one vector access
 
 
 @dataclass

@@ -107,7 +107,7 @@ def _emulate(module, job: dict) -> dict:
     call = job.get("triton")
     factory = getattr(module, f"{job['function']}_program")
     func = factory(*call["program_args"], **call["program_kwargs"]) if call else factory()
-    artifact = lower(func, {"kind": "cuda", "arch": "sm_80"})
+    artifact = lower(func, {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
     source, smem = artifact.kernel_source, shared_bytes(artifact)
     values = {}
     args = [a["array"].copy() if "array" in a else a["scalar"] for a in job["args"]]
@@ -215,14 +215,15 @@ def _compile(module, job: dict) -> dict:
     func = getattr(module, job["program"])(*job.get("program_args", ()), **job.get("program_kwargs", {}))
     target = {"kind": "cuda", "arch": arch}
     start = time.perf_counter()
-    kernel = tilelang.compile(func, target=target, execution_backend="tvm_ffi")
+    kernel = tilelang.compile(func, target=target, execution_backend="tvm_ffi",
+                              pass_configs=pass_configs(module))
     seconds = time.perf_counter() - start
     source = kernel.get_kernel_source()
     problems = []
     for bound in re.findall(r"__launch_bounds__\((\d+)", source):
         if int(bound) > MAX_THREADS:
             problems.append(f"{bound} threads per block exceeds {MAX_THREADS}")
-    shared = shared_bytes(lower(func, target))  # a cached compile keeps no lowered module
+    shared = shared_bytes(lower(func, target, pass_configs(module)))  # a cached compile keeps no lowered module
     if shared > SHARED_LIMIT.get(arch, 48 * 1024):
         problems.append(f"{shared} bytes of shared memory exceeds {SHARED_LIMIT[arch]} on {arch}")
     result = {"ok": not problems, "seconds": seconds, "shared_bytes": shared,
@@ -245,13 +246,19 @@ def tensor_core_instructions(kernel) -> str:
     return " + ".join(found)
 
 
-def lower(func, target: dict):
-    """TileLang's lowering of a port for one CUDA arch (kernel source and device module)."""
+def lower(func, target: dict, configs: dict | None = None):
+    """TileLang's lowering of a port for one CUDA arch (kernel source and device module), with the
+    pass configs the port compiles with."""
     import tilelang
     from tilelang import tvm
 
-    with tvm.target.Target(target):
+    with tvm.transform.PassContext(config=configs or {}), tvm.target.Target(target):
         return tilelang.lower(func, target=target)
+
+
+def pass_configs(module) -> dict:
+    """The pass configs a port module compiles with (`_PASS_CONFIGS`), {} for older ports."""
+    return dict(getattr(module, "_PASS_CONFIGS", None) or {})
 
 
 def shared_bytes(artifact) -> int:

@@ -63,12 +63,13 @@ class MemoryMixin:
 
     def lane_loads(self, buf, base, n: int, dtype=None) -> list:
         """Elements base .. base + n - 1 of buf: what one vector (or 16-byte) load reads."""
-        return [Load(buf, self.add_index(base, Const(k, base.dtype)), dtype or self.buffer_dtype(buf))
+        return [Load(buf, self.add_index(base, Const(k, base.dtype)), dtype or self.buffer_dtype(buf), n)
                 for k in range(n)]
 
     def lane_stores(self, buf, base, values, loc) -> list:
         """values into elements base, base + 1, ... of buf: one vector (or 16-byte) store."""
-        return [Store(buf, self.add_index(base, Const(k, base.dtype)), v, loc) for k, v in enumerate(values)]
+        return [Store(buf, self.add_index(base, Const(k, base.dtype)), v, loc, len(values))
+                for k, v in enumerate(values)]
 
     def element_base(self, off, index, lanes: int):
         """The first element of vector number `index` (of `lanes` elements) past offset `off`."""

@@ -187,6 +187,26 @@ def test_a_function_passed_as_a_template_argument_is_inlined(tmp_path):
     assert "TP138" not in port
 
 
+def test_a_library_kernel_takes_the_grid_axes_no_guard_bounds_from_its_caller(tmp_path):
+    """No launch site, `h = blockIdx.y` bounded by nothing in the kernel: the port takes grid_y
+    (a parameter of the port, not of the original); x still comes from the guard on `row`."""
+    run, port = _convert_text(tmp_path, "heads", "__global__ void head_scale(float* x, const float* s, int rows, int dim) {\n"
+                              "    int row = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "    int h = blockIdx.y;\n"
+                              "    if (row >= rows) return;\n"
+                              "    for (int j = 0; j < dim; ++j) x[(h * rows + row) * dim + j] *= s[h];\n"
+                              "}\n", "--block", "64")
+    assert run.returncode == 0, run.stderr
+    assert "grid (ceildiv(rows, 64), grid_y), block (64,), no launch site: the axes no guard bounds are " \
+        "the caller's (grid_y, parameters of the port)" in port
+    assert "def head_scale(x, s, rows, dim, grid_y, *, target=None):" in port
+    check = tileport("verify", tmp_path / "heads.cu", tmp_path / "heads_tl.py", "--no-compile-check",
+                     "--format", "json")
+    assert check.returncode == 0, check.stdout + check.stderr
+    cases = json.loads(check.stdout)["kernels"][0]["cases"]
+    assert all(c["sizes"]["grid_y"] > 1 for c in cases)
+
+
 def test_a_grid_written_as_an_argument_is_that_parameter(tmp_path):
     """`rows<<<B * T, 128>>>(out, B * T, C)`: B and T are the host's, the grid is N."""
     run, port = _convert_text(tmp_path, "rows", "__global__ void rows(float* out, int N, int C) {\n"

@@ -244,6 +244,10 @@ class KernelEmitter:
                  "given": "given on the command line",
                  "given-block": "block given on the command line, grid inferred",
                  "caller": "the caller's (a library kernel: no launch site, no mask that bounds it)",
+                 "caller-axes": "no launch site: the axes no guard bounds are the caller's (" +
+                                ", ".join(p.name for p in self.values.params if getattr(p, "grid_axis", None)
+                                          is not None) + ", parameters of the port), the others from "
+                                "the guards",
                  "launch-site-block": "block from the launch site, grid inferred from the guards "
                                       "(the launch's grid is computed at run time)"}.get(L.origin, L.origin)
         note = "".join(f"; {n}" for n in (L.note, self.values.note) if n)

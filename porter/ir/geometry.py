@@ -103,7 +103,10 @@ def _block_stride(x, locals_: dict, axis: int, block: tuple):
     return stride if isinstance(stride, int) and stride > 0 else None
 
 
-def infer_launch(kernel: Kernel, block=None, grid=None) -> Launch:
+def infer_launch(kernel: Kernel, block=None, grid=None, caller_grid: bool = False) -> Launch:
+    """The launch of a kernel without a usable launch site: block given or default, grid given
+    or covering its guards. caller_grid (a library kernel, no launch site at all): an axis no
+    guard sizes is the caller's, an extra `grid_y` parameter of the port (not of the original)."""
     block = tuple(block) if block else default_block(kernel)
     if grid:
         return Launch(tuple(Const(int(g), "int32") for g in grid), block, 0, "given")
@@ -115,9 +118,25 @@ def infer_launch(kernel: Kernel, block=None, grid=None) -> Launch:
         size = size if size.dtype == "int32" else Cast("int32", size)
         per_block = stride if stride is not None else (block[axis] if axis < len(block) else 1)
         counts[axis] = Call("ceildiv", (size, Const(per_block, "int32")), "int32")
+    if caller_grid:
+        for axis in sorted(uses_grid - set(counts)):
+            counts[axis] = _caller_axis(kernel, axis)
     dims = assemble_grid(kernel, counts, uses_grid, "TP160", "has no launch site", "guards")
     origin = "given-block" if block and block != default_block(kernel) else "inferred"
+    if caller_grid and any(getattr(p, "grid_axis", None) is not None for p in kernel.params):
+        origin = "caller-axes"
     return Launch(dims, block, 0, origin)
+
+
+def _caller_axis(kernel: Kernel, axis: int) -> Var:
+    from porter.ir.nodes import ScalarParam
+
+    taken = {p.name for p in kernel.params}
+    name = f"grid_{'xyz'[axis]}"
+    while name in taken:
+        name += "_"
+    kernel.params.append(ScalarParam(name, "int32", "int", kernel.loc, grid_axis=axis))
+    return Var(name, "int32")
 
 
 def assemble_grid(kernel: Kernel, counts: dict, used: set, code: str, why: str, source: str) -> tuple:

@@ -150,6 +150,9 @@ def _c_arguments(kernel: Kernel, args: list):
     c_args, c_types, where, structs = [], [], [], {}
     for p, a in zip(kernel.params, args):
         member = getattr(p, "member", None)
+        if getattr(p, "grid_axis", None) is not None:
+            where.append(None)  # the caller's grid size: the launch's, not an argument
+            continue
         if member is None:
             where.append(len(c_args))
             c_args.append(a)
@@ -172,7 +175,8 @@ def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str
     if module.language == "cuda":
         c_args, c_types, where = _c_arguments(kernel, args)
         out = _run_original_c(kernel, grid, c_args, c_types, _smem(kernel, args), original, opts, device)
-        return [out[i] if isinstance(p, BufferParam) else a for p, a, i in zip(kernel.params, args, where)]
+        return [out[i] if isinstance(p, BufferParam) and i is not None else a
+                for p, a, i in zip(kernel.params, args, where)]
     return _run_original_triton(kernel, grid, args, original, opts, device)
 
 

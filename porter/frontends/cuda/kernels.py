@@ -174,8 +174,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             # the launch site gave the block but its grid could not be traced to the parameters
             launch = infer_launch(kernel, launch.block, self.given_grid)
             launch.origin = "launch-site-block"
+        # no launch site at all: a library kernel, whose caller chooses what no guard bounds
         kernel.launch = launch if launch is not None else infer_launch(kernel, self.given_block,
-                                                                       self.given_grid)
+                                                                       self.given_grid, caller_grid=True)
         self.size_dynamic_shared(kernel)
         annotate_buffers(kernel)
         return kernel

@@ -119,6 +119,20 @@ def test_kernels_that_are_not_gemms_say_why(tmp_path, body, reason):
     assert r.rule != "gemm" and (r.rule in ("rowwise", "elementwise") or f"gemm: {info.value.reason}" in r.reason)
 
 
+def test_a_row_reduction_folds_its_chunks_and_reduces_once_per_pass():
+    """softmax over 4,096 columns was 16 block-wide reductions per pass (one per 256-wide chunk);
+    the chunks now fold lane by lane into the fragment, then one T.reduce_* per pass."""
+    text = emit_module(raise_module(load_module(str(ROOT / "samples/cuda/softmax_row.cu"))))
+    lines = text.splitlines()
+    reduces = [i for i, line in enumerate(lines) if "T.reduce_" in line]
+    assert len(reduces) == 2  # the max pass and the sum pass
+    for i in reduces:
+        loop = max(k for k in range(i) if "for ck in T.serial(" in lines[k])
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        assert indent == len(lines[loop]) - len(lines[loop].lstrip()), (lines[loop], lines[i])
+    assert "row_max_chunk[j] = T.max(row_max_chunk[j], T.if_then_else(" in text
+
+
 def test_level_tile_fails_with_the_reasons_and_thread_keeps_simt(tmp_path):
     module = load_module(str(ROOT / "samples/cuda/prefix_scan_block.cu"))  # a block scan: no rule
     with pytest.raises(TileportError) as info:

@@ -39,7 +39,8 @@ from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sym
 NAME = "gemm"
 OPTIONS = ("tile", "allow_tf32")  # (BM, BN, BK): `convert --tile 128,128,32`; `--allow-tf32`
 SUMMARY = "one thread per C element summing A[row, k] * B[k, col] (naive or shared-memory tiled)"
-PRODUCES = "T.alloc_shared + T.gemm into a fragment accumulator inside T.Pipelined over K"
+PRODUCES = ("T.alloc_shared + T.gemm into a fragment accumulator inside T.Pipelined over K (fp32 operands: "
+            "fp32 products summed in k order, the original's precision, unless --allow-tf32)")
 
 # (BM, BN, BK, threads, stages) per input dtype: 64-row tiles keep wgmma on sm_90a for halves.
 TILES = {"float16": (64, 64, 32, 128, 2), "bfloat16": (64, 64, 32, 128, 2),

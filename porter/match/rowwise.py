@@ -14,13 +14,14 @@ Before (softmax of one row per block, 256 threads):
     ... the same for the sum of exp(x - max) ...
     for (c = tid; c < cols; c += blockDim.x) out[row * cols + c] = expf(in[...] - max) / sum;
 
-After (the row in 256-wide chunks: a guarded gather, a tile reduction, a running result):
+After (the row in 256-wide chunks folded lane by lane into one fragment, one tile reduction):
 
     row_max = -inf
+    for j in T.Parallel(256): x[j] = -inf
     for ck in T.serial(T.ceildiv(cols, 256)):
-        for j in T.Parallel(256): x[j] = in[row * cols + ck * 256 + j] if in the row else -inf
-        T.reduce_max(x, x_red, dim=0)
-        row_max = T.max(row_max, x_red[0])
+        for j in T.Parallel(256): x[j] = T.max(x[j], in[row * cols + ck * 256 + j] if in the row else -inf)
+    T.reduce_max(x, x_red, dim=0)
+    row_max = T.max(row_max, x_red[0])
     ... sum likewise ...
     for ck in T.serial(T.ceildiv(cols, 256)):
         for j in T.Parallel(256): if in the row: out[...] = T.exp(in[...] - row_max) / row_sum
@@ -55,7 +56,7 @@ SUMMARY = ("a block, or a warp, combines values with sum / max / min / argmax (s
            "loops, then writes the row back, stores or atomically adds the result: row sums, "
            "softmax (also online: running max and rescaled sum), layernorm, RMSNorm, cross-entropy, "
            "GEMV, dot products")
-PRODUCES = "T.Parallel gathers into fragments, T.reduce_* per chunk, T.Parallel row writes"
+PRODUCES = "T.Parallel gathers folded into fragments, one T.reduce_* per row pass, T.Parallel row writes"
 
 CHUNK = 256
 
@@ -230,10 +231,16 @@ def _reduction(r: RowReduce, n: int, names: dict, loc) -> list:
     if single:
         out += step + [combined]
     else:
+        # the chunks fold into one fragment lane by lane; one tile reduction per row pass
         steps = Call("ceildiv", (r.stop, Const(width, "int32")), "int32") if r.stride is None else \
             Call("ceildiv", (BinOp("-", r.stop, r.base, "int32"), r.stride), "int32")
-        out.append(For(ck, Const(0, "int32"), BinOp("<", ck, steps, "bool"), Const(1, "int32"),
-                       step + [combined], loc))
+        folded = combine(r.op, TileLoad(frag, (j,), r.dtype), gather, r.dtype)
+        out += [TileBuffer(frag, r.dtype, (width,), "fragment", loc),
+                ParallelFor((j,), (width,), [TileStore(frag, (j,), identity, loc)], loc),
+                For(ck, Const(0, "int32"), BinOp("<", ck, steps, "bool"), Const(1, "int32"),
+                    [ParallelFor((j,), (width,), [TileStore(frag, (j,), folded, loc)], loc)], loc),
+                TileBuffer(part, r.dtype, (1,), "fragment", loc),
+                Reduce("sum" if r.op == "+" else r.op, frag, part, 0, loc), combined]
     names[r] = acc
     return out
 

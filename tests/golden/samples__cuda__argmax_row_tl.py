@@ -73,18 +73,22 @@ def argmax_row_program():
             if bx < rows:
                 row_max = T.alloc_var(T.float32)
                 row_max = -T.infinity(T.float32)
+                for j in T.Parallel(256):
+                    row_max_chunk[j] = -T.infinity(T.float32)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
-                        row_max_chunk[j] = T.if_then_else(ck * 256 + j < cols, x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)], -T.infinity(T.float32))
-                    T.reduce_max(row_max_chunk, row_max_part, dim=0)
-                    row_max = T.max(row_max, row_max_part[0])
+                        row_max_chunk[j] = T.max(row_max_chunk[j], T.if_then_else(ck * 256 + j < cols, x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)], -T.infinity(T.float32)))
+                T.reduce_max(row_max_chunk, row_max_part, dim=0)
+                row_max = T.max(row_max, row_max_part[0])
                 row_argmax = T.alloc_var(T.int32)
                 row_argmax = 2147483647
+                for j in T.Parallel(256):
+                    row_argmax_chunk[j] = 2147483647
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
-                        row_argmax_chunk[j] = T.if_then_else(ck * 256 + j < cols, T.if_then_else(T.And(x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] == T.max(T.float32(-3.4028234663852886e+38), row_max), x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] > T.float32(-3.4028234663852886e+38)), ck * 256 + j, cols), 2147483647)
-                    T.reduce_min(row_argmax_chunk, row_argmax_part, dim=0)
-                    row_argmax = T.min(row_argmax, row_argmax_part[0])
+                        row_argmax_chunk[j] = T.min(row_argmax_chunk[j], T.if_then_else(ck * 256 + j < cols, T.if_then_else(T.And(x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] == T.max(T.float32(-3.4028234663852886e+38), row_max), x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] > T.float32(-3.4028234663852886e+38)), ck * 256 + j, cols), 2147483647))
+                T.reduce_min(row_argmax_chunk, row_argmax_part, dim=0)
+                row_argmax = T.min(row_argmax, row_argmax_part[0])
                 out_idx[bx] = row_argmax
                 out_val[bx] = T.max(T.float32(-3.4028234663852886e+38), row_max)
 

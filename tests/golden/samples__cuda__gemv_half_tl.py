@@ -72,11 +72,13 @@ def gemv_half_program():
                 if bx * 4 + w < M:
                     row_sum = T.alloc_var(T.float32)
                     row_sum = T.float32(0.0)
+                    for j in T.Parallel(256):
+                        row_sum_chunk[j] = T.float32(0.0)
                     for ck in T.serial(T.ceildiv(K, 256)):
                         for j in T.Parallel(256):
-                            row_sum_chunk[j] = T.if_then_else(ck * 256 + j < K, T.Cast(T.float32, A[T.Cast(T.int64, bx * 4 + w) * K + T.Cast(T.int64, ck * 256 + j)]) * T.Cast(T.float32, x[ck * 256 + j]), T.float32(0.0))
-                        T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
-                        row_sum = row_sum + row_sum_part[0]
+                            row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(ck * 256 + j < K, T.Cast(T.float32, A[T.Cast(T.int64, bx * 4 + w) * K + T.Cast(T.int64, ck * 256 + j)]) * T.Cast(T.float32, x[ck * 256 + j]), T.float32(0.0))
+                    T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
+                    row_sum = row_sum + row_sum_part[0]
                     y[bx * 4 + w] = T.Cast(T.float16, row_sum)
 
     return gemv_half

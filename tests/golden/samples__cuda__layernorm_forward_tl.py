@@ -80,18 +80,22 @@ def layernorm_forward_program():
             if bx < rows:
                 row_sum = T.alloc_var(T.float32)
                 row_sum = T.float32(0.0)
+                for j in T.Parallel(256):
+                    row_sum_chunk[j] = T.float32(0.0)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
-                        row_sum_chunk[j] = T.if_then_else(ck * 256 + j < cols, x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)], T.float32(0.0))
-                    T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
-                    row_sum = row_sum + row_sum_part[0]
+                        row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(ck * 256 + j < cols, x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)], T.float32(0.0))
+                T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
+                row_sum = row_sum + row_sum_part[0]
                 row_sum_1 = T.alloc_var(T.float32)
                 row_sum_1 = T.float32(0.0)
+                for j in T.Parallel(256):
+                    row_sum_1_chunk[j] = T.float32(0.0)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
-                        row_sum_1_chunk[j] = T.if_then_else(ck * 256 + j < cols, (x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] - row_sum / T.Cast(T.float32, cols)) * (x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] - row_sum / T.Cast(T.float32, cols)), T.float32(0.0))
-                    T.reduce_sum(row_sum_1_chunk, row_sum_1_part, dim=0)
-                    row_sum_1 = row_sum_1 + row_sum_1_part[0]
+                        row_sum_1_chunk[j] = row_sum_1_chunk[j] + T.if_then_else(ck * 256 + j < cols, (x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] - row_sum / T.Cast(T.float32, cols)) * (x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] - row_sum / T.Cast(T.float32, cols)), T.float32(0.0))
+                T.reduce_sum(row_sum_1_chunk, row_sum_1_part, dim=0)
+                row_sum_1 = row_sum_1 + row_sum_1_part[0]
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         if ck * 256 + j < cols:

@@ -67,11 +67,13 @@ def reduce_warp_atomic_program():
             row_sum_part = T.alloc_fragment((1,), T.float32)
             row_sum = T.alloc_var(T.float32)
             row_sum = T.float32(0.0)
+            for j in T.Parallel(256):
+                row_sum_chunk[j] = T.float32(0.0)
             for ck in T.serial(T.ceildiv(n - bx * 256, T.Cast(T.int32, T.uint32(256) * T.truncdiv(n + 256 - 1, 256)))):
                 for j in T.Parallel(256):
-                    row_sum_chunk[j] = T.if_then_else(bx * 256 + ck * T.Cast(T.int32, T.uint32(256) * T.truncdiv(n + 256 - 1, 256)) + j < n, in_[bx * 256 + ck * T.Cast(T.int32, T.uint32(256) * T.truncdiv(n + 256 - 1, 256)) + j], T.float32(0.0))
-                T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
-                row_sum = row_sum + row_sum_part[0]
+                    row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(bx * 256 + ck * T.Cast(T.int32, T.uint32(256) * T.truncdiv(n + 256 - 1, 256)) + j < n, in_[bx * 256 + ck * T.Cast(T.int32, T.uint32(256) * T.truncdiv(n + 256 - 1, 256)) + j], T.float32(0.0))
+            T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
+            row_sum = row_sum + row_sum_part[0]
             for j in T.Parallel(1):
                 T.atomic_add(out[0], row_sum)
 

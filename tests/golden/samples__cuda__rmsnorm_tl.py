@@ -73,11 +73,13 @@ def rmsnorm_program():
                 if bx * 4 + w < rows:
                     row_sum = T.alloc_var(T.float32)
                     row_sum = T.float32(0.0)
+                    for j in T.Parallel(256):
+                        row_sum_chunk[j] = T.float32(0.0)
                     for ck in T.serial(T.ceildiv(cols, 256)):
                         for j in T.Parallel(256):
-                            row_sum_chunk[j] = T.if_then_else(ck * 256 + j < cols, x[T.Cast(T.int64, bx * 4 + w) * cols + T.Cast(T.int64, ck * 256 + j)] * x[T.Cast(T.int64, bx * 4 + w) * cols + T.Cast(T.int64, ck * 256 + j)], T.float32(0.0))
-                        T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
-                        row_sum = row_sum + row_sum_part[0]
+                            row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(ck * 256 + j < cols, x[T.Cast(T.int64, bx * 4 + w) * cols + T.Cast(T.int64, ck * 256 + j)] * x[T.Cast(T.int64, bx * 4 + w) * cols + T.Cast(T.int64, ck * 256 + j)], T.float32(0.0))
+                    T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
+                    row_sum = row_sum + row_sum_part[0]
                     for ck in T.serial(T.ceildiv(cols, 256)):
                         for j in T.Parallel(256):
                             if ck * 256 + j < cols:

@@ -71,18 +71,22 @@ def softmax_row_program():
             if bx < rows:
                 row_max = T.alloc_var(T.float32)
                 row_max = -T.infinity(T.float32)
+                for j in T.Parallel(256):
+                    row_max_chunk[j] = -T.infinity(T.float32)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
-                        row_max_chunk[j] = T.if_then_else(ck * 256 + j < cols, in_[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)], -T.infinity(T.float32))
-                    T.reduce_max(row_max_chunk, row_max_part, dim=0)
-                    row_max = T.max(row_max, row_max_part[0])
+                        row_max_chunk[j] = T.max(row_max_chunk[j], T.if_then_else(ck * 256 + j < cols, in_[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)], -T.infinity(T.float32)))
+                T.reduce_max(row_max_chunk, row_max_part, dim=0)
+                row_max = T.max(row_max, row_max_part[0])
                 row_sum_1 = T.alloc_var(T.float32)
                 row_sum_1 = T.float32(0.0)
+                for j in T.Parallel(256):
+                    row_sum_1_chunk[j] = T.float32(0.0)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
-                        row_sum_1_chunk[j] = T.if_then_else(ck * 256 + j < cols, T.exp(in_[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] - T.max(T.float32(-3.4028234663852886e+38), row_max)), T.float32(0.0))
-                    T.reduce_sum(row_sum_1_chunk, row_sum_1_part, dim=0)
-                    row_sum_1 = row_sum_1 + row_sum_1_part[0]
+                        row_sum_1_chunk[j] = row_sum_1_chunk[j] + T.if_then_else(ck * 256 + j < cols, T.exp(in_[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] - T.max(T.float32(-3.4028234663852886e+38), row_max)), T.float32(0.0))
+                T.reduce_sum(row_sum_1_chunk, row_sum_1_part, dim=0)
+                row_sum_1 = row_sum_1 + row_sum_1_part[0]
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         if ck * 256 + j < cols:

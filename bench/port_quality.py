@@ -1,0 +1,160 @@
+#!/usr/bin/env python
+"""What the ports look like once TileLang has lowered them: one row per kernel and arch.
+
+    python bench/port_quality.py [FILES...] [--arch sm_80 --arch sm_90a] [--json OUT]
+
+For each CUDA or Triton file (default: every bundled sample) this converts it the way
+`tileport convert` does, imports the port as verify does, lowers each kernel's program for
+each arch with the port's pass configs (no GPU needed), and prints: level, `T.copy` count in
+the program, async copies in the lowered CUDA (cp.async / TMA / bulk copies), pipeline stages,
+the widest global access (bits), shared bytes, and the port module's lines outside programs
+and wrappers (the runtime every port carries). Registers need ptxas: reported when nvcc is on
+the PATH, else "-". Programs that take constexprs are lowered with the defaults the port's
+launcher would use; a kernel whose lowering fails gets a row saying why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+_WIDTHS = (("float4", 128), ("uint4", 128), ("int4", 128), ("longlong2", 128), ("double2", 128),
+           ("float2", 64), ("uint2", 64), ("int2", 64), ("half2", 32), ("bfloat162", 32))
+
+
+def default_files() -> list[str]:
+    samples = ROOT / "samples"
+    return sorted(str(p) for p in (samples / "cuda").glob("*.cu")) + \
+        sorted(str(p) for p in (samples / "triton").glob("*.py"))
+
+
+def widest_global_access(source: str, buffers: list) -> int:
+    """Bits of the widest load or store of a global buffer in a lowered kernel's CUDA."""
+    best = 32
+    for vector, bits in _WIDTHS:
+        for name in buffers:
+            if re.search(rf"\*\({vector}\*\)\({re.escape(name)} \+", source) or \
+                    re.search(rf"\*\({vector}\*\)\({re.escape(name)}\)", source):
+                best = max(best, bits)
+    return best
+
+
+def runtime_lines(text: str) -> int:
+    """Lines of a port module outside its programs, wrappers and docstrings (imports count)."""
+    tree = ast.parse(text)
+    kept = 0
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the module docstring
+        name = getattr(node, "name", "")
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not name.startswith("_"):
+            continue  # a program factory or a wrapper
+        if isinstance(node, ast.FunctionDef) and name.startswith("_") and name.lstrip("_") in \
+                {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}:
+            continue  # a Triton launcher body `_kernel` behind `kernel = _TritonKernel(_kernel)`
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                getattr(node.value.func, "id", "") == "_TritonKernel":
+            continue
+        kept += (node.end_lineno or node.lineno) - node.lineno + 1
+    return kept
+
+
+def registers(source: str, arch: str) -> str:
+    """Registers per thread from ptxas -v, "-" without nvcc."""
+    if shutil.which("nvcc") is None:
+        return "-"
+    import tilelang
+
+    package = Path(tilelang.__file__).parent
+    includes = [package / "src", package / "3rdparty" / "cutlass" / "include"]
+    with tempfile.TemporaryDirectory() as tmp:
+        cu = Path(tmp) / "k.cu"
+        cu.write_text(source)
+        run = subprocess.run(["nvcc", f"-arch={arch}", "-std=c++17", "-c", "-Xptxas", "-v",
+                              *[f"-I{d}" for d in includes], str(cu), "-o", str(Path(tmp) / "k.o")],
+                             capture_output=True, text=True)
+        found = re.findall(r"Used (\d+) registers", run.stderr)
+        return found[0] if found else "?"
+
+
+def measure(path: str, archs: list) -> list:
+    from porter.diagnostics import TileportError
+    from porter.emit.tilelang import emit_module
+    from porter.frontends.load import load_module
+    from porter.match import raise_module
+    from porter.verify.port_exec import load_port, lower, pass_configs, shared_bytes
+
+    try:
+        module = raise_module(load_module(path))
+    except TileportError as exc:
+        return [{"file": Path(path).name, "kernel": "-", "error": exc.diagnostic.message}]
+    text = emit_module(module, path)
+    with tempfile.TemporaryDirectory() as tmp:
+        port_path = Path(tmp) / "port_tl.py"
+        port_path.write_text(text)
+        port = load_port(str(port_path))
+        rows = []
+        for k in module.kernels:
+            program = getattr(port, f"{k.ident}_program", None) or getattr(port, f"{k.name}_program", None)
+            import inspect
+
+            program_text = inspect.getsource(program) if program is not None else ""
+            stages = re.findall(r"num_stages=(\w+)", program_text)
+            base = {"file": Path(path).name, "kernel": k.name,
+                    "level": "thread" if "T.get_thread_binding" in program_text else "tile",
+                    "t_copy": program_text.count("T.copy("), "stages": ",".join(stages) or "-",
+                    "runtime_lines": runtime_lines(text)}
+            for arch in archs:
+                row = dict(base, arch=arch)
+                try:
+                    defaults = {n: v for n, v in k.constexprs.items() if n in getattr(k, "generic", ())}
+                    func = program(**defaults) if defaults else program()
+                    artifact = lower(func, {"kind": "cuda", "arch": arch}, pass_configs(port))
+                    source = artifact.kernel_source
+                    buffers = [p.name for p in k.params]
+                    row.update(async_copies=len(re.findall(r"cp\.async|cp_async|tma_load|cp\.async\.bulk", source)),
+                               global_bits=widest_global_access(source, buffers),
+                               shared_bytes=shared_bytes(artifact), registers=registers(source, arch))
+                except Exception as exc:  # a lowering TileLang refuses: the row says so
+                    row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+                rows.append(row)
+        return rows
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*")
+    parser.add_argument("--arch", action="append", default=None)
+    parser.add_argument("--json", help="also write the rows here")
+    args = parser.parse_args(argv)
+    archs = args.arch or ["sm_80", "sm_90a"]
+    rows = []
+    for path in args.files or default_files():
+        rows += measure(path, archs)
+    cols = ["file", "kernel", "arch", "level", "t_copy", "async_copies", "stages", "global_bits",
+            "shared_bytes", "registers", "runtime_lines"]
+    print("| " + " | ".join(cols) + " |")
+    print("|" + " --- |" * len(cols))
+    for r in rows:
+        if "error" in r:
+            print(f"| {r['file']} | {r['kernel']} | {r.get('arch', '-')} | error: {r['error']} |")
+            continue
+        print("| " + " | ".join(str(r.get(c, "-")) for c in cols) + " |")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

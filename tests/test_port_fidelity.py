@@ -105,3 +105,26 @@ __global__ void pairs(float* out, const float* a, int n) {
 void launch(float* out, const float* a, int n) { pairs<<<(n + 255) / 256, 256>>>(out, a, n); }
 """)
     assert "T.vectorized" not in port
+
+
+def test_an_unsigned_thread_index_comparison_survives_lowering(tmp_path):
+    """`if (threadIdx.x < RADIUS)` compares uint32: printed as `T.Cast(T.uint32, tx) < T.uint32(3)`
+    TileLang 0.1.15 dropped the branch condition, so every thread wrote the halo (found once the
+    ports stopped carrying per-access extent checks that hid the stray reads)."""
+    port = _convert(tmp_path, "halo", """
+__global__ void halo(const float* in, float* out, int n) {
+    __shared__ float t[256 + 6];
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    t[threadIdx.x + 3] = g < n ? in[g] : 0.0f;
+    if (threadIdx.x < 3) t[threadIdx.x] = g >= 3 ? in[g - 3] : 0.0f;
+    __syncthreads();
+    if (g < n) out[g] = t[threadIdx.x] + t[threadIdx.x + 3];
+}
+void launch(const float* in, float* out, int n) { halo<<<(n + 255) / 256, 256>>>(in, out, n); }
+""")
+    assert "if tx < 3:" in port
+    from porter.verify.port_exec import load_port, lower, pass_configs
+
+    module = load_port(str(tmp_path / "halo_tl.py"))
+    source = lower(module.halo_program(), {"kind": "cuda", "arch": "sm_80"}, pass_configs(module)).kernel_source
+    assert "((int)threadIdx.x) < 3)" in source, source

@@ -80,6 +80,12 @@ def _signed64(e):
 def _step(e):
     if isinstance(e, BinOp) and e.dtype == "uint64" and e.op in ("+", "-", "*"):
         return _signed64(e)
+    if isinstance(e, BinOp) and e.op in _INVERSE and e.a.dtype == "uint32" and e.b.dtype == "uint32":
+        # `threadIdx.x < RADIUS` compares unsigned index arithmetic: in int32 it is the same
+        # comparison (TVM 0.1.15 drops `T.Cast(T.uint32, tx) < T.uint32(3)` as always true)
+        a, b = _demoted(e.a), _demoted(e.b)
+        if a is not None and b is not None:
+            return BinOp(e.op, a, b, "bool")
     if isinstance(e, Cast) and e.dtype == "int32":
         inner = _demoted(e.a)
         if inner is not None:

@@ -77,7 +77,7 @@ def scan_block_inclusive_program():
             T.sync_threads()
             offset = T.alloc_var(T.int32)
             offset = 1
-            while T.Cast(T.uint32, offset) < T.uint32(256):
+            while offset < 256:
                 pout = 1 - pout
                 pin = 1 - pout
                 if tid >= offset:
@@ -88,7 +88,7 @@ def scan_block_inclusive_program():
                 offset = offset << 1
             if gid < n:
                 out[gid] = temp[pout * 256 + tid]
-            if T.And(True, T.Cast(T.uint32, tid) == T.uint32(255)):
+            if T.And(True, tid == 255):
                 block_sums[T.Cast(T.uint32, bx)] = temp[pout * 256 + tid]
 
     return scan_block_inclusive
@@ -128,7 +128,7 @@ def add_block_offsets_program():
         with T.Kernel(T.ceildiv(n, 256), threads=256) as bx:
             for tx in T.Parallel(256):
                 gid = bx * 256 + tx
-                if T.Not(T.Or(T.Cast(T.uint32, bx) == T.uint32(0), gid >= n)):
+                if T.Not(T.Or(bx == 0, gid >= n)):
                     out[gid] = out[gid] + scanned_sums[T.Cast(T.uint32, bx - 1)]
 
     return add_block_offsets

@@ -68,7 +68,7 @@ def reduce_sum_program():
             row_sum = T.alloc_var(T.float32)
             row_sum = T.float32(0.0)
             for j in T.Parallel(256):
-                row_sum_chunk[j] = T.if_then_else(T.Cast(T.uint32, bx * 256 + j) < T.Cast(T.uint32, n), in_[T.Cast(T.uint32, bx * 256 + j)], T.float32(0.0))
+                row_sum_chunk[j] = T.if_then_else(bx * 256 + j < n, in_[T.Cast(T.uint32, bx * 256 + j)], T.float32(0.0))
             T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
             row_sum = row_sum + row_sum_part[0]
             out[T.Cast(T.uint32, bx)] = row_sum

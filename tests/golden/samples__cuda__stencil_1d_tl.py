@@ -70,7 +70,7 @@ def stencil_1d_program():
             gindex = bx * 256 + tx
             lindex = tx + 3
             temp[lindex] = T.if_then_else(gindex < n, in_[gindex], T.float32(0.0))
-            if T.Cast(T.uint32, tx) < T.uint32(3):
+            if tx < 3:
                 left = gindex - 3
                 right = gindex + 256
                 temp[lindex - 3] = T.if_then_else(left >= 0, in_[left], T.float32(0.0))

@@ -207,6 +207,18 @@ def test_a_library_kernel_takes_the_grid_axes_no_guard_bounds_from_its_caller(tm
     assert all(c["sizes"]["grid_y"] > 1 for c in cases)
 
 
+def test_a_launch_grid_of_host_values_is_named_as_such(tmp_path):
+    """`k<<<dim3(B, H), 64>>>(x, n)`: the kernel never receives B or H; the diagnostic says that
+    (it said "has no launch site")."""
+    run, _ = _convert_text(tmp_path, "hostgrid", "__global__ void k(float* x, int n) {\n"
+                           "    x[(blockIdx.y * gridDim.x + blockIdx.x) * n + threadIdx.x] = 1.0f;\n"
+                           "}\n"
+                           "void run(float* x, int B, int H, int n) { k<<<dim3(B, H), 64>>>(x, n); }\n")
+    assert run.returncode != 0
+    assert "TP160" in run.stderr and "uses host values the kernel does not receive" in run.stderr
+    assert "(line 4)" in run.stderr and "no launch site" not in run.stderr
+
+
 def test_a_grid_written_as_an_argument_is_that_parameter(tmp_path):
     """`rows<<<B * T, 128>>>(out, B * T, C)`: B and T are the host's, the grid is N."""
     run, port = _convert_text(tmp_path, "rows", "__global__ void rows(float* out, int N, int C) {\n"

@@ -87,6 +87,27 @@ def test_an_fp32_fma_loop_keeps_fp32_products_unless_tf32_is_allowed(tmp_path):
     assert "T.gemm(a_tile, b_tile, acc)" in fast and "acc_k" not in fast
 
 
+def test_row_major_operands_are_copied_and_the_aligned_program_copies_asynchronously(tmp_path):
+    """A[row * K + k] and B[k * N + col], bounded by M, N, K: 2-D views, T.copy into the shared
+    tiles inside T.Pipelined; the wrapper takes the program that may assume whole tiles when
+    the sizes allow, and TileLang lowers its copies to cp.async (sm_80) and TMA (sm_90a)."""
+    text = emit_module(raise_module(load_module(str(ROOT / "samples/cuda/matmul_tiled.cu"))))
+    assert "A: T.Tensor((M, K), T.float32)" in text and "B: T.Tensor((K, N), T.float32)" in text
+    assert "T.copy(A[by * 64, ko * 16], a_tile)" in text and "T.copy(B[ko * 16, bx * 64], b_tile)" in text
+    assert "aligned = M % 64 == 0 and N % 64 == 0 and K % 16 == 0 and _aligned16(A, B)" in text
+    port = tmp_path / "mm_tl.py"
+    port.write_text(text)
+    from porter.verify.port_exec import async_copies, load_port, lower, pass_configs
+
+    module = load_port(str(port))
+    for arch, marker in (("sm_80", "cp_async_gs<16>"), ("sm_90a", "tma_load")):
+        fast = lower(module.sgemm_tiled_program(aligned=True), {"kind": "cuda", "arch": arch}, pass_configs(module))
+        assert marker in fast.kernel_source and async_copies(fast.kernel_source) >= 2, arch
+    # ragged sizes: still asynchronous, one predicated 4-byte copy per element
+    general = lower(module.sgemm_tiled_program(), {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
+    assert "cp_async_gs_conditional<4>" in general.kernel_source and "cp_async_gs<16>" not in general.kernel_source
+
+
 @pytest.mark.parametrize("body, reason", [
     # a row reduction through a shared-memory tree: not a GEMM, threads cooperate
     ("""

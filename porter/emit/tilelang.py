@@ -27,7 +27,7 @@ from porter.ir.nodes import (
 )
 from porter.ir.printer import format_expr
 from porter.emit.vectors import vectorize_lanes
-from porter.ir.tiles import Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, is_tile_level
+from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, is_tile_level
 from porter.ir.walk import walk_stmts
 
 def _templates_dir() -> Path:
@@ -64,6 +64,11 @@ class KernelView:
     wrapper_params: list = field(default_factory=list)
     call_args: list = field(default_factory=list)
     buffers: list = field(default_factory=list)     # (name, dtype) for wrapper checks
+    shaped: list = field(default_factory=list)      # (name, dtype, "(M, K)"): buffers passed as 2-D views
+    aligned: str = ""                               # the wrapper's test for the aligned program
+    factory_params: list = field(default_factory=list)
+    compile_key: str = ""                           # _compiled's key and program, as Python text
+    program_call: str = ""
     constexprs: list = field(default_factory=list)  # (name, value)
     derived: list = field(default_factory=list)     # (name, Python expression over wrapper params)
     triton: dict | None = None                      # Triton's calling convention (triton_view)
@@ -150,11 +155,21 @@ class KernelEmitter:
                        level="tile", rule="element-wise: T.Parallel over the block")
         taken = set(self.names.values()) | set(self.param_names.values())
         struct_names, fields = {}, {}
+        # sizes that are a 2-D buffer's shape: TileLang binds them from the tensor (T.dynamic)
+        shape_sizes = {d for p in k.params if isinstance(p, BufferParam) and p.shape for d in p.shape}
         for p in k.params:
             name = self.param_names[p.name]
             if self.grid_names and getattr(p, "grid_axis", None) is not None:
                 continue  # the caller's grid replaces it
-            if isinstance(p, BufferParam):
+            if p.name in shape_sizes:
+                v.dynamic.append((name, name))
+                v.wrapper_params.append(name)
+                continue
+            if isinstance(p, BufferParam) and p.shape:
+                dims = "(" + ", ".join(self.param_names[d] for d in p.shape) + ")"
+                v.signature.append(f"{name}: T.Tensor({dims}, {dtype_ref(p.dtype)})")
+                v.shaped.append((name, p.dtype, dims))
+            elif isinstance(p, BufferParam):
                 extent = _safe(f"{p.name}_numel", taken)
                 v.dynamic.append((extent, extent))
                 v.signature.append(f"{name}: T.Tensor(({extent},), {dtype_ref(p.dtype)})")
@@ -179,6 +194,7 @@ class KernelEmitter:
             fields[member.struct] += 1
         v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items() if n not in k.derived_constexprs]
         v.derived = [(n, host_python(e, self.param_names)) for n, e in self.values.derived_constexprs.items()]
+        self.specialization(v)
         grid = [self.expr(simplify_grid(g)) for g in launch.grid] or ["1"]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))
         body = simplify_stmts(substitute_block_dims(self.body, tuple(launch.block)))
@@ -214,7 +230,27 @@ class KernelEmitter:
             if v.level != "thread":
                 threads = "threads"  # num_warps * 32, the caller's
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
+        if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
+            v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {m} == 0)"
+                                        for n, m in self.k.aligned_sizes.items()] + v.body
         return v
+
+    def specialization(self, v: KernelView) -> None:
+        """The program factory's parameters and how the wrapper compiles: per launch-derived
+        constexpr, and, for a kernel with an aligned specialization (whole tiles, 16-byte aligned
+        2-D operands: TileLang's async copies), per `aligned`."""
+        names = [n for n, _ in v.derived]
+        if self.k.aligned_sizes and v.shaped:
+            tests = [f"{self.param_names[n]} % {m} == 0" for n, m in self.k.aligned_sizes.items()]
+            tests.append(f"_aligned16({', '.join(name for name, _, _ in v.shaped)})")
+            v.aligned = " and ".join(tests)
+            names.append("aligned")
+        v.factory_params = names[:-1] + ["aligned=False"] if v.aligned else list(names)
+        if names:
+            v.compile_key = f'("{v.name}", {", ".join(names)})'
+            v.program_call = f"lambda: {v.program}({', '.join(names)})"
+        else:
+            v.compile_key, v.program_call = f'"{v.name}"', v.program
 
     def allocations(self, body) -> list:
         """Shared and local arrays, declared once at the top of the kernel as TileLang requires."""
@@ -319,6 +355,9 @@ class KernelEmitter:
                 lines.append(f"{pad}T.fill({self.names[s.buffer]}, {self.expr(s.value)})")
             elif isinstance(s, Gemm):
                 lines += self.gemm(s, pad)
+            elif isinstance(s, Copy):
+                origin = ", ".join(self.expr(o) for o in s.origin)
+                lines.append(f"{pad}T.copy({self.names.get(s.buffer, s.buffer)}[{origin}], {self.names[s.tile]})")
             elif isinstance(s, Reduce):
                 lines.append(f"{pad}T.reduce_{s.op}({self.names[s.src]}, {self.names[s.dst]}, dim={s.dim})")
             elif isinstance(s, Cumsum):

@@ -279,6 +279,9 @@ class BufferParam:
     extent: Expr | None = None  # element count, in terms of scalar params
     c_type: str = ""
     loc: Loc | None = None
+    # row-major shape in scalar parameters (("M", "K")) when the port indexes it in 2-D (T.copy);
+    # the port's wrapper passes a view of that shape; None: a flat buffer
+    shape: tuple | None = None
 
     @property
     def access(self) -> str:
@@ -334,6 +337,9 @@ class Kernel:
     # CUDA: scalar parameters in the offset of a vector access (`reinterpret_cast<float4*>(x + r * P)`)
     # -> the element count they must be a multiple of, for the access to be aligned
     alignments: dict = field(default_factory=dict)
+    # sizes whose multiples let the port take an aligned specialization (gemm: whole tiles,
+    # async copies): size -> multiple; verify runs one case with each size a multiple
+    aligned_sizes: dict = field(default_factory=dict)
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
 

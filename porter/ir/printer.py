@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from porter.ir.tiles import (
-    Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore,
+    Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore,
 )
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Call, Cast, Comment, Const, Continue,
@@ -104,6 +104,9 @@ def format_stmts(stmts, indent: int = 1) -> list[str]:
             lines.append(f"{pad}gemm({s.a}, {s.b} -> {s.c}{clear});{_loc(s)}")
         elif isinstance(s, Reduce):
             lines.append(f"{pad}reduce_{s.op}({s.src} -> {s.dst}, dim={s.dim});{_loc(s)}")
+        elif isinstance(s, Copy):
+            origin = ", ".join(format_expr(o) for o in s.origin)
+            lines.append(f"{pad}copy({s.buffer}[{origin}] -> {s.tile});{_loc(s)}")
         elif isinstance(s, Cumsum):
             rev = ", reverse" if s.reverse else ""
             lines.append(f"{pad}cumsum({s.src} -> {s.dst}, dim={s.dim}{rev});{_loc(s)}")

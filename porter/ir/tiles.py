@@ -88,6 +88,17 @@ class Gemm:
 
 
 @dataclass
+class Copy:
+    """T.copy of the tile-shaped region of a 2-D global buffer starting at `origin` (row, col)
+    into a tile; TileLang bounds it by the buffer's shape (elements outside read as zero)."""
+
+    buffer: str
+    origin: tuple
+    tile: str
+    loc: Loc | None = None
+
+
+@dataclass
 class Reduce:
     """dst = op-reduction of src along `dim` (op: sum, max, min); dst drops that dim."""
 
@@ -109,7 +120,7 @@ class Cumsum:
     loc: Loc | None = None
 
 
-TILE_STMTS = (TileBuffer, TileStore, ParallelFor, Fill, Gemm, Reduce, Cumsum)
+TILE_STMTS = (TileBuffer, TileStore, ParallelFor, Fill, Gemm, Reduce, Cumsum, Copy)
 
 
 def is_tile_level(body) -> bool:

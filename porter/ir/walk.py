@@ -8,7 +8,7 @@ from typing import Callable, Iterator
 from porter.ir.nodes import (
     Assign, Atomic, BinOp, Call, Cast, Decl, For, If, Load, Select, Store, UnaryOp, While,
 )
-from porter.ir.tiles import Fill, ParallelFor, TileLoad, TileStore
+from porter.ir.tiles import Copy, Fill, ParallelFor, TileLoad, TileStore
 
 
 def children(e) -> tuple:
@@ -72,6 +72,8 @@ def stmt_exprs(s) -> tuple:
         return (*s.indices, s.value)
     if isinstance(s, Fill):
         return (s.value,)
+    if isinstance(s, Copy):
+        return tuple(s.origin)
     return ()
 
 
@@ -123,5 +125,7 @@ def map_stmts(stmts: list, fn: Callable) -> list:
                            value=map_expr(s.value, fn))
         elif isinstance(s, Fill):
             s = dc.replace(s, value=map_expr(s.value, fn))
+        elif isinstance(s, Copy):
+            s = dc.replace(s, origin=tuple(map_expr(o, fn) for o in s.origin))
         out.append(s)
     return out

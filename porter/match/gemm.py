@@ -30,8 +30,11 @@ import dataclasses
 import sympy
 
 from porter.ir.fold import fold
-from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Store, If, Var, For, Kernel, Launch, UnaryOp, is_float
-from porter.ir.tiles import Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
+from porter.ir.nodes import (
+    BinOp, Builtin, Call, Cast, Const, Load, Select, Store, If, Var, For, Kernel, Launch, ScalarParam, UnaryOp,
+    is_float,
+)
+from porter.ir.tiles import Copy, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
 from porter.match.summary import Miss, Sum, all_of, conjuncts, sums_in, summarize
 from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, to_sympy
@@ -252,9 +255,36 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     n_base = BinOp("*", bx, Const(bn, "int32"), "int32")
     k_base = BinOp("*", ko, Const(bk, "int32"), "int32")
 
+    params = {p.name: p for p in kernel.params}
+    reads = _load_counts(kernel.body)
+
+    def shape_for_copy(f, idx, kdim_first):
+        """(rows, cols) size names when the operand is a row-major matrix the tile can be copied
+        from: A[row * K + k] with K the sum's bound and rows bounded by M; B[k * N + col] with
+        columns bounded by N. T.copy bounds the region by that shape, as the guards did."""
+        if f1[0] == f2[0] or reads.get(f[0]) != 1:
+            return None
+        aff = affine_in(idx, [frame.gx, frame.gy, kk])
+        if aff is None or aff[1] != 0:
+            return None
+        coeffs = aff[0]
+        outer = n_sym if kdim_first else m_sym
+        stride = coeffs[kk] if kdim_first else coeffs[outer]
+        if (coeffs[outer] if kdim_first else coeffs[kk]) != 1 or not isinstance(stride, sympy.Symbol):
+            return None
+        bound = extent[outer]
+        names = [x.name if isinstance(x, Var) else None for x in (k_stop, bound)]
+        if None in names or any(not isinstance(params.get(n), ScalarParam) for n in names + [stride.name]):
+            return None
+        if kdim_first:  # B is (K, N): its row stride is the column bound
+            return (names[0], names[1]) if stride.name == names[1] else None
+        return (names[1], names[0]) if stride.name == names[0] else None  # A is (M, K)
+
+    shapes = {}
+
     def stage(f, idx, rows, cols, kdim_first, name):
-        """The shared tile of one operand for K step ko, as a guarded gather; A's tile (BM, BK)
-        follows the row, B's (BK, BN) the column (the other coordinate is not in its index)."""
+        """The shared tile of one operand for K step ko: a T.copy of a row-major operand, else a
+        guarded gather; A's tile (BM, BK) follows the row, B's (BK, BN) the column."""
         zero = Const(0, "int32")
         if kdim_first:  # B
             kexpr, r, c = BinOp("+", k_base, i, "int32"), zero, BinOp("+", n_base, j, "int32")
@@ -266,6 +296,11 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         parts = [within] + [cond_ir(g, r, c) for g in own_guards[kdim_first]] + \
             [BinOp("<", kexpr, k_stop, "bool")] + _conjuncts(cond_ir(f[2], r, c, kexpr))
         guard = all_of(parts)
+        shape = shape_for_copy(f, idx, kdim_first)
+        if shape is not None and set(_conjuncts(guard)) == {within, BinOp("<", kexpr, k_stop, "bool")}:
+            shapes[f[0]] = shape  # the guards are the shape's bounds: T.copy reads the same
+            origin = (k_base, n_base) if kdim_first else (m_base, k_base)
+            return [TileBuffer(name, f[3], (rows, cols), "shared", loc), Copy(f[0], origin, name, loc)]
         load = Load(f[0], index, f[3])
         value = Select(guard, load, Const(0.0, f[3]), f[3])
         return [TileBuffer(name, f[3], (rows, cols), "shared", loc),
@@ -293,9 +328,26 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     m_tiles = Call("ceildiv", (extent[m_sym], Const(bm, "int32")), "int32")
     batch = tuple(grid[2:3])  # a batch on the grid's z axis keeps its blocks
     launch = Launch((n_tiles, m_tiles) + batch, (1,), 0, kernel.launch.origin, kernel.launch.loc, threads)
-    return dataclasses.replace(kernel, body=body, launch=launch)
+    new_params = [dataclasses.replace(p, shape=shapes[p.name]) if p.name in shapes else p for p in kernel.params]
+    aligned = {}
+    if len(shapes) == 2 and not batch:  # whole tiles on every axis: the async-copy specialization
+        (rows_a, depth), (_, cols_b) = shapes[a[0][0]], shapes[b[0][0]]
+        aligned = {rows_a: bm, cols_b: bn, depth: bk}
+    return dataclasses.replace(kernel, body=body, launch=launch, params=new_params, aligned_sizes=aligned)
 
 
+def _load_counts(body) -> dict:
+    """How many loads of each buffer the kernel's text holds: an operand read once (in the
+    product, or staged once into shared memory) has no other use its 2-D view could change."""
+    from porter.ir.walk import stmt_exprs, walk_stmts
+
+    counts: dict = {}
+    for t in walk_stmts(body):
+        for e in stmt_exprs(t):
+            for n in walk_expr(e):
+                if isinstance(n, Load):
+                    counts[n.buffer] = counts.get(n.buffer, 0) + 1
+    return counts
 def _grid_extent(grid, axis, block):
     """How many threads the original launch has along an axis (grid * block)."""
     g = grid[axis] if axis < len(grid) else Const(1, "int32")

@@ -9,6 +9,7 @@ compiled for CUDA sm_80 and sm_90a as a compile check, and runs on a GPU when th
 from __future__ import annotations
 
 import ast
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,6 +127,22 @@ def _port_functions(port: str) -> set:
     names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
               if isinstance(t, ast.Name)}
     return names
+
+
+def aligned_sizes(port: str, function: str) -> dict:
+    """The sizes a port's wrapper tests before it takes its aligned program
+    (`aligned = M % 64 == 0 and ...`): size -> multiple, read from the port's text."""
+    try:
+        tree = ast.parse(Path(port).read_text(encoding="utf-8"))
+    except (SyntaxError, OSError, UnicodeDecodeError):
+        return {}
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name == function:
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["aligned"]:
+                    text = ast.unparse(node.value)
+                    return {name: int(m) for name, m in re.findall(r"\b(\w+) % (\d+) == 0", text)}
+    return {}
 
 
 def _grid(kernel: Kernel, scalars: dict) -> tuple:
@@ -306,6 +323,8 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
                                       f"'{kernel.ident}_program'); was it generated from this file?",
                                       Loc(port))
             continue
+        if module.language == "cuda":
+            kernel.aligned_sizes = aligned_sizes(port, kernel.ident)  # one case for its aligned program
         try:
             specs = specializations(kernel)
             for spec in specs:

@@ -112,6 +112,14 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         if index_buffers(kernel):
             scalars[INDEX_LIMIT] = min(values, default=16)
         problems.append(scalars)
+    if kernel.aligned_sizes and problems:
+        # the port's aligned program (whole tiles, async copies) runs only when every such size
+        # is a multiple: one more case, two tiles on each of those axes
+        extra = dict(problems[0])
+        for name, multiple in kernel.aligned_sizes.items():
+            if name in extra and name not in given:
+                extra[name] = 2 * multiple
+        problems.append(extra)
     return problems
 
 

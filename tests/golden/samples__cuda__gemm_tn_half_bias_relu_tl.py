@@ -38,6 +38,18 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape):
+    """A row-major matrix the port reads in 2-D: the first rows * cols elements of the flat
+    buffer the original takes, seen with that shape."""
+    flat = _flat(tensor, name, dtype)
+    count = 1
+    for extent in shape:
+        count *= int(extent)
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat[:count].view(*[int(extent) for extent in shape])
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
     if hasattr(value, name):
@@ -54,19 +66,18 @@ def _member(value, name, index):
 def gemm_tn_bias_relu_program():
     """The TileLang program for `gemm_tn_bias_relu`: one T.Kernel block per original block."""
     At_numel = T.dynamic("At_numel")
-    B_numel = T.dynamic("B_numel")
     bias_numel = T.dynamic("bias_numel")
     Y_numel = T.dynamic("Y_numel")
+    N = T.dynamic("N")
+    K = T.dynamic("K")
 
     @T.prim_func
     def gemm_tn_bias_relu(
         At: T.Tensor((At_numel,), T.float16),
-        B: T.Tensor((B_numel,), T.float16),
+        B: T.Tensor((K, N), T.float16),
         bias: T.Tensor((bias_numel,), T.float32),
         Y: T.Tensor((Y_numel,), T.float16),
         M: T.int32,
-        N: T.int32,
-        K: T.int32,
     ):
         with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128) as (bx, by):
             acc = T.alloc_fragment((64, 64,), T.float32)
@@ -77,8 +88,7 @@ def gemm_tn_bias_relu_program():
             for ko in T.Pipelined(T.ceildiv(K, 32), num_stages=2):
                 for i, j in T.Parallel(64, 32):
                     a_tile[i, j] = T.if_then_else(T.And(by * 64 + i < M, ko * 32 + j < K), At[by * 64 + i + M * (ko * 32 + j)], T.float16(0.0))
-                for i, j in T.Parallel(32, 64):
-                    b_tile[i, j] = T.if_then_else(T.And(bx * 64 + j < N, ko * 32 + i < K), B[bx * 64 + j + N * (ko * 32 + i)], T.float16(0.0))
+                T.copy(B[ko * 32, bx * 64], b_tile)
                 T.gemm(a_tile, b_tile, acc)
             for i, j in T.Parallel(64, 64):
                 if T.And(by * 64 + i < M, bx * 64 + j < N):
@@ -92,9 +102,9 @@ def gemm_tn_bias_relu(At, B, bias, Y, M, N, K, *, target=None):
 
     target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the CPU.
     """
+    B = _shaped(B, "B", "float16", (K, N))
     kernel = _compiled("gemm_tn_bias_relu", gemm_tn_bias_relu_program, target)
     At = _flat(At, "At", "float16")
-    B = _flat(B, "B", "float16")
     bias = _flat(bias, "bias", "float32")
     Y = _flat(Y, "Y", "float16")
-    kernel(At, B, bias, Y, M, N, K)
+    kernel(At, B, bias, Y, M)

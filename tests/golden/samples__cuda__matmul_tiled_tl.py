@@ -38,6 +38,23 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape):
+    """A row-major matrix the port reads in 2-D: the first rows * cols elements of the flat
+    buffer the original takes, seen with that shape."""
+    flat = _flat(tensor, name, dtype)
+    count = 1
+    for extent in shape:
+        count *= int(extent)
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat[:count].view(*[int(extent) for extent in shape])
+
+
+def _aligned16(*tensors):
+    """Every tensor starts on a 16-byte boundary (what 128-bit async copies need)."""
+    return all(t.data_ptr() % 16 == 0 for t in tensors)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
     if hasattr(value, name):
@@ -51,32 +68,32 @@ def _member(value, name, index):
 # launch: grid (ceildiv(N, 64), ceildiv(M, 64)), block (1,), from the launch site (line 53)
 
 
-def sgemm_tiled_program():
+def sgemm_tiled_program(aligned=False):
     """The TileLang program for `sgemm_tiled`: one T.Kernel block per original block."""
-    A_numel = T.dynamic("A_numel")
-    B_numel = T.dynamic("B_numel")
     C_numel = T.dynamic("C_numel")
+    M = T.dynamic("M")
+    N = T.dynamic("N")
+    K = T.dynamic("K")
 
     @T.prim_func
     def sgemm_tiled(
-        A: T.Tensor((A_numel,), T.float32),
-        B: T.Tensor((B_numel,), T.float32),
+        A: T.Tensor((M, K), T.float32),
+        B: T.Tensor((K, N), T.float32),
         C: T.Tensor((C_numel,), T.float32),
-        M: T.int32,
-        N: T.int32,
-        K: T.int32,
     ):
         with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128) as (bx, by):
+            if aligned:
+                T.assume(M % 64 == 0)
+                T.assume(N % 64 == 0)
+                T.assume(K % 16 == 0)
             acc = T.alloc_fragment((64, 64,), T.float32)
             a_tile = T.alloc_shared((64, 16,), T.float32)
             b_tile = T.alloc_shared((16, 64,), T.float32)
             for i, j in T.Parallel(64, 64):
                 acc[i, j] = T.float32(0.0)
             for ko in T.Pipelined(T.ceildiv(K, 16), num_stages=2):
-                for i, j in T.Parallel(64, 16):
-                    a_tile[i, j] = T.if_then_else(T.And(by * 64 + i < M, ko * 16 + j < K), A[ko * 16 + j + K * (by * 64 + i)], T.float32(0.0))
-                for i, j in T.Parallel(16, 64):
-                    b_tile[i, j] = T.if_then_else(T.And(bx * 64 + j < N, ko * 16 + i < K), B[bx * 64 + j + N * (ko * 16 + i)], T.float32(0.0))
+                T.copy(A[by * 64, ko * 16], a_tile)
+                T.copy(B[ko * 16, bx * 64], b_tile)
                 for acc_i, acc_j in T.Parallel(64, 64):
                     for acc_k in T.serial(16):
                         acc[acc_i, acc_j] = acc[acc_i, acc_j] + a_tile[acc_i, acc_k] * b_tile[acc_k, acc_j]
@@ -92,8 +109,10 @@ def sgemm_tiled(A, B, C, M, N, K, *, target=None):
 
     target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the CPU.
     """
-    kernel = _compiled("sgemm_tiled", sgemm_tiled_program, target)
-    A = _flat(A, "A", "float32")
-    B = _flat(B, "B", "float32")
+    A = _shaped(A, "A", "float32", (M, K))
+    B = _shaped(B, "B", "float32", (K, N))
+    # whole tiles and aligned operands: the program whose copies are asynchronous
+    aligned = M % 64 == 0 and N % 64 == 0 and K % 16 == 0 and _aligned16(A, B)
+    kernel = _compiled(("sgemm_tiled", aligned), lambda: sgemm_tiled_program(aligned), target)
     C = _flat(C, "C", "float32")
-    kernel(A, B, C, M, N, K)
+    kernel(A, B, C)

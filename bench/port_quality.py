@@ -118,8 +118,12 @@ def measure(path: str, archs: list) -> list:
             for arch in archs:
                 row = dict(base, arch=arch)
                 try:
-                    defaults = {n: v for n, v in k.constexprs.items() if n in getattr(k, "generic", ())}
-                    func = program(**defaults) if defaults else program()
+                    # what the launcher passes: launch-derived constexprs (positional), then
+                    # the generic ones, at the values the conversion saw
+                    derived = [k.constexprs[n] for n in k.derived_constexprs]
+                    generic = {n: v for n, v in k.constexprs.items()
+                               if n in getattr(k, "generic", ()) and n not in k.derived_constexprs}
+                    func = program(*derived, **generic)
                     artifact = lower(func, {"kind": "cuda", "arch": arch}, pass_configs(port))
                     source = artifact.kernel_source
                     buffers = [p.name for p in k.params]

@@ -108,6 +108,22 @@ def test_row_major_operands_are_copied_and_the_aligned_program_copies_asynchrono
     assert "cp_async_gs_conditional<4>" in general.kernel_source and "cp_async_gs<16>" not in general.kernel_source
 
 
+def test_transposed_operands_are_copied_as_stored_and_read_transposed(tmp_path):
+    """`At[k * M + row]` is a (K, M) matrix: its tile is copied as stored, (BK, BM), and T.gemm
+    reads it with transpose_A; `Bt[col * K + k]` likewise with transpose_B (fp32: the k-ordered
+    products index the tile the same way)."""
+    tn = emit_module(raise_module(load_module(str(ROOT / "samples/cuda/gemm_tn_half_bias_relu.cu"))))
+    assert "At: T.Tensor((K, M), T.float16)" in tn and "T.copy(At[ko * 32, by * 64], a_tile)" in tn
+    assert "a_tile = T.alloc_shared((32, 64,), T.float16)" in tn
+    assert "T.gemm(a_tile, b_tile, acc, transpose_A=True)" in tn
+    nt = cuda(tmp_path, NAIVE.replace("B[k * N + col]", "B[col * K + k]"))
+    fma = emit_module(raise_module(load_module(nt)))
+    assert "B: T.Tensor((N, K), T.float32)" in fma and "T.copy(B[bx * 64, ko * 16], b_tile)" in fma
+    assert "a_tile[acc_i, acc_k] * b_tile[acc_j, acc_k]" in fma
+    fast = emit_module(raise_module(load_module(nt), "auto", {"allow_tf32": True}))
+    assert "T.gemm(a_tile, b_tile, acc, transpose_B=True)" in fast
+
+
 @pytest.mark.parametrize("body, reason", [
     # a row reduction through a shared-memory tree: not a GEMM, threads cooperate
     ("""

@@ -372,10 +372,12 @@ class KernelEmitter:
         product summed over k in order per accumulator element (T.gemm of float32 tiles is TF32)."""
         a, b, c = self.names[s.a], self.names[s.b], self.names[s.c]
         tiles = {t.name: t for t in walk_stmts(self.body) if isinstance(t, TileBuffer)}
+        flags = (", transpose_A=True" if s.transpose_a else "") + (", transpose_B=True" if s.transpose_b else "")
         if not _fp32_products(s, self.body):
             clear = ", clear_accum=True" if s.clear else ""
-            return [f"{pad}T.gemm({a}, {b}, {c}{clear})"]
-        (rows, depth), cols = tiles[s.a].shape, tiles[s.b].shape[1]
+            return [f"{pad}T.gemm({a}, {b}, {c}{flags}{clear})"]
+        rows, depth = tiles[s.a].shape[::-1] if s.transpose_a else tiles[s.a].shape
+        cols = tiles[s.b].shape[0] if s.transpose_b else tiles[s.b].shape[1]
         i, j, k = (_safe(n, set(self.names.values())) for n in (f"{c}_i", f"{c}_j", f"{c}_k"))
         def read(tile, index):
             same = tiles[tile].dtype == tiles[s.c].dtype
@@ -385,8 +387,9 @@ class KernelEmitter:
         lines = [f"{pad}T.clear({c})"] if s.clear else []
         return lines + [f"{pad}for {i}, {j} in T.Parallel({self.named(rows)}, {self.named(cols)}):",
                         f"{pad}    for {k} in T.serial({self.named(depth)}):",
-                        f"{pad}        {c}[{i}, {j}] = {c}[{i}, {j}] + {read(s.a, f'{i}, {k}')} * "
-                        f"{read(s.b, f'{k}, {j}')}"]
+                        f"{pad}        {c}[{i}, {j}] = {c}[{i}, {j}] + "
+                        f"{read(s.a, f'{k}, {i}' if s.transpose_a else f'{i}, {k}')} * "
+                        f"{read(s.b, f'{j}, {k}' if s.transpose_b else f'{k}, {j}')}"]
 
     def loop(self, s: For, depth: int) -> list:
         pad = "    " * depth

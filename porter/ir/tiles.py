@@ -85,6 +85,8 @@ class Gemm:
     clear: bool = False
     loc: Loc | None = None
     precision: str = "tf32"
+    transpose_a: bool = False  # a is stored (K, M), b (N, K): T.gemm's transpose_A / transpose_B
+    transpose_b: bool = False
 
 
 @dataclass

@@ -259,9 +259,10 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     reads = _load_counts(kernel.body)
 
     def shape_for_copy(f, idx, kdim_first):
-        """(rows, cols) size names when the operand is a row-major matrix the tile can be copied
-        from: A[row * K + k] with K the sum's bound and rows bounded by M; B[k * N + col] with
-        columns bounded by N. T.copy bounds the region by that shape, as the guards did."""
+        """((rows, cols) size names, transposed) when the operand is a row-major matrix the tile
+        can be copied from: A[row * K + k] is (M, K) and A[k * M + row] is (K, M), transposed;
+        B[k * N + col] is (K, N) and B[col * K + k] is (N, K), transposed; M bounds the rows, N
+        the columns, K the sum. T.copy bounds the region by that shape, as the guards did."""
         if f1[0] == f2[0] or reads.get(f[0]) != 1:
             return None
         aff = affine_in(idx, [frame.gx, frame.gy, kk])
@@ -269,18 +270,22 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
             return None
         coeffs = aff[0]
         outer = n_sym if kdim_first else m_sym
-        stride = coeffs[kk] if kdim_first else coeffs[outer]
-        if (coeffs[outer] if kdim_first else coeffs[kk]) != 1 or not isinstance(stride, sympy.Symbol):
-            return None
         bound = extent[outer]
         names = [x.name if isinstance(x, Var) else None for x in (k_stop, bound)]
-        if None in names or any(not isinstance(params.get(n), ScalarParam) for n in names + [stride.name]):
+        if None in names or any(not isinstance(params.get(n), ScalarParam) or params[n].dtype != "int32"
+                                for n in names):
             return None
-        if kdim_first:  # B is (K, N): its row stride is the column bound
-            return (names[0], names[1]) if stride.name == names[1] else None
-        return (names[1], names[0]) if stride.name == names[0] else None  # A is (M, K)
+        k_name, outer_name = names
+        k_major = kdim_first  # B (K, N) and a transposed A (K, M) have k as their row index
+        for rows_are_k in (k_major, not k_major):
+            step, unit = (kk, outer) if rows_are_k else (outer, kk)
+            row_stride = sympy.Symbol(outer_name if rows_are_k else k_name, integer=True)
+            if coeffs[unit] == 1 and coeffs[step] == row_stride:
+                shape = (k_name, outer_name) if rows_are_k else (outer_name, k_name)
+                return shape, rows_are_k != k_major
+        return None
 
-    shapes = {}
+    shapes, transposed = {}, set()
 
     def stage(f, idx, rows, cols, kdim_first, name):
         """The shared tile of one operand for K step ko: a T.copy of a row-major operand, else a
@@ -296,11 +301,15 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         parts = [within] + [cond_ir(g, r, c) for g in own_guards[kdim_first]] + \
             [BinOp("<", kexpr, k_stop, "bool")] + _conjuncts(cond_ir(f[2], r, c, kexpr))
         guard = all_of(parts)
-        shape = shape_for_copy(f, idx, kdim_first)
-        if shape is not None and set(_conjuncts(guard)) == {within, BinOp("<", kexpr, k_stop, "bool")}:
-            shapes[f[0]] = shape  # the guards are the shape's bounds: T.copy reads the same
+        view = shape_for_copy(f, idx, kdim_first)
+        if view is not None and set(_conjuncts(guard)) == {within, BinOp("<", kexpr, k_stop, "bool")}:
+            shapes[f[0]], flipped = view  # the guards are the shape's bounds: T.copy reads the same
             origin = (k_base, n_base) if kdim_first else (m_base, k_base)
-            return [TileBuffer(name, f[3], (rows, cols), "shared", loc), Copy(f[0], origin, name, loc)]
+            tile_shape = (rows, cols)
+            if flipped:  # the tile as the matrix holds it; T.gemm reads it transposed
+                origin, tile_shape = origin[::-1], tile_shape[::-1]
+                transposed.add(name)
+            return [TileBuffer(name, f[3], tile_shape, "shared", loc), Copy(f[0], origin, name, loc)]
         load = Load(f[0], index, f[3])
         value = Select(guard, load, Const(0.0, f[3]), f[3])
         return [TileBuffer(name, f[3], (rows, cols), "shared", loc),
@@ -310,7 +319,8 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
             ParallelFor((i, j), (bm, bn), [TileStore("acc", (i, j), Const(0.0, acc_dtype), loc)], loc)]
     k_body = stage(a[0], a[1], bm, bk, False, "a_tile") + stage(b[0], b[1], bk, bn, True, "b_tile")
     # an fp32 FMA loop keeps fp32 products unless the user accepts TF32 tensor cores
-    k_body.append(Gemm("a_tile", "b_tile", "acc", False, loc, "tf32" if allow_tf32 else "ieee"))
+    k_body.append(Gemm("a_tile", "b_tile", "acc", False, loc, "tf32" if allow_tf32 else "ieee",
+                       "a_tile" in transposed, "b_tile" in transposed))
     steps = Call("ceildiv", (k_stop, Const(bk, "int32")), "int32")
     body.append(For(ko, Const(0, "int32"), BinOp("<", ko, steps, "bool"), Const(1, "int32"), k_body, loc,
                     stages))
@@ -331,8 +341,9 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     new_params = [dataclasses.replace(p, shape=shapes[p.name]) if p.name in shapes else p for p in kernel.params]
     aligned = {}
     if len(shapes) == 2 and not batch:  # whole tiles on every axis: the async-copy specialization
-        (rows_a, depth), (_, cols_b) = shapes[a[0][0]], shapes[b[0][0]]
-        aligned = {rows_a: bm, cols_b: bn, depth: bk}
+        multiple = {extent[m_sym].name: bm, extent[n_sym].name: bn, k_stop.name: bk}  # M, N, K
+        used = {d for shape in shapes.values() for d in shape}
+        aligned = {d: m for d, m in multiple.items() if d in used}
     return dataclasses.replace(kernel, body=body, launch=launch, params=new_params, aligned_sizes=aligned)
 
 

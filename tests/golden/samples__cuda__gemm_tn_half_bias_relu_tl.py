@@ -50,6 +50,11 @@ def _shaped(tensor, name, dtype, shape):
     return flat[:count].view(*[int(extent) for extent in shape])
 
 
+def _aligned16(*tensors):
+    """Every tensor starts on a 16-byte boundary (what 128-bit async copies need)."""
+    return all(t.data_ptr() % 16 == 0 for t in tensors)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
     if hasattr(value, name):
@@ -63,33 +68,35 @@ def _member(value, name, index):
 # launch: grid (ceildiv(N, 64), ceildiv(M, 64)), block (1,), from the launch site (line 27)
 
 
-def gemm_tn_bias_relu_program():
+def gemm_tn_bias_relu_program(aligned=False):
     """The TileLang program for `gemm_tn_bias_relu`: one T.Kernel block per original block."""
-    At_numel = T.dynamic("At_numel")
     bias_numel = T.dynamic("bias_numel")
     Y_numel = T.dynamic("Y_numel")
+    M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
 
     @T.prim_func
     def gemm_tn_bias_relu(
-        At: T.Tensor((At_numel,), T.float16),
+        At: T.Tensor((K, M), T.float16),
         B: T.Tensor((K, N), T.float16),
         bias: T.Tensor((bias_numel,), T.float32),
         Y: T.Tensor((Y_numel,), T.float16),
-        M: T.int32,
     ):
         with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128) as (bx, by):
+            if aligned:
+                T.assume(M % 64 == 0)
+                T.assume(N % 64 == 0)
+                T.assume(K % 32 == 0)
             acc = T.alloc_fragment((64, 64,), T.float32)
-            a_tile = T.alloc_shared((64, 32,), T.float16)
+            a_tile = T.alloc_shared((32, 64,), T.float16)
             b_tile = T.alloc_shared((32, 64,), T.float16)
             for i, j in T.Parallel(64, 64):
                 acc[i, j] = T.float32(0.0)
             for ko in T.Pipelined(T.ceildiv(K, 32), num_stages=2):
-                for i, j in T.Parallel(64, 32):
-                    a_tile[i, j] = T.if_then_else(T.And(by * 64 + i < M, ko * 32 + j < K), At[by * 64 + i + M * (ko * 32 + j)], T.float16(0.0))
+                T.copy(At[ko * 32, by * 64], a_tile)
                 T.copy(B[ko * 32, bx * 64], b_tile)
-                T.gemm(a_tile, b_tile, acc)
+                T.gemm(a_tile, b_tile, acc, transpose_A=True)
             for i, j in T.Parallel(64, 64):
                 if T.And(by * 64 + i < M, bx * 64 + j < N):
                     Y[bx * 64 + j + N * (by * 64 + i)] = T.Cast(T.float16, T.if_then_else(acc[i, j] + bias[bx * 64 + j] > T.float32(0.0), acc[i, j] + bias[bx * 64 + j], T.float32(0.0)))
@@ -102,9 +109,11 @@ def gemm_tn_bias_relu(At, B, bias, Y, M, N, K, *, target=None):
 
     target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the CPU.
     """
+    At = _shaped(At, "At", "float16", (K, M))
     B = _shaped(B, "B", "float16", (K, N))
-    kernel = _compiled("gemm_tn_bias_relu", gemm_tn_bias_relu_program, target)
-    At = _flat(At, "At", "float16")
+    # whole tiles and aligned operands: the program whose copies are asynchronous
+    aligned = M % 64 == 0 and N % 64 == 0 and K % 32 == 0 and _aligned16(At, B)
+    kernel = _compiled(("gemm_tn_bias_relu", aligned), lambda: gemm_tn_bias_relu_program(aligned), target)
     bias = _flat(bias, "bias", "float32")
     Y = _flat(Y, "Y", "float16")
-    kernel(At, B, bias, Y, M)
+    kernel(At, B, bias, Y)

@@ -184,7 +184,7 @@ def test_convert_prints_level_and_rule(tmp_path):
     result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/matmul_tiled.cu",
                              "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert "tile level (rule gemm: T.Pipelined, fp32 FMA tiles" in result.stderr
+    assert "tile level (rule gemm: T.Pipelined, T.clear, fp32 FMA tiles" in result.stderr
     result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/prefix_scan_block.cu",
                              "--level", "tile"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 1 and "error TP017" in result.stderr

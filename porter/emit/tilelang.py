@@ -287,7 +287,10 @@ class KernelEmitter:
                  "launch-site-block": "block from the launch site, grid inferred from the guards "
                                       "(the launch's grid is computed at run time)"}.get(L.origin, L.origin)
         note = "".join(f"; {n}" for n in (L.note, self.values.note) if n)
-        return f"grid ({grid}), block {tuple(L.block)}, {where}{note}"
+        block = f"block {tuple(L.block)}"
+        if tuple(L.block) == (1,) and L.threads:  # a raised kernel: TileLang's threads, no SIMT lanes
+            block = f"{L.threads} threads"
+        return f"grid ({grid}), {block}, {where}{note}"
 
     # ------------------------------------------------------------------ statements
 
@@ -351,6 +354,8 @@ class KernelEmitter:
             elif isinstance(s, TileStore):
                 idx = ", ".join(self.expr(i) for i in s.indices)
                 lines.append(f"{pad}{self.names[s.buffer]}[{idx}] = {self.expr(s.value)}")
+            elif isinstance(s, Fill) and isinstance(s.value, Const) and float(s.value.value) == 0.0:
+                lines.append(f"{pad}T.clear({self.names[s.buffer]})")
             elif isinstance(s, Fill):
                 lines.append(f"{pad}T.fill({self.names[s.buffer]}, {self.expr(s.value)})")
             elif isinstance(s, Gemm):
@@ -421,7 +426,8 @@ class KernelEmitter:
 def tile_primitives(body) -> list:
     """The TileLang tile primitives a tile-level body uses, for reports."""
     names = {Gemm: "T.gemm", Reduce: "T.reduce", Cumsum: "T.cumsum", Fill: "T.fill"}
-    used = {names[type(s)] for s in walk_stmts(body) if type(s) in names and not _fp32_products(s, body)}
+    used = {"T.clear" if isinstance(s, Fill) and isinstance(s.value, Const) and float(s.value.value) == 0.0
+            else names[type(s)] for s in walk_stmts(body) if type(s) in names and not _fp32_products(s, body)}
     if any(_fp32_products(s, body) for s in walk_stmts(body)):
         used.add("fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)")
     if any(isinstance(s, For) and s.stages for s in walk_stmts(body)):

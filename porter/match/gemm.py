@@ -34,7 +34,7 @@ from porter.ir.nodes import (
     BinOp, Builtin, Call, Cast, Const, Load, Select, Store, If, Var, For, Kernel, Launch, ScalarParam, UnaryOp,
     is_float,
 )
-from porter.ir.tiles import Copy, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
+from porter.ir.tiles import Copy, Fill, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
 from porter.match.summary import Miss, Sum, all_of, conjuncts, sums_in, summarize
 from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, to_sympy
@@ -316,7 +316,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
                 ParallelFor((i, j), (rows, cols), [TileStore(name, (i, j), value, loc)], loc)]
 
     body = [TileBuffer("acc", acc_dtype, (bm, bn), "fragment", loc),
-            ParallelFor((i, j), (bm, bn), [TileStore("acc", (i, j), Const(0.0, acc_dtype), loc)], loc)]
+            Fill("acc", Const(0.0, acc_dtype), loc)]
     k_body = stage(a[0], a[1], bm, bk, False, "a_tile") + stage(b[0], b[1], bk, bn, True, "b_tile")
     # an fp32 FMA loop keeps fp32 products unless the user accepts TF32 tensor cores
     k_body.append(Gemm("a_tile", "b_tile", "acc", False, loc, "tf32" if allow_tf32 else "ieee",

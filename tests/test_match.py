@@ -3,6 +3,7 @@ the --level switch, and the generated SUPPORTED.md."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -106,6 +107,30 @@ def test_row_major_operands_are_copied_and_the_aligned_program_copies_asynchrono
     # ragged sizes: still asynchronous, one predicated 4-byte copy per element
     general = lower(module.sgemm_tiled_program(), {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
     assert "cp_async_gs_conditional<4>" in general.kernel_source and "cp_async_gs<16>" not in general.kernel_source
+
+
+def test_an_operand_with_a_row_stride_is_a_strided_view_and_verifies(tmp_path):
+    """`A[row * lda + k]`: a (M, K) view whose rows are lda apart (T.StridedTensor), copied with
+    T.copy; verify runs it on the CPU (TileLang's C host wrapper is given the stride there, see
+    verify/cpu_target.py) and adds a case for the aligned program, lda a multiple of 4."""
+    src = tmp_path / "lda.cu"
+    src.write_text(NAIVE.replace("const float* A, const float* B", "const float* A, int lda, const float* B")
+                   .replace("A[row * K + k]", "A[row * lda + k]").replace("mm<<<", "mm<<<").replace(
+                       "void run(const float* A, const float* B", "void run(const float* A, int lda, const float* B")
+                   .replace("(A, B, C, M, N, K)", "(A, lda, B, C, M, N, K)"))
+    out = tmp_path / "lda_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    text = out.read_text()
+    assert "A: T.StridedTensor((M, K), (lda, 1), T.float32)" in text and "T.copy(A[by * 64, ko * 16], a_tile)" in text
+    assert "lda % 4 == 0" in text
+    check = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(src), str(out), "--no-compile-check",
+                            "--format", "json"], cwd=ROOT, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    cases = json.loads(check.stdout)["kernels"][0]["cases"]
+    assert any(c["sizes"]["M"] == 128 and c["sizes"]["lda"] % 4 == 0 and c["sizes"]["lda"] > 128 for c in cases)
+    assert all(c["sizes"]["lda"] > c["sizes"]["K"] for c in cases)  # padded rows show a mixed-up stride
 
 
 def test_transposed_operands_are_copied_as_stored_and_read_transposed(tmp_path):

@@ -156,7 +156,8 @@ class KernelEmitter:
         taken = set(self.names.values()) | set(self.param_names.values())
         struct_names, fields = {}, {}
         # sizes that are a 2-D buffer's shape: TileLang binds them from the tensor (T.dynamic)
-        shape_sizes = {d for p in k.params if isinstance(p, BufferParam) and p.shape for d in p.shape}
+        shape_sizes = {d for p in k.params if isinstance(p, BufferParam) and p.shape
+                       for d in tuple(p.shape) + tuple(x for x in (p.strides or ()) if isinstance(x, str))}
         for p in k.params:
             name = self.param_names[p.name]
             if self.grid_names and getattr(p, "grid_axis", None) is not None:
@@ -167,8 +168,13 @@ class KernelEmitter:
                 continue
             if isinstance(p, BufferParam) and p.shape:
                 dims = "(" + ", ".join(self.param_names[d] for d in p.shape) + ")"
-                v.signature.append(f"{name}: T.Tensor({dims}, {dtype_ref(p.dtype)})")
-                v.shaped.append((name, p.dtype, dims))
+                if p.strides:
+                    steps = "(" + ", ".join(self.param_names.get(x, str(x)) for x in p.strides) + ")"
+                    v.signature.append(f"{name}: T.StridedTensor({dims}, {steps}, {dtype_ref(p.dtype)})")
+                    v.shaped.append((name, p.dtype, f"{dims}, {steps}"))
+                else:
+                    v.signature.append(f"{name}: T.Tensor({dims}, {dtype_ref(p.dtype)})")
+                    v.shaped.append((name, p.dtype, dims))
             elif isinstance(p, BufferParam):
                 extent = _safe(f"{p.name}_numel", taken)
                 v.dynamic.append((extent, extent))

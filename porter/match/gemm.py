@@ -32,7 +32,7 @@ import sympy
 from porter.ir.fold import fold
 from porter.ir.nodes import (
     BinOp, Builtin, Call, Cast, Const, Load, Select, Store, If, Var, For, Kernel, Launch, ScalarParam, UnaryOp,
-    is_float,
+    dtype_bits, is_float,
 )
 from porter.ir.tiles import Copy, Fill, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
@@ -259,10 +259,11 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     reads = _load_counts(kernel.body)
 
     def shape_for_copy(f, idx, kdim_first):
-        """((rows, cols) size names, transposed) when the operand is a row-major matrix the tile
-        can be copied from: A[row * K + k] is (M, K) and A[k * M + row] is (K, M), transposed;
-        B[k * N + col] is (K, N) and B[col * K + k] is (N, K), transposed; M bounds the rows, N
-        the columns, K the sum. T.copy bounds the region by that shape, as the guards did."""
+        """((rows, cols), row stride or None, transposed) in size names when the operand is a
+        matrix the tile can be copied from: A[row * lda + k] is (M, K) with rows lda apart (None
+        when lda is K) and A[k * ldt + row] is (K, M), transposed; B[k * ldb + col] is (K, N) and
+        B[col * ldt + k] is (N, K), transposed; M bounds the rows, N the columns, K the sum.
+        T.copy bounds the region by that shape, as the guards did."""
         if f1[0] == f2[0] or reads.get(f[0]) != 1:
             return None
         aff = affine_in(idx, [frame.gx, frame.gy, kk])
@@ -279,10 +280,13 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         k_major = kdim_first  # B (K, N) and a transposed A (K, M) have k as their row index
         for rows_are_k in (k_major, not k_major):
             step, unit = (kk, outer) if rows_are_k else (outer, kk)
-            row_stride = sympy.Symbol(outer_name if rows_are_k else k_name, integer=True)
-            if coeffs[unit] == 1 and coeffs[step] == row_stride:
-                shape = (k_name, outer_name) if rows_are_k else (outer_name, k_name)
-                return shape, rows_are_k != k_major
+            stride = coeffs[step]
+            if coeffs[unit] != 1 or not isinstance(stride, sympy.Symbol):
+                continue
+            if not isinstance(params.get(stride.name), ScalarParam) or params[stride.name].dtype != "int32":
+                continue
+            shape = (k_name, outer_name) if rows_are_k else (outer_name, k_name)
+            return shape, (None if stride.name == shape[1] else stride.name), rows_are_k != k_major
         return None
 
     shapes, transposed = {}, set()
@@ -303,7 +307,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         guard = all_of(parts)
         view = shape_for_copy(f, idx, kdim_first)
         if view is not None and set(_conjuncts(guard)) == {within, BinOp("<", kexpr, k_stop, "bool")}:
-            shapes[f[0]], flipped = view  # the guards are the shape's bounds: T.copy reads the same
+            shapes[f[0]], flipped = view[:2], view[2]  # the guards are the shape's bounds: T.copy reads the same
             origin = (k_base, n_base) if kdim_first else (m_base, k_base)
             tile_shape = (rows, cols)
             if flipped:  # the tile as the matrix holds it; T.gemm reads it transposed
@@ -338,12 +342,17 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     m_tiles = Call("ceildiv", (extent[m_sym], Const(bm, "int32")), "int32")
     batch = tuple(grid[2:3])  # a batch on the grid's z axis keeps its blocks
     launch = Launch((n_tiles, m_tiles) + batch, (1,), 0, kernel.launch.origin, kernel.launch.loc, threads)
-    new_params = [dataclasses.replace(p, shape=shapes[p.name]) if p.name in shapes else p for p in kernel.params]
+    new_params = [dataclasses.replace(p, shape=shapes[p.name][0],
+                                      strides=(shapes[p.name][1], 1) if shapes[p.name][1] else None)
+                  if p.name in shapes else p for p in kernel.params]
     aligned = {}
     if len(shapes) == 2 and not batch:  # whole tiles on every axis: the async-copy specialization
         multiple = {extent[m_sym].name: bm, extent[n_sym].name: bn, k_stop.name: bk}  # M, N, K
-        used = {d for shape in shapes.values() for d in shape}
+        used = {d for shape, _ in shapes.values() for d in shape}
         aligned = {d: m for d, m in multiple.items() if d in used}
+        for _, stride in shapes.values():  # rows 16 bytes apart for 128-bit copies
+            if stride:
+                aligned[stride] = max(1, 16 // (dtype_bits(dtype) // 8))
     return dataclasses.replace(kernel, body=body, launch=launch, params=new_params, aligned_sizes=aligned)
 
 

@@ -24,7 +24,7 @@ import sys
 
 _PATCHED = False
 #: Bump when the passes below change: it names the kernel-cache folder of builds made with them.
-LOWERING = "bf16-1"
+LOWERING = "bf16-2"
 
 
 def enable_bfloat16() -> None:
@@ -47,6 +47,11 @@ def enable_bfloat16() -> None:
 
     lower._prepare_device_codegen_mod = prepare_with_bf16_storage
     wrapper.TLCPUSourceWrapper._TYPE_MAP.setdefault("bfloat16", "uint16_t")
+    # the C host wrapper passes a kernel the dynamic sizes of its buffers' shapes but not those
+    # of their strides (T.StridedTensor((M, K), (lda, 1))): "too few arguments" at its call. The
+    # CUDA wrapper's list (shapes, then strides) is the one the C kernel takes.
+    wrapper.TLCPUSourceWrapper.get_dynamic_symbolic_set = _with_strides(
+        wrapper.TLCPUSourceWrapper.get_dynamic_symbolic_set)
     # tilelang's kernel cache keys on the program, not on how it was lowered: builds made with
     # these passes live in their own folder, so no artifact of another lowering is reused
     from tilelang import env
@@ -88,6 +93,21 @@ def _widen_bf16_selects(tvm):
         return func.with_body(tirx.stmt_functor.ir_transform(func.body, None, post))
 
     return tirx.transform.prim_func_pass(rewrite, opt_level=0, name="tileport.WidenBF16Reads")
+
+
+def _with_strides(shapes_only):
+    """get_dynamic_symbolic_set that also lists dynamic strides, after the shapes."""
+    def symbols(self, prim_func):
+        from tilelang import tvm
+
+        found = dict(shapes_only(self, prim_func))
+        for param in prim_func.params:
+            if param in prim_func.buffer_map:
+                for stride in prim_func.buffer_map[param].strides:
+                    if isinstance(stride, tvm.tirx.Var) and stride.name not in found:
+                        found[stride.name] = str(stride.dtype)
+        return list(found.items())
+    return symbols
 
 
 def _is_c_target(func) -> bool:

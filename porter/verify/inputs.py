@@ -117,8 +117,12 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         # is a multiple: one more case, two tiles on each of those axes
         extra = dict(problems[0])
         for name, multiple in kernel.aligned_sizes.items():
-            if name in extra and name not in given:
+            if name in extra and name not in given and not _is_stride(name):
                 extra[name] = 2 * multiple
+        widest = max((v for v in extra.values() if isinstance(v, int) and not isinstance(v, bool)), default=16)
+        for name, multiple in kernel.aligned_sizes.items():
+            if name in extra and name not in given and _is_stride(name):
+                extra[name] = _round_up(widest + 3, multiple)  # a row stride of aligned rows
         problems.append(extra)
     return problems
 

@@ -38,6 +38,18 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A matrix the port reads in 2-D: the flat buffer the original takes, seen with that shape
+    (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
+    count = 1 + sum((extent - 1) * s for extent, s in zip(shape, strides)) if all(shape) else 0
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
     if hasattr(value, name):
@@ -53,18 +65,17 @@ def _member(value, name, index):
 
 def sgemm_naive_program():
     """The TileLang program for `sgemm_naive`: one T.Kernel block per original block."""
-    A_numel = T.dynamic("A_numel")
+    M = T.dynamic("M")
+    K = T.dynamic("K")
+    lda = T.dynamic("lda")
     B_numel = T.dynamic("B_numel")
     C_numel = T.dynamic("C_numel")
 
     @T.prim_func
     def sgemm_naive(
-        M: T.int32,
         N: T.int32,
-        K: T.int32,
         alpha: T.float32,
-        A: T.Tensor((A_numel,), T.float32),
-        lda: T.int32,
+        A: T.StridedTensor((M, K), (lda, 1), T.float32),
         B: T.Tensor((B_numel,), T.float32),
         ldb: T.int32,
         beta: T.float32,
@@ -77,8 +88,7 @@ def sgemm_naive_program():
             b_tile = T.alloc_shared((16, 64,), T.float32)
             T.clear(acc)
             for ko in T.Pipelined(T.ceildiv(K, 16), num_stages=2):
-                for i, j in T.Parallel(64, 16):
-                    a_tile[i, j] = T.if_then_else(T.And(by * 64 + i < M, ko * 16 + j < K), A[ko * 16 + j + (by * 64 + i) * lda], T.float32(0.0))
+                T.copy(A[by * 64, ko * 16], a_tile)
                 for i, j in T.Parallel(16, 64):
                     b_tile[i, j] = T.if_then_else(T.And(T.And(bx * 64 + j < T.truncdiv(ldc + 16 - 1, 16) * 16, bx * 64 + j < N), ko * 16 + i < K), B[bx * 64 + j + (ko * 16 + i) * ldb], T.float32(0.0))
                 for acc_i, acc_j in T.Parallel(64, 64):
@@ -96,8 +106,8 @@ def sgemm_naive(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, *, target=None):
 
     target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the CPU.
     """
+    A = _shaped(A, "A", "float32", (M, K), (lda, 1))
     kernel = _compiled("sgemm_naive", sgemm_naive_program, target)
-    A = _flat(A, "A", "float32")
     B = _flat(B, "B", "float32")
     C = _flat(C, "C", "float32")
-    kernel(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc)
+    kernel(N, alpha, A, B, ldb, beta, C, ldc)

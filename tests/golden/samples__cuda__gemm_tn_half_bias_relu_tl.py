@@ -38,16 +38,16 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
-def _shaped(tensor, name, dtype, shape):
-    """A row-major matrix the port reads in 2-D: the first rows * cols elements of the flat
-    buffer the original takes, seen with that shape."""
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A matrix the port reads in 2-D: the flat buffer the original takes, seen with that shape
+    (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
-    count = 1
-    for extent in shape:
-        count *= int(extent)
+    shape = tuple(int(extent) for extent in shape)
+    strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
+    count = 1 + sum((extent - 1) * s for extent, s in zip(shape, strides)) if all(shape) else 0
     if flat.numel() < count:
         raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
-    return flat[:count].view(*[int(extent) for extent in shape])
+    return flat.as_strided(shape, strides)
 
 
 def _aligned16(*tensors):

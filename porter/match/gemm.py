@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 
-import sympy
 
 from porter.ir.fold import fold
 from porter.ir.nodes import (
@@ -37,7 +36,7 @@ from porter.ir.nodes import (
 from porter.ir.tiles import Copy, Fill, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
 from porter.match.summary import Miss, Sum, all_of, conjuncts, sums_in, summarize
-from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, to_sympy
+from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, sympy, to_sympy
 
 NAME = "gemm"
 OPTIONS = ("tile", "allow_tf32")  # (BM, BN, BK): `convert --tile 128,128,32`; `--allow-tf32`

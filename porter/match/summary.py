@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-import sympy
 
 from porter.ir.fold import fold
 from porter.ir.nodes import (
@@ -27,7 +26,7 @@ from porter.ir.nodes import (
     Load, Return, Select, Store, Sync, UnaryOp, Var, While, is_float,
 )
 from porter.ir.walk import map_expr, walk_expr, walk_stmts
-from porter.match.symbolic import NotAffine, builtin_symbol, from_sympy, to_sympy
+from porter.match.symbolic import NotAffine, builtin_symbol, from_sympy, sympy, to_sympy
 
 
 class Miss(Exception):

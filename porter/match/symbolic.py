@@ -8,9 +8,23 @@ calls) is not affine and stops the conversion with NotAffine.
 
 from __future__ import annotations
 
-import sympy
+import importlib
 
 from porter.ir.nodes import BinOp, Builtin, Cast, Const, Var, is_float
+
+
+class _OnFirstUse:
+    """A module imported when first used: sympy costs 0.4-0.6 s at startup, and conversions
+    whose kernels no rule needs algebra for (element-wise ones) never touch it."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr):
+        return getattr(importlib.import_module(self._name), attr)
+
+
+sympy = _OnFirstUse("sympy")
 
 
 class NotAffine(Exception):

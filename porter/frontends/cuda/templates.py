@@ -54,10 +54,24 @@ def _template_args(call, K) -> list | None:
     return [a for a in args if a] or None
 
 
+def _user_cursors(cursor, K):
+    """Every cursor under the translation unit's declarations outside system headers (namespaces
+    entered, system ones skipped): where the user's launch sites are."""
+    for c in cursor.get_children():
+        if c.location.file and c.location.is_in_system_header:
+            continue
+        if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
+            yield from _user_cursors(c, K)
+        else:
+            yield from c.walk_preorder()
+
+
 def find_instantiations(tu, K, templates) -> list:
     names = {t.spelling for t in templates}
     found, seen = [], set()
-    for c in tu.cursor.walk_preorder():
+    if not names:
+        return found
+    for c in _user_cursors(tu.cursor, K):
         if c.kind != K.CALL_EXPR or c.spelling not in names:
             continue
         if not any(k.kind == K.CALL_EXPR and k.spelling == "__cudaPushCallConfiguration"
@@ -102,11 +116,21 @@ def instantiation_source(path: str, text: str, template, inst: Instantiation, K)
 
 
 def kernel_templates(tu, K, path_ok) -> list:
+    """`template <...> __global__ void k(...)` definitions of the user's files. Kernels live at
+    namespace scope: only namespaces are entered (a walk of every cursor visited the bodies of
+    the standard headers' functions too, 0.7 s of a 1.6 s convert)."""
     out = []
-    for c in tu.cursor.walk_preorder():
-        if c.kind == K.FUNCTION_TEMPLATE and path_ok(c) and c.is_definition() and \
-                any(ch.kind == K.CUDAGLOBAL_ATTR for ch in c.get_children()):
-            out.append(c)
+
+    def visit(cursor):
+        for c in cursor.get_children():
+            if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
+                if not (c.location.file and c.location.is_in_system_header):
+                    visit(c)
+            elif c.kind == K.FUNCTION_TEMPLATE and path_ok(c) and c.is_definition() and \
+                    any(ch.kind == K.CUDAGLOBAL_ATTR for ch in c.get_children()):
+                out.append(c)
+
+    visit(tu.cursor)
     return out
 
 

@@ -246,14 +246,16 @@ def _print_report(report) -> None:
             stdout.print(f"  {k.error.render()}", markup=False)
         if k.cases:
             table = Table(show_edge=False, pad_edge=False)
-            for col in ("sizes", "device", "buffer", "dtype", "max abs", "max rel", "rtol / atol", "verdict"):
-                table.add_column(col, justify="right" if col.startswith("max") else "left")
+            for col in ("sizes", "device", "buffer", "dtype", "written", "max abs", "max rel", "rtol / atol",
+                        "verdict"):
+                table.add_column(col, justify="right" if col.startswith("max") or col == "written" else "left")
             for case in k.cases:
                 shown = {**case.constexprs, **case.sizes}
                 sizes = ", ".join(f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}" for n, v in shown.items())
                 for b in case.buffers:
                     verdict = "[green]ok[/]" if b.ok else f"[red]MISMATCH[/] ({b.mismatches}, first at {b.first_mismatch})"
-                    table.add_row(sizes, case.device, b.name, b.dtype, f"{b.max_abs:.3g}", f"{b.max_rel:.3g}",
+                    written = "-" if b.written is None else f"{100 * b.written:.0f}%"
+                    table.add_row(sizes, case.device, b.name, b.dtype, written, f"{b.max_abs:.3g}", f"{b.max_rel:.3g}",
                                   f"{b.rtol:g} / {b.atol:g}", verdict)
                     sizes = ""
             stdout.print(table)

@@ -207,3 +207,14 @@ def test_four_nested_strides_stay_within_memory():
     for sizes in problem_sizes(kernel, {}):
         assert all(sizes[n] <= STRIDE_CAP for n in names), sizes
         assert buffer_lengths(kernel, sizes, {})["x"] < 1 << 24
+
+
+def test_the_report_shows_the_share_of_each_buffer_the_original_wrote(tmp_path):
+    """saxpy reads x (0 % written) and rewrites every y (100 %): the report says so per case."""
+    _, result = convert_and_verify("samples/cuda/saxpy.cu", tmp_path, "--no-compile-check")
+    assert_equivalent(result)
+    for case in json.loads(result.stdout)["kernels"][0]["cases"]:
+        written = {b["buffer"]: b["written"] for b in case["buffers"]}
+        assert written["x"] == 0.0 and written["y"] > 0.99, written
+    text = tileport("verify", "samples/cuda/saxpy.cu", tmp_path / "samples_cuda_saxpy_tl.py", "--no-compile-check")
+    assert " written " in text.stdout.splitlines()[1] and "100%" in text.stdout and " 0% " in text.stdout

@@ -30,6 +30,7 @@ class BufferComparison:
     atol: float
     mismatches: int
     first_mismatch: int | None
+    written: float | None = None  # share of the elements the original changed (None: not known)
 
     @property
     def ok(self) -> bool:
@@ -39,7 +40,19 @@ class BufferComparison:
         return {"buffer": self.name, "dtype": self.dtype, "elements": self.elements,
                 "max_abs": self.max_abs, "max_rel": self.max_rel, "rtol": self.rtol,
                 "atol": self.atol, "mismatches": self.mismatches,
-                "first_mismatch": self.first_mismatch, "ok": self.ok}
+                "first_mismatch": self.first_mismatch, "ok": self.ok, "written": self.written}
+
+
+def written_share(before: np.ndarray, after: np.ndarray) -> float:
+    """The share of a buffer's elements a run changed (bit for bit; NaN stays NaN: unchanged)."""
+    if before.size == 0 or before.shape != after.shape:
+        return 0.0
+    b, a = before.reshape(-1), after.reshape(-1)
+    if b.dtype.kind == "f":
+        same = (b == a) | (np.isnan(b) & np.isnan(a))
+    else:
+        same = b == a
+    return float(np.count_nonzero(~same)) / b.size
 
 
 def _as_float(a: np.ndarray, dtype: str) -> np.ndarray:

@@ -21,7 +21,7 @@ from porter.frontends.load import load_module
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import Atomic, BufferParam, Kernel, Store
 from porter.ir.walk import walk_stmts
-from porter.verify.compare import TOLERANCES, BufferComparison, compare
+from porter.verify.compare import TOLERANCES, BufferComparison, compare, written_share
 from porter.verify.inputs import make_args, problem_sizes
 from porter.verify.port_exec import run_port_jobs
 
@@ -39,6 +39,7 @@ class CaseResult:
     port_seconds: float = 0.0
     constexprs: dict = field(default_factory=dict)  # Triton: the specialization this case ran
     notes: list = field(default_factory=list)  # why the case tests less than it should
+    written: dict = field(default_factory=dict)  # buffer -> share of its elements the original changed
 
     @property
     def ok(self) -> bool:
@@ -340,7 +341,10 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
                         args, expected, notes = _informative_run(module, spec, scalars, given, grid, original,
                                                                  opts, device, opts.seed * 1000 + index)
                         case = CaseResult(dict(scalars), grid, device, original_seconds=time.perf_counter() - t0,
-                                          constexprs=label, notes=notes)
+                                          constexprs=label, notes=notes,
+                                          written={p.name: written_share(a, e) for p, a, e in
+                                                   zip(spec.params, args, expected) if isinstance(p, BufferParam)
+                                                   and isinstance(a, np.ndarray) and isinstance(e, np.ndarray)})
                         result.cases.append(case)
                         plans.append((result, case, spec, args, expected))
                 if result.cases and all(c.notes and c.notes[0].startswith("unchanged") for c in result.cases):
@@ -414,6 +418,7 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
             if isinstance(p, BufferParam):
                 rtol, atol = _tolerances(p.dtype, program, case.device, n, opts)
                 case.buffers.append(compare(p.name, p.dtype, exp, got, rtol, atol))
+                case.buffers[-1].written = case.written.get(p.name)
 
 
 __all__ = ["verify", "VerifyOptions", "VerifyReport", "KernelResult", "CaseResult", "BufferComparison"]

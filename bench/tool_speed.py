@@ -1,0 +1,109 @@
+#!/usr/bin/env python
+"""How long tileport itself takes, measured in one run on this machine (they are noisy: compare
+figures from the same run, never across runs).
+
+    python bench/tool_speed.py [--samples GLOB] [--skip-migrate] [--json OUT]
+
+Prints, per sample, the wall time of `tileport convert` (a fresh process, imports included) and,
+for samples/cuda/saxpy.cu, `tileport verify` cold (empty tilelang and tileport build caches, in
+a scratch folder) and warm (the same caches again), the CUDA emulator's nanoseconds per thread
+for a 1M-element element-wise kernel, and, unless --skip-migrate, `tileport migrate --verify`
+over samples/ cold and warm. Each command runs as a user would run it, in its own process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def timed(args: list, env: dict) -> tuple:
+    """(seconds, return code) of one tileport command in a fresh process."""
+    start = time.perf_counter()
+    run = subprocess.run([sys.executable, "-m", "porter.cli", *map(str, args)], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    return time.perf_counter() - start, run.returncode
+
+
+def scratch_env(folder: Path) -> dict:
+    """An environment whose build caches (tilelang's, tileport's) live under folder."""
+    env = dict(os.environ)
+    env["TILELANG_CACHE_DIR"] = str(folder / "tilelang")
+    env["XDG_CACHE_HOME"] = str(folder / "xdg")
+    env["TILEPORT_CACHE_DIR"] = str(folder / "tileport")
+    return env
+
+
+def emulator_ns_per_thread(tmp: Path) -> float:
+    """The CUDA emulator's run time per thread for a 1M-element saxpy (build excluded)."""
+    import numpy as np
+
+    from porter.verify.cuda_build import KernelSig, build
+    from porter.verify.cuda_exec import run_kernel
+
+    src = tmp / "saxpy_emu.cu"
+    src.write_text("__global__ void saxpy(int n, float a, const float* x, float* y) {\n"
+                   "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "  if (i < n) y[i] = a * x[i] + y[i];\n}\n")
+    sig = KernelSig("saxpy", "saxpy", ["int", "float", "const float *", "float *"])
+    n = 1 << 20
+    x = np.ones(n, np.float32)
+    build(str(src), [sig])
+    run_kernel(str(src), sig, (n // 256, 1, 1), (256, 1, 1), 0, [n, 2.0, x, x.copy()])  # warm
+    start = time.perf_counter()
+    run_kernel(str(src), sig, (n // 256, 1, 1), (256, 1, 1), 0, [n, 2.0, x, x.copy()])
+    return (time.perf_counter() - start) * 1e9 / n
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", default="samples/*/*")
+    parser.add_argument("--skip-migrate", action="store_true")
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+    rows = {"convert": {}, "verify_saxpy": {}, "migrate": {}}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        env = scratch_env(tmp / "caches")
+        for path in sorted(ROOT.glob(args.samples)):
+            if path.suffix not in (".cu", ".py"):
+                continue
+            out = tmp / f"{path.stem}_tl.py"
+            seconds, rc = timed(["convert", path, "-o", out, "--force"], env)
+            rows["convert"][str(path.relative_to(ROOT))] = round(seconds, 3) if rc in (0, 1) else None
+            print(f"convert {path.relative_to(ROOT)}: {seconds:.2f} s", flush=True)
+        saxpy, port = ROOT / "samples/cuda/saxpy.cu", tmp / "saxpy_tl.py"
+        timed(["convert", saxpy, "-o", port, "--force"], env)
+        cold_env = scratch_env(tmp / "cold")
+        rows["verify_saxpy"]["cold"] = round(timed(["verify", saxpy, port], cold_env)[0], 3)
+        rows["verify_saxpy"]["warm"] = round(timed(["verify", saxpy, port], cold_env)[0], 3)
+        print(f"verify saxpy: cold {rows['verify_saxpy']['cold']:.2f} s, warm {rows['verify_saxpy']['warm']:.2f} s")
+        rows["emulator_ns_per_thread"] = round(emulator_ns_per_thread(tmp), 2)
+        print(f"emulator: {rows['emulator_ns_per_thread']:.1f} ns per thread (1M-element saxpy)")
+        if not args.skip_migrate:
+            migrate_env = scratch_env(tmp / "migrate")
+            for kind in ("cold", "warm"):
+                seconds, _ = timed(["migrate", "samples", "-o", tmp / "out", "--verify", "--force",
+                                    "--jobs", "2"], migrate_env)
+                rows["migrate"][kind] = round(seconds, 1)
+                print(f"migrate --verify samples/: {kind} {seconds:.1f} s", flush=True)
+    times = [t for t in rows["convert"].values() if t is not None]
+    if times:
+        print(f"convert: median {sorted(times)[len(times) // 2]:.2f} s, max {max(times):.2f} s over {len(times)} samples")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

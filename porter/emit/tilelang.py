@@ -28,7 +28,7 @@ from porter.ir.nodes import (
 from porter.ir.printer import format_expr
 from porter.emit.vectors import vectorize_lanes
 from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, is_tile_level
-from porter.ir.walk import walk_stmts
+from porter.ir.walk import declared_names, walk_stmts
 
 def _templates_dir() -> Path:
     """Top-level templates/ in a checkout; porter/templates once installed."""
@@ -79,19 +79,6 @@ def _environment() -> jinja2.Environment:
                               trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
 
 
-def _names_in(kernel: Kernel, body: list) -> set:
-    """Every name a kernel's body or signature uses (for fresh names)."""
-    names = {p.name for p in kernel.params}
-    for s in walk_stmts(body):
-        if isinstance(s, (Decl, For)):
-            names.add(s.var.name)
-        elif isinstance(s, (Alloc, TileBuffer)):
-            names.add(s.name)
-        elif isinstance(s, ParallelFor):
-            names.update(v.name for v in s.vars)
-    return names
-
-
 class KernelEmitter:
     def __init__(self, kernel: Kernel, source_name: str, values: Kernel | None = None):
         self.k = kernel
@@ -99,7 +86,8 @@ class KernelEmitter:
         self.source_name = source_name
         # `int tid = threadIdx.x;` names the thread index: use the user's name for the handle.
         self.body, aliases = builtin_aliases(kernel.body)
-        self.body = vectorize_lanes(self.body, _names_in(kernel, self.body))
+        taken = {p.name for p in kernel.params} | set(declared_names(self.body))
+        self.body = vectorize_lanes(self.body, taken)
         self.handles = {("thread_idx", a): _LANES[a] for a in range(3)}
         self.handles.update({("block_idx", a): _BLOCKS[a] for a in range(3)})
         self.handles.update(aliases)
@@ -124,7 +112,7 @@ class KernelEmitter:
                 else self.expr(grid)
         self.mutable = {s.var.name for s in walk_stmts(self.body) if isinstance(s, Assign)}
 
-    def _names(self) -> dict:  # noqa: C901 - one pass over every name the body declares
+    def _names(self) -> dict:
         """IR name -> how the body refers to it (unsigned scalars are read through a cast)."""
         taken: set = set(self.handles.values())
         names = {}
@@ -134,15 +122,9 @@ class KernelEmitter:
             names[p.name] = self.param_names[p.name]
             if not isinstance(p, BufferParam) and p.dtype in _WIDENED:
                 names[p.name] = f"T.Cast({dtype_ref(p.dtype)}, {names[p.name]})"
-        for s in walk_stmts(self.body):
-            if isinstance(s, (Decl, For)) and s.var.name not in names:
-                names[s.var.name] = _safe(s.var.name, taken)
-            elif isinstance(s, (Alloc, TileBuffer)) and s.name not in names:
-                names[s.name] = _safe(s.name, taken)
-            elif isinstance(s, ParallelFor):
-                for var in s.vars:
-                    if var.name not in names:
-                        names[var.name] = _safe(var.name, taken)
+        for name in declared_names(self.body):
+            if name not in names:
+                names[name] = _safe(name, taken)
         return names
 
     # ------------------------------------------------------------------ view
@@ -360,7 +342,7 @@ class KernelEmitter:
             elif isinstance(s, TileStore):
                 idx = ", ".join(self.expr(i) for i in s.indices)
                 lines.append(f"{pad}{self.names[s.buffer]}[{idx}] = {self.expr(s.value)}")
-            elif isinstance(s, Fill) and isinstance(s.value, Const) and float(s.value.value) == 0.0:
+            elif _clears(s):
                 lines.append(f"{pad}T.clear({self.names[s.buffer]})")
             elif isinstance(s, Fill):
                 lines.append(f"{pad}T.fill({self.names[s.buffer]}, {self.expr(s.value)})")
@@ -432,13 +414,18 @@ class KernelEmitter:
 def tile_primitives(body) -> list:
     """The TileLang tile primitives a tile-level body uses, for reports."""
     names = {Gemm: "T.gemm", Reduce: "T.reduce", Cumsum: "T.cumsum", Fill: "T.fill"}
-    used = {"T.clear" if isinstance(s, Fill) and isinstance(s.value, Const) and float(s.value.value) == 0.0
-            else names[type(s)] for s in walk_stmts(body) if type(s) in names and not _fp32_products(s, body)}
+    used = {"T.clear" if _clears(s) else names[type(s)]
+            for s in walk_stmts(body) if type(s) in names and not _fp32_products(s, body)}
     if any(_fp32_products(s, body) for s in walk_stmts(body)):
         used.add("fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)")
     if any(isinstance(s, For) and s.stages for s in walk_stmts(body)):
         used.add("T.Pipelined")
     return sorted(used)
+
+
+def _clears(s) -> bool:
+    """A Fill of zero: TileLang's T.clear."""
+    return isinstance(s, Fill) and isinstance(s.value, Const) and float(s.value.value) == 0.0
 
 
 def _fp32_products(s, body) -> bool:

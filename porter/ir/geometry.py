@@ -7,7 +7,9 @@ so grid.x = ceildiv(n, block.x).
 from __future__ import annotations
 
 from porter.diagnostics import TileportError
-from porter.ir.nodes import Assign, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Kernel, Launch, Var
+from porter.ir.nodes import (
+    Assign, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Kernel, Launch, ScalarParam, Var,
+)
 from porter.ir.walk import walk_expr, walk_stmts
 
 
@@ -103,10 +105,12 @@ def _block_stride(x, locals_: dict, axis: int, block: tuple):
     return stride if isinstance(stride, int) and stride > 0 else None
 
 
-def infer_launch(kernel: Kernel, block=None, grid=None, caller_grid: bool = False) -> Launch:
+def infer_launch(kernel: Kernel, block=None, grid=None, caller_grid: bool = False,
+                 why: str = "has no launch site") -> Launch:
     """The launch of a kernel without a usable launch site: block given or default, grid given
     or covering its guards. caller_grid (a library kernel, no launch site at all): an axis no
-    guard sizes is the caller's, an extra `grid_y` parameter of the port (not of the original)."""
+    guard sizes is the caller's, an extra `grid_y` parameter of the port (not of the original).
+    why: what the diagnostic says of the launch site when an axis stays unknown."""
     block = tuple(block) if block else default_block(kernel)
     if grid:
         return Launch(tuple(Const(int(g), "int32") for g in grid), block, 0, "given")
@@ -121,7 +125,7 @@ def infer_launch(kernel: Kernel, block=None, grid=None, caller_grid: bool = Fals
     if caller_grid:
         for axis in sorted(uses_grid - set(counts)):
             counts[axis] = _caller_axis(kernel, axis)
-    dims = assemble_grid(kernel, counts, uses_grid, "TP160", "has no launch site", "guards")
+    dims = assemble_grid(kernel, counts, uses_grid, "TP160", why, "guards")
     origin = "given-block" if block and block != default_block(kernel) else "inferred"
     if caller_grid and any(getattr(p, "grid_axis", None) is not None for p in kernel.params):
         origin = "caller-axes"
@@ -129,8 +133,7 @@ def infer_launch(kernel: Kernel, block=None, grid=None, caller_grid: bool = Fals
 
 
 def _caller_axis(kernel: Kernel, axis: int) -> Var:
-    from porter.ir.nodes import ScalarParam
-
+    """A new port parameter for the size of the grid on `axis` (grid_y, ...)."""
     taken = {p.name for p in kernel.params}
     name = f"grid_{'xyz'[axis]}"
     while name in taken:

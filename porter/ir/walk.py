@@ -6,9 +6,9 @@ import dataclasses
 from typing import Callable, Iterator
 
 from porter.ir.nodes import (
-    Assign, Atomic, BinOp, Call, Cast, Decl, For, If, Load, Select, Store, UnaryOp, While,
+    Alloc, Assign, Atomic, BinOp, Call, Cast, Decl, For, If, Load, Select, Store, UnaryOp, While,
 )
-from porter.ir.tiles import Copy, Fill, ParallelFor, TileLoad, TileStore
+from porter.ir.tiles import Copy, Fill, ParallelFor, TileBuffer, TileLoad, TileStore
 
 
 def children(e) -> tuple:
@@ -86,6 +86,18 @@ def walk_stmts(stmts) -> Iterator:
             yield from walk_stmts(s.orelse)
         elif isinstance(s, (For, While, ParallelFor)):
             yield from walk_stmts(s.body)
+
+
+def declared_names(stmts) -> Iterator:
+    """The names a body declares, in order: locals and loop variables, arrays and tiles, the
+    variables of parallel loops."""
+    for s in walk_stmts(stmts):
+        if isinstance(s, (Decl, For)):
+            yield s.var.name
+        elif isinstance(s, (Alloc, TileBuffer)):
+            yield s.name
+        elif isinstance(s, ParallelFor):
+            yield from (var.name for var in s.vars)
 
 
 def all_exprs(stmts) -> Iterator:

@@ -26,7 +26,7 @@ columns the original's grid never reaches are never written.
 from __future__ import annotations
 
 import dataclasses
-
+from collections import Counter
 
 from porter.ir.fold import fold
 from porter.ir.nodes import (
@@ -34,7 +34,7 @@ from porter.ir.nodes import (
     dtype_bits, is_float,
 )
 from porter.ir.tiles import Copy, Fill, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import map_expr, walk_expr
+from porter.ir.walk import all_exprs, map_expr, walk_expr
 from porter.match.summary import Miss, Sum, all_of, conjuncts, sums_in, summarize
 from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, sympy, to_sympy
 
@@ -258,7 +258,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     reads = _load_counts(kernel.body)
 
     def shape_for_copy(f, idx, kdim_first):
-        """((rows, cols), row stride or None, transposed) in size names when the operand is a
+        """(((rows, cols), row stride or None), transposed) in size names when the operand is a
         matrix the tile can be copied from: A[row * lda + k] is (M, K) with rows lda apart (None
         when lda is K) and A[k * ldt + row] is (K, M), transposed; B[k * ldb + col] is (K, N) and
         B[col * ldt + k] is (N, K), transposed; M bounds the rows, N the columns, K the sum.
@@ -285,14 +285,15 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
             if not isinstance(params.get(stride.name), ScalarParam) or params[stride.name].dtype != "int32":
                 continue
             shape = (k_name, outer_name) if rows_are_k else (outer_name, k_name)
-            return shape, (None if stride.name == shape[1] else stride.name), rows_are_k != k_major
+            return (shape, None if stride.name == shape[1] else stride.name), rows_are_k != k_major
         return None
 
     shapes, transposed = {}, set()
 
     def stage(f, idx, rows, cols, kdim_first, name):
-        """The shared tile of one operand for K step ko: a T.copy of a row-major operand, else a
-        guarded gather; A's tile (BM, BK) follows the row, B's (BK, BN) the column."""
+        """The shared tile of one operand for K step ko: a T.copy of an operand that is a matrix
+        (shape_for_copy), else a guarded gather; A's tile (BM, BK) follows the row, B's (BK, BN)
+        the column (a transposed operand's tile is stored the other way round)."""
         zero = Const(0, "int32")
         if kdim_first:  # B
             kexpr, r, c = BinOp("+", k_base, i, "int32"), zero, BinOp("+", n_base, j, "int32")
@@ -306,7 +307,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         guard = all_of(parts)
         view = shape_for_copy(f, idx, kdim_first)
         if view is not None and set(_conjuncts(guard)) == {within, BinOp("<", kexpr, k_stop, "bool")}:
-            shapes[f[0]], flipped = view[:2], view[2]  # the guards are the shape's bounds: T.copy reads the same
+            shapes[f[0]], flipped = view  # the guards are the shape's bounds: T.copy reads the same
             origin = (k_base, n_base) if kdim_first else (m_base, k_base)
             tile_shape = (rows, cols)
             if flipped:  # the tile as the matrix holds it; T.gemm reads it transposed
@@ -358,15 +359,9 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
 def _load_counts(body) -> dict:
     """How many loads of each buffer the kernel's text holds: an operand read once (in the
     product, or staged once into shared memory) has no other use its 2-D view could change."""
-    from porter.ir.walk import stmt_exprs, walk_stmts
+    return dict(Counter(e.buffer for e in all_exprs(body) if isinstance(e, Load)))
 
-    counts: dict = {}
-    for t in walk_stmts(body):
-        for e in stmt_exprs(t):
-            for n in walk_expr(e):
-                if isinstance(n, Load):
-                    counts[n.buffer] = counts.get(n.buffer, 0) + 1
-    return counts
+
 def _grid_extent(grid, axis, block):
     """How many threads the original launch has along an axis (grid * block)."""
     g = grid[axis] if axis < len(grid) else Const(1, "int32")

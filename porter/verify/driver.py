@@ -115,14 +115,18 @@ class VerifyOptions:
     compile_check: bool = True
 
 
-def _port_functions(port: str) -> set:
+def _port_tree(port: str) -> ast.Module:
+    """The port's text, parsed (never run here)."""
     try:
-        tree = ast.parse(Path(port).read_text(encoding="utf-8"), filename=port)
+        return ast.parse(Path(port).read_text(encoding="utf-8"), filename=port)
     except SyntaxError as exc:
         raise TileportError("TP443", f"the port is not valid Python: {exc.msg}",
                             Loc(port, exc.lineno or 0, exc.offset or 0)) from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise TileportError("TP003", f"cannot read the port: {exc}", Loc(port)) from exc
+
+
+def _port_functions(tree: ast.Module) -> set:
     names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     # a Triton port's kernel is a launcher object: `add_kernel = _TritonKernel(_add_kernel)`
     names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
@@ -130,13 +134,9 @@ def _port_functions(port: str) -> set:
     return names
 
 
-def aligned_sizes(port: str, function: str) -> dict:
+def aligned_sizes(tree: ast.Module, function: str) -> dict:
     """The sizes a port's wrapper tests before it takes its aligned program
-    (`aligned = M % 64 == 0 and ...`): size -> multiple, read from the port's text."""
-    try:
-        tree = ast.parse(Path(port).read_text(encoding="utf-8"))
-    except (SyntaxError, OSError, UnicodeDecodeError):
-        return {}
+    (`aligned = M % 64 == 0 and ...`): size -> multiple, read from the port's parsed text."""
     for fn in tree.body:
         if isinstance(fn, ast.FunctionDef) and fn.name == function:
             for node in ast.walk(fn):
@@ -308,7 +308,8 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
             names = ", ".join(k.ident for k in module.kernels)
             raise TileportError("TP004", f"no kernel named '{opts.kernel}' in {original} (kernels: {names})",
                                 Loc(original))
-    functions = _port_functions(port)
+    port_tree = _port_tree(port)
+    functions = _port_functions(port_tree)
     shown = original
     if module.language == "cuda" and (module.emulator_source is not None or module.emulator_headers
                                       or module.stand_ins):
@@ -325,7 +326,7 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
                                       Loc(port))
             continue
         if module.language == "cuda":
-            kernel.aligned_sizes = aligned_sizes(port, kernel.ident)  # one case for its aligned program
+            kernel.aligned_sizes = aligned_sizes(port_tree, kernel.ident)  # one case for its aligned program
         try:
             specs = specializations(kernel)
             for spec in specs:

@@ -63,9 +63,6 @@ def load_port(path: str):
     return module
 
 
-_load = load_port
-
-
 def _failure(exc: BaseException, port_path: str) -> dict:
     line = 0
     for frame in traceback.extract_tb(exc.__traceback__):
@@ -212,33 +209,33 @@ def _compile(module, job: dict) -> dict:
     arch = job["arch"]
     if shutil.which("nvcc") is None:
         return {"ok": None, "message": "nvcc not found: cubin compile check skipped"}
-    func = getattr(module, job["program"])(*job.get("program_args", ()), **job.get("program_kwargs", {}))
-    target = {"kind": "cuda", "arch": arch}
+    import inspect
+
+    factory = getattr(module, job["program"])
+    args, kwargs = job.get("program_args", ()), job.get("program_kwargs", {})
+    func = factory(*args, **kwargs)
+    target, configs = {"kind": "cuda", "arch": arch}, pass_configs(module)
     start = time.perf_counter()
-    kernel = tilelang.compile(func, target=target, execution_backend="tvm_ffi",
-                              pass_configs=pass_configs(module))
+    kernel = tilelang.compile(func, target=target, execution_backend="tvm_ffi", pass_configs=configs)
     seconds = time.perf_counter() - start
     source = kernel.get_kernel_source()
     problems = []
     for bound in re.findall(r"__launch_bounds__\((\d+)", source):
         if int(bound) > MAX_THREADS:
             problems.append(f"{bound} threads per block exceeds {MAX_THREADS}")
-    shared = shared_bytes(lower(func, target, pass_configs(module)))  # a cached compile keeps no lowered module
+    shared = shared_bytes(lower(func, target, configs))  # a cached compile keeps no lowered module
     if shared > SHARED_LIMIT.get(arch, 48 * 1024):
         problems.append(f"{shared} bytes of shared memory exceeds {SHARED_LIMIT[arch]} on {arch}")
     result = {"ok": not problems, "seconds": seconds, "shared_bytes": shared,
               "message": "; ".join(problems) or f"cubin built for {arch}, {shared} B shared memory"}
-    factory = getattr(module, job["program"])
-    import inspect
-
     if "aligned" in inspect.signature(factory).parameters:
         # the program the wrapper takes for whole tiles: its copies should be asynchronous
-        fast = factory(*job.get("program_args", ()), **job.get("program_kwargs", {}), aligned=True)
-        built = tilelang.compile(fast, target=target, execution_backend="tvm_ffi", pass_configs=pass_configs(module))
-        copies = async_copies(built.get_kernel_source())
+        fast = tilelang.compile(factory(*args, **kwargs, aligned=True), target=target,
+                                execution_backend="tvm_ffi", pass_configs=configs)
+        copies = async_copies(fast.get_kernel_source())
         result["async_copies"] = copies
         result["message"] += f"; aligned program: {copies} async copies"
-    if "T.gemm(" in inspect.getsource(getattr(module, job["program"])):
+    if "T.gemm(" in inspect.getsource(factory):
         result["tensor_cores"] = tensor_core_instructions(kernel)
         result["message"] += f", T.gemm as {result['tensor_cores'] or 'no tensor-core instructions'}"
     return result
@@ -298,7 +295,7 @@ def _work(request: dict) -> dict:
     try:
         import torch
 
-        module = _load(port_path)
+        module = load_port(port_path)
     except BaseException as exc:  # noqa: BLE001 - report, do not crash
         failure = _failure(exc, port_path)
         return {"results": [failure for _ in request["jobs"]]}

@@ -172,17 +172,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         kernel.alignments = {n: k for n, k in self._alignments.items() if n in scalars}
         if launch is not None and launch.grid is None:
             # the launch site gave the block but its grid could not be traced to the parameters
-            site = launch.loc
-            try:
-                launch = infer_launch(kernel, launch.block, self.given_grid)
-            except TileportError as exc:
-                if exc.diagnostic.code != "TP160":
-                    raise
-                axis = exc.diagnostic.message.split("on axis ")[-1].split(" ")[0]
-                raise TileportError("TP160", f"the grid of the launch site of '{kernel.name}' (line "
-                                    f"{site.line if site else '?'}) uses host values the kernel does not "
-                                    f"receive, and its guards do not give the grid on axis {axis}; pass "
-                                    "--grid", kernel.loc) from None
+            line = launch.loc.line if launch.loc else "?"
+            launch = infer_launch(kernel, launch.block, self.given_grid,
+                                  why=f"has a launch site (line {line}) whose grid uses host values the "
+                                      "kernel does not receive,")
             launch.origin = "launch-site-block"
         # no launch site at all: a library kernel, whose caller chooses what no guard bounds
         kernel.launch = launch if launch is not None else infer_launch(kernel, self.given_block,

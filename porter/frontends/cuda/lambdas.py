@@ -58,17 +58,14 @@ class LambdasMixin:
         """The lambda a call `step(j)` invokes, as (body, its arguments), else None."""
         if c.referenced is None or c.referenced.spelling != "operator()":
             return None
-        for k in c.get_children():
-            node = k
-            while node is not None and node.kind != self.K.DECL_REF_EXPR:
-                kids = list(node.get_children())
-                node = kids[0] if len(kids) == 1 else None
-            if node is not None and node.referenced is not None and node.referenced.hash in scope.lambdas:
-                expr = scope.lambdas[node.referenced.hash]
-                args = [a for a in c.get_arguments() if not is_lambda(a.type)]
-                return _LambdaBody(expr, node.spelling, c.type), args
-            break
-        return None
+        node = self.first_child(c)  # the object called: the lambda variable, under implicit casts
+        while node is not None and node.kind != self.K.DECL_REF_EXPR:
+            kids = list(node.get_children())
+            node = kids[0] if len(kids) == 1 else None
+        if node is None or node.referenced is None or node.referenced.hash not in scope.lambdas:
+            return None
+        args = [a for a in c.get_arguments() if not is_lambda(a.type)]
+        return _LambdaBody(scope.lambdas[node.referenced.hash], node.spelling, c.type), args
 
     def call_lambda(self, c, scope, loc, want_value: bool):
         found = self.lambda_callee(c, scope)

@@ -299,6 +299,24 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
     opts = opts or VerifyOptions()
     progress = progress or (lambda message: None)
     start = time.perf_counter()
+    prepared = prepare(original, port, opts, progress)
+    _run_ports(prepared, port, progress)
+    prepared.report.seconds = time.perf_counter() - start
+    return prepared.report
+
+
+@dataclass
+class Prepared:
+    """The original's side of a verification: every case drawn and run, the port not yet."""
+    report: VerifyReport
+    plans: list  # (KernelResult, CaseResult, kernel, args, expected) per case
+    kernels: list
+    opts: VerifyOptions
+
+
+def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared:
+    """Draw each kernel's cases and run the original on them (the port is only read: which
+    functions it has, which sizes its aligned program wants)."""
     module = load_module(original, include_dirs=opts.include_dirs, defines=opts.defines,
                          config=opts.config, dtypes=opts.dtypes, constexprs=opts.constexprs)
     kernels = module.kernels
@@ -356,13 +374,29 @@ def verify(original: str, port: str, opts: VerifyOptions | None = None, progress
         except TileportError as exc:
             result.error = exc.diagnostic
             result.cases.clear()
-    _run_ports(report, plans, port, kernels, opts, progress)
-    report.seconds = time.perf_counter() - start
-    return report
+    return Prepared(report, plans, kernels, opts)
 
 
-def _run_ports(report, plans, port, kernels, opts, progress) -> None:
+def _run_ports(prepared: Prepared, port: str, progress) -> None:
     """All port work in one child process: imports and compiles are paid once."""
+    jobs, owners = port_jobs(prepared)
+    if not jobs:
+        return
+    progress(f"running the port ({len(jobs)} jobs)")
+    try:
+        results = run_port_jobs(port, jobs, timeout=prepared.opts.timeout)
+    except TileportError as exc:
+        for r in prepared.report.kernels:
+            if r.error is None:
+                r.error = exc.diagnostic
+        return
+    apply_results(owners, results, port, prepared.opts)
+
+
+def port_jobs(prepared: Prepared) -> tuple:
+    """The port's child jobs (runs of every case, compile checks) and, for each, what its
+    result belongs to."""
+    report, plans, kernels, opts = prepared.report, prepared.plans, prepared.kernels, prepared.opts
     jobs, owners = [], []
     for result, case, kernel, args, expected in plans:
         if result.error is None:
@@ -386,16 +420,11 @@ def _run_ports(report, plans, port, kernels, opts, progress) -> None:
                     jobs.append({"kind": "compile", "program": f"{kernel.ident}_program", "arch": arch,
                                  "program_args": program_args, "program_kwargs": program_kwargs})
                     owners.append(("compile", result, arch, kernel, None))
-    if not jobs:
-        return
-    progress(f"running the port ({len(jobs)} jobs)")
-    try:
-        results = run_port_jobs(port, jobs, timeout=opts.timeout)
-    except TileportError as exc:
-        for r in report.kernels:
-            if r.error is None:
-                r.error = exc.diagnostic
-        return
+    return jobs, owners
+
+
+def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -> None:
+    """Compare each run's buffers with the original's, record each compile check."""
     port_text = Path(port).read_text(encoding="utf-8", errors="replace")
     for (kind, result, what, kernel, expected), outcome in zip(owners, results):
         if result.error is not None:

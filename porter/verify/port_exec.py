@@ -34,6 +34,18 @@ def run_port_jobs(port_path: str, jobs: list, timeout: float = 300.0) -> list:
     return result["results"]
 
 
+def run_port_batch(batch: list, timeout: float = 300.0) -> list:
+    """Several ports in one child (imports paid once): batch is [(port_path, jobs), ...];
+    returns each port's result list. A crash or timeout of the child raises for the whole
+    batch (the caller retries its ports one by one to learn which)."""
+    request = {"batch": [{"port_path": str(Path(p).resolve()), "jobs": [_encode(j) for j in jobs]}
+                         for p, jobs in batch]}
+    where = Loc(batch[0][0]) if batch else Loc("")
+    result = run_in_child("porter.verify.port_exec", request, timeout, where, "the ports",
+                          codes=("TP441", "TP442"))
+    return result["batch"]
+
+
 def _encode(job: dict) -> dict:
     if job["kind"] != "run":
         return job
@@ -290,6 +302,8 @@ def shared_bytes(artifact) -> int:
 
 
 def _work(request: dict) -> dict:
+    if "batch" in request:
+        return {"batch": [_work(entry)["results"] for entry in request["batch"]]}
     port_path = request["port_path"]
     results = []
     try:

@@ -252,8 +252,12 @@ def _print_report(report) -> None:
             for case in k.cases:
                 shown = {**case.constexprs, **case.sizes}
                 sizes = ", ".join(f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}" for n, v in shown.items())
+                if case.wide:
+                    sizes += " (wide values)"
                 for b in case.buffers:
                     verdict = "[green]ok[/]" if b.ok else f"[red]MISMATCH[/] ({b.mismatches}, first at {b.first_mismatch})"
+                    if b.outside:
+                        verdict = f"[red]WROTE OUTSIDE[/] ({b.outside} past its ends)"
                     written = "-" if b.written is None else f"{100 * b.written:.0f}%"
                     table.add_row(sizes, case.device, b.name, b.dtype, written, f"{b.max_abs:.3g}", f"{b.max_rel:.3g}",
                                   f"{b.rtol:g} / {b.atol:g}", verdict)

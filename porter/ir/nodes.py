@@ -341,6 +341,9 @@ class Kernel:
     # sizes whose multiples let the port take an aligned specialization (gemm: whole tiles,
     # async copies): size -> multiple; verify runs one case with each size a multiple
     aligned_sizes: dict = field(default_factory=dict)
+    # sizes the port's program steps over in tiles (`T.ceildiv(cols, 256)`): size -> tile;
+    # verify makes its problems span two of them
+    port_tiles: dict = field(default_factory=dict)
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
 

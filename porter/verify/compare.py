@@ -31,16 +31,18 @@ class BufferComparison:
     mismatches: int
     first_mismatch: int | None
     written: float | None = None  # share of the elements the original changed (None: not known)
+    outside: int = 0  # elements the port wrote in the guard zone around the buffer (out of bounds)
 
     @property
     def ok(self) -> bool:
-        return self.mismatches == 0
+        return self.mismatches == 0 and not self.outside
 
     def as_dict(self) -> dict:
         return {"buffer": self.name, "dtype": self.dtype, "elements": self.elements,
                 "max_abs": self.max_abs, "max_rel": self.max_rel, "rtol": self.rtol,
                 "atol": self.atol, "mismatches": self.mismatches,
-                "first_mismatch": self.first_mismatch, "ok": self.ok, "written": self.written}
+                "first_mismatch": self.first_mismatch, "ok": self.ok, "written": self.written,
+                "outside": self.outside}
 
 
 def written_share(before: np.ndarray, after: np.ndarray) -> float:
@@ -55,7 +57,7 @@ def written_share(before: np.ndarray, after: np.ndarray) -> float:
     return float(np.count_nonzero(~same)) / b.size
 
 
-def _as_float(a: np.ndarray, dtype: str) -> np.ndarray:
+def as_float(a: np.ndarray, dtype: str) -> np.ndarray:
     if dtype == "bfloat16":
         return bf16.from_bits(a).astype(np.float64)
     return a.astype(np.float64)
@@ -66,7 +68,7 @@ def compare(name: str, dtype: str, expected: np.ndarray, actual: np.ndarray,
     default_rtol, default_atol = TOLERANCES.get(dtype, (0.0, 0.0))
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
-    e, a = _as_float(expected, dtype), _as_float(actual, dtype)
+    e, a = as_float(expected, dtype), as_float(actual, dtype)
     if e.shape != a.shape:
         return BufferComparison(name, dtype, e.size, float("inf"), float("inf"), rtol, atol, e.size, 0)
     both_nan = np.isnan(e) & np.isnan(a)

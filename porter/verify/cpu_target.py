@@ -24,7 +24,7 @@ import sys
 
 _PATCHED = False
 #: Bump when the passes below change: it names the kernel-cache folder of builds made with them.
-LOWERING = "bf16-2"
+LOWERING = "bf16-3"
 
 
 def enable_bfloat16() -> None:
@@ -131,7 +131,9 @@ def install(module) -> None:
         if name not in cache:
             register_cpu_math()
             enable_bfloat16()
-            cache[name] = compile_for_c(program)
+            # the port's own configs (no per-access extent guards): an access past a buffer
+            # reads or hits verify's guard zone here as it would read garbage on a GPU
+            cache[name] = compile_for_c(program, dict(getattr(module, "_PASS_CONFIGS", None) or {}))
         return cache[name]
 
     module._compiled = compiled
@@ -194,15 +196,43 @@ def _cpu_scan(is_max, serial_scan):
     return scan
 
 
-def compile_for_c(program):
-    """Trace `program` with shared/fragment tiles as plain arrays and compile it for the C target;
-    tilelang is restored afterwards."""
+def poison_value(dtype):
+    """The value unwritten tiles and verify's guard zones hold on the CPU: huge for floats (a
+    max or sum that takes it is far off), a bit pattern for integers. dtype: a TileLang or
+    numpy dtype (numpy uint16 holds bfloat16 bits, 0x7149: about 1e30)."""
+    import numpy as np
+
+    name = str(dtype)
+    if name in ("float16",):
+        return 60000.0
+    if name.startswith("float") or name == "bfloat16":
+        return 1e30
+    if name == "bool":
+        return True
+    bits = np.dtype(name).itemsize * 8 if name != "uint16" else 16
+    return {8: 90, 16: 23130}.get(bits, 0x3A5A5A5A)
+
+
+def poison(dtype):
+    """poison_value as a TileLang constant of dtype."""
+    from tilelang import tvm
+
+    return tvm.tirx.const(poison_value(dtype), str(dtype))
+
+
+def compile_for_c(program, configs: dict | None = None):
+    """Trace `program` with shared/fragment tiles as plain arrays (starting as poison) and
+    compile it for the C target with the port's pass configs; tilelang is restored afterwards."""
     import tilelang
     import tilelang.analysis
     import tilelang.language as T
 
     def local(shape, dtype, scope=None):
-        return T.alloc_local(shape, dtype)
+        buffer = T.alloc_local(shape, dtype)
+        # shared memory and registers start as garbage on a GPU: a tile read before it is
+        # written must not read zeros here, so it starts as a value no kernel computes
+        T.evaluate(T.fill(buffer, poison(buffer.dtype)))
+        return buffer
 
     serial_scan = _serial_scan_macro()
     saved = (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax,
@@ -213,7 +243,7 @@ def compile_for_c(program):
     try:
         return tilelang.compile(
             program(), target="c", execution_backend="cython",
-            pass_configs={"tirx.disable_vectorize": True}, compile_flags=["-O2"])
+            pass_configs={**(configs or {}), "tirx.disable_vectorize": True}, compile_flags=["-O2"])
     finally:
         (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax,
          tilelang.analysis.ParallelLocalIndexChecker) = saved

@@ -40,6 +40,7 @@ class CaseResult:
     constexprs: dict = field(default_factory=dict)  # Triton: the specialization this case ran
     notes: list = field(default_factory=list)  # why the case tests less than it should
     written: dict = field(default_factory=dict)  # buffer -> share of its elements the original changed
+    wide: bool = False  # floats drawn from a wide range (inputs.WIDE): tolerances scale with them
 
     @property
     def ok(self) -> bool:
@@ -90,7 +91,7 @@ class VerifyReport:
                 "kernel": k.name, "verdict": k.verdict,
                 "error": k.error.render() if k.error else None,
                 "compile": k.compile,
-                "cases": [{"sizes": c.sizes, "constexprs": c.constexprs, "notes": c.notes,
+                "cases": [{"sizes": c.sizes, "constexprs": c.constexprs, "notes": c.notes, "wide": c.wide,
                            "grid": list(c.grid), "device": c.device,
                            "original_seconds": round(c.original_seconds, 4),
                            "port_seconds": round(c.port_seconds, 4),
@@ -144,6 +145,19 @@ def aligned_sizes(tree: ast.Module, function: str) -> dict:
                     text = ast.unparse(node.value)
                     return {name: int(m) for name, m in re.findall(r"\b(\w+) % (\d+) == 0", text)}
     return {}
+
+
+def port_tiles(tree: ast.Module, function: str) -> dict:
+    """Sizes the port's program steps over in tiles (`T.ceildiv(cols, 256)`, `cols // 256`):
+    size -> the largest tile, read from the program factory's parsed text."""
+    out: dict = {}
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name == f"{function}_program":
+            text = ast.unparse(fn)
+            for name, tile in re.findall(r"T\.ceildiv\((\w+), (\d+)\)", text) + \
+                    re.findall(r"\b(\w+) // (\d+)\b", text):
+                out[name] = max(out.get(name, 1), int(tile))
+    return out
 
 
 def _grid(kernel: Kernel, scalars: dict) -> tuple:
@@ -345,22 +359,27 @@ def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared
             continue
         if module.language == "cuda":
             kernel.aligned_sizes = aligned_sizes(port_tree, kernel.ident)  # one case for its aligned program
+        kernel.port_tiles = port_tiles(port_tree, kernel.ident)  # cases span two of its tiles
         try:
             specs = specializations(kernel)
             for spec in specs:
+                spec.port_tiles = kernel.port_tiles
                 # scalars the launch ties to its geometry (a block size also passed as an argument)
                 given = {**{k: str(v) for k, v in spec.launch.fixed.items()}, **opts.args}
                 # the case's specialization: the constexprs whose value differs between them
                 label = {n: v for n, v in spec.constexprs.items() if any(s.constexprs.get(n) != v for s in specs)}
-                for index, scalars in enumerate(problem_sizes(spec, given)):
+                problems = problem_sizes(spec, given)
+                # the smallest problem once more with wide values: a shift, clamp or overflow
+                # path that [-2, 2] never reaches
+                for index, (scalars, wide) in enumerate([(p, False) for p in problems] + [(problems[0], True)]):
                     grid = _grid(spec, scalars)
                     for device in devices:
                         progress(f"{kernel.name}: running the original on {device}, sizes {scalars}")
                         t0 = time.perf_counter()
                         args, expected, notes = _informative_run(module, spec, scalars, given, grid, original,
-                                                                 opts, device, opts.seed * 1000 + index)
+                                                                 opts, device, opts.seed * 1000 + index, wide)
                         case = CaseResult(dict(scalars), grid, device, original_seconds=time.perf_counter() - t0,
-                                          constexprs=label, notes=notes,
+                                          constexprs=label, notes=notes, wide=wide,
                                           written={p.name: written_share(a, e) for p, a, e in
                                                    zip(spec.params, args, expected) if isinstance(p, BufferParam)
                                                    and isinstance(a, np.ndarray) and isinstance(e, np.ndarray)})
@@ -444,11 +463,15 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
         case.port_seconds = outcome["seconds"]
         program = _program_text(port_text, kernel.ident)
         n = max((a.size for a in expected if isinstance(a, np.ndarray)), default=1)
-        for p, exp, got in zip(kernel.params, expected, outcome["args"]):
+        outside = outcome.get("outside", {})
+        for i, (p, exp, got) in enumerate(zip(kernel.params, expected, outcome["args"])):
             if isinstance(p, BufferParam):
                 rtol, atol = _tolerances(p.dtype, program, case.device, n, opts)
+                if case.wide and opts.atol is None and p.dtype in TOLERANCES:
+                    atol = _wide_atol(p.dtype, exp, rtol, atol)
                 case.buffers.append(compare(p.name, p.dtype, exp, got, rtol, atol))
                 case.buffers[-1].written = case.written.get(p.name)
+                case.buffers[-1].outside = outside.get(i, 0)
 
 
 __all__ = ["verify", "VerifyOptions", "VerifyReport", "KernelResult", "CaseResult", "BufferComparison"]
@@ -466,6 +489,19 @@ def _program_text(port_text: str, ident: str) -> str:
     start = port_text.find(f"def {ident}_program(")
     end = port_text.find("\ndef ", start + 1)
     return port_text[start:end if end > 0 else None] if start >= 0 else ""
+
+
+def _wide_atol(dtype: str, expected: np.ndarray, rtol, atol) -> float:
+    """A wide case's absolute tolerance: rounding is relative to the magnitude of what was
+    summed, so a result that cancels to ~0 among large values gets rtol times the buffer's
+    largest value (a softmax's outputs, at most 1, keep the usual atol)."""
+    from porter.verify.compare import as_float
+
+    rtol = TOLERANCES[dtype][0] if rtol is None else rtol
+    atol = TOLERANCES[dtype][1] if atol is None else atol
+    values = np.abs(as_float(expected, dtype))
+    values = values[np.isfinite(values)]
+    return max(atol, rtol * float(values.max())) if values.size else atol
 
 
 def _tolerances(dtype: str, program: str, device: str, n: int, opts) -> tuple:
@@ -499,7 +535,7 @@ def _tolerances(dtype: str, program: str, device: str, n: int, opts) -> tuple:
 REDRAWS = 2
 
 
-def _informative_run(module, kernel, scalars, given, grid, original, opts, device, seed):
+def _informative_run(module, kernel, scalars, given, grid, original, opts, device, seed, wide=False):
     """Run the original on random inputs; when the run leaves every buffer the kernel writes
     unchanged, or writes one value everywhere (a guard never true, a dropout probability above
     1), draw new inputs (up to REDRAWS times). Returns (args, results, notes): notes say what
@@ -507,7 +543,7 @@ def _informative_run(module, kernel, scalars, given, grid, original, opts, devic
     written = written_buffers(kernel)
     notes = []
     for attempt in range(REDRAWS + 1):
-        args = make_args(kernel, scalars, given, seed + 7919 * attempt)
+        args = make_args(kernel, scalars, given, seed + 7919 * attempt, wide)
         expected = _run_original(module, kernel, grid, args, original, opts, device)
         notes = _weak_case(kernel, written, args, expected)
         if not notes:

@@ -1,8 +1,11 @@
 """Problem sizes and seeded random inputs, shared by the original's run and the port's.
 
 Sizes: integer scalars that bound buffers, guards or the grid are "sizes"; verify runs two
-problem sizes, one of them ragged (primes, so no block or tile divides them). Every buffer,
-outputs included, starts with the same random data on both sides, so a skipped write shows.
+problem sizes of primes (so no block or tile divides them), the larger one past two of every
+chunk a loop, block or tile steps over each size (every loop of the original and of the port
+runs at least twice), then one at an exact multiple of those chunks (the unmasked path) and
+one just above it. Every buffer, outputs included, starts with the same random data on both
+sides, so a skipped write shows.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from porter.verify import bf16
 from porter.ir.extents import INDEX_LIMIT, index_buffers
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import (
-    Atomic, BinOp, BufferParam, Const, For, If, Kernel, ScalarParam, Var, While, is_float,
+    Atomic, BinOp, BufferParam, Call, Const, For, If, Kernel, ScalarParam, Var, While, is_float,
 )
 from porter.ir.walk import all_exprs, walk_expr, walk_stmts
 
@@ -56,6 +59,70 @@ def size_params(kernel: Kernel) -> list[str]:
     return sorted(found, key=order.index)
 
 
+#: The largest chunk (elements) sizes are raised past: a bigger one keeps its one round.
+CHUNK_CAP = 4096
+
+
+def loop_quanta(kernel: Kernel) -> dict:
+    """size -> the chunk a loop, block or tile steps over it by: the step of a loop bounded by
+    the size (`c += blockDim.x`, a grid-stride round), the C of `ceildiv(size, C)` or
+    `size / C`, and the tiles the port's program steps by (Kernel.port_tiles). A problem
+    below twice the chunk never leaves the loop's first round."""
+    sizes = set(size_params(kernel))
+    env = {f"block_dim.{i}": b for i, b in enumerate(kernel.launch.block)}
+    for i, g in enumerate(kernel.launch.grid):
+        try:
+            env[f"grid_dim.{i}"] = int(evaluate(g, {}))
+        except (NotConstant, ValueError, ZeroDivisionError, TypeError):
+            pass
+    out: dict = {}
+
+    def note(name, chunk):
+        if name in sizes and not _is_stride(name) and isinstance(chunk, int) and 1 < chunk <= CHUNK_CAP:
+            out[name] = max(out.get(name, 1), chunk)
+
+    for name, chunk in getattr(kernel, "port_tiles", {}).items():
+        note(name, chunk)
+    exprs = list(all_exprs(kernel.body)) + [e for g in kernel.launch.grid for e in walk_expr(g)]
+    for e in exprs:
+        if isinstance(e, Call) and e.func == "ceildiv" and len(e.args) == 2 and isinstance(e.args[0], Var) \
+                and isinstance(e.args[1], Const):
+            note(e.args[0].name, e.args[1].value)
+        elif isinstance(e, BinOp) and e.op == "/" and isinstance(e.a, Var) and isinstance(e.b, Const):
+            note(e.a.name, e.b.value)
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, For) and isinstance(s.cond, BinOp) and s.cond.op in ("<", "<=") and \
+                isinstance(s.cond.b, Var):
+            try:
+                note(s.cond.b.name, int(evaluate(s.step, env)))
+            except (NotConstant, ValueError, ZeroDivisionError, TypeError):
+                pass
+    return out
+
+
+def _next_prime(n: int) -> int:
+    def prime(k):
+        return k > 1 and all(k % d for d in range(2, int(k ** 0.5) + 1))
+    while not prime(n):
+        n += 1
+    return n
+
+
+def _size_sets(kernel: Kernel, sizes: list, divisors: dict) -> list:
+    """The size tuples, in `sizes` order: two of primes, the larger past twice every chunk
+    (loop_quanta), then each chunked size at exactly twice its chunk and one above that."""
+    sets = list(_SIZE_SETS.get(len(sizes)) or [tuple(17 + 2 * i for i in range(len(sizes))),
+                                               tuple(29 + 2 * i for i in range(len(sizes)))])
+    chunks = {s: q for s, q in loop_quanta(kernel).items() if s in sizes and s not in divisors}
+    if not chunks:
+        return sets
+    large = tuple(_next_prime(2 * chunks[s] + 1) if s in chunks and v <= 2 * chunks[s] else v
+                  for s, v in zip(sizes, sets[-1]))
+    exact = tuple(2 * chunks[s] if s in chunks else v for s, v in zip(sizes, large))
+    above = tuple(v + 1 if s in chunks else v for s, v in zip(sizes, exact))
+    return sets[:-1] + [large, exact, above]
+
+
 def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     """Scalar values for each problem: sizes from the size sets, others fixed, --arg wins."""
     found = [s for s in size_params(kernel) if s not in given]
@@ -67,15 +134,14 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     strides += [p.name for p in kernel.scalars if _is_stride(p.name) and p.name not in given and
                 p.name not in strides and not is_float(p.dtype) and p.dtype != "bool"]
     sizes = [s for s in found if s not in strides]
-    sets = _SIZE_SETS.get(len(sizes)) or [tuple(17 + 2 * i for i in range(len(sizes))),
-                                          tuple(29 + 2 * i for i in range(len(sizes)))]
+    divisors = _grid_divisors(kernel)
+    sets = _size_sets(kernel, sizes, divisors)
     nesting = _stride_nesting(kernel, strides)
     widest = max((max(v, default=16) for v in sets), default=16) + 3
     if nesting and widest ** max(nesting.values()) > STRIDE_CAP:
         # 4-D attention tensors nested P**4 apart would take GiBs (and the interpreter's
         # memory); strides then all take P, which still keeps rows apart within each dim
         nesting = {}
-    divisors = _grid_divisors(kernel)
     rng = np.random.default_rng(1234)
     problems = []
     for number, values in enumerate(sets):
@@ -88,7 +154,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 # (32 and up) takes one and two tiles, each costly on the CPU; a vector width
                 # (`n / 8` elements per thread) keeps the usual size, rounded up to its multiple
                 d = divisors[p.name]
-                scalars[p.name] = d * (number + 1) if d >= 32 else _round_up(values[sizes.index(p.name)], d)
+                scalars[p.name] = d * (min(number, 1) + 1) if d >= 32 else _round_up(values[sizes.index(p.name)], d)
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
             elif p.name in strides:
@@ -105,6 +171,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if a not in given and isinstance(scalars.get(a), int) and isinstance(scalars.get(b), int) \
                     and 0 < scalars[a] < scalars[b]:
                 scalars[a] *= scalars[b]
+        _spread_strides(kernel, strides, nesting, scalars, given)
         for name, lanes in _multiples(kernel).items():
             # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
             if name in scalars and name not in given and isinstance(scalars[name], int):
@@ -124,7 +191,40 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if name in extra and name not in given and _is_stride(name):
                 extra[name] = _round_up(widest + 3, multiple)  # a row stride of aligned rows
         problems.append(extra)
-    return problems
+    unique, seen = [], []
+    for number, problem in enumerate(problems):
+        ints = {k: v for k, v in problem.items() if isinstance(v, int)}
+        if ints in seen:
+            continue
+        seen.append(ints)
+        if number >= 2:  # a chunked case whose buffers cannot be sized blindly is left out
+            try:
+                buffer_lengths(kernel, problem, given)
+            except TileportError:
+                continue
+        unique.append(problem)
+    return unique
+
+
+def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict, given: dict) -> None:
+    """A stride steps past everything the rest of its buffer's index spans: with the stride
+    set to 0 the extent (`K * M + batch * strideA - strideA`) is what one step holds, so a
+    batch stride gets at least that (plus padding) and batches never overlap."""
+    for name in sorted(strides, key=lambda n: nesting.get(n, 1)):
+        if name in given or not isinstance(scalars.get(name), int):
+            continue
+        for p in kernel.buffers:
+            if p.extent is None or not any(isinstance(e, Var) and e.name == name for e in walk_expr(p.extent)):
+                continue
+            # this stride and every stride at its depth or outside it set to 0: the span of the
+            # dimensions inside it
+            outer = {o: 0 for o in strides if nesting.get(o, 1) >= nesting.get(name, 1)}
+            try:
+                rest = int(evaluate(p.extent, {**scalars, **outer}))
+            except (NotConstant, ValueError, ZeroDivisionError, TypeError):
+                continue
+            if rest + 3 > scalars[name]:
+                scalars[name] = rest + 3
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -235,9 +335,16 @@ def _generous_length(kernel: Kernel, p, scalars: dict) -> int:
     return product
 
 
-def random_array(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
+#: How much wider than [-2, 2] verify's "wide" case draws floats: far enough that a softmax
+#: shifted by anything but its row's max overflows exp, within float16's range.
+WIDE = {"float16": 8.0, "bfloat16": 8.0}
+WIDE_DEFAULT = 48.0
+
+
+def random_array(dtype: str, n: int, rng: np.random.Generator, wide: bool = False) -> np.ndarray:
     if is_float(dtype):
-        values = rng.uniform(-2.0, 2.0, n).astype(np.float32)
+        scale = WIDE.get(dtype, WIDE_DEFAULT) if wide else 1.0
+        values = (rng.uniform(-2.0, 2.0, n) * scale).astype(np.float32)
         if dtype == "bfloat16":
             return bf16.to_bits(values)
         return values.astype(NUMPY_DTYPES[dtype])
@@ -255,8 +362,9 @@ def lock_buffers(kernel: Kernel) -> set:
     return {s.buffer for s in walk_stmts(kernel.body) if isinstance(s, Atomic) and s.op == "lock"}
 
 
-def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int) -> list:
-    """The kernel's arguments in parameter order: arrays for buffers, Python scalars."""
+def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool = False) -> list:
+    """The kernel's arguments in parameter order: arrays for buffers, Python scalars; wide:
+    float buffers drawn from a range WIDE times [-2, 2] (values whose exp overflows)."""
     lengths = buffer_lengths(kernel, scalars, given)
     indices = index_buffers(kernel)
     locks = lock_buffers(kernel)
@@ -270,7 +378,7 @@ def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int) -> list:
             limit = int(given.get(INDEX_LIMIT, scalars.get(INDEX_LIMIT, 1)))
             args.append(rng.integers(0, max(limit, 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype]))
         elif isinstance(p, BufferParam):
-            args.append(random_array(p.dtype, lengths[p.name], rng))
+            args.append(random_array(p.dtype, lengths[p.name], rng, wide))
         elif isinstance(p, ScalarParam):
             args.append(scalars[p.name])
     return args

@@ -181,15 +181,43 @@ def _regroup(values: list, groups) -> list:
     return out
 
 
+#: Elements of guard zone before and after each buffer a port gets (see _guarded).
+GUARD = 256
+
+
+def _guarded(array: np.ndarray) -> tuple:
+    """(storage, view): the buffer inside a guard zone of GUARD elements on each side that
+    holds the poison unwritten tiles hold (cpu_target.poison): a port that reads past a buffer
+    reads huge values (its result is off), one that writes past it changes the zone."""
+    from porter.verify.cpu_target import poison_value
+
+    storage = np.empty(array.size + 2 * GUARD, array.dtype)
+    storage[:GUARD] = storage[GUARD + array.size:] = poison_value(array.dtype)
+    storage[GUARD: GUARD + array.size] = array.reshape(-1)
+    return storage, storage[GUARD: GUARD + array.size].reshape(array.shape)
+
+
+def _outside(storage: np.ndarray, size: int, dtype) -> int:
+    """Elements of a buffer's guard zone the port changed."""
+    from porter.verify.cpu_target import poison_value
+
+    zone = np.concatenate([storage[:GUARD], storage[GUARD + size:]])
+    fill = np.full(zone.size, poison_value(dtype), dtype=zone.dtype)
+    return int(np.count_nonzero((zone.view(np.uint8) != fill.view(np.uint8)).reshape(zone.size, -1).any(axis=1)))
+
+
 def _run(module, job: dict, torch) -> dict:
     if job.get("target", "c") == "c" and is_thread_level(module, job["function"]):
         return _emulate(module, job)
-    tensors = []
+    tensors, guards = [], []
     for a in job["args"]:
         if "array" in a:
-            t = torch.from_numpy(a["array"].copy())
+            storage, view = _guarded(a["array"])
+            guards.append((storage, a["array"].size, a["array"].dtype))
+            t = torch.from_numpy(view)
             tensors.append(t.view(torch.bfloat16) if a["bf16"] else t)
         else:
+            guards.append(None)
             tensors.append(a["scalar"])
     fn = getattr(module, job["function"])
     target = job.get("target", "c")
@@ -206,13 +234,15 @@ def _run(module, job: dict, torch) -> dict:
         torch.cuda.synchronize()
         tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]
     seconds = time.perf_counter() - start
-    out = []
-    for t, a in zip(tensors, job["args"]):
+    out, outside = [], {}
+    for i, (t, a, guard) in enumerate(zip(tensors, job["args"], guards)):
         if "array" in a:
-            out.append((t.view(torch.uint16) if a["bf16"] else t).numpy())
+            out.append((t.view(torch.uint16) if a["bf16"] else t).numpy().copy())
+            if target != "cuda" and guard is not None and _outside(*guard):
+                outside[i] = _outside(*guard)
         else:
             out.append(t)
-    return {"ok": True, "args": out, "seconds": seconds}
+    return {"ok": True, "args": out, "seconds": seconds, "outside": outside}
 
 
 def _compile(module, job: dict) -> dict:

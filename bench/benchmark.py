@@ -104,11 +104,12 @@ def scaled_problem(kernel, scale: float, given: dict) -> tuple[dict, list]:
 
     Returns (scalars, names of the size parameters, strides left out)."""
     from porter.ir.extents import INDEX_LIMIT
-    from porter.verify.inputs import _is_stride, _stride_nesting, problem_sizes, size_params
+    from porter.verify.inputs import is_stride, _stride_nesting, problem_sizes, size_params
 
-    scalars = dict(problem_sizes(kernel, given)[-1])
+    problems = problem_sizes(kernel, given)
+    scalars = dict(problems[1] if len(problems) > 1 else problems[-1])  # the larger prime problem
     found = [s for s in size_params(kernel) if s not in given]
-    strides = [s for s in found if _is_stride(s)]
+    strides = [s for s in found if is_stride(s)]
     sizes = [s for s in found if s not in strides]
     for name in sizes:
         scalars[name] = max(1, int(round(scalars[name] * scale)))
@@ -118,7 +119,7 @@ def scaled_problem(kernel, scale: float, given: dict) -> tuple[dict, list]:
         scalars[name] = (widest + 3) ** nesting.get(name, 1)
     if INDEX_LIMIT in scalars:
         scalars[INDEX_LIMIT] = min((scalars[s] for s in sizes), default=16)
-    shown_sizes = [s for s in size_params(kernel) if not _is_stride(s)]  # --arg ones too
+    shown_sizes = [s for s in size_params(kernel) if not is_stride(s)]  # --arg ones too
     return scalars, shown_sizes
 
 

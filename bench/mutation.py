@@ -11,7 +11,7 @@ makes mutants of the bodies of the port's `T.prim_func`s (never the wrapper or t
 
     operator     + - * / // % & | << >> swapped for a neighbour
     comparison   < <= > >= == != swapped for a neighbour
-    constant     an integer literal +1 or -1, a float literal +1
+    constant     an integer literal +1 or -1, a float literal +1 (halved when +1 is lost)
     index        buf[i] -> buf[i + 1] (the last index of a multi-dimensional access)
     statement    one statement (an assignment, a call, an if, a loop) replaced by `pass`
     reduction    T.reduce_sum/max/min, T.max/min swapped for another kind
@@ -129,7 +129,9 @@ def _expression_mutants(node, splice: _Splicer, declared: bool) -> list:
         if node.value > 0:
             out.append(("constant", node, str(node.value - 1)))
     elif isinstance(node, ast.Constant) and type(node.value) is float:
-        out.append(("constant", node, repr(node.value + 1.0)))
+        # +1 vanishes next to a huge constant (FLT_MAX): halve that one instead
+        bigger = node.value + 1.0
+        out.append(("constant", node, repr(bigger if bigger != node.value else node.value / 2)))
     elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
         index = node.slice.elts[-1] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
         if not isinstance(index, ast.Slice):

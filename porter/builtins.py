@@ -25,8 +25,11 @@ TILELANG_MATH = {
     "tanh": "T.tanh", "erf": "T.erf", "pow": "T.pow", "abs": "T.abs", "floor": "T.floor",
     "ceil": "T.ceil", "max": "T.max", "min": "T.min", "fma": "T.fma", "sigmoid": "T.sigmoid",
     "fmod": "T.fmod", "cosh": "T.cosh", "sinh": "T.sinh", "tan": "T.tan", "atan": "T.atan",
-    "asin": "T.asin", "acos": "T.acos", "atan2": "T.atan2", "trunc": "T.trunc", "round": "T.round",
+    "asin": "T.asin", "acos": "T.acos", "atan2": "T.atan2", "trunc": "T.trunc",
     "hypot": "T.hypot",
+    # ties to even on every target (T.round is nearbyintf on CUDA but roundf on HIP and C);
+    # C's round (ties away from zero) is spelled out by the emitter (emit/expressions.py)
+    "nearbyint": "T.nearbyint",
 }
 
 # CUDA name -> (kind, canonical)
@@ -51,6 +54,7 @@ CUDA_BUILTINS = {
     **{n: ("math", "min") for n in ("fminf", "fmin", "min", "__hmin")},
     **{n: ("math", "fma") for n in ("fmaf", "fma", "__fmaf_rn", "__hfma")},
     **{n: ("math", "fmod") for n in ("fmodf", "fmod")},
+    **{n: ("math", "nearbyint") for n in ("rintf", "rint", "nearbyintf", "nearbyint", "hrint")},
     **{n: ("math", n.rstrip("f")) for n in ("coshf", "sinhf", "tanf", "atanf", "asinf", "acosf",
                                             "atan2f", "truncf", "roundf", "hypotf")},
     **{n: ("math", n) for n in ("cosh", "sinh", "tan", "atan", "asin", "acos", "atan2", "trunc",

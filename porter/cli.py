@@ -263,6 +263,16 @@ def _print_report(report) -> None:
                                   f"{b.rtol:g} / {b.atol:g}", verdict)
                     sizes = ""
             stdout.print(table)
+            for case in k.cases:
+                for b in case.buffers:
+                    if b.where:
+                        worst = "; ".join(f"[{', '.join(map(str, w['at']))}] expected {w['expected']:.6g}, got "
+                                          f"{w['actual']:.6g}" for w in b.where["worst"][:3])
+                        stdout.print(f"  {b.name} ({', '.join(f'{n}={v}' for n, v in case.sizes.items())}): "
+                                     f"{b.mismatches} wrong, {b.where['detail']}\n    worst: {worst}",
+                                     markup=False, highlight=False)
+        for note in k.target_notes:
+            stdout.print(f"  on other targets: {note}", markup=False, highlight=False)
         for arch, info in k.compile.items():
             mark = {True: "[green]ok[/]", False: "[red]FAILED[/]", None: "[yellow]skipped[/]"}[info.get("ok")]
             seconds = f" ({info['seconds']:.1f}s)" if info.get("seconds") else ""

@@ -66,6 +66,12 @@ class ExprEmitter:
                 # Half-precision math is computed in float32 and rounded once, as CUDA's h* functions do.
                 wide = Call(e.func, tuple(Cast("float32", a) for a in e.args), "float32")
                 return f"T.Cast({dtype_ref(e.dtype)}, {self(wide)})", _PREC["atom"]
+            if e.func == "round":
+                # C's round: halfway cases away from zero, on every target (T.round is not)
+                x = self(e.args[0])
+                kind = dtype_ref(e.dtype)
+                return (f"T.if_then_else(T.abs({x} - T.trunc({x})) >= {kind}(0.5), T.trunc({x}) + "
+                        f"T.copysign({kind}(1.0), {x}), T.trunc({x}))"), _PREC["atom"]
             args = ", ".join(self(a) for a in e.args)
             return f"{TILELANG_MATH[e.func]}({args})", _PREC["atom"]
         if isinstance(e, UnaryOp):

@@ -54,7 +54,8 @@ def render() -> str:
         by_canonical[(kind, canonical)].append(name)
     out += ["", "## CUDA builtins", "", "| CUDA | becomes |", "| --- | --- |"]
     for (kind, canonical), names in sorted(by_canonical.items()):
-        target = TILELANG_MATH.get(canonical, canonical) if kind == "math" else \
+        spelled = {"round": "T.if_then_else(|x - T.trunc(x)| >= 0.5, T.trunc(x) + T.copysign(1, x), T.trunc(x))"}
+        target = TILELANG_MATH.get(canonical, spelled.get(canonical, canonical)) if kind == "math" else \
             {"binop": f"operator `{canonical}`", "unop": f"unary `{canonical}`", "cmp": f"comparison `{canonical}`",
              "cast": "`T.Cast` to the result type", "recip": "`1 / x`", "saturate": "`T.min(T.max(x, 0), 1)`",
              "ldg": "a plain load", "const": f"the constant `{canonical}`"}[kind]

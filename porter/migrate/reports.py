@@ -122,6 +122,29 @@ def kernel_numbers(kernel) -> dict:
             "compile": compile_info}
 
 
+def case_rows(kernel) -> list:
+    """verify's cases of one kernel, a row per case and buffer, for the HTML report; a
+    mismatching buffer carries its map as cells of intensity 0 (none wrong) to 4 (all)."""
+    rows = []
+    for case in (kernel.verify or {}).get("cases", []):
+        sizes = ", ".join(f"{n}={v:g}" if isinstance(v, float) else f"{n}={v}" for n, v in case.get("sizes", {}).items())
+        for b in case.get("buffers", []):
+            where = b.get("where") or {}
+            grid = where.get("map", {}).get("cells", [])
+            peak = max((max(r) for r in grid if r), default=0)
+            rows.append({
+                "sizes": sizes + (" (wide values)" if case.get("wide") else ""), "device": case.get("device", ""),
+                "buffer": b["buffer"], "dtype": b["dtype"],
+                "written": "-" if b.get("written") is None else f"{100 * b['written']:.0f}%",
+                "max_abs": f"{b['max_abs']:.3g}", "max_rel": f"{b['max_rel']:.3g}",
+                "tolerance": f"{b['rtol']:g} / {b['atol']:g}", "ok": b["ok"], "mismatches": b["mismatches"],
+                "outside": b.get("outside", 0), "detail": where.get("detail", ""),
+                "worst": where.get("worst", [])[:3],
+                "map": [[0 if v == 0 else 1 + min(3, 3 * v // max(peak, 1)) for v in r] for r in grid],
+                "map_shape": f"{where['map']['rows']} x {where['map']['cols']}" if where.get("map") else ""})
+    return rows
+
+
 def _slug(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "-", path)
 
@@ -196,6 +219,7 @@ def _file_views(result) -> list:
         views.append({
             "file": f, "fid": fid,
             "kernels": [{"k": k, "numbers": kernel_numbers(k), "port_line": port_lines.get(k.name),
+                         "cases": case_rows(k),
                          "diags": [{"d": d, "href": link(d)} for d in k.diagnostics]} for k in f.kernels],
             "diags": [{"d": d, "href": link(d)} for d in f.diagnostics],
             "source": _code_lines(source, focus), "source_note": source_note,

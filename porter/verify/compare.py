@@ -32,6 +32,7 @@ class BufferComparison:
     first_mismatch: int | None
     written: float | None = None  # share of the elements the original changed (None: not known)
     outside: int = 0  # elements the port wrote in the guard zone around the buffer (out of bounds)
+    where: dict = None  # locate.locate's answer for a mismatch: worst elements, tail or spread
 
     @property
     def ok(self) -> bool:
@@ -42,7 +43,7 @@ class BufferComparison:
                 "max_abs": self.max_abs, "max_rel": self.max_rel, "rtol": self.rtol,
                 "atol": self.atol, "mismatches": self.mismatches,
                 "first_mismatch": self.first_mismatch, "ok": self.ok, "written": self.written,
-                "outside": self.outside}
+                "outside": self.outside, "where": self.where or {}}
 
 
 def written_share(before: np.ndarray, after: np.ndarray) -> float:
@@ -64,7 +65,10 @@ def as_float(a: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def compare(name: str, dtype: str, expected: np.ndarray, actual: np.ndarray,
-            rtol: float | None = None, atol: float | None = None) -> BufferComparison:
+            rtol: float | None = None, atol: float | None = None, dims: list | None = None,
+            before: np.ndarray | None = None, chunks: dict | None = None) -> BufferComparison:
+    """dims: the buffer's (stride, size) dimensions (locate.buffer_dims), before: its contents
+    before the run, chunks: size -> tile; with them a mismatch says where it is."""
     default_rtol, default_atol = TOLERANCES.get(dtype, (0.0, 0.0))
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
@@ -81,5 +85,15 @@ def compare(name: str, dtype: str, expected: np.ndarray, actual: np.ndarray,
     bad_idx = np.flatnonzero(bad)
     max_abs = float(diff.max()) if diff.size else 0.0
     max_rel = float(np.where(diff == 0, 0.0, rel).max()) if diff.size else 0.0
-    return BufferComparison(name, dtype, int(e.size), max_abs, max_rel, rtol, atol, int(bad_idx.size),
-                            int(bad_idx[0]) if bad_idx.size else None)
+    result = BufferComparison(name, dtype, int(e.size), max_abs, max_rel, rtol, atol, int(bad_idx.size),
+                              int(bad_idx[0]) if bad_idx.size else None)
+    if bad_idx.size:
+        from porter.verify.locate import locate
+
+        dims = dims or [(1, None)]
+        written = None
+        if before is not None and before.shape == expected.shape:
+            written = (before.reshape(-1) != expected.reshape(-1))
+        result.where = locate(bad_idx, e.reshape(-1), a.reshape(-1), written, [d[0] for d in dims],
+                              [(chunks or {}).get(d[1]) for d in dims])
+    return result

@@ -139,6 +139,9 @@ def install(module) -> None:
     module._compiled = compiled
 
 
+_LOWERED: set = set()
+
+
 def register_cpu_math() -> None:
     """libm lowerings for the C target (float16/bfloat16 computed in float32), once per process."""
     from tilelang import tvm
@@ -151,15 +154,15 @@ def register_cpu_math() -> None:
             return value if op.dtype == "float32" else tvm.tirx.Cast(op.dtype, value)
         return lower
 
+    # T.round follows CUDA, the target ports are verified for (porter/verify/targets.py)
+    calls = {"round": "nearbyint"}
     for name in ("fabs", "fmod", "fma", "exp", "exp2", "log", "log2", "log10", "log1p", "sqrt", "erf", "tanh",
-                 "sin", "cos", "tan", "floor", "ceil", "trunc", "pow"):
+                 "sin", "cos", "tan", "floor", "ceil", "trunc", "pow", "round", "nearbyint", "copysign"):
+        if name in _LOWERED:
+            continue  # registered already, by an earlier build in this process
         op = tvm.ir.Op.get("tl.fma" if name == "fma" else "tirx." + name)
-        try:
-            if op.get_attr("c.FLowerIntrinsic") is not None:
-                continue  # registered already, by an earlier build in this process
-        except Exception:
-            pass  # raised while no op has a "c" lowering at all
-        tvm.ir.register_intrin_lowering(op.name, "c", f=libm(name), level=99)
+        tvm.ir.register_intrin_lowering(op.name, "c", f=libm(calls.get(name, name)), level=99)
+        _LOWERED.add(name)
 
 
 def _serial_scan_macro():

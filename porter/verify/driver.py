@@ -22,7 +22,9 @@ from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import Atomic, BufferParam, Kernel, Store
 from porter.ir.walk import walk_stmts
 from porter.verify.compare import TOLERANCES, BufferComparison, compare, written_share
-from porter.verify.inputs import make_args, problem_sizes
+from porter.verify.inputs import is_stride, loop_quanta, make_args, problem_sizes
+from porter.verify.locate import buffer_dims
+from porter.verify.targets import target_notes
 from porter.verify.port_exec import run_port_jobs
 
 ARCHS = ("sm_80", "sm_90a")
@@ -54,6 +56,7 @@ class KernelResult:
     cases: list = field(default_factory=list)
     compile: dict = field(default_factory=dict)
     error: Diagnostic | None = None
+    target_notes: list = field(default_factory=list)  # ops the port uses that differ by target
 
     @property
     def verdict(self) -> str:
@@ -90,7 +93,7 @@ class VerifyReport:
             "kernels": [{
                 "kernel": k.name, "verdict": k.verdict,
                 "error": k.error.render() if k.error else None,
-                "compile": k.compile,
+                "compile": k.compile, "target_notes": k.target_notes,
                 "cases": [{"sizes": c.sizes, "constexprs": c.constexprs, "notes": c.notes, "wide": c.wide,
                            "grid": list(c.grid), "device": c.device,
                            "original_seconds": round(c.original_seconds, 4),
@@ -341,6 +344,7 @@ def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared
             raise TileportError("TP004", f"no kernel named '{opts.kernel}' in {original} (kernels: {names})",
                                 Loc(original))
     port_tree = _port_tree(port)
+    port_text = Path(port).read_text(encoding="utf-8", errors="replace")
     functions = _port_functions(port_tree)
     shown = original
     if module.language == "cuda" and (module.emulator_source is not None or module.emulator_headers
@@ -351,6 +355,7 @@ def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared
     devices = ["cpu", "cuda"] if report.gpu else ["cpu"]
     for kernel in kernels:
         result = KernelResult(kernel.ident, kernel.loc)
+        result.target_notes = target_notes(_program_text(port_text, kernel.ident))
         report.kernels.append(result)
         if kernel.ident not in functions or f"{kernel.ident}_program" not in functions:
             result.error = Diagnostic("TP444", f"the port has no function '{kernel.ident}' (or its "
@@ -426,7 +431,7 @@ def port_jobs(prepared: Prepared) -> tuple:
             if kernel.language == "triton":
                 job["triton"] = triton_call(kernel, args)
             jobs.append(job)
-            owners.append(("run", result, case, kernel, expected))
+            owners.append(("run", result, case, kernel, (args, expected)))
     if opts.compile_check:
         for kernel in kernels:
             result = next(r for r in report.kernels if r.name == kernel.ident)
@@ -445,7 +450,7 @@ def port_jobs(prepared: Prepared) -> tuple:
 def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -> None:
     """Compare each run's buffers with the original's, record each compile check."""
     port_text = Path(port).read_text(encoding="utf-8", errors="replace")
-    for (kind, result, what, kernel, expected), outcome in zip(owners, results):
+    for (kind, result, what, kernel, data), outcome in zip(owners, results):
         if result.error is not None:
             continue
         if kind == "compile":
@@ -462,14 +467,21 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
             continue
         case.port_seconds = outcome["seconds"]
         program = _program_text(port_text, kernel.ident)
-        n = max((a.size for a in expected if isinstance(a, np.ndarray)), default=1)
+        before, expected = data
+        # how many terms a reordered sum may have: the longest size of the problem (a row, K),
+        # not the largest buffer (rows x cols would loosen a row's sum by sqrt(rows))
+        n = max((v for k, v in case.sizes.items() if type(v) is int and not is_stride(k)),
+                default=max((a.size for a in expected if isinstance(a, np.ndarray)), default=1))
         outside = outcome.get("outside", {})
-        for i, (p, exp, got) in enumerate(zip(kernel.params, expected, outcome["args"])):
+        chunks = loop_quanta(kernel)
+        for i, (p, old, exp, got) in enumerate(zip(kernel.params, before, expected, outcome["args"])):
             if isinstance(p, BufferParam):
                 rtol, atol = _tolerances(p.dtype, program, case.device, n, opts)
                 if case.wide and opts.atol is None and p.dtype in TOLERANCES:
                     atol = _wide_atol(p.dtype, exp, rtol, atol)
-                case.buffers.append(compare(p.name, p.dtype, exp, got, rtol, atol))
+                dims = buffer_dims(kernel, p, case.sizes, is_stride)
+                case.buffers.append(compare(p.name, p.dtype, exp, got, rtol, atol, dims,
+                                            old if isinstance(old, np.ndarray) else None, chunks))
                 case.buffers[-1].written = case.written.get(p.name)
                 case.buffers[-1].outside = outside.get(i, 0)
 

@@ -78,7 +78,7 @@ def loop_quanta(kernel: Kernel) -> dict:
     out: dict = {}
 
     def note(name, chunk):
-        if name in sizes and not _is_stride(name) and isinstance(chunk, int) and 1 < chunk <= CHUNK_CAP:
+        if name in sizes and not is_stride(name) and isinstance(chunk, int) and 1 < chunk <= CHUNK_CAP:
             out[name] = max(out.get(name, 1), chunk)
 
     for name, chunk in getattr(kernel, "port_tiles", {}).items():
@@ -128,10 +128,10 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     found = [s for s in size_params(kernel) if s not in given]
     # Strides get the widest size plus padding: rows never overlap, and padding shows up a
     # port that assumes contiguous rows.
-    strides = [s for s in found if _is_stride(s)]
+    strides = [s for s in found if is_stride(s)]
     # a stride that bounds nothing the analyses see (a block pointer's, a row loop's) is still
     # a stride: 3 would make rows overlap and hide a port that mixes them up
-    strides += [p.name for p in kernel.scalars if _is_stride(p.name) and p.name not in given and
+    strides += [p.name for p in kernel.scalars if is_stride(p.name) and p.name not in given and
                 p.name not in strides and not is_float(p.dtype) and p.dtype != "bool"]
     sizes = [s for s in found if s not in strides]
     divisors = _grid_divisors(kernel)
@@ -184,11 +184,11 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         # is a multiple: one more case, two tiles on each of those axes
         extra = dict(problems[0])
         for name, multiple in kernel.aligned_sizes.items():
-            if name in extra and name not in given and not _is_stride(name):
+            if name in extra and name not in given and not is_stride(name):
                 extra[name] = 2 * multiple
         widest = max((v for v in extra.values() if isinstance(v, int) and not isinstance(v, bool)), default=16)
         for name, multiple in kernel.aligned_sizes.items():
-            if name in extra and name not in given and _is_stride(name):
+            if name in extra and name not in given and is_stride(name):
                 extra[name] = _round_up(widest + 3, multiple)  # a row stride of aligned rows
         problems.append(extra)
     unique, seen = [], []
@@ -287,7 +287,7 @@ def _stride_nesting(kernel: Kernel, strides: list) -> dict:
     return depth
 
 
-def _is_stride(name: str) -> bool:
+def is_stride(name: str) -> bool:
     lowered = name.lower()
     return "stride" in lowered or lowered in ("lda", "ldb", "ldc", "ld", "pitch")
 
@@ -323,7 +323,7 @@ def _generous_length(kernel: Kernel, p, scalars: dict) -> int:
     built from those sizes in the kernels seen — within GENEROUS_CAP; past it, a diagnostic."""
     product = 4
     for name in size_params(kernel):
-        if _is_stride(name):
+        if is_stride(name):
             continue  # a stride already spans the sizes it steps over
         value = scalars.get(name)
         if isinstance(value, int) and value > 0:
@@ -341,10 +341,15 @@ WIDE = {"float16": 8.0, "bfloat16": 8.0}
 WIDE_DEFAULT = 48.0
 
 
-def random_array(dtype: str, n: int, rng: np.random.Generator, wide: bool = False) -> np.ndarray:
+def random_array(dtype: str, n: int, rng: np.random.Generator, wide: bool = False,
+                 ties: bool = False) -> np.ndarray:
+    """Random values of dtype; wide: floats over WIDE times [-2, 2]; ties: floats on a grid of
+    quarters (x and 2x land on halfway cases, where rounding modes differ)."""
     if is_float(dtype):
         scale = WIDE.get(dtype, WIDE_DEFAULT) if wide else 1.0
         values = (rng.uniform(-2.0, 2.0, n) * scale).astype(np.float32)
+        if ties:
+            values = np.round(values * 4) / 4
         if dtype == "bfloat16":
             return bf16.to_bits(values)
         return values.astype(NUMPY_DTYPES[dtype])
@@ -362,9 +367,15 @@ def lock_buffers(kernel: Kernel) -> set:
     return {s.buffer for s in walk_stmts(kernel.body) if isinstance(s, Atomic) and s.op == "lock"}
 
 
+def rounds(kernel: Kernel) -> bool:
+    """Whether the kernel rounds to integers (round, rint): its wide case draws halfway values."""
+    return any(isinstance(e, Call) and e.func in ("round", "nearbyint") for e in all_exprs(kernel.body))
+
+
 def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool = False) -> list:
     """The kernel's arguments in parameter order: arrays for buffers, Python scalars; wide:
-    float buffers drawn from a range WIDE times [-2, 2] (values whose exp overflows)."""
+    float buffers drawn from a range WIDE times [-2, 2] (values whose exp overflows), on a grid
+    of quarters when the kernel rounds."""
     lengths = buffer_lengths(kernel, scalars, given)
     indices = index_buffers(kernel)
     locks = lock_buffers(kernel)
@@ -378,7 +389,7 @@ def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool 
             limit = int(given.get(INDEX_LIMIT, scalars.get(INDEX_LIMIT, 1)))
             args.append(rng.integers(0, max(limit, 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype]))
         elif isinstance(p, BufferParam):
-            args.append(random_array(p.dtype, lengths[p.name], rng, wide))
+            args.append(random_array(p.dtype, lengths[p.name], rng, wide, wide and rounds(kernel)))
         elif isinstance(p, ScalarParam):
             args.append(scalars[p.name])
     return args

@@ -15,6 +15,8 @@ from porter.ir.walk import all_exprs, walk_expr, walk_stmts
 
 #: How many of the worst elements a report lists.
 WORST = 5
+#: The most cells a mismatch map has along its rows and its columns.
+MAP_ROWS, MAP_COLS = 16, 48
 
 
 def _bare(e):
@@ -82,17 +84,35 @@ def locate(bad: np.ndarray, expected: np.ndarray, actual: np.ndarray, written: n
               "expected": float(expected[i]), "actual": float(actual[i])} for i in order]
     reach = np.flatnonzero(written) if written is not None and written.any() else np.arange(expected.size)
     extents = coordinates(reach, strides).max(axis=0) + 1
+    worst_map = mismatch_map(coords, extents)
     chunks = list(chunks or []) + [None] * (len(strides) - len(chunks or []))
     for d, extent in enumerate(extents):
         if extent <= 1:
             continue
         q = chunks[d]
-        start = (extent - 1) // q * q if q else extent - max(1, extent // 8)
-        if coords[:, d].min() >= start and start > 0:
-            return {"worst": worst, "where": "tail",
-                    "detail": f"confined to the tail of dimension {d} (coordinates {start}..{extent - 1} of "
-                              f"{extent}): a bound or mask of the last tile?"}
+        # the last partial tile when the chunk is known and fits, else the last eighth
+        starts = [(extent - 1) // q * q] if q and (extent - 1) // q * q > 0 else []
+        for start in starts + [extent - max(1, extent // 8)]:
+            if start > 0 and coords[:, d].min() >= start:
+                return {"worst": worst, "where": "tail", "map": worst_map,
+                        "detail": f"confined to the tail of dimension {d} (coordinates {start}..{extent - 1} "
+                                  f"of {extent}): a bound or mask of the last tile?"}
     lines = len(np.unique(coords[:, 0])) if coords.shape[1] > 1 else None
     detail = f"spread over {lines} of {extents[0]} rows" if lines is not None else \
         f"spread from element {int(bad.min())} to {int(bad.max())} of {int(extents[-1])}"
-    return {"worst": worst, "where": "spread", "detail": detail + ": the formula, not only the bounds?"}
+    return {"worst": worst, "where": "spread", "map": worst_map,
+            "detail": detail + ": the formula, not only the bounds?"}
+
+
+def mismatch_map(coords: np.ndarray, extents: np.ndarray) -> dict:
+    """Mismatches binned over the buffer's first and last dimension (one row for a 1-D buffer):
+    {"rows", "cols": the extents binned, "cells": counts per cell, "total": per cell capacity}."""
+    first, last = (0, coords.shape[1] - 1) if coords.shape[1] > 1 else (None, 0)
+    n_rows = int(extents[first]) if first is not None else 1
+    n_cols = int(extents[last])
+    rows, cols = min(MAP_ROWS, max(n_rows, 1)), min(MAP_COLS, max(n_cols, 1))
+    r = (coords[:, first] * rows // max(n_rows, 1)) if first is not None else np.zeros(len(coords), np.int64)
+    c = coords[:, last] * cols // max(n_cols, 1)
+    cells = np.zeros((rows, cols), np.int64)
+    np.add.at(cells, (np.clip(r, 0, rows - 1), np.clip(c, 0, cols - 1)), 1)
+    return {"rows": n_rows, "cols": n_cols, "cells": cells.tolist()}

@@ -24,7 +24,8 @@ _FP32_ONLY = {"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf"
 # libdevice names beyond TRITON_BUILTINS, onto canonical names of porter.builtins.TILELANG_MATH
 _LIBDEVICE_EXTRA = {"tanh": "tanh", "pow": "pow", "fmod": "fmod", "log10": "log10", "fabs": "abs",
                     "fmax": "max", "fmin": "min", "fast_expf": "exp", "fast_logf": "log",
-                    "expf": "exp", "logf": "log", "sqrtf": "sqrt"}
+                    "expf": "exp", "logf": "log", "sqrtf": "sqrt", "rint": "nearbyint",
+                    "nearbyint": "nearbyint", "round": "round"}
 _LIBDEVICE_FP32_ONLY = set(_LIBDEVICE_EXTRA) - {"fabs", "fmax", "fmin"}
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",

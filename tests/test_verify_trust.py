@@ -154,3 +154,16 @@ def test_the_html_report_draws_where_a_mismatch_is(tmp_path, softmax_port):
     for r in rows:
         assert all(row[-1] > 0 for row in r["map"]) and not any(v for row in r["map"] for v in row[:-1])
     assert shutil.which(sys.executable)
+
+
+def test_a_probability_drawn_above_one_is_drawn_again(tmp_path):
+    source = ROOT / "samples" / "triton" / "dropout_seeded.py"
+    kernel = load_module(str(source)).kernels[0]
+    assert any(p["p"] > 1 for p in problem_sizes(kernel, {}))  # such a draw drops every element
+    port = tmp_path / "dropout_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(source), "-o", str(port)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    result = _verify(source, port)
+    assert result.verdict == "equivalent"
+    assert all(not c.notes and 0 < c.sizes["p"] < 1 for c in result.cases)

@@ -19,9 +19,9 @@ import numpy as np
 from porter.diagnostics import Diagnostic, Loc, TileportError
 from porter.frontends.load import load_module
 from porter.ir.fold import NotConstant, evaluate
-from porter.ir.nodes import Atomic, BufferParam, Kernel, Store
+from porter.ir.nodes import Atomic, BufferParam, Kernel, Store, is_float
 from porter.ir.walk import walk_stmts
-from porter.verify.compare import TOLERANCES, BufferComparison, compare, written_share
+from porter.verify.compare import TOLERANCES, BufferComparison, as_float, compare, written_share
 from porter.verify.inputs import is_stride, loop_quanta, make_args, problem_sizes
 from porter.verify.locate import buffer_dims
 from porter.verify.targets import target_notes
@@ -381,8 +381,8 @@ def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared
                     for device in devices:
                         progress(f"{kernel.name}: running the original on {device}, sizes {scalars}")
                         t0 = time.perf_counter()
-                        args, expected, notes = _informative_run(module, spec, scalars, given, grid, original,
-                                                                 opts, device, opts.seed * 1000 + index, wide)
+                        scalars, args, expected, notes = _informative_run(
+                            module, spec, scalars, given, grid, original, opts, device, opts.seed * 1000 + index, wide)
                         case = CaseResult(dict(scalars), grid, device, original_seconds=time.perf_counter() - t0,
                                           constexprs=label, notes=notes, wide=wide,
                                           written={p.name: written_share(a, e) for p, a, e in
@@ -476,7 +476,7 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
         chunks = loop_quanta(kernel)
         for i, (p, old, exp, got) in enumerate(zip(kernel.params, before, expected, outcome["args"])):
             if isinstance(p, BufferParam):
-                rtol, atol = _tolerances(p.dtype, program, case.device, n, opts)
+                rtol, atol = _tolerances(p.dtype, program, case.device, n, opts, _magnitude(p.dtype, exp))
                 if case.wide and opts.atol is None and p.dtype in TOLERANCES:
                     atol = _wide_atol(p.dtype, exp, rtol, atol)
                 dims = buffer_dims(kernel, p, case.sizes, is_stride)
@@ -503,32 +503,39 @@ def _program_text(port_text: str, ident: str) -> str:
     return port_text[start:end if end > 0 else None] if start >= 0 else ""
 
 
+def _magnitude(dtype: str, expected) -> float:
+    """The largest finite |value| of a float buffer (0 for others)."""
+    if not isinstance(expected, np.ndarray) or dtype not in TOLERANCES:
+        return 0.0
+    values = np.abs(as_float(expected, dtype))
+    values = values[np.isfinite(values)]
+    return float(values.max()) if values.size else 0.0
+
+
 def _wide_atol(dtype: str, expected: np.ndarray, rtol, atol) -> float:
     """A wide case's absolute tolerance: rounding is relative to the magnitude of what was
     summed, so a result that cancels to ~0 among large values gets rtol times the buffer's
     largest value (a softmax's outputs, at most 1, keep the usual atol)."""
-    from porter.verify.compare import as_float
-
     rtol = TOLERANCES[dtype][0] if rtol is None else rtol
     atol = TOLERANCES[dtype][1] if atol is None else atol
-    values = np.abs(as_float(expected, dtype))
-    values = values[np.isfinite(values)]
-    return max(atol, rtol * float(values.max())) if values.size else atol
+    return max(atol, rtol * _magnitude(dtype, expected))
 
 
-def _tolerances(dtype: str, program: str, device: str, n: int, opts) -> tuple:
+def _tolerances(dtype: str, program: str, device: str, n: int, opts, magnitude: float = 1.0) -> tuple:
     """(rtol, atol) for one buffer (None: compare's per-dtype default; --rtol/--atol win).
 
-    A port that sums in its own order gets the rounding of a sum over the problem (sqrt(n)/16
-    times the dtype's default), not more; a float32 result computed through float16/bfloat16
+    A port that sums in its own order gets the rounding of a sum of n terms (sqrt(n)/16 times
+    the dtype's default, at least twice it; n the longest size of the problem), its absolute
+    part relative to the buffer's largest value when that exceeds 1 (a weighted average that
+    cancels to ~0 among values of 2); a float32 result computed through float16/bfloat16
     intermediates is compared at that type's tolerance; T.gemm on float32 tiles runs in TF32 on
     the GPU (10-bit mantissa products)."""
     rtol, atol = opts.rtol, opts.atol
     if any(p in program for p in REORDERING) and dtype in ("float32", "float16", "bfloat16"):
         base_rtol, base_atol = TOLERANCES[dtype]
-        scale = max(1.0, float(np.sqrt(n)) / 16)
+        scale = max(2.0, float(np.sqrt(n)) / 16)
         rtol = base_rtol * scale if rtol is None else rtol
-        atol = base_atol * scale if atol is None else atol
+        atol = base_atol * scale * max(1.0, magnitude) if atol is None else atol
     if dtype == "float32":
         # computed through 16-bit intermediates (the original rounds them too): a 1-ulp difference
         # before a rounding can flip a 16-bit ulp, so float32 results are as precise as that type
@@ -555,12 +562,24 @@ def _informative_run(module, kernel, scalars, given, grid, original, opts, devic
     written = written_buffers(kernel)
     notes = []
     for attempt in range(REDRAWS + 1):
+        if attempt:  # a float scalar may be what kept the kernel idle (a probability above 1)
+            scalars = _redrawn_floats(kernel, scalars, given, seed + attempt)
         args = make_args(kernel, scalars, given, seed + 7919 * attempt, wide)
         expected = _run_original(module, kernel, grid, args, original, opts, device)
         notes = _weak_case(kernel, written, args, expected)
         if not notes:
             break
-    return args, expected, notes
+    return scalars, args, expected, notes
+
+
+def _redrawn_floats(kernel, scalars: dict, given: dict, seed: int) -> dict:
+    """The float scalars drawn again inside (0.05, 0.95): below 1, as a probability must be."""
+    rng = np.random.default_rng(seed)
+    out = dict(scalars)
+    for p in kernel.scalars:
+        if is_float(p.dtype) and p.name not in given and p.name in out:
+            out[p.name] = float(np.float32(rng.uniform(0.05, 0.95)))
+    return out
 
 
 def _weak_case(kernel, written, args, expected) -> list:

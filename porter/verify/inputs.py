@@ -61,13 +61,16 @@ def size_params(kernel: Kernel) -> list[str]:
 
 #: The largest chunk (elements) sizes are raised past: a bigger one keeps its one round.
 CHUNK_CAP = 4096
+#: The chunk a `next_power_of_2(size)` block counts as: its exact case is a power of two (64).
+POW2_CHUNK = 32
 
 
 def loop_quanta(kernel: Kernel) -> dict:
     """size -> the chunk a loop, block or tile steps over it by: the step of a loop bounded by
     the size (`c += blockDim.x`, a grid-stride round), the C of `ceildiv(size, C)` or
-    `size / C`, and the tiles the port's program steps by (Kernel.port_tiles). A problem
-    below twice the chunk never leaves the loop's first round."""
+    `size / C`, the tiles the port's program steps by (Kernel.port_tiles), and POW2_CHUNK for
+    a launch's `next_power_of_2(size)` block. A problem below twice the chunk never leaves the
+    loop's first round."""
     sizes = set(size_params(kernel))
     env = {f"block_dim.{i}": b for i, b in enumerate(kernel.launch.block)}
     for i, g in enumerate(kernel.launch.grid):
@@ -83,6 +86,10 @@ def loop_quanta(kernel: Kernel) -> dict:
 
     for name, chunk in getattr(kernel, "port_tiles", {}).items():
         note(name, chunk)
+    for e in (sub for d in kernel.derived_constexprs.values() for sub in walk_expr(d)):
+        # a block of next_power_of_2(size) lanes: a size at a power of two uses the last lane
+        if isinstance(e, Call) and e.func == "next_power_of_2" and e.args and isinstance(e.args[0], Var):
+            note(e.args[0].name, POW2_CHUNK)
     exprs = list(all_exprs(kernel.body)) + [e for g in kernel.launch.grid for e in walk_expr(g)]
     for e in exprs:
         if isinstance(e, Call) and e.func == "ceildiv" and len(e.args) == 2 and isinstance(e.args[0], Var) \

@@ -39,6 +39,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+#: Scalars whose valid range only a sample's host code knows (as in tests/test_verify.py):
+#: conv1d's filter must fit its MAX_K = 15 shared array.
+SAMPLE_ARGS = {"samples/cuda/conv1d.cu": {"k": "7"}}
+
 KINDS = ("operator", "comparison", "constant", "index", "statement", "reduction", "loop-bound")
 
 _OPERATORS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add, ast.Div: ast.Mult,
@@ -262,7 +266,7 @@ def mutate_file(source: str, per_kind: int = 5, timeout: float = 60.0, chunk: in
     with tempfile.TemporaryDirectory(prefix="tileport-mutants-") as tmp:
         port = Path(tmp, Path(source).stem + "_tl.py")
         port.write_text(text, encoding="utf-8")
-        opts = VerifyOptions(compile_check=False, timeout=timeout)
+        opts = VerifyOptions(compile_check=False, timeout=timeout, args=dict(SAMPLE_ARGS.get(_shown(source), {})))
         try:
             prepared = prepare(source, str(port), opts, lambda message: None)
         except TileportError as exc:

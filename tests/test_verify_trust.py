@@ -5,7 +5,6 @@ says where it is. The mutants here are the kinds bench/mutation.py makes, writte
 from __future__ import annotations
 
 import ast
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +60,7 @@ def test_problem_sizes_leave_every_chunk_and_hit_an_exact_multiple():
     kernel = load_module(str(SOFTMAX)).kernels[0]
     assert loop_quanta(kernel) == {"cols": 256}  # `c += blockDim.x` with 256 threads
     cols = [p["cols"] for p in problem_sizes(kernel, {})]
-    assert cols[0] < 256 < 512 < cols[1]  # a ragged row, then one past two chunks
+    assert cols[0] < 256 and cols[1] > 2 * 256  # a ragged row, then one past two chunks
     assert 512 in cols and 513 in cols  # the unmasked path, and one element above it
     relu = load_module(str(ROOT / "samples" / "cuda" / "relu_grid_stride.cu")).kernels[0]
     assert max(p["n"] for p in problem_sizes(relu, {})) > 2 * 32 * 128  # two grid-stride rounds
@@ -94,20 +93,14 @@ def test_a_mask_bug_is_reported_as_the_tail_with_coordinates(tmp_path, softmax_p
 
 def test_a_tile_read_before_it_is_written_is_caught(tmp_path, softmax_port):
     # on a GPU the last lane of the chunk would hold garbage: on the CPU it holds poison, not 0
-    text = softmax_port.read_text()
     init = "                for j in T.Parallel(256):\n                    row_sum_1_chunk[j] = T.float32(0.0)"
-    assert init in text
-    bad = tmp_path / "short_init_tl.py"
-    bad.write_text(text.replace(init, init.replace("T.Parallel(256)", "T.Parallel(255)")))
+    bad = _mutant(tmp_path, softmax_port, init, init.replace("T.Parallel(256)", "T.Parallel(255)"))
     assert _verify(SOFTMAX, bad).verdict == "mismatch"
 
 
 def test_a_write_past_the_end_of_a_buffer_is_caught(tmp_path, softmax_port):
-    text = softmax_port.read_text()
     store = "out[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] ="
-    assert store in text
-    bad = tmp_path / "past_end_tl.py"
-    bad.write_text(text.replace(store, store.replace("ck * 256 + j)]", "ck * 256 + j) + 1]")))
+    bad = _mutant(tmp_path, softmax_port, store, store.replace("ck * 256 + j)]", "ck * 256 + j) + 1]"))
     result = _verify(SOFTMAX, bad)
     assert result.verdict == "mismatch"
     assert any(b.outside > 0 for c in result.cases for b in c.buffers if b.name == "out")
@@ -139,21 +132,22 @@ def test_rounding_follows_cuda_and_other_targets_are_flagged(tmp_path):
 
 
 def test_the_html_report_draws_where_a_mismatch_is(tmp_path, softmax_port):
-    from porter.migrate.reports import case_rows
+    from porter.migrate.model import FileRecord, KernelRecord, RunResult
+    from porter.migrate.reports import case_rows, render_html
 
     bad = _mutant(tmp_path, softmax_port, "if ck * 256 + j < cols:", "if ck * 256 + j < cols - 1:")
     report = verify(str(SOFTMAX), str(bad), VerifyOptions(compile_check=False, timeout=120))
     entry = report.as_dict()["kernels"][0]
-
-    class Kernel:
-        verify = entry
-
-    rows = [r for r in case_rows(Kernel()) if not r["ok"]]
+    kernel = KernelRecord("softmax_row", 10, "ported", converted=True, verdict=entry["verdict"], verify=entry)
+    rows = [r for r in case_rows(kernel) if not r["ok"]]
     assert rows and all(r["map"] for r in rows)
     # the wrong elements are the last column: only the map's last column is marked
     for r in rows:
         assert all(row[-1] > 0 for row in r["map"]) and not any(v for row in r["map"] for v in row[:-1])
-    assert shutil.which(sys.executable)
+    result = RunResult("migrate", str(tmp_path), None, {}, verify=True,
+                       files=[FileRecord("softmax_row.cu", "cuda", "ported", kernels=[kernel], source=str(SOFTMAX))])
+    page = render_html(result)
+    assert 'table class="map"' in page and "confined to the tail of dimension 1" in page
 
 
 def test_a_probability_drawn_above_one_is_drawn_again(tmp_path):

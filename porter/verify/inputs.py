@@ -17,7 +17,7 @@ from porter.verify import bf16
 from porter.ir.extents import INDEX_LIMIT, index_buffers
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import (
-    Atomic, BinOp, BufferParam, Call, Const, For, If, Kernel, ScalarParam, Var, While, is_float,
+    Atomic, BinOp, BufferParam, Call, Cast, Const, For, If, Kernel, ScalarParam, Var, While, is_float,
 )
 from porter.ir.walk import all_exprs, walk_expr, walk_stmts
 
@@ -95,8 +95,8 @@ def loop_quanta(kernel: Kernel) -> dict:
         if isinstance(e, Call) and e.func == "ceildiv" and len(e.args) == 2 and isinstance(e.args[0], Var) \
                 and isinstance(e.args[1], Const):
             note(e.args[0].name, e.args[1].value)
-        elif isinstance(e, BinOp) and e.op == "/" and isinstance(e.a, Var) and isinstance(e.b, Const):
-            note(e.a.name, e.b.value)
+        elif isinstance(e, BinOp) and e.op == "/" and isinstance(e.b, Const) and _lone_size(e.a):
+            note(_lone_size(e.a), e.b.value)  # `n / 4`, `(n + 127) / 128`
     for s in walk_stmts(kernel.body):
         if isinstance(s, For) and isinstance(s.cond, BinOp) and s.cond.op in ("<", "<=") and \
                 isinstance(s.cond.b, Var):
@@ -105,6 +105,21 @@ def loop_quanta(kernel: Kernel) -> dict:
             except (NotConstant, ValueError, ZeroDivisionError, TypeError):
                 pass
     return out
+
+
+def _lone_size(e) -> str | None:
+    """The variable of `n`, `n + 127`, `(n + 128) - 1` (one variable plus or minus constants)."""
+    while isinstance(e, Cast):
+        e = e.a
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, BinOp) and e.op in ("+", "-"):
+        for var_side, const_side in ((e.a, e.b), (e.b, e.a) if e.op == "+" else (None, None)):
+            while isinstance(const_side, Cast):
+                const_side = const_side.a
+            if var_side is not None and isinstance(const_side, Const):
+                return _lone_size(var_side)
+    return None
 
 
 def _next_prime(n: int) -> int:
@@ -178,6 +193,10 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if a not in given and isinstance(scalars.get(a), int) and isinstance(scalars.get(b), int) \
                     and 0 < scalars[a] < scalars[b]:
                 scalars[a] *= scalars[b]
+        for name, cap in _array_caps(kernel).items():
+            # `for (j...; j < k; ...) s_filter[j]` with `s_filter[15]`: the host keeps k <= 15
+            if name not in given and isinstance(scalars.get(name), int) and scalars[name] > cap:
+                scalars[name] = cap
         _spread_strides(kernel, strides, nesting, scalars, given)
         for name, lanes in _multiples(kernel).items():
             # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
@@ -211,6 +230,30 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 continue
         unique.append(problem)
     return unique
+
+
+def _array_caps(kernel: Kernel) -> dict:
+    """size -> the most it may be: a loop bounded by the size (`j < k`) that indexes a fixed
+    shared or local array by its variable (`s_filter[j]`) assumes the array holds k elements."""
+    from porter.ir.nodes import Alloc, Load, Store
+
+    arrays = {s.name: s.size for s in walk_stmts(kernel.body) if isinstance(s, Alloc) and not s.dynamic}
+    ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
+    caps: dict = {}
+    for loop in walk_stmts(kernel.body):
+        c = loop.cond if isinstance(loop, For) else None
+        if not (isinstance(c, BinOp) and c.op == "<" and isinstance(c.a, Var) and isinstance(c.b, Var)
+                and c.a.name == loop.var.name and c.b.name in ints):
+            continue
+        accesses = [s for s in walk_stmts(loop.body) if isinstance(s, Store)] + \
+            [e for e in all_exprs(loop.body) if isinstance(e, Load)]
+        for a in accesses:
+            index = a.index
+            while isinstance(index, Cast):
+                index = index.a
+            if a.buffer in arrays and isinstance(index, Var) and index.name == loop.var.name:
+                caps[c.b.name] = min(caps.get(c.b.name, arrays[a.buffer]), arrays[a.buffer])
+    return caps
 
 
 def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict, given: dict) -> None:

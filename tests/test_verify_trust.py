@@ -161,3 +161,18 @@ def test_a_probability_drawn_above_one_is_drawn_again(tmp_path):
     result = _verify(source, port)
     assert result.verdict == "equivalent"
     assert all(not c.notes and 0 < c.sizes["p"] < 1 for c in result.cases)
+
+
+def test_ids_the_kernel_checks_are_drawn_on_their_bounds(tmp_path):
+    # `t >= classes` -> `t > classes` differs only for a target equal to classes, which ids drawn
+    # inside the problem never are: the wide case puts some on and around each checked bound
+    source = ROOT / "samples" / "cuda" / "cross_entropy.cu"
+    port = tmp_path / "ce_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(source), "-o", str(port)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert _verify(source, port).verdict == "equivalent"
+    bad = _mutant(tmp_path, port, "targets[bx] >= classes)", "targets[bx] > classes)")
+    bad.write_text(bad.read_text().replace("targets[bx] >= classes)", "targets[bx] > classes)"))
+    result = _verify(source, bad)
+    assert result.verdict == "mismatch" and all(c.ok for c in result.cases if not c.wide)

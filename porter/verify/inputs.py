@@ -417,6 +417,56 @@ def lock_buffers(kernel: Kernel) -> set:
     return {s.buffer for s in walk_stmts(kernel.body) if isinstance(s, Atomic) and s.op == "lock"}
 
 
+def index_bounds(kernel: Kernel) -> dict:
+    """index buffer -> the values its ids are checked against (`t >= classes`, `t == -100`,
+    `v < n_bins`): the kernel guards its ids, so the wide case puts some ids on and around
+    each bound (a guard's `<` against `<=` shows only there)."""
+    from porter.ir.nodes import Decl, Load
+
+    indices = index_buffers(kernel)
+    defs = {s.var.name: s.init for s in walk_stmts(kernel.body) if isinstance(s, Decl) and s.init is not None}
+
+    def buffer_of(e):
+        while isinstance(e, Cast):
+            e = e.a
+        if isinstance(e, Var) and e.name in defs:
+            e = defs[e.name]
+            while isinstance(e, Cast):
+                e = e.a
+        return e.buffer if isinstance(e, Load) and e.buffer in indices else None
+
+    ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
+    out: dict = {}
+    for e in all_exprs(kernel.body):
+        if isinstance(e, BinOp) and e.op in ("<", "<=", ">", ">=", "==", "!="):
+            for side, other in ((e.a, e.b), (e.b, e.a)):
+                buffer = buffer_of(side)
+                while isinstance(other, Cast):
+                    other = other.a
+                if buffer and (isinstance(other, Const) or (isinstance(other, Var) and other.name in ints)):
+                    if other not in out.setdefault(buffer, []):
+                        out[buffer].append(other)
+    return out
+
+
+def _on_bounds(values: np.ndarray, bounds: list, scalars: dict, rng: np.random.Generator) -> np.ndarray:
+    """Every fourth id moved onto a bound or next to it."""
+    targets = []
+    for b in bounds:
+        try:
+            v = int(evaluate(b, scalars))
+        except (NotConstant, ValueError, ZeroDivisionError, TypeError):
+            continue
+        targets += [v - 1, v, v + 1]
+    if not targets or values.size == 0:
+        return values
+    out = values.copy()
+    info = np.iinfo(out.dtype)
+    picks = np.clip(rng.choice(targets, size=out[::4].size), info.min, info.max)
+    out[::4] = picks.astype(out.dtype)
+    return out
+
+
 def rounds(kernel: Kernel) -> bool:
     """Whether the kernel rounds to integers (round, rint): its wide case draws halfway values."""
     return any(isinstance(e, Call) and e.func in ("round", "nearbyint") for e in all_exprs(kernel.body))
@@ -425,9 +475,10 @@ def rounds(kernel: Kernel) -> bool:
 def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool = False) -> list:
     """The kernel's arguments in parameter order: arrays for buffers, Python scalars; wide:
     float buffers drawn from a range WIDE times [-2, 2] (values whose exp overflows), on a grid
-    of quarters when the kernel rounds."""
+    of quarters when the kernel rounds, and ids the kernel checks put on their bounds."""
     lengths = buffer_lengths(kernel, scalars, given)
     indices = index_buffers(kernel)
+    bounds = index_bounds(kernel) if wide else {}
     locks = lock_buffers(kernel)
     rng = np.random.default_rng(seed)
     args = []
@@ -437,7 +488,10 @@ def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool 
         elif isinstance(p, BufferParam) and p.name in indices:
             # ids that address other buffers: drawn inside the problem (see ir/extents.py)
             limit = int(given.get(INDEX_LIMIT, scalars.get(INDEX_LIMIT, 1)))
-            args.append(rng.integers(0, max(limit, 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype]))
+            ids = rng.integers(0, max(limit, 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype])
+            if wide and p.name in bounds:
+                ids = _on_bounds(ids, bounds[p.name], scalars, rng)
+            args.append(ids)
         elif isinstance(p, BufferParam):
             args.append(random_array(p.dtype, lengths[p.name], rng, wide, wide and rounds(kernel)))
         elif isinstance(p, ScalarParam):

@@ -19,8 +19,10 @@ makes mutants of the bodies of the port's `T.prim_func`s (never the wrapper or t
 
 At most --per-kind mutants of each kind per port, spread over the body. A mutant is caught
 when verify calls it anything but equivalent (a mismatch, or a port that fails to build or
-run); it survives when verify passes it. The score is caught / mutants; each survivor is
-listed with its line and change, to be shown equivalent or closed by better inputs.
+run); it survives when verify passes it. A survivor that TileLang lowers to the same CUDA source
+as the port (sm_80) is the same kernel on a GPU: it is listed apart and left out of the score
+(it cannot change the result). The score is caught / mutants; each survivor is listed with its
+line and change, to be shown equivalent or closed by better inputs.
 """
 
 from __future__ import annotations
@@ -249,6 +251,37 @@ def _verdicts(prepared, batch: list, timeout: float) -> list:
     return verdicts
 
 
+def _lowered_sources(prepared, batch: list, timeout: float) -> list:
+    """TileLang's CUDA source (sm_80) of every program each port of batch runs, as one list per
+    port, or None where it could not be lowered. Equal lists mean the same kernels on a GPU."""
+    from porter.diagnostics import TileportError
+    from porter.verify.driver import port_jobs
+    from porter.verify.port_exec import run_port_batch
+
+    checked = copy.deepcopy(prepared)
+    checked.opts.compile_check = True
+    planned = port_jobs(checked)[0]
+    jobs = [{**j, "kind": "lower"} for j in planned if j["kind"] == "compile" and j["arch"] == "sm_80"]
+    for job in planned:
+        call = job.get("triton")
+        if job["kind"] == "run" and call:  # a Triton port: each specialization a case ran
+            entry = {"kind": "lower", "program": f"{job['function']}_program", "arch": "sm_80",
+                     "program_args": call["program_args"], "program_kwargs": call["program_kwargs"]}
+            if entry not in jobs:
+                jobs.append(entry)
+    try:
+        outcomes = run_port_batch([(path, jobs) for path in batch], timeout)
+    except TileportError:
+        outcomes = []
+        for path in batch:
+            try:
+                outcomes += run_port_batch([(path, jobs)], timeout)
+            except TileportError:
+                outcomes.append(None)
+    return [[r.get("source") for r in results] if results and all(r.get("ok") for r in results) else None
+            for results in outcomes]
+
+
 def mutate_file(source: str, per_kind: int = 5, timeout: float = 60.0, chunk: int = 12) -> dict:
     """Convert one file, verify the port and its mutants; the file's row of the report."""
     from porter.diagnostics import TileportError
@@ -288,16 +321,29 @@ def mutate_file(source: str, per_kind: int = 5, timeout: float = 60.0, chunk: in
         verdicts = []
         for start in range(0, len(paths), chunk):
             verdicts += _verdicts(prepared, paths[start:start + chunk], timeout)
+        # a survivor TileLang lowers to the very CUDA the port lowers to is the same kernel on
+        # a GPU (e.g. a dropped T.sync_threads() that TileLang's own barrier pass puts back)
+        surviving = [i for i, v in enumerate(verdicts) if v == "equivalent"]
+        same = set()
+        if surviving:
+            base = _lowered_sources(prepared, [str(port)], timeout)[0]
+            lowered = _lowered_sources(prepared, [paths[i] for i in surviving], timeout)
+            same = {i for i, text in zip(surviving, lowered) if base is not None and text == base}
     row["mutants"] = len(mutants)
     row["by_kind"] = {}
-    for m, verdict in zip(mutants, verdicts):
+    row["same_lowering"] = []
+    for i, (m, verdict) in enumerate(zip(mutants, verdicts)):
         caught = verdict != "equivalent"
+        if i in same:  # not a mutant that changes the result: left out of the score
+            row["same_lowering"].append({"kind": m.kind, "line": m.line, "change": m.change})
+            continue
         row["caught"] += caught
         tally = row["by_kind"].setdefault(m.kind, [0, 0])
         tally[0] += caught
         tally[1] += 1
         if not caught:
             row["survivors"].append({"kind": m.kind, "line": m.line, "change": m.change})
+    row["mutants"] -= len(row["same_lowering"])
     return row
 
 
@@ -340,6 +386,11 @@ def main(argv=None) -> int:
     print("\nby kind: " + ", ".join(f"{k} {c}/{n}" for k, (c, n) in by_kind.items()))
     score = caught / total if total else 0.0
     print(f"score: {caught}/{total} mutants caught ({100 * score:.1f} %)")
+    same = [(r["file"], s) for r in rows for s in r.get("same_lowering", [])]
+    if same:
+        print(f"\nleft out, lowered to the port's own CUDA ({len(same)}):")
+        for file, s in same:
+            print(f"  {file}:{s['line']}  [{s['kind']}]  {s['change']}")
     survivors = [(r["file"], s) for r in rows for s in r["survivors"]]
     if survivors:
         print(f"\nsurvivors ({len(survivors)}):")

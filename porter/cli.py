@@ -239,6 +239,8 @@ _VERDICT_STYLE = {"equivalent": "green", "mismatch": "red", "could-not-run": "ye
 
 
 def _print_report(report) -> None:
+    from porter.verify.bounds_checks import describe
+
     for k in report.kernels:
         style = _VERDICT_STYLE[k.verdict]
         stdout.print(f"[bold]{k.name}[/]  ({report.original}:{k.loc.line})  [{style}]{k.verdict}[/]")
@@ -271,6 +273,13 @@ def _print_report(report) -> None:
                         stdout.print(f"  {b.name} ({', '.join(f'{n}={v}' for n, v in case.sizes.items())}): "
                                      f"{b.mismatches} wrong, {b.where['detail']}\n    worst: {worst}",
                                      markup=False, highlight=False)
+            strays = {}  # one line per distinct stray access, with the cases it happened in
+            for n, case in enumerate(k.cases):
+                for stray in case.strays:
+                    strays.setdefault(describe(stray), set()).add(n)
+            for text, cases in list(strays.items())[:5]:
+                stdout.print(f"  [red]OUTSIDE[/]: the port's {text} (in {len(cases)} of {len(k.cases)} cases)",
+                             highlight=False)
         for note in k.target_notes:
             stdout.print(f"  on other targets: {note}", markup=False, highlight=False)
         for arch, info in k.compile.items():

@@ -103,7 +103,35 @@ def test_a_write_past_the_end_of_a_buffer_is_caught(tmp_path, softmax_port):
     bad = _mutant(tmp_path, softmax_port, store, store.replace("ck * 256 + j)]", "ck * 256 + j) + 1]"))
     result = _verify(SOFTMAX, bad)
     assert result.verdict == "mismatch"
-    assert any(b.outside > 0 for c in result.cases for b in c.buffers if b.name == "out")
+    # the bounds checks drop the stray write and name it (the guard zone stays unchanged)
+    writes = [s for c in result.cases for s in c.strays if s["access"] == "write"]
+    assert writes and all(s["buffer"] == "out" and s["index"] == s["extent"] for s in writes)
+
+
+def test_a_write_past_the_end_of_a_tile_is_caught_and_named(tmp_path, softmax_port):
+    # a tile has no guard zone (a plain array on the CPU; registers or another tile on a GPU):
+    # the bounds checks of verify's CPU build report the stray write, and the case fails
+    init = "                for j in T.Parallel(256):\n                    row_sum_1_chunk[j] = T.float32(0.0)"
+    bad = _mutant(tmp_path, softmax_port, init, init.replace("T.Parallel(256)", "T.Parallel(257)"))
+    result = _verify(SOFTMAX, bad)
+    assert result.verdict == "mismatch"
+    strays = [s for c in result.cases for s in c.strays]
+    assert strays and all(not c.ok for c in result.cases)
+    assert {(s["access"], s["buffer"], s["index"], s["extent"]) for s in strays} == {
+        ("write", "row_sum_1_chunk", 256, 256)}
+
+
+def test_a_read_one_lane_past_a_buffer_is_caught_though_it_is_masked_later(tmp_path, softmax_port):
+    # the last row reads one element past x: the value is never stored (the store is masked
+    # again), so only the access itself can tell
+    text = softmax_port.read_text()
+    load = next(line for line in text.splitlines() if "T.max(row_max_chunk[j], T.if_then_else(ck * 256 + j < cols, in_[" in line)
+    bad = _mutant(tmp_path, softmax_port, load, load.replace("ck * 256 + j < cols,", "ck * 256 + j <= cols,", 1))
+    result = _verify(SOFTMAX, bad)
+    assert result.verdict == "mismatch"
+    reads = [s for c in result.cases for s in c.strays if s["access"] == "read"]
+    assert reads and all(s["buffer"] == "in_" and s["index"] == s["extent"] for s in reads)
+    assert _verify(SOFTMAX, softmax_port).verdict == "equivalent"  # and the port itself has none
 
 
 def test_rounding_follows_cuda_and_other_targets_are_flagged(tmp_path):
@@ -176,3 +204,27 @@ def test_ids_the_kernel_checks_are_drawn_on_their_bounds(tmp_path):
     bad.write_text(bad.read_text().replace("targets[bx] >= classes)", "targets[bx] > classes)"))
     result = _verify(source, bad)
     assert result.verdict == "mismatch" and all(c.ok for c in result.cases if not c.wide)
+
+
+def test_guard_zones_count_what_an_unchecked_access_wrote_past_a_buffer():
+    # the zone still covers accesses the bounds checks cannot see (vector accesses, views)
+    import numpy as np
+
+    from porter.verify.port_exec import GUARD, _guarded, _outside
+
+    storage, view = _guarded(np.arange(10, dtype=np.float32).reshape(2, 5))
+    assert view.shape == (2, 5) and _outside(storage, 10, view.dtype) == 0
+    storage[GUARD + 10] = 0.0  # one past the end
+    storage[GUARD - 1] = 1.0  # one before the start
+    assert _outside(storage, 10, view.dtype) == 2 and view[1, 4] == 9
+
+
+def test_stray_reports_are_read_from_the_run_output_once_each():
+    from porter.verify.bounds_checks import MARKER, describe, strays
+
+    text = (f"{MARKER} write tile 0 256 256\nother output\n{MARKER} write tile 0 256 256\n"
+            f"{MARKER} read x 1 -1 8\n")
+    found = strays(text)
+    assert [(s["access"], s["buffer"], s["dim"], s["index"]) for s in found] == [
+        ("write", "tile", 0, 256), ("read", "x", 1, -1)]
+    assert describe(found[1]) == "read of x at index -1 of dimension 1, which has 8"

@@ -8,6 +8,7 @@ a loaded port's `_compiled` here for target "c":
   T.reduce_* fail on real fragments. Allocated with scope "local" (same shapes and dtypes) the tile
   ops keep their meaning and lower to loops; the check that rejects T.Parallel indexing of local
   buffers is relaxed, and T.cumsum/T.cummax become serial scans, while the program is traced.
+- bounds: every load and store is checked against its buffer's shape (bounds_checks.py).
 
 bfloat16 (measured on tilelang 0.1.15): the CPU pipeline legalizes bf16 arithmetic to float32
 (BF16ComputeLegalize) and the host codegen legalizes bf16 storage to uint16, but the C device
@@ -24,7 +25,7 @@ import sys
 
 _PATCHED = False
 #: Bump when the passes below change: it names the kernel-cache folder of builds made with them.
-LOWERING = "bf16-3"
+LOWERING = "bf16-bounds-4"
 
 
 def enable_bfloat16() -> None:
@@ -230,6 +231,8 @@ def compile_for_c(program, configs: dict | None = None):
     import tilelang.analysis
     import tilelang.language as T
 
+    from porter.verify.bounds_checks import checked_lowering
+
     def local(shape, dtype, scope=None):
         buffer = T.alloc_local(shape, dtype)
         # shared memory and registers start as garbage on a GPU: a tile read before it is
@@ -244,9 +247,10 @@ def compile_for_c(program, configs: dict | None = None):
     T.cumsum, T.cummax = _cpu_scan(False, serial_scan), _cpu_scan(True, serial_scan)
     tilelang.analysis.ParallelLocalIndexChecker = lambda: (lambda mod: mod)
     try:
-        return tilelang.compile(
-            program(), target="c", execution_backend="cython",
-            pass_configs={**(configs or {}), "tirx.disable_vectorize": True}, compile_flags=["-O2"])
+        with checked_lowering():  # every access checked against its buffer's shape
+            return tilelang.compile(
+                program(), target="c", execution_backend="cython",
+                pass_configs={**(configs or {}), "tirx.disable_vectorize": True}, compile_flags=["-O2"])
     finally:
         (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax,
          tilelang.analysis.ParallelLocalIndexChecker) = saved

@@ -33,6 +33,7 @@ import numpy as np
 
 from porter.diagnostics import Loc, TileportError
 from porter.verify import bf16
+from porter.verify.bounds_checks import MARKER as STRAY_MARKER
 from porter.verify.cuda_build import (
     KernelSig,
     build,
@@ -262,6 +263,11 @@ def run_kernel(
                 "TP411", f"the kernel runner for {sig.launch_name} failed: {tail}", loc
             )
         result = pickle.loads(out_path.read_bytes())
+        # stray-access reports of a checked build (bounds_checks.py) reach the caller's stderr
+        strays = [ln for ln in stderr.splitlines() if ln.startswith(STRAY_MARKER)]
+        if strays:
+            sys.stderr.write("\n".join(strays) + "\n")
+            sys.stderr.flush()
 
     if not result["ok"]:
         status, message = result["status"], result["message"]

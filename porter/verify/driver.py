@@ -43,10 +43,11 @@ class CaseResult:
     notes: list = field(default_factory=list)  # why the case tests less than it should
     written: dict = field(default_factory=dict)  # buffer -> share of its elements the original changed
     wide: bool = False  # floats drawn from a wide range (inputs.WIDE): tolerances scale with them
+    strays: list = field(default_factory=list)  # the port's accesses outside a buffer or tile (bounds_checks)
 
     @property
     def ok(self) -> bool:
-        return all(b.ok for b in self.buffers)
+        return all(b.ok for b in self.buffers) and not self.strays
 
 
 @dataclass
@@ -97,7 +98,7 @@ class VerifyReport:
                 "cases": [{"sizes": c.sizes, "constexprs": c.constexprs, "notes": c.notes, "wide": c.wide,
                            "grid": list(c.grid), "device": c.device,
                            "original_seconds": round(c.original_seconds, 4),
-                           "port_seconds": round(c.port_seconds, 4),
+                           "port_seconds": round(c.port_seconds, 4), "strays": c.strays,
                            "buffers": [b.as_dict() for b in c.buffers]} for c in k.cases],
             } for k in self.kernels],
         }
@@ -466,6 +467,7 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
             result.cases.clear()
             continue
         case.port_seconds = outcome["seconds"]
+        case.strays = outcome.get("strays", [])
         program = _program_text(port_text, kernel.ident)
         before, expected = data
         # how many terms a reordered sum may have: the longest size of the problem (a row, K),

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from porter.diagnostics import Loc, TileportError
+from porter.verify.bounds_checks import CapturedStderr, checked_lowering, strays
 from porter.verify.child import child_io, run_in_child
 
 # Shared memory per block (bytes) a kernel may use on each arch, and threads per block.
@@ -26,8 +27,9 @@ MAX_THREADS = 1024
 
 
 def run_port_jobs(port_path: str, jobs: list, timeout: float = 300.0) -> list:
-    """Each job: {"kind": "run", "function", "args", "target"} or {"kind": "compile", "program",
-    "arch"}. Returns one result dict per job, in order."""
+    """Each job: {"kind": "run", "function", "args", "target"}, {"kind": "compile", "program",
+    "arch"} or {"kind": "lower", "program", "arch"} (the CUDA source only). Returns one result
+    dict per job, in order."""
     request = {"port_path": str(Path(port_path).resolve()), "jobs": [_encode(j) for j in jobs]}
     result = run_in_child("porter.verify.port_exec", request, timeout, Loc(port_path), "the port",
                           codes=("TP441", "TP442"))
@@ -103,6 +105,10 @@ def is_thread_level(module, function: str) -> bool:
     return "T.get_thread_binding" in source
 
 
+#: Runs made in this child: each names its stray-access reports (bounds_checks.CapturedStderr).
+_RUNS = 0
+
+
 def _emulate(module, job: dict) -> dict:
     """A thread-level port: lower it to CUDA C with TileLang and run that on the CPU emulator
     (TileLang's C target has no SIMT threads)."""
@@ -116,8 +122,9 @@ def _emulate(module, job: dict) -> dict:
     call = job.get("triton")
     factory = getattr(module, f"{job['function']}_program")
     func = factory(*call["program_args"], **call["program_kwargs"]) if call else factory()
-    artifact = lower(func, {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
-    source, smem = artifact.kernel_source, shared_bytes(artifact)
+    with checked_lowering() as preludes:  # accesses outside a buffer or tile are reported
+        artifact = lower(func, {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
+    source, smem = "".join(preludes.values()) + artifact.kernel_source, shared_bytes(artifact)
     values = {}
     args = [a["array"].copy() if "array" in a else a["scalar"] for a in job["args"]]
     if call:  # a Triton port takes the original's arguments and then the grid
@@ -149,8 +156,11 @@ def _emulate(module, job: dict) -> dict:
         path.write_text(source, encoding="utf-8")
         sig = KernelSig(launch_name=match.group(1), symbol=match.group(1), param_types=types)
         start = time.perf_counter()
-        out = run_kernel(str(path), sig, tuple(job["grid"]), tuple(job["block"]), smem,
-                         [values[n] for n in names], timeout=job.get("timeout", 300.0))
+        global _RUNS
+        _RUNS += 1
+        with CapturedStderr(f"run-{_RUNS}") as captured:
+            out = run_kernel(str(path), sig, tuple(job["grid"]), tuple(job["block"]), smem,
+                             [values[n] for n in names], timeout=job.get("timeout", 300.0))
         seconds = time.perf_counter() - start
     by_name = dict(zip(names, out))
     results = []
@@ -164,7 +174,8 @@ def _emulate(module, job: dict) -> dict:
         for j, i in enumerate(call["keep"]):
             outputs[i] = results[j]
         results = outputs
-    return {"ok": True, "args": results, "seconds": seconds, "emulated": True, "lowered": source}
+    return {"ok": True, "args": results, "seconds": seconds, "emulated": True, "lowered": source,
+            "strays": strays(captured.text)}
 
 
 def _regroup(values: list, groups) -> list:
@@ -225,11 +236,14 @@ def _run(module, job: dict, torch) -> dict:
         tensors = [t.cuda() if isinstance(t, torch.Tensor) else t for t in tensors]
     start = time.perf_counter()
     call = job.get("triton")
-    if call:  # Triton's calling convention: the original's arguments, grid and constexprs
-        fn(*[tensors[i] for i in call["keep"]], grid=tuple(job["grid"]), num_warps=call["num_warps"],
-           target=target, **call["constexprs"])
-    else:
-        fn(*_regroup(tensors, job.get("groups", ())), target=target)
+    global _RUNS
+    _RUNS += 1
+    with CapturedStderr(f"run-{_RUNS}") as captured:
+        if call:  # Triton's calling convention: the original's arguments, grid and constexprs
+            fn(*[tensors[i] for i in call["keep"]], grid=tuple(job["grid"]), num_warps=call["num_warps"],
+               target=target, **call["constexprs"])
+        else:
+            fn(*_regroup(tensors, job.get("groups", ())), target=target)
     if target == "cuda":
         torch.cuda.synchronize()
         tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]
@@ -243,7 +257,7 @@ def _run(module, job: dict, torch) -> dict:
                 outside[i] = written_outside
         else:
             out.append(t)
-    return {"ok": True, "args": out, "seconds": seconds, "outside": outside}
+    return {"ok": True, "args": out, "seconds": seconds, "outside": outside, "strays": strays(captured.text)}
 
 
 def _compile(module, job: dict) -> dict:
@@ -282,6 +296,15 @@ def _compile(module, job: dict) -> dict:
         result["tensor_cores"] = tensor_core_instructions(kernel)
         result["message"] += f", T.gemm as {result['tensor_cores'] or 'no tensor-core instructions'}"
     return result
+
+
+def _lowered(module, job: dict) -> dict:
+    """TileLang's CUDA source of one program of the port (no nvcc needed): two ports whose
+    lowered sources are the same text are the same kernel on that arch."""
+    factory = getattr(module, job["program"])
+    func = factory(*job.get("program_args", ()), **job.get("program_kwargs", {}))
+    artifact = lower(func, {"kind": "cuda", "arch": job.get("arch", "sm_80")}, pass_configs(module))
+    return {"ok": True, "source": artifact.kernel_source}
 
 
 def async_copies(source: str) -> int:
@@ -346,7 +369,9 @@ def _work(request: dict) -> dict:
         return {"results": [failure for _ in request["jobs"]]}
     for job in request["jobs"]:
         try:
-            results.append(_run(module, job, torch) if job["kind"] == "run" else _compile(module, job))
+            kind = job["kind"]
+            results.append(_run(module, job, torch) if kind == "run" else
+                           _lowered(module, job) if kind == "lower" else _compile(module, job))
         except BaseException as exc:  # noqa: BLE001
             results.append(_failure(exc, port_path))
     return {"results": results}

@@ -1,0 +1,206 @@
+"""Report every access of a port's CPU build outside a buffer or a tile (verify's C target only).
+
+A guard zone around each argument (port_exec._guarded) shows writes just past a global
+buffer, but not reads past it (a masked-off lane that reads one element too many computes
+with poison that is then masked away), and shared/fragment tiles, plain arrays on the C
+target, have no zone at all: `T.Parallel(257)` over a 256-element fragment writes into
+whatever the C compiler put next to it. On a GPU both are undefined behaviour (a fault,
+another tile's data), so verify must call them failures, not pass them by luck.
+
+This pass runs just before TileLang flattens buffers, while every load and store still has
+its buffer's shape: each access checks each index against its dimension. An access outside
+calls `tileport_outside` (defined in the build's own C prelude), which prints one line per
+stray access on stderr (the first few of each run) and lets the run go on: a read gives
+poison, a write is dropped. port_exec captures those lines per run (`strays`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+#: The marker of a stray-access line on stderr, and how many lines one run prints at most.
+MARKER = "tileport-outside:"
+SHOWN = 8
+#: The environment variable that names the current run: the count of printed lines restarts
+#: when it changes (the same build runs many cases in one child).
+RUN_VARIABLE = "TILEPORT_RUN"
+
+# The C prelude of a checked build: `name` is the reporting function of one prim_func, `accesses`
+# its table of access names ("read x", "write tile"); the build's own codegen declares the
+# function from its call sites (int32 arguments: a string argument would be declared void*).
+PRELUDE = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+static const char* %(name)s_accesses[] = {%(accesses)s};
+extern "C" int32_t %(name)s(int32_t access, int32_t dim, int64_t index, int64_t extent) {
+  static char run[64];
+  static int shown;
+  const char* now = getenv("%(run)s");
+  if (now == NULL) now = "";
+  if (strncmp(run, now, sizeof(run) - 1) != 0) {
+    strncpy(run, now, sizeof(run) - 1);
+    shown = 0;
+  }
+  if (shown < %(shown)d) {
+    fprintf(stderr, "%(marker)s %%s %%d %%lld %%lld\n", %(name)s_accesses[access], (int)dim,
+            (long long)index, (long long)extent);
+    fflush(stderr);
+  }
+  ++shown;
+  return 0;
+}
+"""
+
+
+@contextlib.contextmanager
+def checked_lowering():
+    """TileLang lowerings inside get the checks (just before FlattenBuffer, for any target);
+    yields {reporting function: its C prelude}, filled as functions are lowered. The C target
+    takes the prelude from the build itself; a CUDA source (the emulator's) must be given it."""
+    import tilelang.transform
+    from tilelang import tvm
+
+    flatten = tilelang.transform.FlattenBuffer
+    preludes: dict = {}
+    tilelang.transform.FlattenBuffer = lambda: tvm.transform.Sequential([bounds_checks_pass(preludes), flatten()])
+    try:
+        yield preludes
+    finally:
+        tilelang.transform.FlattenBuffer = flatten
+
+
+def bounds_checks_pass(preludes: dict | None = None):
+    """A TIR pass (before FlattenBuffer) that guards every BufferLoad/BufferStore by its shape;
+    the C prelude of each function it changes goes into preludes."""
+    from tilelang import tvm
+
+    from porter.verify.cpu_target import poison
+
+    tirx = tvm.tirx
+
+    def dims_inside(buffer, indices):
+        if len(indices) != len(buffer.shape) or any(isinstance(i, tirx.Ramp) for i in indices):
+            return None  # a vector access or a reinterpreted view: not checked
+        return [tirx.And(tirx.GE(i, tirx.const(0, i.dtype)), tirx.LT(i, tirx.Cast(i.dtype, e)))
+                for i, e in zip(indices, buffer.shape)]
+
+    def all_of(conditions):
+        out = conditions[0]
+        for c in conditions[1:]:
+            out = tirx.And(out, c)
+        return out
+
+    accesses: list = []  # the access names of the function being rewritten
+    function = ["tileport_outside"]
+
+    def report(kind, buffer, dim, index):
+        name = f"{kind} {buffer.name}"
+        if name not in accesses:
+            accesses.append(name)
+        return tirx.call_extern("int32", function[0], tirx.IntImm("int32", accesses.index(name)),
+                                tirx.IntImm("int32", dim), tirx.Cast("int64", index),
+                                tirx.Cast("int64", buffer.shape[dim]))
+
+    def post(node):
+        if isinstance(node, tirx.BufferLoad):
+            inside = dims_inside(node.buffer, node.indices)
+            if not inside:
+                return None
+            calls = [tirx.if_then_else(c, tirx.IntImm("int32", 0), report("read", node.buffer, d, i))
+                     for d, (c, i) in enumerate(zip(inside, node.indices))]
+            total = calls[0]
+            for c in calls[1:]:
+                total = total + c
+            # the calls return 0: a stray read reads poison (and cannot be simplified away)
+            if str(node.dtype) == "bool":
+                stray = tirx.EQ(total, tirx.IntImm("int32", 0))
+            else:
+                stray = tirx.Cast(node.dtype, total) + poison(node.dtype)
+            return tirx.if_then_else(all_of(inside), node, stray)
+        if isinstance(node, tirx.BufferStore):
+            inside = dims_inside(node.buffer, node.indices)
+            if not inside:
+                return None
+            reports = [tirx.IfThenElse(tirx.Not(c), tirx.Evaluate(report("write", node.buffer, d, i)), None)
+                       for d, (c, i) in enumerate(zip(inside, node.indices))]
+            return tirx.IfThenElse(all_of(inside), node,
+                                   reports[0] if len(reports) == 1 else tirx.SeqStmt(reports))
+        return None
+
+    def rewrite(func, mod, ctx):
+        accesses.clear()
+        symbol = str(func.attrs["global_symbol"]) if func.attrs and "global_symbol" in func.attrs else "kernel"
+        function[0] = "tileport_outside_" + "".join(c if c.isalnum() else "_" for c in symbol)
+        body = tirx.stmt_functor.ir_transform(func.body, None, post, ["tirx.BufferLoad", "tirx.BufferStore"])
+        if not accesses:
+            return func
+        table = ", ".join('"' + a.replace("\\", "").replace('"', "") + '"' for a in accesses)
+        prelude = PRELUDE % {"name": function[0], "accesses": table, "run": RUN_VARIABLE,
+                             "shown": SHOWN, "marker": MARKER}
+        if preludes is not None:
+            preludes[function[0]] = prelude
+        return func.with_body(tirx.AttrStmt(tirx.StringImm("tileport"), "pragma_import_c",
+                                            tirx.StringImm(prelude), body))
+
+    return tirx.transform.prim_func_pass(rewrite, opt_level=0, name="tileport.BoundsChecks")
+
+
+def strays(stderr_text: str) -> list:
+    """The distinct stray accesses a run printed: [{"access": "read"|"write", "buffer", "dim",
+    "index", "extent"}] (of the first SHOWN it printed)."""
+    found = []
+    for line in stderr_text.splitlines():
+        if not line.startswith(MARKER):
+            continue
+        parts = line[len(MARKER):].split()
+        if len(parts) != 5:
+            continue
+        access, buffer, dim, index, extent = parts
+        stray = {"access": access, "buffer": buffer, "dim": int(dim), "index": int(index),
+                 "extent": int(extent)}
+        if stray not in found:
+            found.append(stray)
+    return found
+
+
+def describe(stray: dict) -> str:
+    """'write of tile[256] (dim 0 has 256)' for one stray access."""
+    return (f"{stray['access']} of {stray['buffer']} at index {stray['index']} of dimension "
+            f"{stray['dim']}, which has {stray['extent']}")
+
+
+class CapturedStderr:
+    """Collects what the process (C code included) writes on fd 2 during a run; lines that are
+    not stray-access reports go back to the real stderr afterwards."""
+
+    def __init__(self, run_name: str):
+        self.run_name = run_name
+        self.text = ""
+
+    def __enter__(self):
+        import sys
+        import tempfile
+
+        sys.stderr.flush()
+        os.environ[RUN_VARIABLE] = self.run_name
+        self._file = tempfile.TemporaryFile()
+        self._saved = os.dup(2)
+        os.dup2(self._file.fileno(), 2)
+        return self
+
+    def __exit__(self, *exc):
+        import sys
+
+        sys.stderr.flush()
+        os.dup2(self._saved, 2)
+        os.close(self._saved)
+        self._file.seek(0)
+        self.text = self._file.read().decode(errors="replace")
+        self._file.close()
+        other = "".join(ln + "\n" for ln in self.text.splitlines() if not ln.startswith(MARKER))
+        if other:
+            sys.stderr.write(other)
+        return False

@@ -32,3 +32,12 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    # the warm workers the suite's children started (porter/verify/warm.py) end with it; only
+    # the controlling process asks, so no pytest worker loses one while others still run
+    if not hasattr(session.config, "workerinput"):
+        from porter.verify import warm
+
+        warm.shutdown_all()

@@ -3,7 +3,8 @@
 User code (original kernels, generated ports, compilers they drive) may crash, hang or print;
 a child process turns each of those into a diagnostic instead of a dead tool. Requests and
 results travel as pickle files; the child runs in its own session so a timeout kills it and
-everything it started.
+everything it started. A child is a fork of the warm worker (warm.py, imports paid once) when
+one answers, a fresh `python -P -m module` otherwise.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from porter.diagnostics import Loc, TileportError
+from porter.verify import warm
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,24 +40,42 @@ def run_in_child(module: str, request: dict, timeout: float, loc: Loc, what: str
         p for p in (str(REPO_ROOT), child_env.get("PYTHONPATH")) if p)
     with tempfile.TemporaryDirectory(prefix="tileport-child-") as tmp:
         in_path, out_path = Path(tmp, "in.pkl"), Path(tmp, "out.pkl")
+        err_path = Path(tmp, "stderr.txt")  # a file: a grandchild holding it open blocks nothing
         with open(in_path, "wb") as f:
             pickle.dump(request, f, protocol=pickle.HIGHEST_PROTOCOL)
-        proc = subprocess.Popen([sys.executable, "-m", module, str(in_path), str(out_path)],
-                                env=child_env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
-        try:
-            _, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            kill_group(proc)
-            raise TileportError(timeout_code, f"{what} timed out after {timeout:g}s", loc) from None
-        except BaseException:
-            kill_group(proc)
-            raise
+        status = run_module(module, [str(in_path), str(out_path)], child_env, err_path, timeout)
+        if status == "timeout":
+            raise TileportError(timeout_code, f"{what} timed out after {timeout:g}s", loc)
         if not out_path.exists():
-            raise TileportError(crash_code, crash_message(what, proc.returncode,
-                                                          stderr.decode(errors="replace")), loc)
+            stderr = err_path.read_text(errors="replace") if err_path.exists() else ""
+            raise TileportError(crash_code, crash_message(what, status, stderr), loc)
         with open(out_path, "rb") as f:
             return pickle.load(f)
+
+
+def run_module(module: str, argv: list, env: dict, err_path: Path, timeout: float):
+    """`python -m module *argv` with env, its stderr into err_path: a fork of the warm worker,
+    or a cold child when none answers. Its exit status (negative: the signal that killed it),
+    or "timeout" once it and its process group are killed."""
+    status = warm.run(module, argv, env, os.getcwd(), str(err_path), timeout)
+    return _cold(module, argv, env, err_path, timeout) if status is None else status
+
+
+def _cold(module: str, argv: list, env: dict, err_path: Path, timeout: float):
+    """`python -P -m module *argv` in its own session (-P: the working directory is not on
+    sys.path); its exit status, or "timeout" once it and its process group are killed."""
+    with open(err_path, "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-P", "-m", module, *argv], env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                start_new_session=True)
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        return "timeout"
+    except BaseException:
+        kill_group(proc)
+        raise
 
 
 def kill_group(proc: subprocess.Popen) -> None:
@@ -63,7 +83,10 @@ def kill_group(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    proc.communicate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def crash_message(what: str, returncode: int, stderr: str, tail: int = 1500) -> str:

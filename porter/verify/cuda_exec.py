@@ -34,6 +34,7 @@ import numpy as np
 from porter.diagnostics import Loc, TileportError
 from porter.verify import bf16
 from porter.verify.bounds_checks import MARKER as STRAY_MARKER
+from porter.verify.child import run_module
 from porter.verify.cuda_build import (
     KernelSig,
     build,
@@ -239,25 +240,21 @@ def run_kernel(
         pkg_root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = pkg_root + os.pathsep + env.get("PYTHONPATH", "")
         env.pop("PYTHONFAULTHANDLER", None)  # our crash handler reports the CUDA thread instead
-        try:
-            proc = subprocess.run(
-                [sys.executable, "-m", "porter.verify.cuda_exec", str(job_path), str(out_path)],
-                capture_output=True,
-                timeout=timeout,
-                env=env,
-            )
-        except subprocess.TimeoutExpired:
+        err_path = Path(tmp) / "stderr.txt"
+        returncode = run_module("porter.verify.cuda_exec", [str(job_path), str(out_path)], env, err_path,
+                                timeout)
+        if returncode == "timeout":
             raise TileportError(
                 "TP412",
                 f"kernel {sig.launch_name} timed out after {timeout:g}s on the CPU emulator "
                 "(deadlock? a spin-wait on another block? an infinite loop?)",
                 loc,
-            ) from None
-        stderr = proc.stderr.decode(errors="replace")
-        if proc.returncode < 0:
+            )
+        stderr = err_path.read_text(errors="replace") if err_path.exists() else ""
+        if returncode < 0:
             crash_loc = _crash_location(stderr, str(lib), source_path) or loc
-            raise TileportError("TP411", _crash_message(sig, -proc.returncode, stderr), crash_loc)
-        if proc.returncode != 0 or not out_path.exists():
+            raise TileportError("TP411", _crash_message(sig, -returncode, stderr), crash_loc)
+        if returncode != 0 or not out_path.exists():
             tail = "\n".join(stderr.strip().splitlines()[-5:])
             raise TileportError(
                 "TP411", f"the kernel runner for {sig.launch_name} failed: {tail}", loc

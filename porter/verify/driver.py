@@ -9,6 +9,7 @@ compiled for CUDA sm_80 and sm_90a as a compile check, and runs on a GPU when th
 from __future__ import annotations
 
 import ast
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -304,6 +305,9 @@ def _struct_groups(kernel: Kernel) -> list:
 
 
 def _gpu_available() -> bool:
+    # torch takes seconds to import: a machine without a GPU device node has no GPU to ask about
+    if not any(os.path.exists(node) for node in ("/dev/nvidiactl", "/dev/nvidia0", "/dev/kfd", "/dev/dxg")):
+        return False
     try:
         import torch
 

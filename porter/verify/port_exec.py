@@ -7,7 +7,9 @@ one is installed, then checks launch limits the compiler does not (threads, shar
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import os
 import re
 import shutil
 import sys
@@ -107,24 +109,28 @@ def is_thread_level(module, function: str) -> bool:
 
 #: Runs made in this child: each names its stray-access reports (bounds_checks.CapturedStderr).
 _RUNS = 0
+#: (module id, function, program arguments) -> (prim_func, CUDA source, shared bytes) of the
+#: thread-level ports this child lowered.
+_EMULATED: dict = {}
 
 
 def _emulate(module, job: dict) -> dict:
     """A thread-level port: lower it to CUDA C with TileLang and run that on the CPU emulator
     (TileLang's C target has no SIMT threads)."""
-    import tempfile
-
     from tilelang import tvm
 
-    from porter.verify.cuda_build import KernelSig
+    from porter.verify.cuda_build import KernelSig, default_cache_dir
     from porter.verify.cuda_exec import run_kernel
 
     call = job.get("triton")
-    factory = getattr(module, f"{job['function']}_program")
-    func = factory(*call["program_args"], **call["program_kwargs"]) if call else factory()
-    with checked_lowering() as preludes:  # accesses outside a buffer or tile are reported
-        artifact = lower(func, {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
-    source, smem = "".join(preludes.values()) + artifact.kernel_source, shared_bytes(artifact)
+    key = (id(module), job["function"], repr(call and (call["program_args"], call["program_kwargs"])))
+    if key not in _EMULATED:  # every case of a kernel runs the same lowering
+        factory = getattr(module, f"{job['function']}_program")
+        func = factory(*call["program_args"], **call["program_kwargs"]) if call else factory()
+        with checked_lowering() as preludes:  # accesses outside a buffer or tile are reported
+            artifact = lower(func, {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
+        _EMULATED[key] = (func, "".join(preludes.values()) + artifact.kernel_source, shared_bytes(artifact))
+    func, source, smem = _EMULATED[key]
     values = {}
     args = [a["array"].copy() if "array" in a else a["scalar"] for a in job["args"]]
     if call:  # a Triton port takes the original's arguments and then the grid
@@ -151,17 +157,22 @@ def _emulate(module, job: dict) -> dict:
     missing = [n for n in names if n not in values]
     if missing:
         raise RuntimeError(f"lowered kernel takes parameters the port does not: {missing}")
-    with tempfile.TemporaryDirectory(prefix="tileport-port-") as tmp:
-        path = Path(tmp, f"{job['function']}_port.cu")
-        path.write_text(source, encoding="utf-8")
-        sig = KernelSig(launch_name=match.group(1), symbol=match.group(1), param_types=types)
-        start = time.perf_counter()
-        global _RUNS
-        _RUNS += 1
-        with CapturedStderr(f"run-{_RUNS}") as captured:
-            out = run_kernel(str(path), sig, tuple(job["grid"]), tuple(job["block"]), smem,
-                             [values[n] for n in names], timeout=job.get("timeout", 300.0))
-        seconds = time.perf_counter() - start
+    # a folder named by the source's content: the emulator's build cache keys on the path too
+    folder = default_cache_dir() / "emulated-ports" / hashlib.sha256(source.encode()).hexdigest()[:20]
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{job['function']}_port.cu"
+    if not path.exists():
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(source, encoding="utf-8")
+        os.replace(tmp, path)
+    sig = KernelSig(launch_name=match.group(1), symbol=match.group(1), param_types=types)
+    start = time.perf_counter()
+    global _RUNS
+    _RUNS += 1
+    with CapturedStderr(f"run-{_RUNS}") as captured:
+        out = run_kernel(str(path), sig, tuple(job["grid"]), tuple(job["block"]), smem,
+                         [values[n] for n in names], timeout=job.get("timeout", 300.0))
+    seconds = time.perf_counter() - start
     by_name = dict(zip(names, out))
     results = []
     for param, value in zip(func.params, args):

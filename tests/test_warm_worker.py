@@ -1,0 +1,102 @@
+"""The warm worker (porter/verify/warm.py): children forked from it see the caller's
+environment and working directory, nothing an earlier child changed, never the working
+directory's modules, and a timeout kills them and what they started."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from porter.verify import warm
+from porter.verify.child import REPO_ROOT, run_module
+
+PROBE = "tests.probes.warm_probe"
+
+
+def _env(**extra) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
+    env.update(extra)
+    return env
+
+
+def _probe(tmp_path: Path, mark: str, env: dict, timeout: float = 60.0, mode: str = "") -> tuple:
+    request, out = tmp_path / f"{mark}.json", tmp_path / f"{mark}.out"
+    request.write_text(json.dumps({"mark": mark, "mode": mode}))
+    status = run_module(PROBE, [str(request), str(out)], env, tmp_path / f"{mark}.err", timeout)
+    return status, (json.loads(out.read_text()) if out.exists() else None)
+
+
+def _warm_probe(tmp_path: Path, mark: str, env: dict) -> dict:
+    """Probe until a warm worker answers (the first call starts one and runs cold)."""
+    deadline = time.monotonic() + 120
+    while True:
+        status, report = _probe(tmp_path, f"{mark}{int(time.monotonic() * 1000)}", env)
+        assert status == 0 and report is not None
+        if report["warm"] or time.monotonic() > deadline:
+            return report
+        time.sleep(1)
+
+
+def test_forked_children_are_isolated_from_each_other_and_from_the_cwd(tmp_path, monkeypatch):
+    # a module planted in the working directory, named like one tileport's children import
+    (tmp_path / "json.py").write_text("raise SystemExit('the planted json.py was imported')\n")
+    monkeypatch.chdir(tmp_path)
+    env = _env(PROBE_VALUE="seen")
+    first = _warm_probe(tmp_path, "a", env)
+    second = _warm_probe(tmp_path, "b", env)
+    assert first["warm"] and second["warm"]  # forks of a worker with tilelang imported
+    assert first["pid"] != second["pid"] and first["session"] == first["pid"]  # own session
+    assert first["seen"] is None and second["seen"] is None  # nothing leaks between children
+    assert second["cwd"] == str(tmp_path) and second["env"] == "seen"  # the caller's cwd and env
+    assert str(tmp_path) not in second["path"] and "" not in second["path"]
+
+
+def test_a_cold_child_does_not_import_from_the_cwd_either(tmp_path, monkeypatch):
+    (tmp_path / "json.py").write_text("raise SystemExit('the planted json.py was imported')\n")
+    monkeypatch.chdir(tmp_path)
+    status, report = _probe(tmp_path, "cold", _env(TILEPORT_WARM="0"))
+    assert status == 0 and report is not None and not report["warm"]
+
+
+def test_a_timeout_kills_the_child_and_its_grandchildren(tmp_path):
+    env = _env()
+    _warm_probe(tmp_path, "w", env)
+    start = time.monotonic()
+    status, report = _probe(tmp_path, "hang", env, timeout=3.0, mode="hang")
+    assert status == "timeout" and time.monotonic() - start < 30
+    assert report is not None  # written before it hung
+    deadline = time.monotonic() + 10
+    while _alive(report["grandchild"]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(report["grandchild"])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_verify_gives_the_same_verdict_warm_and_cold(tmp_path):
+    port = tmp_path / "saxpy_tl.py"
+    sample = REPO_ROOT / "samples" / "cuda" / "saxpy.cu"
+    subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(sample), "-o", str(port)],
+                   cwd=REPO_ROOT, check=True, capture_output=True)
+    reports = []
+    for flag in ("0", "1", "1"):
+        run = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(sample), str(port),
+                              "--no-compile-check", "--format", "json"], cwd=REPO_ROOT,
+                             env={**os.environ, "TILEPORT_WARM": flag}, capture_output=True, text=True)
+        assert run.returncode == 0, run.stdout + run.stderr
+        reports.append(json.loads(run.stdout))
+    cases = [[(c["sizes"], [b["max_abs"] for b in c["buffers"]]) for c in r["kernels"][0]["cases"]]
+             for r in reports]
+    assert cases[0] == cases[1] == cases[2]
+    assert warm.enabled()

@@ -100,3 +100,25 @@ def test_verify_gives_the_same_verdict_warm_and_cold(tmp_path):
              for r in reports]
     assert cases[0] == cases[1] == cases[2]
     assert warm.enabled()
+
+
+def test_a_caller_killed_with_sigkill_takes_its_forked_child_with_it(tmp_path):
+    env = _env()
+    _warm_probe(tmp_path, "k", env)
+    request, out = tmp_path / "orphan.json", tmp_path / "orphan.out"
+    request.write_text(json.dumps({"mark": "orphan", "mode": "hang"}))
+    caller = subprocess.Popen([sys.executable, "-c", (
+        "import sys; from pathlib import Path; from porter.verify.child import run_module; "
+        f"run_module({PROBE!r}, [{str(request)!r}, {str(out)!r}], dict(__import__('os').environ), "
+        f"Path({str(tmp_path / 'orphan.err')!r}), 600)")], env=env, cwd=REPO_ROOT)
+    deadline = time.monotonic() + 60
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    report = json.loads(out.read_text())
+    assert report["warm"]
+    caller.kill()
+    caller.wait()
+    deadline = time.monotonic() + 10
+    while (_alive(report["pid"]) or _alive(report["grandchild"])) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(report["pid"]) and not _alive(report["grandchild"])

@@ -184,8 +184,11 @@ def serve(path: Path) -> None:
     try:
         while True:
             # a running child is reaped within 20 ms of its exit; an idle worker sleeps longer
-            ready, _, _ = select.select([listener], [], [], 0.02 if running else 0.5)
-            if ready:
+            ready, _, _ = select.select([listener, *running.values()], [], [], 0.02 if running else 0.5)
+            for pid, conn in list(running.items()):
+                if conn in ready:  # the caller went away (killed, or timed out): so does its child
+                    _kill(pid)
+            if listener in ready:
                 conn, _ = listener.accept()
                 last = time.monotonic()
                 request = _read_request(conn)

@@ -446,7 +446,10 @@ class Summarizer:
         start = _plain(self.expr(s.start, env) if start is None else start)
         lane = BinOp("%", Builtin("thread_idx", 0, "int32"), Const(32, "int32"), "int32")
         tid = Builtin("thread_idx", 0, "int32")
-        try:  # `base + threadIdx.x` however it is spelled
+        spelled = start in (tid, lane) or (isinstance(start, BinOp) and start.op == "+" and tid in (start.a, start.b))
+        try:  # `base + threadIdx.x` however it is spelled (sympy only when not spelled so)
+            if spelled:
+                raise NotAffine("already threadIdx.x, the lane or base + threadIdx.x")
             base = sympy.expand(to_sympy(start) - builtin_symbol("thread_idx", 0))
             if base == 0:
                 start = tid

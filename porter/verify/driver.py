@@ -12,6 +12,7 @@ import ast
 import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -412,13 +413,24 @@ def _run_ports(prepared: Prepared, port: str, progress) -> None:
     if not jobs:
         return
     progress(f"running the port ({len(jobs)} jobs)")
-    try:
-        results = run_port_jobs(port, jobs, timeout=prepared.opts.timeout)
-    except TileportError as exc:
-        for r in prepared.report.kernels:
-            if r.error is None:
-                r.error = exc.diagnostic
-        return
+    # the compile checks (CUDA archs) run in a child of their own, beside the CPU runs
+    groups = [[i for i, j in enumerate(jobs) if j["kind"] == "run"],
+              [i for i, j in enumerate(jobs) if j["kind"] != "run"]]
+    groups = [g for g in groups if g]
+    with ThreadPoolExecutor(max_workers=len(groups)) as pool:
+        futures = [pool.submit(run_port_jobs, port, [jobs[i] for i in g], prepared.opts.timeout)
+                   for g in groups]
+        try:
+            answers = [f.result() for f in futures]
+        except TileportError as exc:
+            for r in prepared.report.kernels:
+                if r.error is None:
+                    r.error = exc.diagnostic
+            return
+    results = [None] * len(jobs)
+    for g, answer in zip(groups, answers):
+        for i, result in zip(g, answer):
+            results[i] = result
     apply_results(owners, results, port, prepared.opts)
 
 

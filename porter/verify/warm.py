@@ -31,6 +31,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: Seconds without a request after which the worker exits.
 IDLE_S = float(os.environ.get("TILEPORT_WARM_IDLE", "300"))
+#: Seconds a caller waits for a worker it started before it runs a cold child instead.
+START_WAIT_S = 30.0
 #: Modules the worker imports up front (what the children of verify import).
 PRELOAD = ("numpy", "torch", "tilelang", "tilelang.language", "triton", "triton.language",
            "porter.verify.port_exec", "porter.verify.triton_exec", "porter.verify.cpu_target")
@@ -78,18 +80,22 @@ def socket_path(env: dict) -> Path:
 def run(module: str, argv: list, env: dict, cwd: str, stderr_path: str, timeout: float):
     """Run `python -m module *argv` as a fork of the warm worker. Returns the child's exit
     status (negative: killed by that signal), "timeout" after killing it on a timeout, or None
-    when no worker could take the request (the caller runs a cold child; a worker is started
-    for the next call)."""
+    when no worker could take the request (the caller runs a cold child). With no worker
+    running, one is started and waited for (up to START_WAIT_S)."""
     if not enabled(env):
         return None
     path = socket_path(env)
-    try:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        conn.settimeout(5.0)
-        conn.connect(str(path))
-    except OSError:
-        _start_worker(path, env)
-        return None
+    conn = _connect(path)
+    if conn is None:  # start one and wait for it: its imports are the ones a cold child pays
+        starter = _start_worker(path, env)
+        deadline = time.monotonic() + START_WAIT_S
+        while conn is None and time.monotonic() < deadline and starter is not None:
+            time.sleep(0.05)
+            conn = _connect(path)
+            if conn is None and starter.poll() not in (None, 0):
+                return None  # it failed to start (0: another caller's worker holds the lock)
+        if conn is None:
+            return None
     with conn:
         try:
             request = {"module": module, "argv": list(argv), "env": env, "cwd": cwd, "stderr": stderr_path}
@@ -114,6 +120,17 @@ def run(module: str, argv: list, env: dict, cwd: str, stderr_path: str, timeout:
             return _lost(pid)
 
 
+def _connect(path: Path):
+    try:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.settimeout(5.0)
+        conn.connect(str(path))
+        return conn
+    except OSError:
+        conn.close()
+        return None
+
+
 def _lost(pid: int):
     """The worker went away while its child ran: the child is killed, the call is a crash."""
     _kill(pid)
@@ -127,17 +144,17 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _start_worker(path: Path, env: dict) -> None:
+def _start_worker(path: Path, env: dict):
     """Start a worker for path in the background (it detaches; a second one started at the
-    same time finds the lock taken and exits)."""
+    same time finds the lock taken and exits with status 0). Its Popen, None if it cannot."""
     try:
         worker_env = dict(env)
         worker_env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH")) if p)
-        subprocess.Popen([sys.executable, "-P", "-m", "porter.verify.warm", str(path)], env=worker_env,
-                         cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
+        return subprocess.Popen([sys.executable, "-P", "-m", "porter.verify.warm", str(path)], env=worker_env,
+                                cwd="/", stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
     except OSError:
-        pass
+        return None
 
 
 def shutdown_all() -> int:

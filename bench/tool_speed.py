@@ -65,6 +65,28 @@ def emulator_ns_per_thread(tmp: Path) -> float:
     return (time.perf_counter() - start) * 1e9 / n
 
 
+_COMPILE = """
+import sys, time, importlib.util
+spec = importlib.util.spec_from_file_location("port", sys.argv[1])
+port = importlib.util.module_from_spec(spec); spec.loader.exec_module(port)
+import tilelang
+start = time.perf_counter()
+tilelang.compile(port.saxpy_program(), target=sys.argv[2], pass_configs=port._PASS_CONFIGS)
+print(time.perf_counter() - start)
+"""
+
+
+def tilelang_compile_seconds(port: Path, env: dict) -> float | None:
+    """tilelang's compile of a port's program for CUDA (imports excluded, empty kernel cache):
+    what a convert's wall time is compared with. None without nvcc."""
+    run = subprocess.run([sys.executable, "-c", _COMPILE, str(port), "cuda"], env=env, capture_output=True,
+                         text=True)
+    try:
+        return float(run.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", default="samples/*/*")
@@ -84,6 +106,12 @@ def main(argv=None) -> int:
             print(f"convert {path.relative_to(ROOT)}: {seconds:.2f} s", flush=True)
         saxpy, port = ROOT / "samples/cuda/saxpy.cu", tmp / "saxpy_tl.py"
         timed(["convert", saxpy, "-o", port, "--force"], env)
+        compile_s = tilelang_compile_seconds(port, scratch_env(tmp / "compile"))
+        if compile_s:
+            rows["tilelang_compile_saxpy"] = round(compile_s, 3)
+            share = rows["convert"].get("samples/cuda/saxpy.cu")
+            print(f"tilelang compile of the saxpy port (CUDA): {compile_s:.2f} s; convert saxpy is "
+                  f"{100 * share / compile_s:.0f} % of it" if share else "")
         cold_env = scratch_env(tmp / "cold")
         rows["verify_saxpy"]["cold"] = round(timed(["verify", saxpy, port], cold_env)[0], 3)
         rows["verify_saxpy"]["warm"] = round(timed(["verify", saxpy, port], cold_env)[0], 3)
@@ -97,6 +125,9 @@ def main(argv=None) -> int:
                                     "--jobs", "2"], migrate_env)
                 rows["migrate"][kind] = round(seconds, 1)
                 print(f"migrate --verify samples/: {kind} {seconds:.1f} s", flush=True)
+    from porter.verify import warm
+
+    warm.shutdown_all()  # the workers this run's scratch environments started
     times = [t for t in rows["convert"].values() if t is not None]
     if times:
         print(f"convert: median {sorted(times)[len(times) // 2]:.2f} s, max {max(times):.2f} s over {len(times)} samples")

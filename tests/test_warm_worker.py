@@ -68,7 +68,7 @@ def test_a_timeout_kills_the_child_and_its_grandchildren(tmp_path):
     _warm_probe(tmp_path, "w", env)
     start = time.monotonic()
     status, report = _probe(tmp_path, "hang", env, timeout=3.0, mode="hang")
-    assert status == "timeout" and time.monotonic() - start < 30
+    assert status == "timeout" and time.monotonic() - start < 60  # a hang guard, not a speed claim
     assert report is not None  # written before it hung
     deadline = time.monotonic() + 10
     while _alive(report["grandchild"]) and time.monotonic() < deadline:

@@ -122,3 +122,10 @@ def test_a_caller_killed_with_sigkill_takes_its_forked_child_with_it(tmp_path):
     while (_alive(report["pid"]) or _alive(report["grandchild"])) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(report["pid"]) and not _alive(report["grandchild"])
+
+
+def test_without_a_place_for_the_socket_children_run_cold(tmp_path):
+    blocked = tmp_path / "runtime"
+    blocked.write_text("a file, not a folder: no socket can live under it")
+    status, report = _probe(tmp_path, "nosock", _env(XDG_RUNTIME_DIR=str(blocked)))
+    assert status == 0 and report is not None and not report["warm"]

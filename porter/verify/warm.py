@@ -63,15 +63,16 @@ def _identity(env: dict) -> str:
     return h.hexdigest()[:20]
 
 
-def _folder() -> Path:
-    base = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+def _folder(env: dict | None = None) -> Path:
+    env = os.environ if env is None else env
+    base = env.get("XDG_RUNTIME_DIR") or env.get("TMPDIR") or tempfile.gettempdir()
     folder = Path(base, f"tileport-warm-{os.getuid()}")
     folder.mkdir(mode=0o700, exist_ok=True)
     return folder
 
 
 def socket_path(env: dict) -> Path:
-    return _folder() / f"{_identity(env)}.sock"
+    return _folder(env) / f"{_identity(env)}.sock"
 
 
 # ----------------------------------------------------------------------------- client side
@@ -84,7 +85,10 @@ def run(module: str, argv: list, env: dict, cwd: str, stderr_path: str, timeout:
     running, one is started and waited for (up to START_WAIT_S)."""
     if not enabled(env):
         return None
-    path = socket_path(env)
+    try:
+        path = socket_path(env)
+    except OSError:  # no private folder for the socket (read-only runtime dir, ...): cold children
+        return None
     conn = _connect(path)
     if conn is None:  # start one and wait for it: its imports are the ones a cold child pays
         starter = _start_worker(path, env)

@@ -43,7 +43,7 @@ def run_in_child(module: str, request: dict, timeout: float, loc: Loc, what: str
         err_path = Path(tmp, "stderr.txt")  # a file: a grandchild holding it open blocks nothing
         with open(in_path, "wb") as f:
             pickle.dump(request, f, protocol=pickle.HIGHEST_PROTOCOL)
-        status = run_module(module, [str(in_path), str(out_path)], child_env, err_path, timeout)
+        status = run_module(module, [str(in_path), str(out_path)], child_env, err_path, timeout, tmp)
         if status == "timeout":
             raise TileportError(timeout_code, f"{what} timed out after {timeout:g}s", loc)
         if not out_path.exists():
@@ -53,10 +53,19 @@ def run_in_child(module: str, request: dict, timeout: float, loc: Loc, what: str
             return pickle.load(f)
 
 
-def run_module(module: str, argv: list, env: dict, err_path: Path, timeout: float):
+def run_module(module: str, argv: list, env: dict, err_path: Path, timeout: float,
+               private_tmp: str | None = None):
     """`python -m module *argv` with env, its stderr into err_path: a fork of the warm worker,
     or a cold child when none answers. Its exit status (negative: the signal that killed it),
-    or "timeout" once it and its process group are killed."""
+    or "timeout" once it and its process group are killed. private_tmp: the child's TMPDIR, a
+    folder the caller removes (tilelang's compiles leave tmp*.cpp / tmp*.so behind)."""
+    env = dict(env)
+    try:  # the worker's folder as this process sees it, before TMPDIR moves
+        env.setdefault(warm.FOLDER_VARIABLE, str(warm.folder(env)))
+    except OSError:
+        pass
+    if private_tmp is not None:
+        env["TMPDIR"] = private_tmp
     status = warm.run(module, argv, env, os.getcwd(), str(err_path), timeout)
     return _cold(module, argv, env, err_path, timeout) if status is None else status
 

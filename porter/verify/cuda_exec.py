@@ -242,7 +242,7 @@ def run_kernel(
         env.pop("PYTHONFAULTHANDLER", None)  # our crash handler reports the CUDA thread instead
         err_path = Path(tmp) / "stderr.txt"
         returncode = run_module("porter.verify.cuda_exec", [str(job_path), str(out_path)], env, err_path,
-                                timeout)
+                                timeout, tmp)
         if returncode == "timeout":
             raise TileportError(
                 "TP412",

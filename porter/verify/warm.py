@@ -38,7 +38,7 @@ PRELOAD = ("numpy", "torch", "tilelang", "tilelang.language", "triton", "triton.
            "porter.verify.port_exec", "porter.verify.triton_exec", "porter.verify.cpu_target")
 #: Environment variables that change what an import does: part of the worker's identity.
 _IDENTITY_PREFIXES = ("TILELANG", "TVM", "TRITON", "TORCH", "CUDA", "PYTHON", "OMP_", "MKL_", "LD_",
-                      "PATH", "HOME", "TMPDIR", "CC", "CXX", "TILEPORT_CACHE_DIR")
+                      "PATH", "HOME", "CC", "CXX", "TILEPORT_CACHE_DIR")
 
 
 def enabled(env: dict | None = None) -> bool:
@@ -63,16 +63,26 @@ def _identity(env: dict) -> str:
     return h.hexdigest()[:20]
 
 
-def _folder(env: dict | None = None) -> Path:
+#: Where a caller's sockets live, handed down to its children: their TMPDIR is private to each
+#: call (child.py) and must not move the worker.
+FOLDER_VARIABLE = "TILEPORT_WARM_DIR"
+
+
+def folder(env: dict | None = None) -> Path:
+    """This user's folder of worker sockets (mode 0700): $TILEPORT_WARM_DIR when a caller
+    handed one down, else under $XDG_RUNTIME_DIR or the temp folder."""
     env = os.environ if env is None else env
-    base = env.get("XDG_RUNTIME_DIR") or env.get("TMPDIR") or tempfile.gettempdir()
-    folder = Path(base, f"tileport-warm-{os.getuid()}")
-    folder.mkdir(mode=0o700, exist_ok=True)
-    return folder
+    if env.get(FOLDER_VARIABLE):
+        found = Path(env[FOLDER_VARIABLE])
+    else:
+        base = env.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+        found = Path(base, f"tileport-warm-{os.getuid()}")
+    found.mkdir(mode=0o700, exist_ok=True)
+    return found
 
 
 def socket_path(env: dict) -> Path:
-    return _folder(env) / f"{_identity(env)}.sock"
+    return folder(env) / f"{_identity(env)}.sock"
 
 
 # ----------------------------------------------------------------------------- client side
@@ -164,7 +174,7 @@ def _start_worker(path: Path, env: dict):
 def shutdown_all() -> int:
     """Ask every worker of this user to exit (tests call this at the end of a session)."""
     stopped = 0
-    for path in _folder().glob("*.sock"):
+    for path in folder().glob("*.sock"):
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
                 conn.settimeout(2.0)
@@ -290,6 +300,7 @@ def _fork_child(request: dict, listener, inherited: list) -> int:
         os.dup2(err, 2)
         os.environ.clear()
         os.environ.update(request["env"])
+        tempfile.tempdir = None  # recomputed from the caller's TMPDIR (each call has its own)
         os.chdir(request["cwd"])
         sys.argv = [request["module"], *request["argv"]]
         import runpy

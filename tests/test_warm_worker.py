@@ -129,3 +129,20 @@ def test_without_a_place_for_the_socket_children_run_cold(tmp_path):
     blocked.write_text("a file, not a folder: no socket can live under it")
     status, report = _probe(tmp_path, "nosock", _env(XDG_RUNTIME_DIR=str(blocked)))
     assert status == 0 and report is not None and not report["warm"]
+
+
+def test_a_cold_verify_leaves_nothing_in_the_temp_folder(tmp_path):
+    # tilelang's compiles write tmp*.cpp / tmp*.so into TMPDIR: children get a private one
+    temp, caches = tmp_path / "temp", tmp_path / "caches"
+    temp.mkdir()
+    port = tmp_path / "saxpy_tl.py"
+    sample = REPO_ROOT / "samples" / "cuda" / "saxpy.cu"
+    env = {**os.environ, "TMPDIR": str(temp), "TILELANG_CACHE_DIR": str(caches / "tl"),
+           "TILEPORT_CACHE_DIR": str(caches / "tp")}
+    subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(sample), "-o", str(port)],
+                   cwd=REPO_ROOT, check=True, capture_output=True, env=env)
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(sample), str(port),
+                          "--no-compile-check"], cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert [p.name for p in temp.iterdir()] == [f"tileport-warm-{os.getuid()}"]
+    assert all(p.suffix in (".sock", ".lock") for p in (temp / f"tileport-warm-{os.getuid()}").iterdir())

@@ -146,3 +146,30 @@ def test_a_cold_verify_leaves_nothing_in_the_temp_folder(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert [p.name for p in temp.iterdir()] == [f"tileport-warm-{os.getuid()}"]
     assert all(p.suffix in (".sock", ".lock") for p in (temp / f"tileport-warm-{os.getuid()}").iterdir())
+
+
+def test_kill_9_of_migrate_leaves_no_worker_or_child_running(tmp_path):
+    from porter.migrate.worker import _descendants
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("softmax_row.cu", "rmsnorm.cu", "saxpy.cu"):
+        (src / name).write_bytes((REPO_ROOT / "samples" / "cuda" / name).read_bytes())
+    migrate = subprocess.Popen([sys.executable, "-m", "porter.cli", "migrate", str(src), "-o", str(tmp_path / "out"),
+                                "--verify", "--jobs", "1", "--no-cache"], cwd=REPO_ROOT,
+                               env={**os.environ, "TILEPORT_WARM": "0"}, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    below: list = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # until a worker has started a child of its own
+        below = _descendants(migrate.pid)
+        if len(below) >= 2:
+            break
+        time.sleep(0.2)
+    assert len(below) >= 2
+    migrate.kill()
+    migrate.wait()
+    deadline = time.monotonic() + 20
+    while any(_alive(p) for p in below) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [p for p in below if _alive(p)]

@@ -19,6 +19,7 @@ import traceback
 from pathlib import Path
 
 from porter.migrate.cache import file_sha
+from porter.verify.child import PARENT_VARIABLE, die_with_parent
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -186,6 +187,7 @@ def run(task: dict) -> dict:
 
 
 def main(argv: list[str]) -> int:
+    die_with_parent()
     task = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
     result = run(task)
     tmp = argv[2] + ".tmp"
@@ -206,8 +208,10 @@ def start(task: dict, workdir: Path, name: str, env: dict) -> tuple[subprocess.P
     child_env = dict(os.environ)
     child_env.update(env)
     child_env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), child_env.get("PYTHONPATH")) if p)
+    child_env[PARENT_VARIABLE] = str(os.getpid())  # the worker dies with this process (die_with_parent)
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "porter.migrate.worker", str(task_path), str(result_path)],
+        # -P: a module in the working directory is never imported in place of tileport's own
+        proc = subprocess.Popen([sys.executable, "-P", "-m", "porter.migrate.worker", str(task_path), str(result_path)],
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=child_env,
                                 start_new_session=True)
     return proc, result_path, log_path

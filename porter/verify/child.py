@@ -70,9 +70,30 @@ def run_module(module: str, argv: list, env: dict, err_path: Path, timeout: floa
     return _cold(module, argv, env, err_path, timeout) if status is None else status
 
 
+#: The pid a cold child expects as its parent (die_with_parent).
+PARENT_VARIABLE = "TILEPORT_PARENT_PID"
+
+
+def die_with_parent() -> None:
+    """Linux: this process gets SIGKILL when the process that started it dies, so a `kill -9`
+    of tileport leaves no child running. A child whose parent is already gone exits."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    expected = os.environ.get(PARENT_VARIABLE)
+    if expected and expected.isdigit() and os.getppid() != int(expected):
+        os._exit(1)
+
+
 def _cold(module: str, argv: list, env: dict, err_path: Path, timeout: float):
     """`python -P -m module *argv` in its own session (-P: the working directory is not on
     sys.path); its exit status, or "timeout" once it and its process group are killed."""
+    env = {**env, PARENT_VARIABLE: str(os.getpid())}
     with open(err_path, "wb") as err:
         proc = subprocess.Popen([sys.executable, "-P", "-m", module, *argv], env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
@@ -112,6 +133,7 @@ def crash_message(what: str, returncode: int, stderr: str, tail: int = 1500) -> 
 
 def child_io(argv: list, work) -> None:
     """Child side: read the request, call work(request) -> result dict, write it."""
+    die_with_parent()
     in_path, out_path = argv[1], argv[2]
     with open(in_path, "rb") as f:
         request = pickle.load(f)

@@ -10,8 +10,8 @@ another tile's data), so verify must call them failures, not pass them by luck.
 This pass runs just before TileLang flattens buffers, while every load and store still has
 its buffer's shape: each access checks each index against its dimension. An access outside
 calls `tileport_outside` (defined in the build's own C prelude), which prints one line per
-stray access on stderr (the first few of each run) and lets the run go on: a read gives
-poison, a write is dropped. port_exec captures those lines per run (`strays`).
+stray access on stderr (the first few of each run) and lets the run go on: a read gives the
+buffer's first element, a write is dropped. port_exec captures those lines per run (`strays`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ PRELUDE = r"""
 #include <stdlib.h>
 #include <string.h>
 static const char* %(name)s_accesses[] = {%(accesses)s};
-extern "C" int32_t %(name)s(int32_t access, int32_t dim, int64_t index, int64_t extent) {
+extern "C" int32_t %(name)s(int64_t access, int64_t dim, int64_t index, int64_t extent) {
   static char run[64];
   static int shown;
   const char* now = getenv("%(run)s");
@@ -77,8 +77,6 @@ def bounds_checks_pass(preludes: dict | None = None):
     the C prelude of each function it changes goes into preludes."""
     from tilelang import tvm
 
-    from porter.verify.cpu_target import poison
-
     tirx = tvm.tirx
 
     def dims_inside(buffer, indices):
@@ -100,8 +98,10 @@ def bounds_checks_pass(preludes: dict | None = None):
         name = f"{kind} {buffer.name}"
         if name not in accesses:
             accesses.append(name)
-        return tirx.call_extern("int32", function[0], tirx.IntImm("int32", accesses.index(name)),
-                                tirx.IntImm("int32", dim), tirx.Cast("int64", index),
+        # every argument int64: the codegen declares the function from its call sites, and a
+        # later index-width pass may widen int32 ones (a prototype that conflicts with the prelude)
+        return tirx.call_extern("int32", function[0], tirx.IntImm("int64", accesses.index(name)),
+                                tirx.IntImm("int64", dim), tirx.Cast("int64", index),
                                 tirx.Cast("int64", buffer.shape[dim]))
 
     def post(node):
@@ -109,16 +109,12 @@ def bounds_checks_pass(preludes: dict | None = None):
             inside = dims_inside(node.buffer, node.indices)
             if not inside:
                 return None
-            calls = [tirx.if_then_else(c, tirx.IntImm("int32", 0), report("read", node.buffer, d, i))
-                     for d, (c, i) in enumerate(zip(inside, node.indices))]
-            total = calls[0]
-            for c in calls[1:]:
-                total = total + c
-            # the calls return 0: a stray read reads poison (and cannot be simplified away)
-            if str(node.dtype) == "bool":
-                stray = tirx.EQ(total, tirx.IntImm("int32", 0))
-            else:
-                stray = tirx.Cast(node.dtype, total) + poison(node.dtype)
+            # a stray read reads element 0 instead, through an index made of the report calls
+            # (each returns 0): the calls cannot be simplified away, and the value is a plain
+            # load of the buffer's dtype (16-bit floats need no arithmetic of their own)
+            stray = tirx.BufferLoad(node.buffer, [
+                tirx.Cast(i.dtype, tirx.if_then_else(c, tirx.IntImm("int32", 0), report("read", node.buffer, d, i)))
+                for d, (c, i) in enumerate(zip(inside, node.indices))])
             return tirx.if_then_else(all_of(inside), node, stray)
         if isinstance(node, tirx.BufferStore):
             inside = dims_inside(node.buffer, node.indices)

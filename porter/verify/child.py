@@ -66,6 +66,7 @@ def run_module(module: str, argv: list, env: dict, err_path: Path, timeout: floa
         pass
     if private_tmp is not None:
         env["TMPDIR"] = private_tmp
+    env.pop(PARENT_VARIABLE, None)  # a fork's parent is the worker; _cold sets its own
     status = warm.run(module, argv, env, os.getcwd(), str(err_path), timeout)
     return _cold(module, argv, env, err_path, timeout) if status is None else status
 
@@ -77,6 +78,7 @@ PARENT_VARIABLE = "TILEPORT_PARENT_PID"
 def die_with_parent() -> None:
     """Linux: this process gets SIGKILL when the process that started it dies, so a `kill -9`
     of tileport leaves no child running. A child whose parent is already gone exits."""
+    expected = os.environ.pop(PARENT_VARIABLE, None)  # never handed down to this one's children
     if not sys.platform.startswith("linux"):
         return
     try:
@@ -85,7 +87,6 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         return
-    expected = os.environ.get(PARENT_VARIABLE)
     if expected and expected.isdigit() and os.getppid() != int(expected):
         os._exit(1)
 

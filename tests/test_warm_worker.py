@@ -173,3 +173,26 @@ def test_kill_9_of_migrate_leaves_no_worker_or_child_running(tmp_path):
     while any(_alive(p) for p in below) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not [p for p in below if _alive(p)]
+
+
+def test_a_shutdown_lets_running_children_finish(tmp_path):
+    # tests and benches stop the user's workers when they end: work in flight must not die
+    env = _env()
+    _warm_probe(tmp_path, "s", env)
+    request, out = tmp_path / "slow.json", tmp_path / "slow.out"
+    request.write_text(json.dumps({"mark": "slow", "mode": "hang"}))
+    caller = subprocess.Popen([sys.executable, "-c", (
+        "import sys; from pathlib import Path; from porter.verify.child import run_module; "
+        f"run_module({PROBE!r}, [{str(request)!r}, {str(out)!r}], dict(__import__('os').environ), "
+        f"Path({str(tmp_path / 'slow.err')!r}), 600)")], env=env, cwd=REPO_ROOT)
+    deadline = time.monotonic() + 60
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    report = json.loads(out.read_text())
+    assert warm.shutdown_all() >= 1
+    time.sleep(1.0)
+    assert _alive(report["pid"])  # still running after the shutdown
+    again = _warm_probe(tmp_path, "after", env)  # and a new worker serves new callers
+    assert again["warm"] and again["pid"] != report["pid"]
+    caller.kill()
+    caller.wait()

@@ -172,7 +172,8 @@ def _start_worker(path: Path, env: dict):
 
 
 def shutdown_all() -> int:
-    """Ask every worker of this user to exit (tests call this at the end of a session)."""
+    """Ask every worker of this user to exit (tests call this at the end of a session): each
+    takes no new work and exits once the children it runs have finished."""
     stopped = 0
     for path in folder().glob("*.sock"):
         try:
@@ -212,10 +213,12 @@ def serve(path: Path) -> None:
     listener.listen(64)
     running: dict = {}  # child pid -> the connection waiting for its status
     last = time.monotonic()
+    quitting = False  # asked to stop: takes no new work, lets the running children finish
     try:
         while True:
             # a running child is reaped within 20 ms of its exit; an idle worker sleeps longer
-            ready, _, _ = select.select([listener, *running.values()], [], [], 0.02 if running else 0.5)
+            watched = [*running.values()] if quitting else [listener, *running.values()]
+            ready, _, _ = select.select(watched, [], [], 0.02 if running else 0.5)
             for pid, conn in list(running.items()):
                 if conn in ready:  # the caller went away (killed, or timed out): so does its child
                     _kill(pid)
@@ -228,9 +231,11 @@ def serve(path: Path) -> None:
                 elif request.get("quit"):
                     conn.sendall(b"bye\n")
                     conn.close()
-                    break
+                    quitting = True
+                    path.unlink(missing_ok=True)  # new callers start a fresh worker,
+                    lock.close()  # which may take the lock while these children finish
                 else:
-                    pid = _fork_child(request, listener, [listener, *running.values(), conn])
+                    pid = _fork_child(request, listener, [listener, lock, *running.values(), conn])
                     try:
                         conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
                     except OSError:
@@ -239,15 +244,13 @@ def serve(path: Path) -> None:
             _reap(running)
             if running:
                 last = time.monotonic()
-            elif time.monotonic() - last > IDLE_S:
+            elif quitting or time.monotonic() - last > IDLE_S:
                 break
     finally:
         listener.close()
-        try:
-            path.unlink()
-        except OSError:
-            pass
-        for pid in running:
+        if not quitting:
+            path.unlink(missing_ok=True)
+        for pid in running:  # only on SIGTERM or an error: a quit waits for them
             _kill(pid)
 
 

@@ -307,7 +307,10 @@ def _fork_child(request: dict, listener, inherited: list) -> int:
         os.chdir(request["cwd"])
         sys.argv = [request["module"], *request["argv"]]
         import runpy
+        import warnings
 
+        # the module was preloaded: runpy warns that it runs a second copy as __main__ (meant)
+        warnings.filterwarnings("ignore", message=".*found in sys.modules after import", category=RuntimeWarning)
         try:
             runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
             code = 0

@@ -76,6 +76,21 @@ def test_a_timeout_kills_the_child_and_its_grandchildren(tmp_path):
     assert not _alive(report["grandchild"])
 
 
+def _hanging_caller(tmp_path: Path, mark: str, env: dict) -> tuple:
+    """A process that runs a hanging probe through run_module: (its Popen, the probe's report,
+    once the probe has written it)."""
+    request, out = tmp_path / f"{mark}.json", tmp_path / f"{mark}.out"
+    request.write_text(json.dumps({"mark": mark, "mode": "hang"}))
+    caller = subprocess.Popen([sys.executable, "-c", (
+        "from pathlib import Path; from porter.verify.child import run_module; "
+        f"run_module({PROBE!r}, [{str(request)!r}, {str(out)!r}], dict(__import__('os').environ), "
+        f"Path({str(tmp_path / (mark + '.err'))!r}), 600)")], env=env, cwd=REPO_ROOT)
+    deadline = time.monotonic() + 60
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return caller, json.loads(out.read_text())
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -105,16 +120,7 @@ def test_verify_gives_the_same_verdict_warm_and_cold(tmp_path):
 def test_a_caller_killed_with_sigkill_takes_its_forked_child_with_it(tmp_path):
     env = _env()
     _warm_probe(tmp_path, "k", env)
-    request, out = tmp_path / "orphan.json", tmp_path / "orphan.out"
-    request.write_text(json.dumps({"mark": "orphan", "mode": "hang"}))
-    caller = subprocess.Popen([sys.executable, "-c", (
-        "import sys; from pathlib import Path; from porter.verify.child import run_module; "
-        f"run_module({PROBE!r}, [{str(request)!r}, {str(out)!r}], dict(__import__('os').environ), "
-        f"Path({str(tmp_path / 'orphan.err')!r}), 600)")], env=env, cwd=REPO_ROOT)
-    deadline = time.monotonic() + 60
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    report = json.loads(out.read_text())
+    caller, report = _hanging_caller(tmp_path, "orphan", env)
     assert report["warm"]
     caller.kill()
     caller.wait()
@@ -179,16 +185,7 @@ def test_a_shutdown_lets_running_children_finish(tmp_path):
     # tests and benches stop the user's workers when they end: work in flight must not die
     env = _env()
     _warm_probe(tmp_path, "s", env)
-    request, out = tmp_path / "slow.json", tmp_path / "slow.out"
-    request.write_text(json.dumps({"mark": "slow", "mode": "hang"}))
-    caller = subprocess.Popen([sys.executable, "-c", (
-        "import sys; from pathlib import Path; from porter.verify.child import run_module; "
-        f"run_module({PROBE!r}, [{str(request)!r}, {str(out)!r}], dict(__import__('os').environ), "
-        f"Path({str(tmp_path / 'slow.err')!r}), 600)")], env=env, cwd=REPO_ROOT)
-    deadline = time.monotonic() + 60
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    report = json.loads(out.read_text())
+    caller, report = _hanging_caller(tmp_path, "slow", env)
     assert warm.shutdown_all() >= 1
     time.sleep(1.0)
     assert _alive(report["pid"])  # still running after the shutdown

@@ -17,6 +17,7 @@ buffer's first element, a write is dropped. port_exec captures those lines per r
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 
 #: The marker of a stray-access line on stderr, and how many lines one run prints at most.
@@ -172,8 +173,10 @@ class CapturedStderr:
     """Collects what the process (C code included) writes on fd 2 during a run; lines that are
     not stray-access reports go back to the real stderr afterwards."""
 
-    def __init__(self, run_name: str):
-        self.run_name = run_name
+    _runs = itertools.count(1)  # runs in this process: each names its own reports
+
+    def __init__(self):
+        self.run_name = f"run-{next(CapturedStderr._runs)}"
         self.text = ""
 
     def __enter__(self):

@@ -107,8 +107,6 @@ def is_thread_level(module, function: str) -> bool:
     return "T.get_thread_binding" in source
 
 
-#: Runs made in this child: each names its stray-access reports (bounds_checks.CapturedStderr).
-_RUNS = 0
 #: (module id, function, program arguments) -> (prim_func, CUDA source, shared bytes) of the
 #: thread-level ports this child lowered.
 _EMULATED: dict = {}
@@ -167,9 +165,7 @@ def _emulate(module, job: dict) -> dict:
         os.replace(tmp, path)
     sig = KernelSig(launch_name=match.group(1), symbol=match.group(1), param_types=types)
     start = time.perf_counter()
-    global _RUNS
-    _RUNS += 1
-    with CapturedStderr(f"run-{_RUNS}") as captured:
+    with CapturedStderr() as captured:
         out = run_kernel(str(path), sig, tuple(job["grid"]), tuple(job["block"]), smem,
                          [values[n] for n in names], timeout=job.get("timeout", 300.0))
     seconds = time.perf_counter() - start
@@ -247,9 +243,7 @@ def _run(module, job: dict, torch) -> dict:
         tensors = [t.cuda() if isinstance(t, torch.Tensor) else t for t in tensors]
     start = time.perf_counter()
     call = job.get("triton")
-    global _RUNS
-    _RUNS += 1
-    with CapturedStderr(f"run-{_RUNS}") as captured:
+    with CapturedStderr() as captured:
         if call:  # Triton's calling convention: the original's arguments, grid and constexprs
             fn(*[tensors[i] for i in call["keep"]], grid=tuple(job["grid"]), num_warps=call["num_warps"],
                target=target, **call["constexprs"])

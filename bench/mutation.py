@@ -326,8 +326,7 @@ def mutate_file(source: str, per_kind: int = 5, timeout: float = 60.0, chunk: in
         surviving = [i for i, v in enumerate(verdicts) if v == "equivalent"]
         same = set()
         if surviving:
-            base = _lowered_sources(prepared, [str(port)], timeout)[0]
-            lowered = _lowered_sources(prepared, [paths[i] for i in surviving], timeout)
+            base, *lowered = _lowered_sources(prepared, [str(port)] + [paths[i] for i in surviving], timeout)
             same = {i for i, text in zip(surviving, lowered) if base is not None and text == base}
     row["mutants"] = len(mutants)
     row["by_kind"] = {}

@@ -130,3 +130,45 @@ def test_given_block_and_grid(tmp_path):
     k = convert_cuda(str(f), block=(128,), grid=(4,)).kernels[0]
     assert k.launch.origin == "given" and k.launch.block == (128,)
     assert format_expr(k.param("v").extent) == "512"
+
+
+def _parse_facts(parsed):
+    from porter.frontends.cuda.units import user_top_level
+
+    # expansions of the shim's own macros (__global__) are not recorded from a precompiled shim;
+    # nothing reads them
+    names = [c.spelling for c in user_top_level(parsed.tu) if c.kind.name != "MACRO_INSTANTIATION"]
+    errors = [(e.diagnostic.loc.line, e.diagnostic.message) for e in parsed.errors]
+    return names, errors
+
+
+def test_precompiled_shim_parses_as_the_text_shim_does(tmp_path, monkeypatch):
+    """The shim and its standard headers are read from a precompiled header: the same user
+    declarations and errors as pre-including the text, and the header lands in the cache."""
+    from porter.frontends.cuda import parse as ct
+
+    monkeypatch.setenv("TILEPORT_CACHE_DIR", str(tmp_path / "cache"))
+    f = tmp_path / "k.cu"
+    f.write_text("#include <cmath>\nstruct P { float a; };\n__device__ float sq(float v) { return v * v; }\n"
+                 "__global__ void k(float* x, int n) {\n  x[0] = sqrtf(sq(x[1])) + undeclared;\n}\n")
+    with_pch = ct.parse(str(f))
+    assert list((tmp_path / "cache" / "parse-pch").glob("shim-*.pch"))
+    monkeypatch.setattr(ct, "shim_pch", lambda *a, **k: None)
+    as_text = ct.parse(str(f))
+    assert _parse_facts(with_pch) == _parse_facts(as_text)
+    names, errors = _parse_facts(with_pch)
+    assert names == ["cmath", "P", "sq", "k"] and [line for line, _ in errors] == [5]
+
+
+def test_damaged_precompiled_shim_is_rebuilt_not_trusted(tmp_path, monkeypatch):
+    from porter.frontends.cuda import parse as ct
+
+    monkeypatch.setenv("TILEPORT_CACHE_DIR", str(tmp_path / "cache"))
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void k(float* x) { x[0] = 1.0f; }\n")
+    ct.parse(str(f))
+    (pch,) = (tmp_path / "cache" / "parse-pch").glob("shim-*.pch")
+    pch.write_bytes(b"not a precompiled header")
+    parsed = ct.parse(str(f))
+    assert _parse_facts(parsed) == (["k"], [])  # and no error about the damaged file
+    assert not pch.exists() or pch.read_bytes() != b"not a precompiled header"

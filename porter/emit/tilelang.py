@@ -13,8 +13,6 @@ import keyword
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jinja2
-
 from porter import __version__
 from porter.emit.expressions import ExprEmitter, dtype_ref
 from porter.emit.triton_launch import add_variants, host_python, triton_view
@@ -29,6 +27,7 @@ from porter.ir.printer import format_expr
 from porter.emit.vectors import vectorize_lanes
 from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, is_tile_level
 from porter.ir.walk import declared_names, walk_stmts
+from porter.jinja_env import environment
 
 def _templates_dir() -> Path:
     """Top-level templates/ in a checkout; porter/templates once installed."""
@@ -74,9 +73,8 @@ class KernelView:
     triton: dict | None = None                      # Triton's calling convention (triton_view)
 
 
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())), keep_trailing_newline=True,
-                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+def _environment():
+    return environment(_templates_dir())
 
 
 class KernelEmitter:

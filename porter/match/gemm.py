@@ -36,7 +36,7 @@ from porter.ir.nodes import (
 from porter.ir.tiles import Copy, Fill, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import all_exprs, map_expr, walk_expr
 from porter.match.summary import Miss, Sum, all_of, conjuncts, sums_in, summarize
-from porter.match.symbolic import NotAffine, affine_in, builtin_symbol, from_sympy, sympy, to_sympy
+from porter.match.symbolic import NotAffine, Poly, affine_in, builtin_symbol, from_poly, to_poly
 
 NAME = "gemm"
 OPTIONS = ("tile", "allow_tf32")  # (BM, BN, BK): `convert --tile 128,128,32`; `--allow-tf32`
@@ -58,10 +58,10 @@ def _flatten(total: Sum):
     if not (_is_zero(total.start) and _is_zero(inner.start) and isinstance(inner.stop, Const)):
         raise Miss("a nested K loop that does not start at 0")
     width = int(inner.stop.value)
-    t, k = to_sympy(total.var), to_sympy(inner.var)
+    t, k = to_poly(total.var), to_poly(inner.var)
     kk = Var(f"{inner.var.name}_kk", "int32")
     names = {kk.name: kk}
-    s_kk = to_sympy(kk)
+    s_kk = to_poly(kk)
 
     def step(n):
         if isinstance(n, Load):
@@ -72,12 +72,12 @@ def _flatten(total: Sum):
 
     def rewrite(e):
         try:
-            s = sympy.expand(to_sympy(e).subs(k, s_kk - width * t))
+            s = to_poly(e).subs({k: s_kk - width * t})
         except NotAffine:
             raise Miss("K-loop indices that are not affine") from None
         if s.has(t) or s.has(k):
             raise Miss("the two K loops are not one index t * W + k")
-        return from_sympy(s, {**names, **_param_names(e)})
+        return from_poly(s, {**names, **_param_names(e)})
 
     body = map_expr(inner.body, step)
     for n in walk_expr(body):
@@ -118,7 +118,7 @@ class _Frame:
     def __init__(self, kernel):
         block = tuple(kernel.launch.block) + (1, 1, 1)
         self.block = block
-        self.gx, self.gy = sympy.Symbol("gx", integer=True), sympy.Symbol("gy", integer=True)
+        self.gx, self.gy = Poly.symbol("gx"), Poly.symbol("gy")
         tx, ty = builtin_symbol("thread_idx", 0), builtin_symbol("thread_idx", 1)
         bx, by = builtin_symbol("block_idx", 0), builtin_symbol("block_idx", 1)
         self.subs = {tx: self.gx - bx * block[0], ty: self.gy - by * block[1]}
@@ -127,7 +127,7 @@ class _Frame:
     def coords(self, e, extra=()):
         """An integer expression over (gx, gy, extra symbols, parameters)."""
         try:
-            s = sympy.expand(to_sympy(e).subs(self.subs))
+            s = to_poly(e).subs(self.subs)
         except NotAffine:
             raise Miss("an index that is not affine in the thread's row and column") from None
         # blockIdx.z (a batch index) stays: the raised kernel keeps the grid's z axis
@@ -156,7 +156,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         raise Miss("the summed term is not a product")
     f1, f2 = _factor(prod.a), _factor(prod.b)
     frame = _Frame(kernel)
-    kk = to_sympy(total.var)
+    kk = to_poly(total.var)
 
     def roles(f):
         idx = frame.coords(f[1], (kk,))
@@ -197,7 +197,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         if k is not None:
             sub[kk.name] = k
         try:
-            return fold(from_sympy(s, sub))
+            return fold(from_poly(s, sub))
         except KeyError as exc:
             raise Miss(f"an index uses '{exc.args[0]}', which is not a parameter") from None
 
@@ -247,7 +247,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
                     lhs, rhs = frame.coords(c.a, (kk,)), frame.coords(c.b, (kk,))
                 except Miss:
                     continue
-                if sympy.expand(lhs - kk) == 0 and not rhs.has(kk) and not rhs.has(frame.gx) \
+                if lhs - kk == 0 and not rhs.has(kk) and not rhs.has(frame.gx) \
                         and not rhs.has(frame.gy):
                     k_stop = ir(rhs, Const(0, "int32"), Const(0, "int32"))
     m_base = BinOp("*", by, Const(bm, "int32"), "int32")
@@ -280,7 +280,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         for rows_are_k in (k_major, not k_major):
             step, unit = (kk, outer) if rows_are_k else (outer, kk)
             stride = coeffs[step]
-            if coeffs[unit] != 1 or not isinstance(stride, sympy.Symbol):
+            if coeffs[unit] != 1 or not stride.is_symbol:
                 continue
             if not isinstance(params.get(stride.name), ScalarParam) or params[stride.name].dtype != "int32":
                 continue
@@ -413,7 +413,7 @@ def _guarded_bound(kernel, frame, sym, guards):
                 lhs = frame.coords(c.a)
             except Miss:
                 continue
-            if sympy.expand(lhs - sym) == 0 and c.b == g.args[0]:
+            if lhs - sym == 0 and c.b == g.args[0]:
                 return c.b
     return None
 

@@ -26,7 +26,7 @@ from porter.ir.nodes import (
     Load, Return, Select, Store, Sync, UnaryOp, Var, While, is_float,
 )
 from porter.ir.walk import map_expr, walk_expr, walk_stmts
-from porter.match.symbolic import NotAffine, builtin_symbol, from_sympy, sympy, to_sympy
+from porter.match.symbolic import NotAffine, Poly, builtin_symbol, from_poly, to_poly
 
 
 class Miss(Exception):
@@ -213,17 +213,17 @@ class Summarizer:
         if self.materialize or len(self.entries.get(load.buffer, ())) > 1:
             return self.read_tile(load)
         try:
-            written, read = to_sympy(index), to_sympy(load.index)
+            written, read = to_poly(index), to_poly(load.index)
         except NotAffine:
             raise Miss(f"shared '{load.buffer}' is indexed with non-affine arithmetic") from None
         tx, ty = builtin_symbol("thread_idx", 0), builtin_symbol("thread_idx", 1)
         dx, dy = self.block[0], self.block[1]
-        if sympy.expand(written - (ty * dx + tx)) != 0 and not (dy == 1 and sympy.expand(written - tx) == 0):
+        if written - (ty * dx + tx) != 0 and not (dy == 1 and written - tx == 0):
             raise Miss(f"shared '{load.buffer}' is not written one element per thread "
                        "([threadIdx.y][threadIdx.x])")
-        p, q = sympy.Integer(0), sympy.Integer(0)
-        for term in sympy.Add.make_args(sympy.expand(read)):
-            coeff, _ = term.as_coeff_Mul()
+        p, q = Poly.integer(0), Poly.integer(0)
+        for term in read.terms():
+            coeff, _ = term.split_coefficient()
             if dy > 1 and coeff % dx == 0:  # unlike _split, a 1-wide block puts all in p
                 p += term / dx
             else:
@@ -232,8 +232,8 @@ class Summarizer:
             raise Miss(f"a read of shared '{load.buffer}' may reach an element another block "
                        "or no thread wrote")
         names = self._names()
-        return substitute_builtins(value, {("thread_idx", 0): from_sympy(q, names),
-                                           ("thread_idx", 1): from_sympy(p, names)})
+        return substitute_builtins(value, {("thread_idx", 0): from_poly(q, names),
+                                           ("thread_idx", 1): from_poly(p, names)})
 
     def read_tile(self, load: Load):
         """A shared array filled by the block (each thread one or more elements, row r and
@@ -250,10 +250,10 @@ class Summarizer:
             values, rows = [], set()
             for index, value in self.entries.get(buf, []):
                 try:
-                    row, col = self._split(to_sympy(index), pitch)
+                    row, col = self._split(to_poly(index), pitch)
                 except NotAffine:
                     raise Miss(f"shared '{buf}' is indexed with non-affine arithmetic") from None
-                a, b = sympy.expand(row - ty), sympy.expand(col - tx)
+                a, b = row - ty, col - tx
                 if a.free_symbols or b.free_symbols or b != 0:
                     raise Miss(f"shared '{buf}' is not filled as [threadIdx.y + a][threadIdx.x]")
                 rows |= set(range(int(a), int(a) + self.block[1]))
@@ -267,12 +267,12 @@ class Summarizer:
             self.tiles[buf] = (len(rows), self.block[0], r, c, values[0])
         n_rows, n_cols, r, c, value = self.tiles[buf]
         try:
-            p, q = self._split(to_sympy(load.index), pitch)
+            p, q = self._split(to_poly(load.index), pitch)
         except NotAffine:
             raise Miss(f"shared '{buf}' is read with non-affine arithmetic") from None
         if not (self._range_within(p, n_rows) and self._range_within(q, n_cols)):
             raise Miss(f"a read of shared '{buf}' may reach an element no thread wrote")
-        pi, qi = from_sympy(p, names), from_sympy(q, names)
+        pi, qi = from_poly(p, names), from_poly(q, names)
         if self.materialize:
             from porter.ir.tiles import TileLoad
             return TileLoad(buf, (pi, qi), value.dtype)
@@ -281,24 +281,24 @@ class Summarizer:
     @staticmethod
     def _split(index, pitch):
         """index = row * pitch + col, by the terms' coefficients."""
-        row, col = sympy.Integer(0), sympy.Integer(0)
-        for term in sympy.Add.make_args(sympy.expand(index)):
-            coeff, _ = term.as_coeff_Mul()
+        row, col = Poly.integer(0), Poly.integer(0)
+        for term in index.terms():
+            coeff, _ = term.split_coefficient()
             if pitch > 1 and coeff % pitch == 0:
                 row += term / pitch
             else:
                 col += term
-        return sympy.expand(row), sympy.expand(col)
+        return row, col
 
     def _range_within(self, s, extent: int) -> bool:
         """Whether the linear expression s stays in [0, extent) over the thread and loop ranges."""
         lo = hi = 0
-        for term in sympy.Add.make_args(sympy.expand(s)):
-            coeff, rest = term.as_coeff_Mul()
+        for term in s.terms():
+            coeff, rest = term.split_coefficient()
             if rest == 1:
                 lo, hi = lo + int(coeff), hi + int(coeff)
                 continue
-            if not rest.is_Symbol:
+            if not rest.is_symbol:
                 return False
             if rest.name.startswith("tid_"):
                 a, b = 0, self.block["xyz".index(rest.name[-1])] - 1
@@ -311,10 +311,10 @@ class Summarizer:
 
     def _within(self, s, extent: int) -> bool:
         """Whether s (a single index symbol or constant) lies in [0, extent)."""
-        s = sympy.expand(s)
-        if s.is_Integer:
+        s = Poly.of(s)
+        if s.is_integer:
             return 0 <= int(s) < extent
-        if s.is_Symbol:
+        if s.is_symbol:
             if s.name.startswith("tid_"):
                 return self.block["xyz".index(s.name[-1])] <= extent
             if s.name in self.ranges:
@@ -447,14 +447,14 @@ class Summarizer:
         lane = BinOp("%", Builtin("thread_idx", 0, "int32"), Const(32, "int32"), "int32")
         tid = Builtin("thread_idx", 0, "int32")
         spelled = start in (tid, lane) or (isinstance(start, BinOp) and start.op == "+" and tid in (start.a, start.b))
-        try:  # `base + threadIdx.x` however it is spelled (sympy only when not spelled so)
+        try:  # `base + threadIdx.x` however it is spelled (algebra only when not spelled so)
             if spelled:
                 raise NotAffine("already threadIdx.x, the lane or base + threadIdx.x")
-            base = sympy.expand(to_sympy(start) - builtin_symbol("thread_idx", 0))
+            base = to_poly(start) - builtin_symbol("thread_idx", 0)
             if base == 0:
                 start = tid
             elif not any(sym.name.startswith("tid_") for sym in base.free_symbols):
-                start = BinOp("+", from_sympy(base, self._names()), tid, "int32")
+                start = BinOp("+", from_poly(base, self._names()), tid, "int32")
         except (NotAffine, KeyError):
             pass
         grid = isinstance(start, BinOp) and start.op == "+" and tid in (start.a, start.b) and \
@@ -863,13 +863,13 @@ def _normalized(e, names):
     def step(n):
         if isinstance(n, Load):
             try:
-                return Load(n.buffer, from_sympy(to_sympy(n.index), names, n.index.dtype), n.dtype)
+                return Load(n.buffer, from_poly(to_poly(n.index), names, n.index.dtype), n.dtype)
             except (NotAffine, KeyError):
                 return None
         if isinstance(n, BinOp) and n.op in ("<", "<=", ">", ">=", "==", "!=") and not is_float(n.a.dtype):
             try:
-                return BinOp(n.op, from_sympy(to_sympy(n.a), names, n.a.dtype),
-                             from_sympy(to_sympy(n.b), names, n.b.dtype), "bool")
+                return BinOp(n.op, from_poly(to_poly(n.a), names, n.a.dtype),
+                             from_poly(to_poly(n.b), names, n.b.dtype), "bool")
             except (NotAffine, KeyError):
                 return None
         return None

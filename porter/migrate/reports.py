@@ -240,18 +240,9 @@ def _templates_dir() -> Path:
 
 
 def _environment(autoescape: bool, cache_dir: Path | None = None):
-    import jinja2
+    from porter.jinja_env import environment
 
-    bytecode = None
-    if cache_dir is not None:  # compiled templates: a warm run should not recompile them
-        try:
-            (cache_dir / "jinja").mkdir(parents=True, exist_ok=True)
-            bytecode = jinja2.FileSystemBytecodeCache(str(cache_dir / "jinja"))
-        except OSError:
-            bytecode = None
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(_templates_dir())), autoescape=autoescape,
-                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined,
-                              keep_trailing_newline=True, bytecode_cache=bytecode)
+    return environment(_templates_dir(), autoescape, cache_dir)
 
 
 def _md(text) -> str:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from porter.cache_root import cache_root
 from porter.diagnostics import Loc, TileportError
 
 #: Directory holding tp_emu.h, tp_emu_runtime.cpp and the stand-in CUDA headers.
@@ -361,10 +362,7 @@ def prepare_source(text: str) -> str:
 
 def default_cache_dir() -> Path:
     """tileport's cache root: $TILEPORT_CACHE_DIR, else ~/.cache/tileport."""
-    root = os.environ.get("TILEPORT_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "tileport"
-    )
-    return Path(root)
+    return cache_root()
 
 
 def _cache_dir(cache_dir: str | os.PathLike | None) -> Path:

@@ -13,6 +13,7 @@ import functools
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.templates import _template_args
 from porter.frontends.cuda.types import dtype_of, is_pointer
+from porter.frontends.cuda.units import user_top_level
 from porter.ir.fold import fold, try_int
 from porter.ir.nodes import BinOp, Call, Cast, Const, Launch, Select, UnaryOp, Var, is_float
 
@@ -78,7 +79,7 @@ class LaunchReader:
         wanted = "<" + ", ".join(args) + ">"
         for namespace, inst in self.fe.instances.items():
             if inst.name == referenced.spelling and inst.template_args == wanted:
-                for c in referenced.translation_unit.cursor.get_children():
+                for c in user_top_level(referenced.translation_unit):
                     if c.kind == self.K.NAMESPACE and c.spelling == namespace:
                         for k in c.get_children():
                             if k.spelling == inst.name:

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from porter.cache_root import cache_root
 from porter.diagnostics import Loc, TileportError
 
 SHIM_DIR = Path(__file__).parent / "shim"
@@ -85,17 +86,75 @@ def _gcc_include() -> str:
         return ""
 
 
-def parse_args(include_dirs=(), defines=()) -> list[str]:
+SHIM_HEADER = SHIM_DIR / "tp_parse_shim.h"
+
+
+def parse_args(include_dirs=(), defines=(), shim=True) -> list[str]:
+    """clang's flags for a CUDA file; `shim=False` leaves out the pre-included shim header."""
     args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
             "-Wno-unknown-cuda-version", "-Wno-unused-value", "-ferror-limit=0"]
     if _gcc_include():
         args += ["-isystem", _gcc_include()]
     for d in include_dirs:
         args += ["-I", str(d)]
-    args += ["-I", str(SHIM_DIR / "include"), "-include", str(SHIM_DIR / "tp_parse_shim.h")]
+    args += ["-I", str(SHIM_DIR / "include")]
+    if shim:
+        args += ["-include", str(SHIM_HEADER)]
     for d in defines:
         args.append(f"-D{d}")
     return args
+
+
+@functools.lru_cache(maxsize=1)
+def _shim_identity() -> str:
+    """What a precompiled shim depends on besides the flags: libclang and the shim's files."""
+    h = hashlib.sha256()
+    lib = cindex().conf.lib._name or ""
+    h.update(lib.encode())
+    try:
+        st = os.stat(lib)
+        h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+    except OSError:
+        pass
+    for f in sorted(SHIM_DIR.rglob("*.h")) + sorted((SHIM_DIR / "include").rglob("*")):
+        if f.is_file():
+            h.update(str(f.relative_to(SHIM_DIR)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def _pch_path(args: list) -> Path:
+    key = hashlib.sha256((_shim_identity() + "\0" + "\0".join(args)).encode()).hexdigest()[:24]
+    return cache_root() / "parse-pch" / f"shim-{key}.pch"
+
+
+def shim_pch(include_dirs=(), defines=()) -> Path | None:
+    """The shim header and the standard headers it includes, precompiled once per flag set.
+
+    Parsing them took 0.11 s of a 0.16 s parse of a 47-line kernel (they are ten thousand
+    declarations); loading the precompiled form takes a few milliseconds. Built on first use
+    into the cache root, written atomically (concurrent runs race harmlessly); None when it
+    cannot be built or stored, and the caller pre-includes the shim as text.
+    """
+    args = parse_args(include_dirs, defines, shim=False)
+    path = _pch_path(args)
+    if path.is_file():
+        return path
+    ci = cindex()
+    try:
+        tu = ci.Index.create().parse(str(SHIM_HEADER), args=args,
+                                     options=ci.TranslationUnit.PARSE_INCOMPLETE)
+        if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
+            return None  # e.g. a user -D that breaks a standard header: parse as text, see it there
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tu.save(str(tmp))
+        os.replace(tmp, path)
+    except (ci.TranslationUnitLoadError, ci.TranslationUnitSaveError, OSError):
+        return None
+    return path
+
+
+_PCH_TROUBLE = re.compile(r"precompiled header|PCH file|AST file|has been modified since")
 
 
 def loc_of(cursor) -> Loc:
@@ -134,6 +193,13 @@ def stand_in_dir(headers) -> Path:
     return root
 
 
+def _discard(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
 class Parsed:
     """A translation unit and what the parse found wrong, located, for the caller to judge.
 
@@ -162,8 +228,12 @@ def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missi
         except (OSError, UnicodeDecodeError) as exc:
             raise TileportError("TP001", f"cannot read the file: {exc}", Loc(path)) from exc
     missing = list(missing)
+    pch = shim_pch(include_dirs, defines)
     for _ in range(64):
-        args = parse_args(include_dirs, defines)
+        if pch is not None:
+            args = parse_args(include_dirs, defines, shim=False) + ["-include-pch", str(pch)]
+        else:
+            args = parse_args(include_dirs, defines)
         if missing:
             args += ["-idirafter", str(stand_in_dir(missing))]
         try:
@@ -171,8 +241,17 @@ def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missi
                 path, args=args, unsaved_files=[(path, text)] + list((headers or {}).items()),
                 options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
         except ci.TranslationUnitLoadError as exc:
+            if pch is not None:  # a damaged precompiled shim fails the whole load: parse as text
+                _discard(pch)
+                pch = None
+                continue
             raise TileportError("TP101", f"libclang could not parse the file: {exc}", Loc(path)) from exc
         errors, new = [], []
+        if pch is not None and any(d.severity >= ci.Diagnostic.Error and _PCH_TROUBLE.search(d.spelling)
+                                   for d in tu.diagnostics):
+            _discard(pch)  # stale or damaged: parse the shim as text, rebuild next time
+            pch = None
+            continue
         for diag in tu.diagnostics:
             if diag.severity < ci.Diagnostic.Error:
                 continue

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.units import user_top_level
 
 NAMESPACE = "tp_inst_"
 
@@ -54,14 +55,14 @@ def _template_args(call, K) -> list | None:
     return [a for a in args if a] or None
 
 
-def _user_cursors(cursor, K):
-    """Every cursor under the translation unit's declarations outside system headers (namespaces
-    entered, system ones skipped): where the user's launch sites are."""
-    for c in cursor.get_children():
-        if c.location.file and c.location.is_in_system_header:
+def _user_cursors(cursors, K):
+    """Every cursor under the user's top-level declarations (namespaces entered, system ones
+    skipped): where the user's launch sites are."""
+    for c in cursors:
+        if c.location.is_in_system_header:
             continue
         if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
-            yield from _user_cursors(c, K)
+            yield from _user_cursors(c.get_children(), K)
         else:
             yield from c.walk_preorder()
 
@@ -71,7 +72,7 @@ def find_instantiations(tu, K, templates) -> list:
     found, seen = [], set()
     if not names:
         return found
-    for c in _user_cursors(tu.cursor, K):
+    for c in _user_cursors(user_top_level(tu), K):
         if c.kind != K.CALL_EXPR or c.spelling not in names:
             continue
         if not any(k.kind == K.CALL_EXPR and k.spelling == "__cudaPushCallConfiguration"
@@ -121,16 +122,16 @@ def kernel_templates(tu, K, path_ok) -> list:
     the standard headers' functions too, 0.7 s of a 1.6 s convert)."""
     out = []
 
-    def visit(cursor):
-        for c in cursor.get_children():
+    def visit(cursors):
+        for c in cursors:
             if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
-                if not (c.location.file and c.location.is_in_system_header):
-                    visit(c)
+                if not c.location.is_in_system_header:
+                    visit(c.get_children())
             elif c.kind == K.FUNCTION_TEMPLATE and path_ok(c) and c.is_definition() and \
                     any(ch.kind == K.CUDAGLOBAL_ATTR for ch in c.get_children()):
                 out.append(c)
 
-    visit(tu.cursor)
+    visit(user_top_level(tu))
     return out
 
 

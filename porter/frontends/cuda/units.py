@@ -41,11 +41,24 @@ class Definition:
 
 def is_user_cursor(c) -> bool:
     loc = c.location
-    if not loc.file:
+    if loc.is_in_system_header:  # one C call; most of a TU's cursors stop here
         return False
-    if loc.file.name.startswith(str(ct.SHIM_DIR)):
-        return False
-    return not loc.is_in_system_header
+    f = loc.file
+    return bool(f) and not f.name.startswith(_SHIM_PREFIX)
+
+
+_SHIM_PREFIX = str(ct.SHIM_DIR)
+
+
+def user_top_level(tu) -> list:
+    """The translation unit's top-level cursors from the user's files, found once per TU and
+    shared by every reader (templates, launches, the inventory): the walk over the standard
+    headers' ten thousand declarations is paid once."""
+    found = getattr(tu, "_tileport_user_top_level", None)
+    if found is None:
+        found = [c for c in tu.cursor.get_children() if is_user_cursor(c)]
+        tu._tileport_user_top_level = found
+    return found
 
 
 def _kind_of(c, K) -> str:
@@ -71,9 +84,8 @@ class Inventory:
     def __init__(self, tu, errors):
         self.K = ct.cindex().CursorKind
         self.definitions: list[Definition] = []
-        for c in tu.cursor.get_children():
-            if is_user_cursor(c):
-                self._visit(c)
+        for c in user_top_level(tu):
+            self._visit(c)
         self._attribute(errors)
         self.has_errors = any(d.errors for d in self.definitions)
 

@@ -109,6 +109,53 @@ def test_row_major_operands_are_copied_and_the_aligned_program_copies_asynchrono
     assert "cp_async_gs_conditional<4>" in general.kernel_source and "cp_async_gs<16>" not in general.kernel_source
 
 
+BATCHED = """
+__global__ void bmm(const float* X, const float* W, float* Y, int M, int N, int K, int batches,
+                    long long stride_x, long long stride_w) {
+  int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+  const float* x = X + blockIdx.z * stride_x;
+  const float* w = W + blockIdx.z * stride_w;
+  if (r < M && c < N) {
+    float s = 0.0f;
+    for (int k = 0; k < K; k++) s += x[r * K + k] * w[k * N + c];
+    Y[(blockIdx.z * M + r) * N + c] = s;
+  }
+}
+void run(const float* X, const float* W, float* Y, int M, int N, int K, int batches) {
+  bmm<<<dim3((N + 7) / 8, (M + 7) / 8, batches), dim3(8, 8)>>>(X, W, Y, M, N, K, batches,
+                                                               (long long)M * K, (long long)K * N);
+}
+"""
+
+
+def test_batched_operands_are_3d_views_copied_asynchronously_and_verify(tmp_path):
+    """`X + blockIdx.z * stride_x` then `x[r * K + k]`: a (batches, M, K) view, matrices stride_x apart (a
+    64-bit stride, bound by TileLang as int64), copied per block's batch with T.copy; the
+    aligned program's copies are cp.async, and verify's aligned case keeps batches apart."""
+    src = tmp_path / "bmm.cu"
+    src.write_text(BATCHED)
+    out = tmp_path / "bmm_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    text = out.read_text()
+    assert "X: T.StridedTensor((batches, M, K), (stride_x, K, 1), T.float32)" in text
+    assert 'stride_x = T.dynamic("stride_x", "int64")' in text
+    assert "T.copy(X[bz, by * 64, ko * 16], a_tile)" in text and "T.copy(W[bz, ko * 16, bx * 64], b_tile)" in text
+    assert "stride_x % 4 == 0" in text and "stride_w % 4 == 0" in text
+    from porter.verify.port_exec import async_copies, load_port, lower, pass_configs
+
+    module = load_port(str(out))
+    fast = lower(module.bmm_program(aligned=True), {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
+    assert "cp_async_gs<16>" in fast.kernel_source and async_copies(fast.kernel_source) >= 2
+    check = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(src), str(out), "--no-compile-check",
+                            "--format", "json"], cwd=ROOT, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    cases = json.loads(check.stdout)["kernels"][0]["cases"]
+    aligned = [c["sizes"] for c in cases if c["sizes"]["M"] % 64 == 0 and c["sizes"]["stride_x"] % 4 == 0]
+    assert aligned and all(c["stride_x"] >= c["M"] * c["K"] for c in aligned)
+
+
 def test_an_operand_with_a_row_stride_is_a_strided_view_and_verifies(tmp_path):
     """`A[row * lda + k]`: a (M, K) view whose rows are lda apart (T.StridedTensor), copied with
     T.copy; verify runs it on the CPU (TileLang's C host wrapper is given the stride there, see

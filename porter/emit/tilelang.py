@@ -56,7 +56,7 @@ class KernelView:
     launch_note: str
     level: str
     rule: str | None = None
-    dynamic: list = field(default_factory=list)     # (python name, symbol string)
+    dynamic: list = field(default_factory=list)     # (python name, T.dynamic arguments as text)
     signature: list = field(default_factory=list)   # "name: annotation"
     kernel_line: str = ""
     body: list = field(default_factory=list)        # lines inside `with T.Kernel`, relative indentation
@@ -143,7 +143,7 @@ class KernelEmitter:
             if self.grid_names and getattr(p, "grid_axis", None) is not None:
                 continue  # the caller's grid replaces it
             if p.name in shape_sizes:
-                v.dynamic.append((name, name))
+                v.dynamic.append((name, f'"{name}"' if p.dtype == "int32" else f'"{name}", "{p.dtype}"'))
                 v.wrapper_params.append(name)
                 continue
             if isinstance(p, BufferParam) and p.shape:
@@ -157,7 +157,7 @@ class KernelEmitter:
                     v.shaped.append((name, p.dtype, dims))
             elif isinstance(p, BufferParam):
                 extent = _safe(f"{p.name}_numel", taken)
-                v.dynamic.append((extent, extent))
+                v.dynamic.append((extent, f'"{extent}"'))
                 v.signature.append(f"{name}: T.Tensor(({extent},), {dtype_ref(p.dtype)})")
                 v.buffers.append((name, p.dtype))
             elif p.dtype in _WIDENED:

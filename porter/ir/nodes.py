@@ -282,7 +282,8 @@ class BufferParam:
     # row-major shape in scalar parameters (("M", "K")) when the port indexes it in 2-D (T.copy);
     # the port's wrapper passes a view of that shape; None: a flat buffer
     shape: tuple | None = None
-    strides: tuple | None = None  # with shape: (row stride name, 1) when rows are not contiguous
+    strides: tuple | None = None  # with shape: (row stride name, 1) when rows are not contiguous;
+    #                                (batch stride, row stride, 1) for a batch of matrices
 
     @property
     def access(self) -> str:

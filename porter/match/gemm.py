@@ -26,6 +26,7 @@ columns the original's grid never reaches are never written.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 
 from porter.ir.fold import fold
@@ -257,18 +258,41 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     params = {p.name: p for p in kernel.params}
     reads = _load_counts(kernel.body)
 
+    def batch_view(rest):
+        """(batch extent, batch stride) names when an operand's offset is `blockIdx.z * S`, a
+        matrix per batch S elements apart (S a scalar parameter) and the grid's z axis a size
+        parameter: the operand is then a (batch, rows, cols) tensor. None otherwise."""
+        z = grid[2] if len(grid) > 2 else None
+        terms = rest.terms()
+        if not isinstance(z, Var) or not isinstance(params.get(z.name), ScalarParam) or \
+                params[z.name].dtype != "int32" or len(terms) != 1:
+            return None
+        coeff, product = terms[0].split_coefficient()
+        bid_z = builtin_symbol("block_idx", 2)
+        if coeff != 1 or not product.has(bid_z):
+            return None
+        stride = product.coeff(bid_z)
+        if not stride.is_symbol or not isinstance(params.get(stride.name), ScalarParam) or \
+                params[stride.name].dtype not in ("int32", "int64"):
+            return None
+        return z.name, stride.name
+
     def shape_for_copy(f, idx, kdim_first):
-        """(((rows, cols), row stride or None), transposed) in size names when the operand is a
-        matrix the tile can be copied from: A[row * lda + k] is (M, K) with rows lda apart (None
-        when lda is K) and A[k * ldt + row] is (K, M), transposed; B[k * ldb + col] is (K, N) and
-        B[col * ldt + k] is (N, K), transposed; M bounds the rows, N the columns, K the sum.
+        """(((rows, cols), strides or None), transposed) in size names when the operand is a
+        matrix the tile can be copied from: A[row * lda + k] is (M, K) with rows lda apart
+        (strides None when lda is K) and A[k * ldt + row] is (K, M), transposed; B[k * ldb + col]
+        is (K, N) and B[col * ldt + k] is (N, K), transposed; M bounds the rows, N the columns, K
+        the sum. An operand offset by `blockIdx.z * S` is (batch, rows, cols), S apart (batch_view).
         T.copy bounds the region by that shape, as the guards did."""
         if f1[0] == f2[0] or reads.get(f[0]) != 1:
             return None
         aff = affine_in(idx, [frame.gx, frame.gy, kk])
-        if aff is None or aff[1] != 0:
+        if aff is None:
             return None
-        coeffs = aff[0]
+        coeffs, rest = aff
+        batch = batch_view(rest) if rest != 0 else ()
+        if batch is None:
+            return None
         outer = n_sym if kdim_first else m_sym
         bound = extent[outer]
         names = [x.name if isinstance(x, Var) else None for x in (k_stop, bound)]
@@ -285,7 +309,10 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
             if not isinstance(params.get(stride.name), ScalarParam) or params[stride.name].dtype != "int32":
                 continue
             shape = (k_name, outer_name) if rows_are_k else (outer_name, k_name)
-            return (shape, None if stride.name == shape[1] else stride.name), rows_are_k != k_major
+            strides = None if stride.name == shape[1] else (stride.name, 1)
+            if batch:
+                shape, strides = (batch[0],) + shape, (batch[1], stride.name, 1)
+            return (shape, strides), rows_are_k != k_major
         return None
 
     shapes, transposed = {}, set()
@@ -313,6 +340,8 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
             if flipped:  # the tile as the matrix holds it; T.gemm reads it transposed
                 origin, tile_shape = origin[::-1], tile_shape[::-1]
                 transposed.add(name)
+            if len(view[0][0]) == 3:  # this block's matrix of the batch
+                origin = (Builtin("block_idx", 2, "int32"),) + origin
             return [TileBuffer(name, f[3], tile_shape, "shared", loc), Copy(f[0], origin, name, loc)]
         load = Load(f[0], index, f[3])
         value = Select(guard, load, Const(0.0, f[3]), f[3])
@@ -342,17 +371,16 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     m_tiles = Call("ceildiv", (extent[m_sym], Const(bm, "int32")), "int32")
     batch = tuple(grid[2:3])  # a batch on the grid's z axis keeps its blocks
     launch = Launch((n_tiles, m_tiles) + batch, (1,), 0, kernel.launch.origin, kernel.launch.loc, threads)
-    new_params = [dataclasses.replace(p, shape=shapes[p.name][0],
-                                      strides=(shapes[p.name][1], 1) if shapes[p.name][1] else None)
+    new_params = [dataclasses.replace(p, shape=shapes[p.name][0], strides=shapes[p.name][1])
                   if p.name in shapes else p for p in kernel.params]
     aligned = {}
-    if len(shapes) == 2 and not batch:  # whole tiles on every axis: the async-copy specialization
+    if len(shapes) == 2:  # whole tiles on every axis: the async-copy specialization
         multiple = {extent[m_sym].name: bm, extent[n_sym].name: bn, k_stop.name: bk}  # M, N, K
         used = {d for shape, _ in shapes.values() for d in shape}
         aligned = {d: m for d, m in multiple.items() if d in used}
-        for _, stride in shapes.values():  # rows 16 bytes apart for 128-bit copies
-            if stride:
-                aligned[stride] = max(1, 16 // (dtype_bits(dtype) // 8))
+        for _, strides in shapes.values():  # rows (and batch matrices) 16 bytes apart: 128-bit copies
+            for stride in (strides or ())[:-1]:
+                aligned[stride] = math.lcm(aligned.get(stride, 1), max(1, 16 // (dtype_bits(dtype) // 8)))
     return dataclasses.replace(kernel, body=body, launch=launch, params=new_params, aligned_sizes=aligned)
 
 

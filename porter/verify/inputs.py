@@ -216,6 +216,12 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         for name, multiple in kernel.aligned_sizes.items():
             if name in extra and name not in given and is_stride(name):
                 extra[name] = _round_up(widest + 3, multiple)  # a row stride of aligned rows
+        # the larger sizes move every batch stride past its matrix again (batches that overlap
+        # make writes race), and an aligned stride stays a multiple
+        _spread_strides(kernel, strides, nesting, extra, given)
+        for name, multiple in kernel.aligned_sizes.items():
+            if name in extra and name not in given and is_stride(name):
+                extra[name] = _round_up(extra[name], multiple)
         problems.append(extra)
     unique, seen = [], []
     for number, problem in enumerate(problems):

@@ -38,6 +38,23 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A matrix the port reads in 2-D: the flat buffer the original takes, seen with that shape
+    (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
+    count = 1 + sum((extent - 1) * s for extent, s in zip(shape, strides)) if all(shape) else 0
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _aligned16(*tensors):
+    """Every tensor starts on a 16-byte boundary (what 128-bit async copies need)."""
+    return all(t.data_ptr() % 16 == 0 for t in tensors)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
     if hasattr(value, name):
@@ -51,35 +68,37 @@ def _member(value, name, index):
 # launch: grid (ceildiv(N, 64), ceildiv(M, 64), batch), 128 threads, from the launch site (line 23)
 
 
-def bmm_strided_program():
+def bmm_strided_program(aligned=False):
     """The TileLang program for `bmm_strided`: one T.Kernel block per original block."""
-    A_numel = T.dynamic("A_numel")
-    B_numel = T.dynamic("B_numel")
     C_numel = T.dynamic("C_numel")
+    batch = T.dynamic("batch")
+    M = T.dynamic("M")
+    N = T.dynamic("N")
+    K = T.dynamic("K")
+    strideA = T.dynamic("strideA", "int64")
+    strideB = T.dynamic("strideB", "int64")
 
     @T.prim_func
     def bmm_strided(
-        A: T.Tensor((A_numel,), T.float32),
-        B: T.Tensor((B_numel,), T.float32),
+        A: T.StridedTensor((batch, M, K), (strideA, K, 1), T.float32),
+        B: T.StridedTensor((batch, K, N), (strideB, N, 1), T.float32),
         C: T.Tensor((C_numel,), T.float32),
-        batch: T.int32,
-        M: T.int32,
-        N: T.int32,
-        K: T.int32,
-        strideA: T.int64,
-        strideB: T.int64,
         strideC: T.int64,
     ):
         with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), batch, threads=128) as (bx, by, bz):
+            if aligned:
+                T.assume(M % 64 == 0)
+                T.assume(N % 64 == 0)
+                T.assume(K % 16 == 0)
+                T.assume(strideA % 4 == 0)
+                T.assume(strideB % 4 == 0)
             acc = T.alloc_fragment((64, 64,), T.float32)
             a_tile = T.alloc_shared((64, 16,), T.float32)
             b_tile = T.alloc_shared((16, 64,), T.float32)
             T.clear(acc)
             for ko in T.Pipelined(T.ceildiv(K, 16), num_stages=2):
-                for i, j in T.Parallel(64, 16):
-                    a_tile[i, j] = T.if_then_else(T.And(by * 64 + i < M, ko * 16 + j < K), A[ko * 16 + j + K * (by * 64 + i) + bz * strideA], T.float32(0.0))
-                for i, j in T.Parallel(16, 64):
-                    b_tile[i, j] = T.if_then_else(T.And(bx * 64 + j < N, ko * 16 + i < K), B[bx * 64 + j + N * (ko * 16 + i) + bz * strideB], T.float32(0.0))
+                T.copy(A[bz, by * 64, ko * 16], a_tile)
+                T.copy(B[bz, ko * 16, bx * 64], b_tile)
                 for acc_i, acc_j in T.Parallel(64, 64):
                     for acc_k in T.serial(16):
                         acc[acc_i, acc_j] = acc[acc_i, acc_j] + a_tile[acc_i, acc_k] * b_tile[acc_k, acc_j]
@@ -95,8 +114,10 @@ def bmm_strided(A, B, C, batch, M, N, K, strideA, strideB, strideC, *, target=No
 
     target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the CPU.
     """
-    kernel = _compiled("bmm_strided", bmm_strided_program, target)
-    A = _flat(A, "A", "float32")
-    B = _flat(B, "B", "float32")
+    A = _shaped(A, "A", "float32", (batch, M, K), (strideA, K, 1))
+    B = _shaped(B, "B", "float32", (batch, K, N), (strideB, N, 1))
+    # whole tiles and aligned operands: the program whose copies are asynchronous
+    aligned = M % 64 == 0 and N % 64 == 0 and K % 16 == 0 and strideA % 4 == 0 and strideB % 4 == 0 and _aligned16(A, B)
+    kernel = _compiled(("bmm_strided", aligned), lambda: bmm_strided_program(aligned), target)
     C = _flat(C, "C", "float32")
-    kernel(A, B, C, batch, M, N, K, strideA, strideB, strideC)
+    kernel(A, B, C, strideC)

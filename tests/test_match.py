@@ -4,6 +4,7 @@ the --level switch, and the generated SUPPORTED.md."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -372,3 +373,68 @@ def test_a_reduction_over_a_row_the_kernel_writes_first_is_not_raised(tmp_path):
     (k,) = load_module(src).kernels
     r = raise_kernel(k)
     assert r.rule is None and "a reduction reads 'res'" in r.reason
+
+
+TRITON_DOT = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def xw_kernel(x_ptr, w_ptr, y_ptr, rows, cols, depth, sx_r, sx_d, sw_d, sw_c, sy_r, sy_c,
+              BR: tl.constexpr, BC: tl.constexpr, BD: tl.constexpr):
+    r = tl.program_id(0) * BR + tl.arange(0, BR)
+    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    d = tl.arange(0, BD)
+    total = tl.zeros((BR, BC), dtype=tl.float32)
+    for step in range(0, tl.cdiv(depth, BD)):
+        at = step * BD + d
+        xs = tl.load(x_ptr + r[:, None] * sx_r + at[None, :] * sx_d,
+                     mask=(r[:, None] < rows) & (at[None, :] < depth), other=0.0)
+        ws = tl.load(w_ptr + at[:, None] * sw_d + c[None, :] * sw_c,
+                     mask=(at[:, None] < depth) & (c[None, :] < cols), other=0.0)
+        total += tl.dot(xs, ws)
+    tl.store(y_ptr + r[:, None] * sy_r + c[None, :] * sy_c, total.to(tl.float16),
+             mask=(r[:, None] < rows) & (c[None, :] < cols))
+
+
+def xw(x, w):
+    y = torch.empty((x.shape[0], w.shape[1]), device=x.device, dtype=torch.float16)
+    grid = (triton.cdiv(x.shape[0], 32), triton.cdiv(w.shape[1], 32))
+    xw_kernel[grid](x, w, y, x.shape[0], w.shape[1], x.shape[1], x.stride(0), x.stride(1),
+                    w.stride(0), w.stride(1), y.stride(0), y.stride(1), BR=32, BC=32, BD=32)
+    return y
+'''
+
+
+def test_triton_block_loads_become_copies_of_strided_views_with_an_async_program(tmp_path):
+    """`tl.load(base + rows[:, None] * s0 + cols[None, :] * s1, mask=bounds)` into a dot
+    operand: a (rows, depth) view with the kernel's strides; the wrapper takes the program
+    whose T.copy is asynchronous when the tiles are whole and the rows contiguous and 16-byte
+    aligned, the other gathers from the same view; verify runs a case of each."""
+    src = tmp_path / "xw.py"
+    src.write_text(TRITON_DOT)
+    out = tmp_path / "xw_tl.py"
+    dtypes = ["--dtype", "x_ptr=float16", "--dtype", "w_ptr=float16", "--dtype", "y_ptr=float16"]
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out), *dtypes],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    text = out.read_text()
+    assert "x_ptr: T.StridedTensor((rows, depth), (sx_r, sx_d), T.float16)" in text
+    assert 'sx_d = 1 if aligned else T.dynamic("sx_d")' in text
+    assert "T.copy(x_ptr[BR * bx, BD * step], xs)" in text and "T.copy(w_ptr[BD * step, BC * by], ws)" in text
+    assert "sx_d == 1 and sw_c == 1 and rows % BR == 0" in text
+    from porter.verify.port_exec import async_copies, load_port, lower, pass_configs
+
+    module = load_port(str(out))
+    fast = lower(module.xw_kernel_program(aligned=True), {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
+    # 16-byte cp.async into two stages of buffers (the next step's half while this one computes)
+    assert re.search(r"cp_async_gs(_conditional)?<16>", fast.kernel_source) and async_copies(fast.kernel_source) >= 2
+    assert "((step + 1) & 1) * 1024" in fast.kernel_source
+    check = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(src), str(out), "--no-compile-check",
+                            "--format", "json", *dtypes], cwd=ROOT, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    cases = [c["sizes"] for c in json.loads(check.stdout)["kernels"][0]["cases"]]
+    assert any(c["sx_d"] == 1 and c["sw_c"] == 1 and c["rows"] % 32 == 0 for c in cases)
+    assert any(c["sx_d"] != 1 for c in cases)

@@ -56,7 +56,7 @@ class KernelView:
     launch_note: str
     level: str
     rule: str | None = None
-    dynamic: list = field(default_factory=list)     # (python name, T.dynamic arguments as text)
+    dynamic: list = field(default_factory=list)     # (python name, its value: T.dynamic(...) as text)
     signature: list = field(default_factory=list)   # "name: annotation"
     kernel_line: str = ""
     body: list = field(default_factory=list)        # lines inside `with T.Kernel`, relative indentation
@@ -143,7 +143,9 @@ class KernelEmitter:
             if self.grid_names and getattr(p, "grid_axis", None) is not None:
                 continue  # the caller's grid replaces it
             if p.name in shape_sizes:
-                v.dynamic.append((name, f'"{name}"' if p.dtype == "int32" else f'"{name}", "{p.dtype}"'))
+                arguments = f'"{name}"' if p.dtype == "int32" else f'"{name}", "{p.dtype}"'
+                unit = p.name in k.unit_strides  # 1 in the aligned program: the view's rows are contiguous
+                v.dynamic.append((name, f"1 if aligned else T.dynamic({arguments})" if unit else f"T.dynamic({arguments})"))
                 v.wrapper_params.append(name)
                 continue
             if isinstance(p, BufferParam) and p.shape:
@@ -157,7 +159,7 @@ class KernelEmitter:
                     v.shaped.append((name, p.dtype, dims))
             elif isinstance(p, BufferParam):
                 extent = _safe(f"{p.name}_numel", taken)
-                v.dynamic.append((extent, f'"{extent}"'))
+                v.dynamic.append((extent, f'T.dynamic("{extent}")'))
                 v.signature.append(f"{name}: T.Tensor(({extent},), {dtype_ref(p.dtype)})")
                 v.buffers.append((name, p.dtype))
             elif p.dtype in _WIDENED:
@@ -212,12 +214,12 @@ class KernelEmitter:
             grid = list(self.grid_names)
             v.signature += [f"{g}: T.int32" for g in self.grid_names]
             v.call_args += ["*grid"]
-            v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread")
+            v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread", aligned=bool(v.aligned))
             if v.level != "thread":
                 threads = "threads"  # num_warps * 32, the caller's
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
-            v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {m} == 0)"
+            v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {self.multiple(m)} == 0)"
                                         for n, m in self.k.aligned_sizes.items()] + v.body
         return v
 
@@ -226,8 +228,9 @@ class KernelEmitter:
         constexpr, and, for a kernel with an aligned specialization (whole tiles, 16-byte aligned
         2-D operands: TileLang's async copies), per `aligned`."""
         names = [n for n, _ in v.derived]
-        if self.k.aligned_sizes and v.shaped:
-            tests = [f"{self.param_names[n]} % {m} == 0" for n, m in self.k.aligned_sizes.items()]
+        if (self.k.aligned_sizes or self.k.unit_strides) and v.shaped:
+            tests = [f"{self.param_names[n]} == 1" for n in self.k.unit_strides]
+            tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in self.k.aligned_sizes.items()]
             tests.append(f"_aligned16({', '.join(name for name, _, _ in v.shaped)})")
             v.aligned = " and ".join(tests)
             names.append("aligned")
@@ -252,6 +255,10 @@ class KernelEmitter:
                 note = f"  # {s.scope} {s.dtype}[{dims}] (row-major)" if len(s.shape) > 1 else ""
                 lines.append(f"{self.names[s.name]} = {fn}(({s.size},), {dtype_ref(s.dtype)}){note}")
         return lines
+
+    def multiple(self, value: int) -> str:
+        """An aligned size's multiple: a Triton tile by its constexpr (`M % BLOCK_M`)."""
+        return self.named(value) if self.k.language == "triton" else str(value)
 
     def named(self, value: int) -> str:
         """A block extent by the constexpr that set it, when exactly one has that value."""

@@ -17,9 +17,10 @@ from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
 
 
-def triton_view(emitter, threads, lanes_are_threads: bool = False) -> dict:
+def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool = False) -> dict:
     """The wrapper's and factory's parts the template lays out (see module.py.j2). A thread-level
-    port has one thread per lane of the block, whatever num_warps says."""
+    port has one thread per lane of the block, whatever num_warps says; `aligned`: the program
+    factory also takes the aligned specialization (the wrapper's `aligned` test)."""
     values = emitter.values
     k = emitter.k
     derived = list(values.derived_constexprs)
@@ -39,6 +40,10 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False) -> dict:
         factory.append(f"stages={stages}")
         program_args.append("stages=num_stages")
         key.append("num_stages")
+    if aligned:
+        factory.append("aligned=False")
+        program_args.append("aligned=aligned")
+        key.append("aligned")
     keywords = [f"{n}=None" for n in derived] + [f"{n}={values.constexprs[n]!r}" for n in generic + fixed]
     keywords.append("grid=None")
     # a constexpr named like a launch option takes the keyword, and serves both (as in Triton)

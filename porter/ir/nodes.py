@@ -342,6 +342,9 @@ class Kernel:
     # sizes whose multiples let the port take an aligned specialization (gemm: whole tiles,
     # async copies): size -> multiple; verify runs one case with each size a multiple
     aligned_sizes: dict = field(default_factory=dict)
+    # strides the aligned program takes as 1 (a Triton view's column stride: T.copy's rows must
+    # be contiguous); the wrapper tests `stride == 1`, verify runs one case with each 1
+    unit_strides: tuple = ()
     # sizes the port's program steps over in tiles (`T.ceildiv(cols, 256)`): size -> tile;
     # verify makes its problems span two of them
     port_tiles: dict = field(default_factory=dict)

@@ -91,8 +91,9 @@ class Gemm:
 
 @dataclass
 class Copy:
-    """T.copy of the tile-shaped region of a 2-D global buffer starting at `origin` (row, col)
-    into a tile; TileLang bounds it by the buffer's shape (elements outside read as zero)."""
+    """T.copy of the tile-shaped region of a 2-D global buffer starting at `origin` (row, col;
+    (batch, row, col) for a batch of matrices) into a tile; TileLang bounds it by the buffer's
+    shape (elements outside read as zero)."""
 
     buffer: str
     origin: tuple

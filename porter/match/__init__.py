@@ -13,6 +13,7 @@ import dataclasses
 
 from porter.diagnostics import TileportError
 from porter.match import elementwise, gemm, rowwise, transpose
+from porter.match.copies import raise_copies
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.summary import Miss
@@ -47,11 +48,27 @@ def raise_kernel(kernel, options: dict | None = None) -> Raised:
     return Raised(kernel, None, "; ".join(reasons) or "no rule applies", loc or kernel.loc)
 
 
+def _with_copies(kernel):
+    """A Triton kernel and every form the port prints or verify runs (the generic print, flag
+    variants, other launch values) with their block loads into shared tiles as T.copy
+    (copies.py); all forms as they were unless each takes the same buffer views."""
+    forms = [kernel, kernel.emit_as, *kernel.variants, *kernel.launch_values]
+    raised = [raise_copies(f) if f is not None else None for f in forms]
+    views = {tuple((p.name, getattr(p, "shape", None), getattr(p, "strides", None)) for p in f.params)
+             for f in raised if f is not None}
+    if len(views) != 1 or raised[0] is kernel:
+        return kernel
+    n = len(kernel.variants)
+    return dataclasses.replace(raised[0], emit_as=raised[1], variants=raised[2:2 + n],
+                               launch_values=raised[2 + n:])
+
+
 def raise_module(module, level: str = "auto", options: dict | None = None):
     """CUDA kernels raised onto tile primitives where a rule matches (level auto / tile);
     with level tile, a kernel no rule matches is an error (TP017). Triton kernels are already
     written in blocks and pass through."""
     if module.language != "cuda":
+        module = dataclasses.replace(module, kernels=[_with_copies(k) for k in module.kernels])
         if (options or {}).get("allow_tf32"):
             for k in module.kernels:  # the user accepts TF32 where the original asked for fp32
                 forms = [k, k.emit_as, *k.variants, *k.launch_values]  # every body emit prints

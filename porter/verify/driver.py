@@ -141,16 +141,22 @@ def _port_functions(tree: ast.Module) -> set:
     return names
 
 
-def aligned_sizes(tree: ast.Module, function: str) -> dict:
-    """The sizes a port's wrapper tests before it takes its aligned program
-    (`aligned = M % 64 == 0 and ...`): size -> multiple, read from the port's parsed text."""
+def aligned_test(tree: ast.Module, function: str, constants: dict | None = None) -> tuple:
+    """What a port's wrapper tests before it takes its aligned program (`aligned = M % 64 == 0
+    and stride_ak == 1 and ...`), read from the port's parsed text: ({size: multiple}, (names
+    that must be 1,)). The wrapper is `function`, or `_function` for a Triton launcher."""
     for fn in tree.body:
-        if isinstance(fn, ast.FunctionDef) and fn.name == function:
+        if isinstance(fn, ast.FunctionDef) and fn.name in (function, f"_{function}"):
             for node in ast.walk(fn):
                 if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["aligned"]:
                     text = ast.unparse(node.value)
-                    return {name: int(m) for name, m in re.findall(r"\b(\w+) % (\d+) == 0", text)}
-    return {}
+                    multiples = {}
+                    for name, m in re.findall(r"\b(\w+) % (\w+) == 0", text):
+                        value = int(m) if m.isdigit() else (constants or {}).get(m)  # M % BLOCK_M
+                        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+                            multiples[name] = value
+                    return multiples, tuple(re.findall(r"\b(\w+) == 1\b", text))
+    return {}, ()
 
 
 def port_tiles(tree: ast.Module, function: str) -> dict:
@@ -368,8 +374,8 @@ def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared
                                       f"'{kernel.ident}_program'); was it generated from this file?",
                                       Loc(port))
             continue
-        if module.language == "cuda":
-            kernel.aligned_sizes = aligned_sizes(port_tree, kernel.ident)  # one case for its aligned program
+        # one case for its aligned program
+        kernel.aligned_sizes, kernel.unit_strides = aligned_test(port_tree, kernel.ident, kernel.constexprs)
         kernel.port_tiles = port_tiles(port_tree, kernel.ident)  # cases span two of its tiles
         try:
             specs = specializations(kernel)

@@ -117,7 +117,36 @@ def simplify_expr(e):
 
 
 def simplify_stmts(stmts: list) -> list:
-    return map_stmts(stmts, _step)
+    return drop_unread_locals(map_stmts(stmts, _step))
+
+
+def drop_unread_locals(stmts: list) -> list:
+    """Locals declared with a value that nothing reads or assigns (the last Philox round's
+    unused counter words): an expression has no side effects in the IR, so the port drops
+    them, as a linter would ask (ruff F841), until none is left."""
+    from porter.ir.nodes import Assign, Decl, For, If, Var
+    from porter.ir.walk import all_exprs, walk_stmts
+
+    while True:
+        read = {e.name for e in all_exprs(stmts) if isinstance(e, Var)}
+        assigned = {s.var.name for s in walk_stmts(stmts) if isinstance(s, (Assign, For))}
+        dead = {s.var.name for s in walk_stmts(stmts) if isinstance(s, Decl) and s.init is not None
+                and s.var.name not in read and s.var.name not in assigned}
+        if not dead:
+            return stmts
+
+        def keep(body):
+            out = []
+            for s in body:
+                if isinstance(s, Decl) and s.var.name in dead:
+                    continue
+                if isinstance(s, If):
+                    s = dataclasses.replace(s, then=keep(s.then), orelse=keep(s.orelse))
+                elif isinstance(getattr(s, "body", None), list):
+                    s = dataclasses.replace(s, body=keep(s.body))
+                out.append(s)
+            return out
+        stmts = keep(stmts)
 
 
 def substitute_block_dims(stmts: list, block: tuple) -> list:

@@ -120,7 +120,12 @@ def _through_lets(e, lets: dict, depth: int = 0):
 
     def step(n):
         if isinstance(n, Var) and n.name in lets:
-            return _through_lets(lets[n.name], lets, depth + 1)
+            value = _through_lets(lets[n.name], lets, depth + 1)
+            try:
+                to_poly(_named(value))
+            except NotAffine:  # `pid_m = first_pid_m + pid % group_size_m`: a name of its own
+                return None
+            return value
         return None
     return map_expr(e, step)
 

@@ -160,21 +160,14 @@ def dropout_kernel_program(BLOCK_SIZE=4096, threads=128):
                 philox_k0_7 = philox_k0_6 + T.uint32(2654435769)
                 philox_k1_7 = philox_k1_6 + T.uint32(3144134277)
                 philox_c0_8 = T.Cast(T.uint32, T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_6) >> T.uint64(32)) ^ philox_c1_5 ^ philox_k0_7
-                philox_c1_6 = T.uint32(3449720151) * philox_c2_6
                 philox_c2_7 = T.Cast(T.uint32, T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_7) >> T.uint64(32)) ^ philox_c3_6 ^ philox_k1_7
                 philox_c3_7 = T.uint32(3528531795) * philox_c0_7
                 philox_k0_8 = philox_k0_7 + T.uint32(2654435769)
                 philox_k1_8 = philox_k1_7 + T.uint32(3144134277)
-                philox_c0_9 = T.Cast(T.uint32, T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_7) >> T.uint64(32)) ^ philox_c1_6 ^ philox_k0_8
                 philox_c1_7 = T.uint32(3449720151) * philox_c2_7
                 philox_c2_8 = T.Cast(T.uint32, T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_8) >> T.uint64(32)) ^ philox_c3_7 ^ philox_k1_8
-                philox_c3_8 = T.uint32(3528531795) * philox_c0_8
                 philox_k0_9 = philox_k0_8 + T.uint32(2654435769)
-                philox_k1_9 = philox_k1_8 + T.uint32(3144134277)
                 philox_c0_10 = T.Cast(T.uint32, T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_8) >> T.uint64(32)) ^ philox_c1_7 ^ philox_k0_9
-                philox_c1_8 = T.uint32(3449720151) * philox_c2_8
-                philox_c2_9 = T.Cast(T.uint32, T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_9) >> T.uint64(32)) ^ philox_c3_8 ^ philox_k1_9
-                philox_c3_9 = T.uint32(3528531795) * philox_c0_9
                 r = T.Cast(T.float32, T.if_then_else(philox_c0_10 >= T.uint32(2147483648), ~philox_c0_10, philox_c0_10)) * T.float32(4.6566127342e-10)
                 y = T.if_then_else(r > p, x / (T.float32(1.0) - p), T.float32(0.0))
                 if offsets < n_elements:

@@ -40,6 +40,23 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A matrix the port reads in 2-D: the flat buffer the original takes, seen with that shape
+    (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
+    count = 1 + sum((extent - 1) * s for extent, s in zip(shape, strides)) if all(shape) else 0
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _aligned16(*tensors):
+    """Every tensor starts on a 16-byte boundary (what 128-bit async copies need)."""
+    return all(t.data_ptr() % 16 == 0 for t in tensors)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
     if hasattr(value, name):
@@ -97,29 +114,33 @@ def _specialised(name, constexpr, given, value):
 # launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), 128 threads, from the launch site (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2; pick another with --config N)
 
 
-def matmul_grouped_kernel_program(BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2, threads=128, stages=2):
+def matmul_grouped_kernel_program(BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2, threads=128, stages=2, aligned=False):
     """The TileLang program for `matmul_grouped_kernel`: one T.Kernel block per Triton program."""
-    a_ptr_numel = T.dynamic("a_ptr_numel")
-    b_ptr_numel = T.dynamic("b_ptr_numel")
     c_ptr_numel = T.dynamic("c_ptr_numel")
+    M = T.dynamic("M")
+    N = T.dynamic("N")
+    K = T.dynamic("K")
+    stride_am = T.dynamic("stride_am")
+    stride_ak = 1 if aligned else T.dynamic("stride_ak")
+    stride_bk = T.dynamic("stride_bk")
+    stride_bn = 1 if aligned else T.dynamic("stride_bn")
 
     @T.prim_func
     def matmul_grouped_kernel(
-        a_ptr: T.Tensor((a_ptr_numel,), T.float32),
-        b_ptr: T.Tensor((b_ptr_numel,), T.float32),
+        a_ptr: T.StridedTensor((M, K), (stride_am, stride_ak), T.float32),
+        b_ptr: T.StridedTensor((K, N), (stride_bk, stride_bn), T.float32),
         c_ptr: T.Tensor((c_ptr_numel,), T.float32),
-        M: T.int32,
-        N: T.int32,
-        K: T.int32,
-        stride_am: T.int32,
-        stride_ak: T.int32,
-        stride_bk: T.int32,
-        stride_bn: T.int32,
         stride_cm: T.int32,
         stride_cn: T.int32,
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
+            if aligned:
+                T.assume(M % BLOCK_M == 0)
+                T.assume(K % BLOCK_K == 0)
+                T.assume(stride_am % 4 == 0)
+                T.assume(N % BLOCK_N == 0)
+                T.assume(stride_bk % 4 == 0)
             acc = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
             a = T.alloc_shared((BLOCK_M, BLOCK_K,), T.float32)
             b = T.alloc_shared((BLOCK_K, BLOCK_N,), T.float32)
@@ -135,10 +156,16 @@ def matmul_grouped_kernel_program(BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2,
                 acc[i, j] = T.float32(0.0)
             for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=stages):
                 k_left = K - k * BLOCK_K
-                for i, j in T.Parallel(BLOCK_M, BLOCK_K):
-                    a[i, j] = T.if_then_else(T.And(pid_m * BLOCK_M + i < M, j < k_left), a_ptr[(pid_m * BLOCK_M + i) * stride_am + j * stride_ak + k * BLOCK_K * stride_ak], T.float32(0.0))
-                for i, j in T.Parallel(BLOCK_K, BLOCK_N):
-                    b[i, j] = T.if_then_else(T.And(i < k_left, pid_n * BLOCK_N + j < N), b_ptr[i * stride_bk + (pid_n * BLOCK_N + j) * stride_bn + k * BLOCK_K * stride_bk], T.float32(0.0))
+                if aligned:
+                    T.copy(a_ptr[BLOCK_M * pid_m, BLOCK_K * k], a)
+                else:
+                    for i, j in T.Parallel(BLOCK_M, BLOCK_K):
+                        a[i, j] = T.if_then_else(T.And(pid_m * BLOCK_M + i < M, j < k_left), a_ptr[BLOCK_M * pid_m + i, BLOCK_K * k + j], T.float32(0.0))
+                if aligned:
+                    T.copy(b_ptr[BLOCK_K * k, BLOCK_N * pid_n], b)
+                else:
+                    for i, j in T.Parallel(BLOCK_K, BLOCK_N):
+                        b[i, j] = T.if_then_else(T.And(i < k_left, pid_n * BLOCK_N + j < N), b_ptr[BLOCK_K * k + i, BLOCK_N * pid_n + j], T.float32(0.0))
                 for acc_i, acc_j in T.Parallel(BLOCK_M, BLOCK_N):
                     for acc_k in T.serial(BLOCK_K):
                         acc[acc_i, acc_j] = acc[acc_i, acc_j] + a[acc_i, acc_k] * b[acc_k, acc_j]
@@ -161,12 +188,14 @@ def _matmul_grouped_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, s
     grid = _launch_grid("matmul_grouped_kernel", grid, {"a_ptr": a_ptr, "b_ptr": b_ptr, "c_ptr": c_ptr, "M": M, "N": N, "K": K, "stride_am": stride_am, "stride_ak": stride_ak, "stride_bk": stride_bk, "stride_bn": stride_bn, "stride_cm": stride_cm, "stride_cn": stride_cn, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "BLOCK_K": BLOCK_K, "GROUP_M": GROUP_M}, 1)
     if grid is None:
         return  # an empty grid launches nothing
-    kernel = _compiled(("matmul_grouped_kernel", BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages),
-                       lambda: matmul_grouped_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, threads=num_warps * 32, stages=num_stages), target)
-    a_ptr = _flat(a_ptr, "a_ptr", "float32")
-    b_ptr = _flat(b_ptr, "b_ptr", "float32")
+    a_ptr = _shaped(a_ptr, "a_ptr", "float32", (M, K), (stride_am, stride_ak))
+    b_ptr = _shaped(b_ptr, "b_ptr", "float32", (K, N), (stride_bk, stride_bn))
+    # unit-stride rows, 16-byte aligned: the program whose copies are asynchronous (TMA, cp.async)
+    aligned = stride_ak == 1 and stride_bn == 1 and M % BLOCK_M == 0 and K % BLOCK_K == 0 and stride_am % 4 == 0 and N % BLOCK_N == 0 and stride_bk % 4 == 0 and _aligned16(a_ptr, b_ptr)
+    kernel = _compiled(("matmul_grouped_kernel", BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages, aligned),
+                       lambda: matmul_grouped_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, GROUP_M=GROUP_M, threads=num_warps * 32, stages=num_stages, aligned=aligned), target)
     c_ptr = _flat(c_ptr, "c_ptr", "float32")
-    kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, *grid)
+    kernel(a_ptr, b_ptr, c_ptr, stride_cm, stride_cn, *grid)
 
 
 matmul_grouped_kernel = _TritonKernel(_matmul_grouped_kernel)

@@ -6,7 +6,9 @@
 For each CUDA or Triton file (default: every bundled sample) this converts it the way
 `tileport convert` does, imports the port as verify does, lowers each kernel's program for
 each arch with the port's pass configs (no GPU needed), and prints: level, `T.copy` count in
-the program, async copies in the lowered CUDA (cp.async / TMA / bulk copies), pipeline stages,
+the program, async copies in the lowered CUDA (cp.async / TMA, counted as verify counts them),
+the same and the shared bytes for the port's aligned program when it has one (what the wrapper
+takes for whole tiles of aligned, unit-stride rows), pipeline stages,
 the widest global access (bits), shared bytes, and the port module's lines outside programs
 and wrappers (the runtime every port carries). Registers need ptxas: reported when nvcc is on
 the PATH, else "-". Programs that take constexprs are lowered with the defaults the port's
@@ -93,7 +95,7 @@ def measure(path: str, archs: list) -> list:
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
     from porter.match import raise_module
-    from porter.verify.port_exec import load_port, lower, pass_configs, shared_bytes
+    from porter.verify.port_exec import async_copies, load_port, lower, pass_configs, shared_bytes
 
     try:
         module = raise_module(load_module(path))
@@ -127,9 +129,15 @@ def measure(path: str, archs: list) -> list:
                     artifact = lower(func, {"kind": "cuda", "arch": arch}, pass_configs(port))
                     source = artifact.kernel_source
                     buffers = [p.name for p in k.params]
-                    row.update(async_copies=len(re.findall(r"cp\.async|cp_async|tma_load|cp\.async\.bulk", source)),
+                    row.update(async_copies=async_copies(source),
                                global_bits=widest_global_access(source, buffers),
                                shared_bytes=shared_bytes(artifact), registers=registers(source, arch))
+                    if "aligned" in inspect.signature(program).parameters:
+                        # the program the wrapper takes for whole tiles of aligned, unit-stride rows
+                        fast = lower(program(*derived, **generic, aligned=True), {"kind": "cuda", "arch": arch},
+                                     pass_configs(port))
+                        row.update(aligned_async_copies=async_copies(fast.kernel_source),
+                                   aligned_shared_bytes=shared_bytes(fast))
                 except Exception as exc:  # a lowering TileLang refuses: the row says so
                     row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
                 rows.append(row)
@@ -146,8 +154,8 @@ def main(argv=None) -> int:
     rows = []
     for path in args.files or default_files():
         rows += measure(path, archs)
-    cols = ["file", "kernel", "arch", "level", "t_copy", "async_copies", "stages", "global_bits",
-            "shared_bytes", "registers", "runtime_lines"]
+    cols = ["file", "kernel", "arch", "level", "t_copy", "async_copies", "aligned_async_copies", "stages",
+            "global_bits", "shared_bytes", "aligned_shared_bytes", "registers", "runtime_lines"]
     print("| " + " | ".join(cols) + " |")
     print("|" + " --- |" * len(cols))
     for r in rows:

@@ -137,7 +137,7 @@ class KernelEmitter:
         struct_names, fields = {}, {}
         # sizes that are a 2-D buffer's shape: TileLang binds them from the tensor (T.dynamic)
         shape_sizes = {d for p in k.params if isinstance(p, BufferParam) and p.shape
-                       for d in tuple(p.shape) + tuple(x for x in (p.strides or ()) if isinstance(x, str))}
+                       for d in tuple(p.shape) + tuple(p.strides or ()) if isinstance(d, str) and d != "*"}
         for p in k.params:
             name = self.param_names[p.name]
             if self.grid_names and getattr(p, "grid_axis", None) is not None:
@@ -149,14 +149,25 @@ class KernelEmitter:
                 v.wrapper_params.append(name)
                 continue
             if isinstance(p, BufferParam) and p.shape:
-                dims = "(" + ", ".join(self.param_names[d] for d in p.shape) + ")"
+                # "*": a batch dimension, as many matrices as the tensor holds (bound from it)
+                count = _safe(f"{p.name}_batches", taken) if "*" in p.shape else None
+                if count:
+                    taken.add(count)
+                    v.dynamic.append((count, f'T.dynamic("{count}")'))
+
+                def dim(d, wrapper=False):
+                    if d == "*":
+                        return "None" if wrapper else count
+                    return self.param_names[d] if isinstance(d, str) else self.named(d)
+                dims = "(" + ", ".join(dim(d) for d in p.shape) + ")"
+                given = "(" + ", ".join(dim(d, wrapper=True) for d in p.shape) + ")"
                 if p.strides:
                     steps = "(" + ", ".join(self.param_names.get(x, str(x)) for x in p.strides) + ")"
                     v.signature.append(f"{name}: T.StridedTensor({dims}, {steps}, {dtype_ref(p.dtype)})")
-                    v.shaped.append((name, p.dtype, f"{dims}, {steps}"))
+                    v.shaped.append((name, p.dtype, f"{given}, {steps}"))
                 else:
                     v.signature.append(f"{name}: T.Tensor({dims}, {dtype_ref(p.dtype)})")
-                    v.shaped.append((name, p.dtype, dims))
+                    v.shaped.append((name, p.dtype, given))
             elif isinstance(p, BufferParam):
                 extent = _safe(f"{p.name}_numel", taken)
                 v.dynamic.append((extent, f'T.dynamic("{extent}")'))
@@ -220,7 +231,7 @@ class KernelEmitter:
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
             v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {self.multiple(m)} == 0)"
-                                        for n, m in self.k.aligned_sizes.items()] + v.body
+                                        for n, m in _each_multiple(self.k.aligned_sizes)] + v.body
         return v
 
     def specialization(self, v: KernelView) -> None:
@@ -230,7 +241,7 @@ class KernelEmitter:
         names = [n for n, _ in v.derived]
         if (self.k.aligned_sizes or self.k.unit_strides) and v.shaped:
             tests = [f"{self.param_names[n]} == 1" for n in self.k.unit_strides]
-            tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in self.k.aligned_sizes.items()]
+            tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in _each_multiple(self.k.aligned_sizes)]
             tests.append(f"_aligned16({', '.join(name for name, _, _ in v.shaped)})")
             v.aligned = " and ".join(tests)
             names.append("aligned")
@@ -466,6 +477,12 @@ def needs_threads(kernel: Kernel) -> bool:
     if any(isinstance(s, (Alloc, Sync, Atomic, Break, Continue)) for s in walk_stmts(kernel.body)):
         return True
     return any(isinstance(e, Call) and e.func in _THREAD_CALLS for e in all_exprs(kernel.body))
+
+
+def _each_multiple(aligned_sizes: dict) -> list:
+    """(size, multiple) pairs of a kernel's aligned sizes; a size several tiles step over (a
+    Triton `seq_len` by BLOCK_M and BLOCK_N) has a tuple, one test each."""
+    return [(n, m) for n, ms in aligned_sizes.items() for m in (ms if isinstance(ms, tuple) else (ms,))]
 
 
 def _upper_bound(s: For):

@@ -35,3 +35,48 @@ def has_continue(body: list) -> bool:
 
 
 __all__ = ["insert_before_continue", "has_continue", "For", "While"]
+
+
+def unit_step_pipelines(body: list) -> list:
+    """`for (s = a; s < n; s += S)` marked for pipelining becomes a unit-step loop over the
+    steps, `for t in 0..ceildiv(n - a, S): s = a + t * S; ...`: T.Pipelined takes only unit-step
+    loops (the port printed a `while`, which TileLang does not pipeline). Loops whose variable,
+    bound or start the body changes are left as they are."""
+    from porter.ir.nodes import Assign, BinOp, Call, Const, Decl, Var
+    from porter.ir.walk import walk_expr, walk_stmts
+
+    names = {s.var.name for s in walk_stmts(body) if isinstance(s, (Decl, For))}
+    out = []
+    for s in body:
+        if isinstance(s, If):
+            s = dataclasses.replace(s, then=unit_step_pipelines(s.then), orelse=unit_step_pipelines(s.orelse))
+        elif isinstance(s, (For, While)):
+            s = dataclasses.replace(s, body=unit_step_pipelines(s.body))
+        if isinstance(s, For) and s.stages and isinstance(s.step, Const) and isinstance(s.step.value, int) \
+                and s.step.value > 1 and isinstance(s.cond, BinOp) and s.cond.op == "<" and s.cond.a == s.var:
+            changed = {x.var.name for x in walk_stmts(s.body) if isinstance(x, (Assign, Decl, For))}
+            reads = {n.name for e in (s.start, s.cond.b) for n in walk_expr(e) if isinstance(n, Var)}
+            if s.var.name not in changed and not (reads & changed) and not has_continue(s.body):
+                dtype = s.var.dtype
+                index = Var(_fresh(f"{s.var.name}_step", names), dtype)
+                names.add(index.name)
+                span = BinOp("-", s.cond.b, s.start, dtype) if not _is_zero(s.start) else s.cond.b
+                steps = Call("ceildiv", (span, s.step), dtype)
+                offset = BinOp("*", index, s.step, dtype)
+                value = offset if _is_zero(s.start) else BinOp("+", s.start, offset, dtype)
+                s = dataclasses.replace(s, var=index, start=Const(0, dtype), cond=BinOp("<", index, steps, "bool"),
+                                        step=Const(1, dtype), body=[Decl(s.var, value, s.loc)] + s.body)
+        out.append(s)
+    return out
+
+
+def _is_zero(e) -> bool:
+    from porter.ir.nodes import Const
+
+    return isinstance(e, Const) and e.value == 0
+
+
+def _fresh(name: str, taken: set) -> str:
+    while name in taken:
+        name += "_"
+    return name

@@ -341,7 +341,7 @@ class Kernel:
     alignments: dict = field(default_factory=dict)
     # sizes whose multiples let the port take an aligned specialization (gemm: whole tiles,
     # async copies): size -> multiple; verify runs one case with each size a multiple
-    aligned_sizes: dict = field(default_factory=dict)
+    aligned_sizes: dict = field(default_factory=dict)  # (a tuple when several tiles step over one size)
     # strides the aligned program takes as 1 (a Triton view's column stride: T.copy's rows must
     # be contiguous); the wrapper tests `stride == 1`, verify runs one case with each 1
     unit_strides: tuple = ()

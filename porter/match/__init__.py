@@ -13,6 +13,7 @@ import dataclasses
 
 from porter.diagnostics import TileportError
 from porter.match import elementwise, gemm, rowwise, transpose
+from porter.ir.loops import unit_step_pipelines
 from porter.match.copies import raise_copies
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
@@ -50,14 +51,19 @@ def raise_kernel(kernel, options: dict | None = None) -> Raised:
 
 def _with_copies(kernel):
     """A Triton kernel and every form the port prints or verify runs (the generic print, flag
-    variants, other launch values) with their block loads into shared tiles as T.copy
-    (copies.py); all forms as they were unless each takes the same buffer views."""
+    variants, other launch values) with pipelined loops stepping by one (T.Pipelined's form)
+    and their block loads into shared tiles as T.copy (copies.py); no copies unless every form
+    takes the same buffer views."""
     forms = [kernel, kernel.emit_as, *kernel.variants, *kernel.launch_values]
+    forms = [dataclasses.replace(f, body=unit_step_pipelines(f.body)) if f is not None else None for f in forms]
     raised = [raise_copies(f) if f is not None else None for f in forms]
-    views = {tuple((p.name, getattr(p, "shape", None), getattr(p, "strides", None)) for p in f.params)
-             for f in raised if f is not None}
-    if len(views) != 1 or raised[0] is kernel:
-        return kernel
+    def generic(dims):  # a tile-wide extent is a constexpr's value, which differs between forms
+        return None if dims is None else tuple(d if isinstance(d, str) else "#" for d in dims)
+
+    views = {tuple((p.name, generic(getattr(p, "shape", None)), generic(getattr(p, "strides", None)))
+                   for p in f.params) for f in raised if f is not None}
+    if len(views) != 1:
+        raised = forms  # the loops still step by one, without copies
     n = len(kernel.variants)
     return dataclasses.replace(raised[0], emit_as=raised[1], variants=raised[2:2 + n],
                                launch_values=raised[2 + n:])

@@ -17,11 +17,10 @@ must be scalar parameters (or a unit stride), which the port then binds from the
 from __future__ import annotations
 
 import dataclasses
-import math
 
 from porter.ir.nodes import (Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Var,
                              dtype_bits, is_float)
-from porter.ir.tiles import Copy, ParallelFor, TileBuffer, TileLoad, TileStore
+from porter.ir.tiles import Copy, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import all_exprs, map_expr, walk_expr, walk_stmts
 from porter.match.summary import conjuncts
 from porter.match.symbolic import NotAffine, Poly, from_poly, to_poly
@@ -29,7 +28,9 @@ from porter.match.symbolic import NotAffine, Poly, from_poly, to_poly
 
 @dataclasses.dataclass(frozen=True)
 class View:
-    """A buffer seen as (rows, cols) with strides: parameter names, or 1 for a unit stride."""
+    """A buffer seen as (rows, cols) with strides: parameter names, 1 for a unit stride, an
+    int for a tile-wide dimension no mask bounds; ("*", rows, cols) for a batch of matrices,
+    as many as the tensor holds."""
 
     shape: tuple
     strides: tuple
@@ -38,12 +39,14 @@ class View:
 def raise_copies(kernel):
     """The kernel with its block gathers into shared tiles as T.copy, and the buffers they read
     as 2-D views; the kernel unchanged when any read of such a buffer is not one."""
+    kernel = dataclasses.replace(kernel, body=_transposed_operands(kernel.body))
     params = {p.name: p for p in kernel.params}
     lets = _lets(kernel.body)
     shared = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
     found: dict = {}   # buffer -> [(ParallelFor, View, origin)]
+    crowded = _crowded_pipelines(kernel.body)
     for s in walk_stmts(kernel.body):
-        if isinstance(s, ParallelFor):
+        if isinstance(s, ParallelFor) and id(s) not in crowded:
             hit = _gather(s, shared, params, lets)
             if hit is not None:
                 found.setdefault(hit[0], []).append((s, hit[1], hit[2]))
@@ -70,18 +73,21 @@ def raise_copies(kernel):
     for p in kernel.params:
         if p.name in views:
             view = views[p.name][0][1]
-            contiguous = view.strides == (view.shape[1], 1)
+            contiguous = len(view.shape) == 2 and view.strides == (view.shape[1], 1)
             p = dataclasses.replace(p, shape=view.shape, strides=None if contiguous else view.strides)
             # the copyable program: whole tiles (no per-element predicate, which a 2-byte element
             # cannot take into cp.async), rows of unit-stride elements, each row 16-byte aligned
             for loop, _, _ in views[p.name]:
-                for extent, tile in zip(view.shape, loop.extents):
-                    multiples[extent] = math.lcm(multiples.get(extent, 1), int(tile))
-            if view.strides[1] != 1:
-                units.append(view.strides[1])
-            if view.strides[0] != 1:
-                multiples[view.strides[0]] = math.lcm(multiples.get(view.strides[0], 1),
-                                                      max(1, 16 // (dtype_bits(p.dtype) // 8)))
+                for extent, tile in zip(view.shape[-2:], loop.extents):
+                    if isinstance(extent, str):  # each tile that steps over it, by its own name
+                        known = multiples.get(extent, ())
+                        known = known if isinstance(known, tuple) else (known,)
+                        multiples[extent] = tuple(dict.fromkeys(known + (int(tile),)))
+            if view.strides[-1] != 1:
+                units.append(view.strides[-1])
+            for stride in view.strides[:-1]:
+                if isinstance(stride, str):
+                    multiples[stride] = max(1, 16 // (dtype_bits(p.dtype) // 8))
         new_params.append(p)
     return dataclasses.replace(kernel, body=body, params=new_params, aligned_sizes=multiples,
                                unit_strides=tuple(dict.fromkeys(kernel.unit_strides + tuple(units))))
@@ -93,9 +99,77 @@ def _gather_2d(loop: ParallelFor, origin: tuple) -> ParallelFor:
     store = loop.body[0]
     i, j = loop.vars
     load = store.value.a
-    here = (BinOp("+", origin[0], i, "int32"), BinOp("+", origin[1], j, "int32"))
+    here = tuple(origin[:-2]) + (BinOp("+", origin[-2], i, "int32"), BinOp("+", origin[-1], j, "int32"))
     value = dataclasses.replace(store.value, a=TileLoad(load.buffer, here, load.dtype))
     return dataclasses.replace(loop, body=[dataclasses.replace(store, value=value)])
+
+
+def _crowded_pipelines(body: list) -> set:
+    """The statements inside a pipelined loop that holds more than one gemm (attention's K/V
+    loop). TileLang 0.1.15 cannot lower async copies there for a trip count known only at run
+    time: the pipeline's `cp.async.wait_group` count comes out symbolic and CUDA codegen fails
+    ("Downcast from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852); such loads stay gathers."""
+    out: set = set()
+    for s in walk_stmts(body):
+        if isinstance(s, For) and s.stages and sum(isinstance(x, Gemm) for x in walk_stmts(s.body)) > 1:
+            out |= {id(x) for x in walk_stmts(s.body)}
+    return out
+
+
+def _transposed_operands(body: list) -> list:
+    """`k` loaded into a fragment, written transposed into a shared tile that is only a gemm's
+    B (`tl.dot(q, tl.trans(k))`): `k` itself becomes the shared tile, read by the gemm with
+    transpose_B, so that its load is a block copy like any other operand's."""
+    tiles = {s.name: s for s in walk_stmts(body) if isinstance(s, TileBuffer)}
+    reads: dict = {}
+    for e in all_exprs(body):
+        if isinstance(e, TileLoad):
+            reads[e.buffer] = reads.get(e.buffer, 0) + 1
+    writes: dict = {}
+    for s in walk_stmts(body):
+        if isinstance(s, TileStore):
+            writes[s.buffer] = writes.get(s.buffer, 0) + 1
+    gemms = [s for s in walk_stmts(body) if isinstance(s, Gemm)]
+    moves, dropped, shared = {}, set(), {}
+    for s in walk_stmts(body):
+        if not (isinstance(s, ParallelFor) and len(s.vars) == 2 and len(s.body) == 1 and
+                isinstance(s.body[0], TileStore)):
+            continue
+        store, (i, j) = s.body[0], s.vars
+        src = store.value
+        if not (isinstance(src, TileLoad) and src.indices == (j, i) and store.indices == (i, j)):
+            continue
+        frag, dst = tiles.get(src.buffer), tiles.get(store.buffer)
+        if frag is None or dst is None or frag.scope != "fragment" or dst.scope != "shared" or \
+                frag.dtype != dst.dtype or tuple(dst.shape) != tuple(frag.shape)[::-1]:
+            continue
+        users = [g for g in gemms if dst.name in (g.a, g.b, g.c)]
+        if reads.get(frag.name) != 1 or writes.get(dst.name) != 1 or writes.get(frag.name) != 1 or \
+                len(users) != 1 or users[0].b != dst.name or users[0].transpose_b or dst.name in (users[0].a, users[0].c):
+            continue
+        moves[id(users[0])] = frag.name
+        dropped |= {id(s), id(dst)}
+        shared[id(frag)] = dataclasses.replace(frag, scope="shared")
+
+    if not moves:
+        return body
+
+    def rebuild(stmts):
+        out = []
+        for s in stmts:
+            if id(s) in dropped:
+                continue
+            if id(s) in shared:
+                s = shared[id(s)]
+            elif id(s) in moves:
+                s = dataclasses.replace(s, b=moves[id(s)], transpose_b=True)
+            elif isinstance(s, If):
+                s = dataclasses.replace(s, then=rebuild(s.then), orelse=rebuild(s.orelse))
+            elif isinstance(getattr(s, "body", None), list):
+                s = dataclasses.replace(s, body=rebuild(s.body))
+            out.append(s)
+        return out
+    return rebuild(body)
 
 
 def _lets(body) -> dict:
@@ -132,8 +206,17 @@ def _through_lets(e, lets: dict, depth: int = 0):
 
 def _gather(loop: ParallelFor, shared: dict, params: dict, lets: dict):
     """(buffer, View, origin) when the loop is `tile[i, j] = mask ? buffer[index] : 0` over
-    the whole of a shared tile, index = (r0 + i) * s0 + (c0 + j) * s1 and mask = r0 + i < R
-    and c0 + j < C; None otherwise."""
+    the whole of a shared tile, index = [b * sb +] (r0 + i) * s0 + (c0 + j) * s1 and mask =
+    r0 + i < R and c0 + j < C (a dimension without a bound is the tile's, from 0); None
+    otherwise. Read as written first, then through the locals (`k_left`) when that fails."""
+    for through in ({}, lets):
+        hit = _gather_as(loop, shared, params, through)
+        if hit is not None:
+            return hit
+    return None
+
+
+def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
     if len(loop.vars) != 2 or len(loop.body) != 1 or not isinstance(loop.body[0], TileStore):
         return None
     store = loop.body[0]
@@ -154,30 +237,58 @@ def _gather(loop: ParallelFor, shared: dict, params: dict, lets: dict):
     pi, pj = Poly.symbol(i.name), Poly.symbol(j.name)
     s0, s1 = index.coeff(pi), index.coeff(pj)
     rest = index - s0 * pi - s1 * pj
-    if any(x.has(v) for x in (s0, s1, rest) for v in (pi, pj)):
-        return None
-    if len(bounds) != 2 or None in bounds:
+    if any(x.has(v) for x in (s0, s1, rest) for v in (pi, pj)) or None in bounds:
         return None
     rows = [b for b in bounds if b[0].has(pi) and not b[0].has(pj)]
     cols = [b for b in bounds if b[0].has(pj) and not b[0].has(pi)]
-    if len(rows) != 1 or len(cols) != 1:
+    if len(rows) > 1 or len(cols) > 1 or len(rows) + len(cols) != len(bounds):
         return None
-    row = _origin(rows[0], pi, params)
-    col = _origin(cols[0], pj, params)
+    row = _origin(rows[0], pi, params) if rows else (Poly.integer(0), _extent(loop.extents[0]))
+    col = _origin(cols[0], pj, params) if cols else (Poly.integer(0), _extent(loop.extents[1]))
     if row is None or col is None:
         return None
     (r0, rows_name), (c0, cols_name) = row, col
-    if rest != r0 * s0 + c0 * s1:
-        return None
-    strides = tuple(_stride_name(s, params) for s in (s0, s1))
+    strides = tuple(_stride_name(x, params) for x in (s0, s1))
     if None in strides:
         return None
     names = _names(load.index, value.cond, lets)
+    batch = rest - r0 * s0 - c0 * s1
+    shape, origin_polys = (rows_name, cols_name), (r0, c0)
+    if batch != 0:  # one matrix of a batch: `head * stride_qh` (head a block index or a name)
+        found = _batch_term(batch, params)
+        if found is None:
+            return None
+        b, stride = found
+        shape, strides, origin_polys = ("*",) + shape, (stride,) + strides, (b,) + origin_polys
     try:
-        origin = (from_poly(r0, names), from_poly(c0, names))
+        origin = tuple(from_poly(x, names) for x in origin_polys)
     except KeyError:
         return None
-    return load.buffer, View((rows_name, cols_name), strides), origin
+    return load.buffer, View(shape, strides), origin
+
+
+def _extent(tile: int):
+    """A dimension no mask bounds: the tile's whole extent (a constexpr's Const keeps its name)."""
+    return tile
+
+
+def _batch_term(batch: Poly, params: dict):
+    """(index, stride name) when batch is `index * stride`, the stride an int32 scalar parameter
+    and the index free of parameters (a block index, or a local such as `head`)."""
+    terms = batch.terms()
+    if len(terms) != 1:
+        return None
+    coeff, product = terms[0].split_coefficient()
+    if coeff != 1:
+        return None
+    factors = sorted(product.free_symbols, key=lambda x: x.name)
+    if len(factors) != 2 or product != factors[0] * factors[1]:
+        return None
+    for stride, index in (factors, factors[::-1]):
+        p = params.get(stride.name)
+        if isinstance(p, ScalarParam) and p.dtype == "int32" and not isinstance(params.get(index.name), ScalarParam):
+            return index, stride.name
+    return None
 
 
 def _bound(c, lets):

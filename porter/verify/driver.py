@@ -9,6 +9,7 @@ compiled for CUDA sm_80 and sm_90a as a compile check, and runs on a GPU when th
 from __future__ import annotations
 
 import ast
+import math
 import os
 import re
 import time
@@ -154,7 +155,7 @@ def aligned_test(tree: ast.Module, function: str, constants: dict | None = None)
                     for name, m in re.findall(r"\b(\w+) % (\w+) == 0", text):
                         value = int(m) if m.isdigit() else (constants or {}).get(m)  # M % BLOCK_M
                         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-                            multiples[name] = value
+                            multiples[name] = math.lcm(multiples.get(name, 1), value)  # every test holds
                     return multiples, tuple(re.findall(r"\b(\w+) == 1\b", text))
     return {}, ()
 

@@ -40,6 +40,29 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A matrix the port reads in 2-D: the flat buffer the original takes, seen with that shape
+    (row-major, or rows `strides[0]` elements apart); a leading None is a batch dimension of
+    as many matrices as the buffer holds."""
+    flat = _flat(tensor, name, dtype)
+    if shape[0] is None:
+        inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+        step = int(strides[0])
+        batches = (flat.numel() - 1 - inner) // step + 1 if step > 0 and flat.numel() > inner else 1
+        shape = (batches if step > 0 else 1 << 30,) + tuple(shape[1:])  # stride 0: every index is one matrix
+    shape = tuple(int(extent) for extent in shape)
+    strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
+    count = 1 + sum((extent - 1) * s for extent, s in zip(shape, strides)) if all(shape) else 0
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _aligned16(*tensors):
+    """Every tensor starts on a 16-byte boundary (what 128-bit async copies need)."""
+    return all(t.data_ptr() % 16 == 0 for t in tensors)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a tuple's item."""
     if hasattr(value, name):
@@ -97,23 +120,23 @@ def _specialised(name, constexpr, given, value):
 # launch: grid (ceildiv(seq_len, 32), grid_y), 128 threads, from the launch site (line 70)
 
 
-def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=128, stages=2):
+def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=128, stages=2, aligned=False):
     """The TileLang program for `attention_fwd_kernel`: one T.Kernel block per Triton program."""
-    q_ptr_numel = T.dynamic("q_ptr_numel")
+    q_ptr_batches = T.dynamic("q_ptr_batches")
     k_ptr_numel = T.dynamic("k_ptr_numel")
     v_ptr_numel = T.dynamic("v_ptr_numel")
     o_ptr_numel = T.dynamic("o_ptr_numel")
+    seq_len = T.dynamic("seq_len")
+    stride_qh = T.dynamic("stride_qh")
+    stride_qs = T.dynamic("stride_qs")
 
     @T.prim_func
     def attention_fwd_kernel(
-        q_ptr: T.Tensor((q_ptr_numel,), T.float32),
+        q_ptr: T.StridedTensor((q_ptr_batches, seq_len, HEAD_DIM), (stride_qh, stride_qs, 1), T.float32),
         k_ptr: T.Tensor((k_ptr_numel,), T.float32),
         v_ptr: T.Tensor((v_ptr_numel,), T.float32),
         o_ptr: T.Tensor((o_ptr_numel,), T.float32),
         sm_scale: T.float32,
-        seq_len: T.int32,
-        stride_qh: T.int32,
-        stride_qs: T.int32,
         stride_kh: T.int32,
         stride_ks: T.int32,
         stride_vh: T.int32,
@@ -124,13 +147,16 @@ def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=12
         grid_y_: T.int32,
     ):
         with T.Kernel(grid_x, grid_y_, threads=threads) as (pid_m, head):
+            if aligned:
+                T.assume(seq_len % BLOCK_M == 0)
+                T.assume(stride_qh % 4 == 0)
+                T.assume(stride_qs % 4 == 0)
             q = T.alloc_shared((BLOCK_M, HEAD_DIM,), T.float32)
             l_i = T.alloc_fragment((BLOCK_M,), T.float32)
             acc = T.alloc_fragment((BLOCK_M, HEAD_DIM,), T.float32)
             m_i = T.alloc_fragment((BLOCK_M,), T.float32)
-            k = T.alloc_fragment((BLOCK_N, HEAD_DIM,), T.float32)
+            k = T.alloc_shared((BLOCK_N, HEAD_DIM,), T.float32)
             v = T.alloc_shared((BLOCK_N, HEAD_DIM,), T.float32)
-            b_shared = T.alloc_shared((HEAD_DIM, BLOCK_N,), T.float32)
             acc_2 = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
             qk = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
             qk_1 = T.alloc_fragment((BLOCK_M, BLOCK_N,), T.float32)
@@ -144,27 +170,27 @@ def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=12
             a_shared = T.alloc_shared((BLOCK_M, BLOCK_N,), T.float32)
             acc_3 = T.alloc_fragment((BLOCK_M, HEAD_DIM,), T.float32)
             out = T.alloc_fragment((BLOCK_M, HEAD_DIM,), T.float32)
-            for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
-                q[i, j] = T.if_then_else(pid_m * BLOCK_M + i < seq_len, q_ptr[head * stride_qh + (pid_m * BLOCK_M + i) * stride_qs + j], T.float32(0.0))
+            if aligned:
+                T.copy(q_ptr[head, BLOCK_M * pid_m, 0], q)
+            else:
+                for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
+                    q[i, j] = T.if_then_else(pid_m * BLOCK_M + i < seq_len, q_ptr[head, BLOCK_M * pid_m + i, j], T.float32(0.0))
             for i in T.Parallel(BLOCK_M):
                 l_i[i] = T.float32(0.0)
             for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
                 acc[i, j] = T.float32(0.0)
             for i in T.Parallel(BLOCK_M):
                 m_i[i] = -T.infinity(T.float32)
-            start_n = T.alloc_var(T.int32)
-            start_n = 0
-            while start_n < seq_len:
+            for start_n_step in T.Pipelined(T.ceildiv(seq_len, BLOCK_N), num_stages=stages):
+                start_n = start_n_step * BLOCK_N
                 for i, j in T.Parallel(BLOCK_N, HEAD_DIM):
                     k[i, j] = T.if_then_else(start_n + i < seq_len, k_ptr[head * stride_kh + (start_n + i) * stride_ks + j], T.float32(0.0))
                 for i, j in T.Parallel(BLOCK_N, HEAD_DIM):
                     v[i, j] = T.if_then_else(start_n + i < seq_len, v_ptr[head * stride_vh + (start_n + i) * stride_vs + j], T.float32(0.0))
-                for i, j in T.Parallel(HEAD_DIM, BLOCK_N):
-                    b_shared[i, j] = k[j, i]
                 T.clear(acc_2)
                 for acc_2_i, acc_2_j in T.Parallel(BLOCK_M, BLOCK_N):
                     for acc_2_k in T.serial(HEAD_DIM):
-                        acc_2[acc_2_i, acc_2_j] = acc_2[acc_2_i, acc_2_j] + q[acc_2_i, acc_2_k] * b_shared[acc_2_k, acc_2_j]
+                        acc_2[acc_2_i, acc_2_j] = acc_2[acc_2_i, acc_2_j] + q[acc_2_i, acc_2_k] * k[acc_2_j, acc_2_k]
                 for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     qk[i, j] = acc_2[i, j] * sm_scale
                 for i, j in T.Parallel(BLOCK_M, BLOCK_N):
@@ -194,7 +220,6 @@ def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=12
                     acc[i, j] = acc_3[i, j]
                 for i in T.Parallel(BLOCK_M):
                     m_i[i] = m_new[i]
-                start_n = start_n + BLOCK_N
             for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
                 out[i, j] = acc[i, j] / l_i[i]
             for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
@@ -214,13 +239,15 @@ def _attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, stride_
     grid = _launch_grid("attention_fwd_kernel", grid, {"q_ptr": q_ptr, "k_ptr": k_ptr, "v_ptr": v_ptr, "o_ptr": o_ptr, "sm_scale": sm_scale, "seq_len": seq_len, "stride_qh": stride_qh, "stride_qs": stride_qs, "stride_kh": stride_kh, "stride_ks": stride_ks, "stride_vh": stride_vh, "stride_vs": stride_vs, "stride_oh": stride_oh, "stride_os": stride_os, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "HEAD_DIM": HEAD_DIM}, 2)
     if grid is None:
         return  # an empty grid launches nothing
-    kernel = _compiled(("attention_fwd_kernel", BLOCK_M, BLOCK_N, HEAD_DIM, num_warps, num_stages),
-                       lambda: attention_fwd_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, HEAD_DIM=HEAD_DIM, threads=num_warps * 32, stages=num_stages), target)
-    q_ptr = _flat(q_ptr, "q_ptr", "float32")
+    q_ptr = _shaped(q_ptr, "q_ptr", "float32", (None, seq_len, HEAD_DIM), (stride_qh, stride_qs, 1))
+    # unit-stride rows, 16-byte aligned: the program whose copies are asynchronous (TMA, cp.async)
+    aligned = seq_len % BLOCK_M == 0 and stride_qh % 4 == 0 and stride_qs % 4 == 0 and _aligned16(q_ptr)
+    kernel = _compiled(("attention_fwd_kernel", BLOCK_M, BLOCK_N, HEAD_DIM, num_warps, num_stages, aligned),
+                       lambda: attention_fwd_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, HEAD_DIM=HEAD_DIM, threads=num_warps * 32, stages=num_stages, aligned=aligned), target)
     k_ptr = _flat(k_ptr, "k_ptr", "float32")
     v_ptr = _flat(v_ptr, "v_ptr", "float32")
     o_ptr = _flat(o_ptr, "o_ptr", "float32")
-    kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, stride_qh, stride_qs, stride_kh, stride_ks, stride_vh, stride_vs, stride_oh, stride_os, *grid)
+    kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, stride_kh, stride_ks, stride_vh, stride_vs, stride_oh, stride_os, *grid)
 
 
 attention_fwd_kernel = _TritonKernel(_attention_fwd_kernel)

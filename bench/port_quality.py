@@ -12,7 +12,9 @@ takes for whole tiles of aligned, unit-stride rows), pipeline stages,
 the widest global access (bits), shared bytes, and the port module's lines outside programs
 and wrappers (the runtime every port carries). Registers need ptxas: reported when nvcc is on
 the PATH, else "-". Programs that take constexprs are lowered with the defaults the port's
-launcher would use; a kernel whose lowering fails gets a row saying why.
+launcher would use; a kernel whose lowering fails gets a row saying why. A sample with a
+reference program (bench/reference_ports.py: the operation written as tilelang's examples
+write it, same tiles) gets its rows too, measured the same way.
 """
 
 from __future__ import annotations
@@ -144,6 +146,34 @@ def measure(path: str, archs: list) -> list:
         return rows
 
 
+def measure_reference(path: str, archs: list) -> list:
+    """The rows of the reference program written for this sample (bench/reference_ports.py), if any."""
+    from porter.verify.port_exec import async_copies, lower, shared_bytes
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from reference_ports import REFERENCES
+
+    if Path(path).name not in REFERENCES:
+        return []
+    what, make = REFERENCES[Path(path).name]
+    rows = []
+    for arch in archs:
+        row = {"file": Path(path).name, "kernel": f"reference: {what}", "arch": arch, "level": "tile",
+               "runtime_lines": "-"}
+        try:
+            func = make()
+            row["t_copy"] = func.script().count("T.copy(")  # as TileLang parsed it
+            artifact = lower(func, {"kind": "cuda", "arch": arch}, {})
+            source = artifact.kernel_source
+            row.update(async_copies=async_copies(source), shared_bytes=shared_bytes(artifact),
+                       registers=registers(source, arch), stages=2,
+                       global_bits=widest_global_access(source, ["A", "B", "C", "Q", "K", "V", "O"]))
+        except Exception as exc:  # a lowering TileLang refuses: the row says so
+            row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+        rows.append(row)
+    return rows
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="*")
@@ -154,6 +184,7 @@ def main(argv=None) -> int:
     rows = []
     for path in args.files or default_files():
         rows += measure(path, archs)
+        rows += measure_reference(path, archs)
     cols = ["file", "kernel", "arch", "level", "t_copy", "async_copies", "aligned_async_copies", "stages",
             "global_bits", "shared_bytes", "aligned_shared_bytes", "registers", "runtime_lines"]
     print("| " + " | ".join(cols) + " |")

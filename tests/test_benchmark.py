@@ -55,3 +55,18 @@ def test_without_a_gpu_nothing_is_timed(tmp_path):
     assert result.stdout.startswith("nothing was timed: no CUDA GPU")
     assert len(result.stdout.strip().splitlines()) == 1
     assert "Traceback" not in result.stderr
+
+
+def test_reference_programs_parse_and_lower_like_the_ports_they_stand_beside():
+    """bench/port_quality.py's references: each builds; the fp32 gemm's pipelined copies are
+    asynchronous on sm_80 with two stages of shared buffers, as the gemm ports' are."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from reference_ports import REFERENCES
+
+    from porter.verify.port_exec import async_copies, lower, shared_bytes
+
+    for name, (what, make) in REFERENCES.items():
+        assert (ROOT / "samples" / ("cuda" if name.endswith(".cu") else "triton") / name).is_file(), name
+        assert "T.copy(" in make().script(), what
+    gemm = lower(REFERENCES["matmul_tiled.cu"][1](), {"kind": "cuda", "arch": "sm_80"}, {})
+    assert async_copies(gemm.kernel_source) >= 2 and shared_bytes(gemm) == 2 * (64 * 16 + 16 * 64) * 4

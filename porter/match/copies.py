@@ -81,8 +81,8 @@ def raise_copies(kernel):
                 for extent, tile in zip(view.shape[-2:], loop.extents):
                     if isinstance(extent, str):  # each tile that steps over it, by its own name
                         known = multiples.get(extent, ())
-                        known = known if isinstance(known, tuple) else (known,)
-                        multiples[extent] = tuple(dict.fromkeys(known + (int(tile),)))
+                        known = tuple(dict.fromkeys((known if isinstance(known, tuple) else (known,)) + (int(tile),)))
+                        multiples[extent] = known if len(known) > 1 else known[0]
             if view.strides[-1] != 1:
                 units.append(view.strides[-1])
             for stride in view.strides[:-1]:

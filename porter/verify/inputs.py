@@ -10,6 +10,8 @@ sides, so a skipped write shows.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from porter.diagnostics import TileportError
@@ -205,25 +207,26 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         if index_buffers(kernel):
             scalars[INDEX_LIMIT] = min(values, default=16)
         problems.append(scalars)
-    if (kernel.aligned_sizes or kernel.unit_strides) and problems:
+    aligned_sizes = {n: math.lcm(*m) if isinstance(m, tuple) else m for n, m in kernel.aligned_sizes.items()}
+    if (aligned_sizes or kernel.unit_strides) and problems:
         # the port's aligned program (whole tiles, async copies) runs only when every such size
         # is a multiple (and such stride 1): one more case, two tiles on each of those axes
         extra = dict(problems[0])
         for name in kernel.unit_strides:
             if name in extra and name not in given:
                 extra[name] = 1
-        for name, multiple in kernel.aligned_sizes.items():
+        for name, multiple in aligned_sizes.items():
             if name in extra and name not in given and not is_stride(name):
                 extra[name] = 2 * multiple
         widest = max((v for v in extra.values() if isinstance(v, int) and not isinstance(v, bool)), default=16)
-        for name, multiple in kernel.aligned_sizes.items():
+        for name, multiple in aligned_sizes.items():
             if name in extra and name not in given and is_stride(name):
                 extra[name] = _round_up(widest + 3, multiple)  # a row stride of aligned rows
         # the larger sizes move every batch stride past its matrix again (batches that overlap
         # make writes race), and an aligned stride stays a multiple
         units = {name: 1 for name in kernel.unit_strides}  # stay 1: each a contiguous row's step
         _spread_strides(kernel, strides, nesting, extra, {**given, **units})
-        for name, multiple in kernel.aligned_sizes.items():
+        for name, multiple in aligned_sizes.items():
             if name in extra and name not in given and is_stride(name):
                 extra[name] = _round_up(extra[name], multiple)
         problems.append(extra)

@@ -19,8 +19,9 @@ makes mutants of the bodies of the port's `T.prim_func`s (never the wrapper or t
 
 At most --per-kind mutants of each kind per port, spread over the body. A mutant is caught
 when verify calls it anything but equivalent (a mismatch, or a port that fails to build or
-run); it survives when verify passes it. A survivor that TileLang lowers to the same CUDA source
-as the port (sm_80) is the same kernel on a GPU: it is listed apart and left out of the score
+run); it survives when verify passes it. A survivor whose programs (each the port runs, its
+aligned program included) TileLang lowers to the same CUDA sources as the port's (sm_80) is
+the same kernel on a GPU: it is listed apart and left out of the score
 (it cannot change the result). The score is caught / mutants; each survivor is listed with its
 line and change, to be shown equivalent or closed by better inputs.
 """
@@ -31,6 +32,7 @@ import argparse
 import ast
 import copy
 import json
+import re
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor
@@ -269,6 +271,13 @@ def _lowered_sources(prepared, batch: list, timeout: float) -> list:
                      "program_args": call["program_args"], "program_kwargs": call["program_kwargs"]}
             if entry not in jobs:
                 jobs.append(entry)
+    if re.search(r"def \w+_program\([^)]*\baligned=False", Path(batch[0]).read_text()):
+        # the aligned program too: a mutant of its assumptions or copies lowers like the port's
+        # default program, and is the same kernel only if it also lowers like its aligned one
+        for job in list(jobs):
+            program = job.get("program")
+            if job["kind"] == "lower" and program:
+                jobs.append({**job, "program_kwargs": {**job.get("program_kwargs", {}), "aligned": True}})
     try:
         outcomes = run_port_batch([(path, jobs) for path in batch], timeout)
     except TileportError:

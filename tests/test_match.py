@@ -438,3 +438,67 @@ def test_triton_block_loads_become_copies_of_strided_views_with_an_async_program
     cases = [c["sizes"] for c in json.loads(check.stdout)["kernels"][0]["cases"]]
     assert any(c["sx_d"] == 1 and c["sw_c"] == 1 and c["rows"] % 32 == 0 for c in cases)
     assert any(c["sx_d"] != 1 for c in cases)
+
+
+TRITON_WRAPPED = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_wrap_kernel(a_ptr, b_ptr, out_ptr, M, N, K, sa0, sa1, sb0, sb1, so0, so1,
+                   TM: tl.constexpr, TN: tl.constexpr, TK: tl.constexpr, COLSUM: tl.constexpr):
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    rows = (pm * TM + tl.arange(0, TM)) % M
+    cols = (pn * TN + tl.arange(0, TN)) % N
+    ks = tl.arange(0, TK)
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for kk in range(0, tl.cdiv(K, TK)):
+        left = K - kk * TK
+        x = tl.load(a_ptr + rows[:, None] * sa0 + (kk * TK + ks)[None, :] * sa1, mask=ks[None, :] < left, other=0.0)
+        y = tl.load(b_ptr + (kk * TK + ks)[:, None] * sb0 + cols[None, :] * sb1, mask=ks[:, None] < left, other=0.0)
+        acc += tl.dot(x, y)
+    r = pm * TM + tl.arange(0, TM)
+    c = pn * TN + tl.arange(0, TN)
+    if COLSUM:
+        tl.store(out_ptr + c * so1, tl.sum(acc, axis=0).to(tl.float16), mask=c < N)
+    else:
+        tl.store(out_ptr + r[:, None] * so0 + c[None, :] * so1, acc.to(tl.float16),
+                 mask=(r[:, None] < M) & (c[None, :] < N))
+
+
+def mm_wrap(a, b, colsum=False):
+    out = torch.empty((a.shape[0], b.shape[1]), device=a.device, dtype=torch.float16)
+    grid = (triton.cdiv(a.shape[0], 32), triton.cdiv(b.shape[1], 32))
+    mm_wrap_kernel[grid](a, b, out, a.shape[0], b.shape[1], a.shape[1], a.stride(0), a.stride(1),
+                         b.stride(0), b.stride(1), out.stride(0), out.stride(1), TM=32, TN=32, TK=32,
+                         COLSUM=colsum)
+    return out
+'''
+
+
+def test_triton_rows_wrapped_past_the_end_are_copied_when_only_unstored_outputs_see_them(tmp_path):
+    """`rows = (pm * TM + arange(TM)) % M`: rows past M read row r % M, which only makes
+    accumulator rows the masked store drops, so T.copy (zeros there) gives the same port; the
+    gathering program keeps the wrap. A column sum of the accumulator mixes those rows into
+    stored outputs: the loads stay gathers."""
+    src = tmp_path / "mmw.py"
+    src.write_text(TRITON_WRAPPED)
+    dtypes = ["--dtype", "a_ptr=float16", "--dtype", "b_ptr=float16", "--dtype", "out_ptr=float16"]
+    out = tmp_path / "mmw_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out),
+                          "--constexpr", "COLSUM=False", *dtypes], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    text = out.read_text()
+    assert "T.copy(a_ptr[TM * pm, TK * kk], x)" in text and "T.copy(b_ptr[TK * kk, TN * pn], y)" in text
+    assert "a_ptr[T.truncmod(pm * TM + i, M), TK * kk + j]" in text
+    check = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(src), str(out), "--no-compile-check",
+                            "--constexpr", "COLSUM=False", *dtypes], cwd=ROOT, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    mixed = tmp_path / "mmw_sum_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(mixed),
+                          "--constexpr", "COLSUM=True", *dtypes], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "T.copy(a_ptr" not in mixed.read_text()

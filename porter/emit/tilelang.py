@@ -63,7 +63,10 @@ class KernelView:
     wrapper_params: list = field(default_factory=list)
     call_args: list = field(default_factory=list)
     buffers: list = field(default_factory=list)     # (name, dtype) for wrapper checks
-    shaped: list = field(default_factory=list)      # (name, dtype, "(M, K)"): buffers passed as 2-D views
+    # (name, dtype, "(M, K)", helper): buffers passed as views, by _shaped (or _batched: a leading
+    # dimension of as many matrices as the tensor holds)
+    shaped: list = field(default_factory=list)
+    batched: bool = False                           # a view with a batch count (the runtime's _batched)
     aligned: str = ""                               # the wrapper's test for the aligned program
     factory_params: list = field(default_factory=list)
     compile_key: str = ""                           # _compiled's key and program, as Python text
@@ -153,21 +156,22 @@ class KernelEmitter:
                 count = _safe(f"{p.name}_batches", taken) if "*" in p.shape else None
                 if count:
                     taken.add(count)
+                    v.batched = True
                     v.dynamic.append((count, f'T.dynamic("{count}")'))
 
                 def dim(d, wrapper=False):
                     if d == "*":
-                        return "None" if wrapper else count
+                        return "None" if wrapper else count  # _batched counts them
                     return self.param_names[d] if isinstance(d, str) else self.named(d)
                 dims = "(" + ", ".join(dim(d) for d in p.shape) + ")"
                 given = "(" + ", ".join(dim(d, wrapper=True) for d in p.shape) + ")"
                 if p.strides:
                     steps = "(" + ", ".join(self.param_names.get(x, str(x)) for x in p.strides) + ")"
                     v.signature.append(f"{name}: T.StridedTensor({dims}, {steps}, {dtype_ref(p.dtype)})")
-                    v.shaped.append((name, p.dtype, f"{given}, {steps}"))
+                    v.shaped.append((name, p.dtype, f"{given}, {steps}", "_batched" if count else "_shaped"))
                 else:
                     v.signature.append(f"{name}: T.Tensor({dims}, {dtype_ref(p.dtype)})")
-                    v.shaped.append((name, p.dtype, given))
+                    v.shaped.append((name, p.dtype, given, "_batched" if count else "_shaped"))
             elif isinstance(p, BufferParam):
                 extent = _safe(f"{p.name}_numel", taken)
                 v.dynamic.append((extent, f'T.dynamic("{extent}")'))
@@ -242,7 +246,7 @@ class KernelEmitter:
         if (self.k.aligned_sizes or self.k.unit_strides) and v.shaped:
             tests = [f"{self.param_names[n]} == 1" for n in self.k.unit_strides]
             tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in _each_multiple(self.k.aligned_sizes)]
-            tests.append(f"_aligned16({', '.join(name for name, _, _ in v.shaped)})")
+            tests.append(f"_aligned16({', '.join(name for name, *_ in v.shaped)})")
             v.aligned = " and ".join(tests)
             names.append("aligned")
         v.factory_params = names[:-1] + ["aligned=False"] if v.aligned else list(names)

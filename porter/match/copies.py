@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import (Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Var,
+from porter.ir.nodes import (Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Store, Var,
                              dtype_bits, is_float)
-from porter.ir.tiles import Copy, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import all_exprs, map_expr, walk_expr, walk_stmts
+from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
+from porter.ir.walk import all_exprs, map_expr, stmt_exprs, walk_expr, walk_stmts
 from porter.match.summary import conjuncts
 from porter.match.symbolic import NotAffine, Poly, from_poly, to_poly
 
@@ -43,13 +43,14 @@ def raise_copies(kernel):
     params = {p.name: p for p in kernel.params}
     lets = _lets(kernel.body)
     shared = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
-    found: dict = {}   # buffer -> [(ParallelFor, View, origin)]
+    found: dict = {}   # buffer -> [(ParallelFor, View, origin, wrapped indices)]
     crowded = _crowded_pipelines(kernel.body)
     for s in walk_stmts(kernel.body):
         if isinstance(s, ParallelFor) and id(s) not in crowded:
             hit = _gather(s, shared, params, lets)
-            if hit is not None:
-                found.setdefault(hit[0], []).append((s, hit[1], hit[2]))
+            if hit is not None and (not hit[3] or _wraps_discarded(kernel.body, s.body[0].buffer, hit[4], lets,
+                                                                    params)):
+                found.setdefault(hit[0], []).append((s, hit[1], hit[2], hit[3]))
     loads = {}
     for e in all_exprs(kernel.body):
         if isinstance(e, Load):
@@ -59,15 +60,15 @@ def raise_copies(kernel):
         param = params.get(buffer)
         if param is None or getattr(param, "shape", None) or loads.get(buffer) != len(hits):
             continue  # read elsewhere too: its flat indices would need the view's 2-D ones
-        if len({view for _, view, _ in hits}) != 1:
+        if len({view for _, view, _, _ in hits}) != 1:
             continue
         views[buffer] = hits
     if not views:
         return kernel
     aligned = Var("aligned", "bool")
-    replace = {id(loop): If(aligned, [Copy(buffer, origin, loop.body[0].buffer, loop.loc)], [_gather_2d(loop, origin)],
-                            loop.loc)
-               for buffer, hits in views.items() for loop, _, origin in hits}
+    replace = {id(loop): If(aligned, [Copy(buffer, origin, loop.body[0].buffer, loop.loc)],
+                            [_gather_2d(loop, origin, written)], loop.loc)
+               for buffer, hits in views.items() for loop, _, origin, written in hits}
     body = _without_unread(_replaced(kernel.body, replace), set(lets))
     new_params, units, multiples = [], [], dict(kernel.aligned_sizes)
     for p in kernel.params:
@@ -77,7 +78,7 @@ def raise_copies(kernel):
             p = dataclasses.replace(p, shape=view.shape, strides=None if contiguous else view.strides)
             # the copyable program: whole tiles (no per-element predicate, which a 2-byte element
             # cannot take into cp.async), rows of unit-stride elements, each row 16-byte aligned
-            for loop, _, _ in views[p.name]:
+            for loop, _, _, _ in views[p.name]:
                 for extent, tile in zip(view.shape[-2:], loop.extents):
                     if isinstance(extent, str):  # each tile that steps over it, by its own name
                         known = multiples.get(extent, ())
@@ -93,15 +94,90 @@ def raise_copies(kernel):
                                unit_strides=tuple(dict.fromkeys(kernel.unit_strides + tuple(units))))
 
 
-def _gather_2d(loop: ParallelFor, origin: tuple) -> ParallelFor:
-    """The gather as it was, reading the 2-D view at (row origin + i, column origin + j): the
-    program for strides T.copy cannot take (TMA and cp.async need unit-stride rows)."""
+def _gather_2d(loop: ParallelFor, origin: tuple, written: dict) -> ParallelFor:
+    """The gather as it was, reading the 2-D view at (row origin + i, column origin + j), or at
+    the index as written where the original wraps it (`(r0 + i) % M`): the program for strides
+    T.copy cannot take (TMA and cp.async need unit-stride rows)."""
     store = loop.body[0]
     i, j = loop.vars
     load = store.value.a
-    here = tuple(origin[:-2]) + (BinOp("+", origin[-2], i, "int32"), BinOp("+", origin[-1], j, "int32"))
+    rows = written.get(0, BinOp("+", origin[-2], i, "int32"))
+    cols = written.get(1, BinOp("+", origin[-1], j, "int32"))
+    here = tuple(origin[:-2]) + (rows, cols)
     value = dataclasses.replace(store.value, a=TileLoad(load.buffer, here, load.dtype))
     return dataclasses.replace(loop, body=[dataclasses.replace(store, value=value)])
+
+
+def _wraps_discarded(body: list, tile: str, wrapped: dict, lets: dict, params: dict) -> bool:
+    """Whether the rows (columns) a wrapped index reads past the end of the matrix only reach
+    outputs the kernel never stores. Triton's matmul writes `offs_am = (pid_m * BM +
+    arange(BM)) % M`: rows past M read row r % M, T.copy reads zeros there instead. That is the
+    same port when the tile is only one gemm's A (rows wrapped: they make the accumulator's rows
+    past M) or B (columns: its columns past N), every tile computed from the accumulator is
+    element-wise at [i, j], and every store of them is guarded by `origin + i < M` (`+ j < N`)."""
+    if len(wrapped) != 1:
+        return False
+    (dim, (origin, extent)), = wrapped.items()
+    uses = [s for s in walk_stmts(body) if isinstance(s, Gemm) and tile in (s.a, s.b, s.c)]
+    if len(uses) != 1 or (dim == 0 and (uses[0].a != tile or uses[0].transpose_a)) or \
+            (dim == 1 and (uses[0].b != tile or uses[0].transpose_b)) or uses[0].a == uses[0].b:
+        return False
+    if any(isinstance(e, TileLoad) and e.buffer == tile for e in all_exprs(body)):
+        return False
+    gemm = uses[0]
+    derived = {gemm.c}
+    for s in walk_stmts(body):
+        if s is gemm or (isinstance(s, Fill) and s.buffer in derived):
+            continue
+        if isinstance(s, (Gemm, Reduce, Cumsum, Copy, Fill)):
+            names = {getattr(s, f, None) for f in ("a", "b", "c", "src", "dst", "buffer", "tile")}
+            if names & derived:
+                return False
+            continue
+        if not isinstance(s, ParallelFor):
+            continue
+        lanes = tuple(s.vars)
+        for inner in s.body:
+            if not _reads_derived(inner, derived, lanes):
+                continue
+            if _reads_derived(inner, derived, lanes) is None:
+                return False  # a derived tile read at another element
+            if isinstance(inner, TileStore) and tuple(inner.indices) == lanes and len(lanes) == 2:
+                derived.add(inner.buffer)
+            elif isinstance(inner, If) and not inner.orelse and all(isinstance(x, Store) for x in inner.then):
+                if not _guards(inner.cond, lanes[dim], origin, extent, lets, params):
+                    return False
+            else:
+                return False
+    return True
+
+
+def _reads_derived(stmt, derived: set, lanes: tuple):
+    """True when the statement reads a derived tile only at the loop's own element, None when
+    it reads one elsewhere, False when it reads none."""
+    found = False
+    for s in walk_stmts([stmt]):
+        for e in (x for root in stmt_exprs(s) for x in walk_expr(root)):
+            if isinstance(e, TileLoad) and e.buffer in derived:
+                if tuple(e.indices) != lanes:
+                    return None
+                found = True
+    return found
+
+
+def _guards(cond, lane, origin: Poly, extent: str, lets: dict, params: dict) -> bool:
+    """Whether `origin + lane < extent` is one of the condition's conjuncts."""
+    for c in conjuncts(cond):
+        try:
+            bound = _bound(c, lets)
+        except NotAffine:
+            continue
+        if bound is None:
+            continue
+        found = _origin(bound, Poly.symbol(lane.name), params)
+        if found is not None and found[1] == extent and found[0] == origin:
+            return True
+    return False
 
 
 def _crowded_pipelines(body: list) -> set:
@@ -229,12 +305,30 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
             isinstance(value.a, Load) and value.a.dtype == tile.dtype and not value.a.lanes):
         return None
     load = value.a
+    pi, pj = Poly.symbol(i.name), Poly.symbol(j.name)
+    wraps = {}  # `(r0 + i) % M` (Triton's trick for rows past the end): placeholder -> (IR, extent)
+
+    def unwrap(n):
+        if isinstance(n, BinOp) and n.op == "%" and isinstance(n.b, Var) and \
+                isinstance(params.get(n.b.name), ScalarParam) and params[n.b.name].dtype == "int32":
+            name = f"_wrap{len(wraps)}"
+            wraps[name] = (n, n.b.name)
+            return Var(name, n.dtype)
+        return None
     try:
-        index = to_poly(_named(_through_lets(load.index, lets)))
+        index = to_poly(map_expr(_named(_through_lets(load.index, lets)), unwrap))
         bounds = [_bound(c, lets) for c in conjuncts(value.cond)]
+        wrapped = {}  # dimension -> (origin, extent name, the wrapped index as written)
+        for name, (node, extent) in wraps.items():
+            inner = to_poly(_named(_through_lets(node.a, lets)))
+            lane = 0 if inner.coeff(pi) == 1 and not inner.has(pj) else \
+                1 if inner.coeff(pj) == 1 and not inner.has(pi) else None
+            if lane is None or lane in wrapped:
+                return None
+            wrapped[lane] = (inner - (pi if lane == 0 else pj), extent, node)
+            index = index.subs({Poly.symbol(name): inner})
     except NotAffine:
         return None
-    pi, pj = Poly.symbol(i.name), Poly.symbol(j.name)
     s0, s1 = index.coeff(pi), index.coeff(pj)
     rest = index - s0 * pi - s1 * pj
     if any(x.has(v) for x in (s0, s1, rest) for v in (pi, pj)) or None in bounds:
@@ -243,8 +337,15 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
     cols = [b for b in bounds if b[0].has(pj) and not b[0].has(pi)]
     if len(rows) > 1 or len(cols) > 1 or len(rows) + len(cols) != len(bounds):
         return None
-    row = _origin(rows[0], pi, params) if rows else (Poly.integer(0), _extent(loop.extents[0]))
-    col = _origin(cols[0], pj, params) if cols else (Poly.integer(0), _extent(loop.extents[1]))
+    if (0 in wrapped and rows) or (1 in wrapped and cols):
+        return None
+
+    def dimension(found, lane, tile_extent, d):
+        if d in wrapped:
+            return wrapped[d][0], wrapped[d][1]
+        return _origin(found[0], lane, params) if found else (Poly.integer(0), _extent(tile_extent))
+    row = dimension(rows, pi, loop.extents[0], 0)
+    col = dimension(cols, pj, loop.extents[1], 1)
     if row is None or col is None:
         return None
     (r0, rows_name), (c0, cols_name) = row, col
@@ -264,7 +365,8 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
         origin = tuple(from_poly(x, names) for x in origin_polys)
     except KeyError:
         return None
-    return load.buffer, View(shape, strides), origin
+    written = {d: node for d, (_, _, node) in wrapped.items()}
+    return load.buffer, View(shape, strides), origin, written, {d: (o, e) for d, (o, e, _) in wrapped.items()}
 
 
 def _extent(tile: int):

@@ -40,14 +40,8 @@ def _flat(tensor, name, dtype):
 
 def _shaped(tensor, name, dtype, shape, strides=None):
     """A matrix the port reads in 2-D: the flat buffer the original takes, seen with that shape
-    (row-major, or rows `strides[0]` elements apart); a leading None is a batch dimension of
-    as many matrices as the buffer holds."""
+    (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
-    if shape[0] is None:
-        inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
-        step = int(strides[0])
-        batches = (flat.numel() - 1 - inner) // step + 1 if step > 0 and flat.numel() > inner else 1
-        shape = (batches if step > 0 else 1 << 30,) + tuple(shape[1:])  # stride 0: every index is one matrix
     shape = tuple(int(extent) for extent in shape)
     strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
     count = 1 + sum((extent - 1) * s for extent, s in zip(shape, strides)) if all(shape) else 0

@@ -42,20 +42,22 @@ def _flat(tensor, name, dtype):
 
 def _shaped(tensor, name, dtype, shape, strides=None):
     """A matrix the port reads in 2-D: the flat buffer the original takes, seen with that shape
-    (row-major, or rows `strides[0]` elements apart); a leading None is a batch dimension of
-    as many matrices as the buffer holds."""
+    (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
-    if shape[0] is None:
-        inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
-        step = int(strides[0])
-        batches = (flat.numel() - 1 - inner) // step + 1 if step > 0 and flat.numel() > inner else 1
-        shape = (batches if step > 0 else 1 << 30,) + tuple(shape[1:])  # stride 0: every index is one matrix
     shape = tuple(int(extent) for extent in shape)
     strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
     count = 1 + sum((extent - 1) * s for extent, s in zip(shape, strides)) if all(shape) else 0
     if flat.numel() < count:
         raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
     return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0] apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    return _shaped(tensor, name, dtype, (count if step > 0 else 1 << 30,) + tuple(shape[1:]), strides)
 
 
 def _aligned16(*tensors):
@@ -239,7 +241,7 @@ def _attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, stride_
     grid = _launch_grid("attention_fwd_kernel", grid, {"q_ptr": q_ptr, "k_ptr": k_ptr, "v_ptr": v_ptr, "o_ptr": o_ptr, "sm_scale": sm_scale, "seq_len": seq_len, "stride_qh": stride_qh, "stride_qs": stride_qs, "stride_kh": stride_kh, "stride_ks": stride_ks, "stride_vh": stride_vh, "stride_vs": stride_vs, "stride_oh": stride_oh, "stride_os": stride_os, "BLOCK_M": BLOCK_M, "BLOCK_N": BLOCK_N, "HEAD_DIM": HEAD_DIM}, 2)
     if grid is None:
         return  # an empty grid launches nothing
-    q_ptr = _shaped(q_ptr, "q_ptr", "float32", (None, seq_len, HEAD_DIM), (stride_qh, stride_qs, 1))
+    q_ptr = _batched(q_ptr, "q_ptr", "float32", (None, seq_len, HEAD_DIM), (stride_qh, stride_qs, 1))
     # unit-stride rows, 16-byte aligned: the program whose copies are asynchronous (TMA, cp.async)
     aligned = seq_len % BLOCK_M == 0 and stride_qh % 4 == 0 and stride_qs % 4 == 0 and _aligned16(q_ptr)
     kernel = _compiled(("attention_fwd_kernel", BLOCK_M, BLOCK_N, HEAD_DIM, num_warps, num_stages, aligned),

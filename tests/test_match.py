@@ -502,3 +502,22 @@ def test_triton_rows_wrapped_past_the_end_are_copied_when_only_unstored_outputs_
                           "--constexpr", "COLSUM=True", *dtypes], cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert "T.copy(a_ptr" not in mixed.read_text()
+
+
+def test_triton_flag_variants_keep_their_dispatch_when_loads_become_copies(tmp_path):
+    """A flag the kernel tests is a variant the port dispatches on; each variant's printed form
+    takes the same views and copies, so the dispatch stays (it was lost when only the main
+    form's copies were raised)."""
+    src = tmp_path / "xw_relu.py"
+    src.write_text(TRITON_DOT.replace("BD: tl.constexpr):", "BD: tl.constexpr, RELU: tl.constexpr):")
+                   .replace("    tl.store(y_ptr", "    if RELU:\n        total = tl.maximum(total, 0.0)\n    tl.store(y_ptr")
+                   .replace("BR=32, BC=32, BD=32)", "BR=32, BC=32, BD=32, RELU=True)"))
+    dtypes = ["--dtype", "x_ptr=float16", "--dtype", "w_ptr=float16", "--dtype", "y_ptr=float16"]
+    out = tmp_path / "xw_relu_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out), *dtypes],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    text = out.read_text()
+    assert "specialised for" not in text.split("def _xw_kernel", 1)[1]
+    assert "    if RELU:\n" in text and "    if not RELU:\n" in text
+    assert text.count("T.copy(x_ptr[BR * bx, BD * step], xs)") == 2

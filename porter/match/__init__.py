@@ -51,22 +51,37 @@ def raise_kernel(kernel, options: dict | None = None) -> Raised:
 
 def _with_copies(kernel):
     """A Triton kernel and every form the port prints or verify runs (the generic print, flag
-    variants, other launch values) with pipelined loops stepping by one (T.Pipelined's form)
-    and their block loads into shared tiles as T.copy (copies.py); no copies unless every form
-    takes the same buffer views."""
-    forms = [kernel, kernel.emit_as, *kernel.variants, *kernel.launch_values]
-    forms = [dataclasses.replace(f, body=unit_step_pipelines(f.body)) if f is not None else None for f in forms]
-    raised = [raise_copies(f) if f is not None else None for f in forms]
+    variants and their own generic prints, other launch values) with pipelined loops stepping
+    by one (T.Pipelined's form) and their block loads into shared tiles as T.copy (copies.py);
+    no copies unless every form takes the same buffer views (a variant whose signature differs
+    from the port's is left out of its dispatch)."""
+    stepped = {}
+
+    def forms(k):
+        """Every kernel object the port is printed or run from, depth first."""
+        out = [k]
+        for f in [k.emit_as, *k.variants, *k.launch_values]:
+            if f is not None:
+                out += forms(f)
+        return out
+
+    for f in forms(kernel):
+        stepped[id(f)] = dataclasses.replace(f, body=unit_step_pipelines(f.body))
+    raised = {key: raise_copies(f) for key, f in stepped.items()}
+
     def generic(dims):  # a tile-wide extent is a constexpr's value, which differs between forms
         return None if dims is None else tuple(d if isinstance(d, str) else "#" for d in dims)
 
     views = {tuple((p.name, generic(getattr(p, "shape", None)), generic(getattr(p, "strides", None)))
-                   for p in f.params) for f in raised if f is not None}
-    if len(views) != 1:
-        raised = forms  # the loops still step by one, without copies
-    n = len(kernel.variants)
-    return dataclasses.replace(raised[0], emit_as=raised[1], variants=raised[2:2 + n],
-                               launch_values=raised[2 + n:])
+                   for p in f.params) for f in raised.values()}
+    chosen = raised if len(views) == 1 else stepped  # else the loops still step by one, no copies
+
+    def rebuilt(k):
+        new = chosen[id(k)]
+        return dataclasses.replace(new, emit_as=rebuilt(k.emit_as) if k.emit_as is not None else None,
+                                   variants=[rebuilt(v) for v in k.variants],
+                                   launch_values=[rebuilt(v) for v in k.launch_values])
+    return rebuilt(kernel)
 
 
 def raise_module(module, level: str = "auto", options: dict | None = None):

@@ -124,8 +124,8 @@ def drop_unread_locals(stmts: list) -> list:
     """Locals declared with a value that nothing reads or assigns (the last Philox round's
     unused counter words): an expression has no side effects in the IR, so the port drops
     them, as a linter would ask (ruff F841), until none is left."""
-    from porter.ir.nodes import Assign, Decl, For, If, Var
-    from porter.ir.walk import all_exprs, walk_stmts
+    from porter.ir.nodes import Assign, Decl, For, Var
+    from porter.ir.walk import all_exprs, rewrite_stmts, walk_stmts
 
     while True:
         read = {e.name for e in all_exprs(stmts) if isinstance(e, Var)}
@@ -134,19 +134,7 @@ def drop_unread_locals(stmts: list) -> list:
                 and s.var.name not in read and s.var.name not in assigned}
         if not dead:
             return stmts
-
-        def keep(body):
-            out = []
-            for s in body:
-                if isinstance(s, Decl) and s.var.name in dead:
-                    continue
-                if isinstance(s, If):
-                    s = dataclasses.replace(s, then=keep(s.then), orelse=keep(s.orelse))
-                elif isinstance(getattr(s, "body", None), list):
-                    s = dataclasses.replace(s, body=keep(s.body))
-                out.append(s)
-            return out
-        stmts = keep(stmts)
+        stmts = rewrite_stmts(stmts, lambda s: None if isinstance(s, Decl) and s.var.name in dead else s)
 
 
 def substitute_block_dims(stmts: list, block: tuple) -> list:

@@ -21,7 +21,7 @@ from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, BufferParam, Call, Comment, Const, Continue, Decl, For, If,
-    Kernel, Module, Return, Store, Sync, UnaryOp, Var, While,
+    Kernel, Module, Return, Store, Sync, UnaryOp, While,
 )
 from porter.ir.printer import format_expr
 from porter.emit.vectors import vectorize_lanes

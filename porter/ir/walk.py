@@ -141,3 +141,21 @@ def map_stmts(stmts: list, fn: Callable) -> list:
             s = dc.replace(s, origin=tuple(map_expr(o, fn) for o in s.origin))
         out.append(s)
     return out
+
+
+def rewrite_stmts(stmts: list, fn: Callable) -> list:
+    """Rebuild statement lists, nested bodies included: fn(s) returns the statement to keep
+    (s itself, or a replacement, whose own bodies are then rewritten too) or None to drop s."""
+    import dataclasses as dc
+
+    out = []
+    for s in stmts:
+        s = fn(s)
+        if s is None:
+            continue
+        if isinstance(s, If):
+            s = dc.replace(s, then=rewrite_stmts(s.then, fn), orelse=rewrite_stmts(s.orelse, fn))
+        elif isinstance(getattr(s, "body", None), list):  # For, While, ParallelFor
+            s = dc.replace(s, body=rewrite_stmts(s.body, fn))
+        out.append(s)
+    return out

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import (Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Store, Var,
+from porter.ir.nodes import (Assign, BinOp, Builtin, Const, Decl, For, If, Load, ScalarParam, Select, Store, Var,
                              dtype_bits, is_float)
 from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import all_exprs, map_expr, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import all_exprs, map_expr, rewrite_stmts, stmt_exprs, walk_expr, walk_stmts
 from porter.match.summary import conjuncts
 from porter.match.symbolic import NotAffine, Poly, from_poly, to_poly
 
@@ -69,7 +69,7 @@ def raise_copies(kernel):
     replace = {id(loop): If(aligned, [Copy(buffer, origin, loop.body[0].buffer, loop.loc)],
                             [_gather_2d(loop, origin, written)], loop.loc)
                for buffer, hits in views.items() for loop, _, origin, written in hits}
-    body = _without_unread(_replaced(kernel.body, replace), set(lets))
+    body = rewrite_stmts(kernel.body, lambda s: replace.get(id(s), s))  # unread lets: the emitter drops them
     new_params, units, multiples = [], [], dict(kernel.aligned_sizes)
     for p in kernel.params:
         if p.name in views:
@@ -230,22 +230,15 @@ def _transposed_operands(body: list) -> list:
     if not moves:
         return body
 
-    def rebuild(stmts):
-        out = []
-        for s in stmts:
-            if id(s) in dropped:
-                continue
-            if id(s) in shared:
-                s = shared[id(s)]
-            elif id(s) in moves:
-                s = dataclasses.replace(s, b=moves[id(s)], transpose_b=True)
-            elif isinstance(s, If):
-                s = dataclasses.replace(s, then=rebuild(s.then), orelse=rebuild(s.orelse))
-            elif isinstance(getattr(s, "body", None), list):
-                s = dataclasses.replace(s, body=rebuild(s.body))
-            out.append(s)
-        return out
-    return rebuild(body)
+    def rebuild(s):
+        if id(s) in dropped:
+            return None
+        if id(s) in shared:
+            return shared[id(s)]
+        if id(s) in moves:
+            return dataclasses.replace(s, b=moves[id(s)], transpose_b=True)
+        return s
+    return rewrite_stmts(body, rebuild)
 
 
 def _lets(body) -> dict:
@@ -457,42 +450,3 @@ def _named(e):
 
 
 _BUILTIN = {"thread_idx": "tid", "block_idx": "bid", "block_dim": "bdim", "grid_dim": "gdim"}
-
-
-def _without_unread(body: list, candidates: set) -> list:
-    """Drop the locals among `candidates` (pure integer lets) that nothing reads any more: the
-    masks that used `k_left` are now the copy's bounds."""
-    read = {n.name for e in all_exprs(body) for n in walk_expr(e) if isinstance(n, Var)}
-    unread = {s.var.name for s in walk_stmts(body) if isinstance(s, Decl) and s.var.name in candidates
-              and s.var.name not in read and s.init is not None and
-              not any(isinstance(n, (Load, Call)) for n in walk_expr(s.init))}
-    if not unread:
-        return body
-
-    def keep(stmts):
-        out = []
-        for s in stmts:
-            if isinstance(s, Decl) and s.var.name in unread:
-                continue
-            if isinstance(s, If):
-                s = dataclasses.replace(s, then=keep(s.then), orelse=keep(s.orelse))
-            elif isinstance(getattr(s, "body", None), list):
-                s = dataclasses.replace(s, body=keep(s.body))
-            out.append(s)
-        return out
-    return keep(body)
-
-
-def _replaced(body: list, replace: dict) -> list:
-    out = []
-    for s in body:
-        if id(s) in replace:
-            out.append(replace[id(s)])
-            continue
-        if isinstance(s, If):
-            s = dataclasses.replace(s, then=_replaced(s.then, replace), orelse=_replaced(s.orelse, replace))
-        elif isinstance(getattr(s, "body", None), list):  # For, While, ParallelFor
-            s = dataclasses.replace(s, body=_replaced(s.body, replace))
-        out.append(s)
-    return out
-

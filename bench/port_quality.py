@@ -97,7 +97,7 @@ def measure(path: str, archs: list) -> list:
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
     from porter.match import raise_module
-    from porter.verify.port_exec import async_copies, load_port, lower, pass_configs, shared_bytes
+    from porter.verify.port_exec import load_port, pass_configs
 
     try:
         module = raise_module(load_module(path))
@@ -129,29 +129,35 @@ def measure(path: str, archs: list) -> list:
                     derived = [k.constexprs[n] for n in k.derived_constexprs]
                     generic = {n: v for n, v in k.constexprs.items()
                                if n in getattr(k, "generic", ()) and n not in k.derived_constexprs}
-                    func = program(*derived, **generic)
-                    artifact = lower(func, {"kind": "cuda", "arch": arch}, pass_configs(port))
-                    source = artifact.kernel_source
                     buffers = [p.name for p in k.params]
-                    row.update(async_copies=async_copies(source),
-                               global_bits=widest_global_access(source, buffers),
-                               shared_bytes=shared_bytes(artifact), registers=registers(source, arch))
+                    row.update(lowered(program(*derived, **generic), arch, pass_configs(port), buffers))
                     if "aligned" in inspect.signature(program).parameters:
                         # the program the wrapper takes for whole tiles of aligned, unit-stride rows
-                        fast = lower(program(*derived, **generic, aligned=True), {"kind": "cuda", "arch": arch},
-                                     pass_configs(port))
-                        row.update(aligned_async_copies=async_copies(fast.kernel_source),
-                                   aligned_shared_bytes=shared_bytes(fast))
+                        fast = lowered(program(*derived, **generic, aligned=True), arch, pass_configs(port), buffers)
+                        row.update(aligned_async_copies=fast["async_copies"],
+                                   aligned_shared_bytes=fast["shared_bytes"])
                 except Exception as exc:  # a lowering TileLang refuses: the row says so
-                    row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+                    row["error"] = refusal(exc)
                 rows.append(row)
         return rows
 
 
-def measure_reference(path: str, archs: list) -> list:
-    """The rows of the reference program written for this sample (bench/reference_ports.py), if any."""
+def lowered(func, arch: str, configs: dict, buffers: list) -> dict:
+    """The measured columns of one program lowered for one arch."""
     from porter.verify.port_exec import async_copies, lower, shared_bytes
 
+    artifact = lower(func, {"kind": "cuda", "arch": arch}, configs)
+    source = artifact.kernel_source
+    return {"async_copies": async_copies(source), "global_bits": widest_global_access(source, buffers),
+            "shared_bytes": shared_bytes(artifact), "registers": registers(source, arch)}
+
+
+def refusal(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+
+
+def measure_reference(path: str, archs: list) -> list:
+    """The rows of the reference program written for this sample (bench/reference_ports.py), if any."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from reference_ports import REFERENCES
 
@@ -165,13 +171,9 @@ def measure_reference(path: str, archs: list) -> list:
         try:
             func = make()
             row["t_copy"] = func.script().count("T.copy(")  # as TileLang parsed it
-            artifact = lower(func, {"kind": "cuda", "arch": arch}, {})
-            source = artifact.kernel_source
-            row.update(async_copies=async_copies(source), shared_bytes=shared_bytes(artifact),
-                       registers=registers(source, arch), stages=2,
-                       global_bits=widest_global_access(source, ["A", "B", "C", "Q", "K", "V", "O"]))
+            row.update(lowered(func, arch, {}, ["A", "B", "C", "Q", "K", "V", "O"]), stages=2)
         except Exception as exc:  # a lowering TileLang refuses: the row says so
-            row["error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+            row["error"] = refusal(exc)
         rows.append(row)
     return rows
 

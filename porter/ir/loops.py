@@ -42,6 +42,7 @@ def unit_step_pipelines(body: list) -> list:
     steps, `for t in 0..ceildiv(n - a, S): s = a + t * S; ...`: T.Pipelined takes only unit-step
     loops (the port printed a `while`, which TileLang does not pipeline). Loops whose variable,
     bound or start the body changes are left as they are."""
+    from porter.ir.fold import try_int
     from porter.ir.nodes import Assign, BinOp, Call, Const, Decl, Var
     from porter.ir.walk import walk_expr, walk_stmts
 
@@ -60,20 +61,15 @@ def unit_step_pipelines(body: list) -> list:
                 dtype = s.var.dtype
                 index = Var(_fresh(f"{s.var.name}_step", names), dtype)
                 names.add(index.name)
-                span = BinOp("-", s.cond.b, s.start, dtype) if not _is_zero(s.start) else s.cond.b
+                from_zero = try_int(s.start) == 0
+                span = s.cond.b if from_zero else BinOp("-", s.cond.b, s.start, dtype)
                 steps = Call("ceildiv", (span, s.step), dtype)
                 offset = BinOp("*", index, s.step, dtype)
-                value = offset if _is_zero(s.start) else BinOp("+", s.start, offset, dtype)
+                value = offset if from_zero else BinOp("+", s.start, offset, dtype)
                 s = dataclasses.replace(s, var=index, start=Const(0, dtype), cond=BinOp("<", index, steps, "bool"),
                                         step=Const(1, dtype), body=[Decl(s.var, value, s.loc)] + s.body)
         out.append(s)
     return out
-
-
-def _is_zero(e) -> bool:
-    from porter.ir.nodes import Const
-
-    return isinstance(e, Const) and e.value == 0
 
 
 def _fresh(name: str, taken: set) -> str:

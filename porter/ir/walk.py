@@ -159,3 +159,13 @@ def rewrite_stmts(stmts: list, fn: Callable) -> list:
             s = dc.replace(s, body=rewrite_stmts(s.body, fn))
         out.append(s)
     return out
+
+
+def read_counts(stmts, kind) -> dict:
+    """How many reads of each buffer (`kind`: Load for global memory, TileLoad for tiles) the
+    statements' text holds."""
+    counts: dict = {}
+    for e in all_exprs(stmts):
+        if isinstance(e, kind):
+            counts[e.buffer] = counts.get(e.buffer, 0) + 1
+    return counts

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import (Assign, BinOp, Builtin, Const, Decl, For, If, Load, ScalarParam, Select, Store, Var,
+from porter.ir.nodes import (Assign, BinOp, Const, Decl, For, If, Load, ScalarParam, Select, Store, Var,
                              dtype_bits, is_float)
 from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import all_exprs, map_expr, rewrite_stmts, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import all_exprs, map_expr, read_counts, rewrite_stmts, stmt_exprs, walk_expr, walk_stmts
 from porter.match.summary import conjuncts
-from porter.match.symbolic import NotAffine, Poly, from_poly, to_poly
+from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,13 +48,12 @@ def raise_copies(kernel):
     for s in walk_stmts(kernel.body):
         if isinstance(s, ParallelFor) and id(s) not in crowded:
             hit = _gather(s, shared, params, lets)
-            if hit is not None and (not hit[3] or _wraps_discarded(kernel.body, s.body[0].buffer, hit[4], lets,
+            if hit is not None and (not hit[3] or _wraps_discarded(kernel.body, s.body[0].buffer, hit[3], lets,
                                                                     params)):
-                found.setdefault(hit[0], []).append((s, hit[1], hit[2], hit[3]))
-    loads = {}
-    for e in all_exprs(kernel.body):
-        if isinstance(e, Load):
-            loads[e.buffer] = loads.get(e.buffer, 0) + 1
+                buffer, view, origin, wrapped = hit
+                written = {d: node for d, (_, _, node) in wrapped.items()}
+                found.setdefault(buffer, []).append((s, view, origin, written))
+    loads = read_counts(kernel.body, Load)
     views = {}
     for buffer, hits in found.items():
         param = params.get(buffer)
@@ -109,7 +108,7 @@ def _gather_2d(loop: ParallelFor, origin: tuple, written: dict) -> ParallelFor:
 
 
 def _wraps_discarded(body: list, tile: str, wrapped: dict, lets: dict, params: dict) -> bool:
-    """Whether the rows (columns) a wrapped index reads past the end of the matrix only reach
+    """(wrapped: dimension -> (origin, extent name, the index as written), from _gather.) Whether the rows (columns) a wrapped index reads past the end of the matrix only reach
     outputs the kernel never stores. Triton's matmul writes `offs_am = (pid_m * BM +
     arange(BM)) % M`: rows past M read row r % M, T.copy reads zeros there instead. That is the
     same port when the tile is only one gemm's A (rows wrapped: they make the accumulator's rows
@@ -117,7 +116,7 @@ def _wraps_discarded(body: list, tile: str, wrapped: dict, lets: dict, params: d
     element-wise at [i, j], and every store of them is guarded by `origin + i < M` (`+ j < N`)."""
     if len(wrapped) != 1:
         return False
-    (dim, (origin, extent)), = wrapped.items()
+    (dim, (origin, extent, _)), = wrapped.items()
     uses = [s for s in walk_stmts(body) if isinstance(s, Gemm) and tile in (s.a, s.b, s.c)]
     if len(uses) != 1 or (dim == 0 and (uses[0].a != tile or uses[0].transpose_a)) or \
             (dim == 1 and (uses[0].b != tile or uses[0].transpose_b)) or uses[0].a == uses[0].b:
@@ -138,10 +137,11 @@ def _wraps_discarded(body: list, tile: str, wrapped: dict, lets: dict, params: d
             continue
         lanes = tuple(s.vars)
         for inner in s.body:
-            if not _reads_derived(inner, derived, lanes):
-                continue
-            if _reads_derived(inner, derived, lanes) is None:
+            reads = _reads_derived(inner, derived, lanes)
+            if reads is None:
                 return False  # a derived tile read at another element
+            if not reads:
+                continue
             if isinstance(inner, TileStore) and tuple(inner.indices) == lanes and len(lanes) == 2:
                 derived.add(inner.buffer)
             elif isinstance(inner, If) and not inner.orelse and all(isinstance(x, Store) for x in inner.then):
@@ -197,10 +197,7 @@ def _transposed_operands(body: list) -> list:
     B (`tl.dot(q, tl.trans(k))`): `k` itself becomes the shared tile, read by the gemm with
     transpose_B, so that its load is a block copy like any other operand's."""
     tiles = {s.name: s for s in walk_stmts(body) if isinstance(s, TileBuffer)}
-    reads: dict = {}
-    for e in all_exprs(body):
-        if isinstance(e, TileLoad):
-            reads[e.buffer] = reads.get(e.buffer, 0) + 1
+    reads = read_counts(body, TileLoad)
     writes: dict = {}
     for s in walk_stmts(body):
         if isinstance(s, TileStore):
@@ -336,7 +333,8 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
     def dimension(found, lane, tile_extent, d):
         if d in wrapped:
             return wrapped[d][0], wrapped[d][1]
-        return _origin(found[0], lane, params) if found else (Poly.integer(0), _extent(tile_extent))
+        # no mask bounds it: the tile's whole extent from 0 (a constexpr's Const keeps its name)
+        return _origin(found[0], lane, params) if found else (Poly.integer(0), tile_extent)
     row = dimension(rows, pi, loop.extents[0], 0)
     col = dimension(cols, pj, loop.extents[1], 1)
     if row is None or col is None:
@@ -345,11 +343,11 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
     strides = tuple(_stride_name(x, params) for x in (s0, s1))
     if None in strides:
         return None
-    names = _names(load.index, value.cond, lets)
+    names = symbol_names(*(_through_lets(e, lets) for e in (load.index, value.cond)))  # to print origins
     batch = rest - r0 * s0 - c0 * s1
     shape, origin_polys = (rows_name, cols_name), (r0, c0)
     if batch != 0:  # one matrix of a batch: `head * stride_qh` (head a block index or a name)
-        found = _batch_term(batch, params)
+        found = batch_term(batch, params)
         if found is None:
             return None
         b, stride = found
@@ -358,18 +356,13 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
         origin = tuple(from_poly(x, names) for x in origin_polys)
     except KeyError:
         return None
-    written = {d: node for d, (_, _, node) in wrapped.items()}
-    return load.buffer, View(shape, strides), origin, written, {d: (o, e) for d, (o, e, _) in wrapped.items()}
+    return load.buffer, View(shape, strides), origin, wrapped
 
 
-def _extent(tile: int):
-    """A dimension no mask bounds: the tile's whole extent (a constexpr's Const keeps its name)."""
-    return tile
-
-
-def _batch_term(batch: Poly, params: dict):
-    """(index, stride name) when batch is `index * stride`, the stride an int32 scalar parameter
-    and the index free of parameters (a block index, or a local such as `head`)."""
+def batch_term(batch: Poly, params: dict, dtypes=("int32",)):
+    """(index, stride name) when batch is `index * stride`, the stride a scalar parameter of
+    one of `dtypes` and the index not a parameter (a block index, or a local such as `head`):
+    one matrix of a batch, for Triton's views here and the gemm rule's batched operands."""
     terms = batch.terms()
     if len(terms) != 1:
         return None
@@ -381,7 +374,7 @@ def _batch_term(batch: Poly, params: dict):
         return None
     for stride, index in (factors, factors[::-1]):
         p = params.get(stride.name)
-        if isinstance(p, ScalarParam) and p.dtype == "int32" and not isinstance(params.get(index.name), ScalarParam):
+        if isinstance(p, ScalarParam) and p.dtype in dtypes and not isinstance(params.get(index.name), ScalarParam):
             return index, stride.name
     return None
 
@@ -423,22 +416,6 @@ def _stride_name(s: Poly, params: dict):
     return None
 
 
-def _names(*exprs_and_lets) -> dict:
-    """Symbol name -> IR for every name the index and mask read, through the locals they use:
-    what an origin Poly is printed back with."""
-    *exprs, lets = exprs_and_lets
-    names = {}
-    for e in exprs:
-        for n in walk_expr(_through_lets(e, lets)):
-            if isinstance(n, Var):
-                names[n.name] = n
-            elif isinstance(n, Builtin):
-                names[f"{_BUILTIN[n.kind]}_{'xyz'[n.axis]}"] = n
-            elif isinstance(n, Const) and n.name and isinstance(n.value, int):
-                names[n.name] = n  # a constexpr prints by its name
-    return names
-
-
 def _named(e):
     """Named integer constants (constexprs) as symbols: the algebra keeps `BLOCK_K`, and the
     origin prints with the name, as the generic port's check expects."""
@@ -447,6 +424,3 @@ def _named(e):
             return Var(n.name, n.dtype)
         return None
     return map_expr(e, step)
-
-
-_BUILTIN = {"thread_idx": "tid", "block_idx": "bid", "block_dim": "bdim", "grid_dim": "gdim"}

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections import Counter
 
 from porter.ir.fold import fold
 from porter.ir.nodes import (
@@ -35,9 +34,10 @@ from porter.ir.nodes import (
     dtype_bits, is_float,
 )
 from porter.ir.tiles import Copy, Fill, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import all_exprs, map_expr, walk_expr
+from porter.ir.walk import map_expr, read_counts, walk_expr
 from porter.match.summary import Miss, Sum, all_of, conjuncts, sums_in, summarize
-from porter.match.symbolic import NotAffine, Poly, affine_in, builtin_symbol, from_poly, to_poly
+from porter.match.copies import batch_term
+from porter.match.symbolic import NotAffine, Poly, affine_in, builtin_symbol, from_poly, symbol_names, to_poly
 
 NAME = "gemm"
 OPTIONS = ("tile", "allow_tf32")  # (BM, BN, BK): `convert --tile 128,128,32`; `--allow-tf32`
@@ -78,7 +78,7 @@ def _flatten(total: Sum):
             raise Miss("K-loop indices that are not affine") from None
         if s.has(t) or s.has(k):
             raise Miss("the two K loops are not one index t * W + k")
-        return from_poly(s, {**names, **_param_names(e)})
+        return from_poly(s, {**names, **symbol_names(e)})
 
     body = map_expr(inner.body, step)
     for n in walk_expr(body):
@@ -86,13 +86,6 @@ def _flatten(total: Sum):
             raise Miss("the K-loop index is used outside affine indices")
     stop = fold(BinOp("*", total.stop, Const(width, "int32"), "int32"))
     return Sum(kk, Const(0, "int32"), stop, body, total.dtype)
-
-
-def _param_names(e) -> dict:
-    names = {n.name: n for n in walk_expr(e) if isinstance(n, Var)}
-    names.update({f"{'tid' if n.kind == 'thread_idx' else 'bid'}_{'xyz'[n.axis]}": n
-                  for n in walk_expr(e) if isinstance(n, Builtin) and n.kind in ("thread_idx", "block_idx")})
-    return names
 
 
 def _is_zero(e) -> bool:
@@ -256,26 +249,21 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     k_base = BinOp("*", ko, Const(bk, "int32"), "int32")
 
     params = {p.name: p for p in kernel.params}
-    reads = _load_counts(kernel.body)
+    # an operand read once (in the product, or staged once into shared memory) has no other
+    # use its 2-D view could change
+    reads = read_counts(kernel.body, Load)
 
     def batch_view(rest):
         """(batch extent, batch stride) names when an operand's offset is `blockIdx.z * S`, a
         matrix per batch S elements apart (S a scalar parameter) and the grid's z axis a size
         parameter: the operand is then a (batch, rows, cols) tensor. None otherwise."""
         z = grid[2] if len(grid) > 2 else None
-        terms = rest.terms()
-        if not isinstance(z, Var) or not isinstance(params.get(z.name), ScalarParam) or \
-                params[z.name].dtype != "int32" or len(terms) != 1:
+        if not isinstance(z, Var) or not isinstance(params.get(z.name), ScalarParam) or params[z.name].dtype != "int32":
             return None
-        coeff, product = terms[0].split_coefficient()
-        bid_z = builtin_symbol("block_idx", 2)
-        if coeff != 1 or not product.has(bid_z):
+        found = batch_term(rest, params, ("int32", "int64"))
+        if found is None or found[0] != builtin_symbol("block_idx", 2):
             return None
-        stride = product.coeff(bid_z)
-        if not stride.is_symbol or not isinstance(params.get(stride.name), ScalarParam) or \
-                params[stride.name].dtype not in ("int32", "int64"):
-            return None
-        return z.name, stride.name
+        return z.name, found[1]
 
     def shape_for_copy(f, idx, kdim_first):
         """(((rows, cols), strides or None), transposed) in size names when the operand is a
@@ -382,12 +370,6 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
             for stride in (strides or ())[:-1]:
                 aligned[stride] = math.lcm(aligned.get(stride, 1), max(1, 16 // (dtype_bits(dtype) // 8)))
     return dataclasses.replace(kernel, body=body, launch=launch, params=new_params, aligned_sizes=aligned)
-
-
-def _load_counts(body) -> dict:
-    """How many loads of each buffer the kernel's text holds: an operand read once (in the
-    product, or staged once into shared memory) has no other use its 2-D view could change."""
-    return dict(Counter(e.buffer for e in all_exprs(body) if isinstance(e, Load)))
 
 
 def _grid_extent(grid, axis, block):

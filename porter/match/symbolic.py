@@ -210,6 +210,23 @@ def var_symbol(name: str) -> Poly:
     return Poly.symbol(name)
 
 
+def symbol_names(*exprs) -> dict:
+    """Symbol name -> IR for every name the expressions read (variables, launch builtins,
+    constexprs by their name): what `from_poly` prints a Poly over them back with."""
+    from porter.ir.walk import walk_expr
+
+    names = {}
+    for e in exprs:
+        for n in walk_expr(e):
+            if isinstance(n, Var):
+                names[n.name] = n
+            elif isinstance(n, Builtin) and n.kind in _BUILTIN:
+                names[builtin_symbol(n.kind, n.axis).name] = n
+            elif isinstance(n, Const) and n.name and isinstance(n.value, int) and not isinstance(n.value, bool):
+                names[n.name] = n  # a constexpr prints by its name
+    return names
+
+
 def to_poly(e) -> Poly:
     """IR integer expression -> Poly (raises NotAffine)."""
     if isinstance(e, Const) and not is_float(e.dtype) and e.dtype != "bool":

@@ -140,16 +140,17 @@ def shim_pch(include_dirs=(), defines=()) -> Path | None:
     if path.is_file():
         return path
     ci = cindex()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tu = ci.Index.create().parse(str(SHIM_HEADER), args=args,
                                      options=ci.TranslationUnit.PARSE_INCOMPLETE)
         if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
             return None  # e.g. a user -D that breaks a standard header: parse as text, see it there
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         tu.save(str(tmp))
         os.replace(tmp, path)
     except (ci.TranslationUnitLoadError, ci.TranslationUnitSaveError, OSError):
+        _discard(tmp)  # a save that failed half-way leaves no temp file behind
         return None
     return path
 

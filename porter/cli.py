@@ -273,12 +273,13 @@ def _print_report(report) -> None:
                         stdout.print(f"  {b.name} ({', '.join(f'{n}={v}' for n, v in case.sizes.items())}): "
                                      f"{b.mismatches} wrong, {b.where['detail']}\n    worst: {worst}",
                                      markup=False, highlight=False)
-            strays = {}  # one line per distinct stray access, with the cases it happened in
+            strays = {}  # one line per distinct stray access or false assumption, with its cases
             for n, case in enumerate(k.cases):
                 for stray in case.strays:
-                    strays.setdefault(describe(stray), set()).add(n)
-            for text, cases in list(strays.items())[:5]:
-                stdout.print(f"  [red]OUTSIDE[/]: the port's {text} (in {len(cases)} of {len(k.cases)} cases)",
+                    label = "FALSE" if stray["access"] == "assume" else "OUTSIDE"
+                    strays.setdefault((label, describe(stray)), set()).add(n)
+            for (label, text), cases in list(strays.items())[:5]:
+                stdout.print(f"  [red]{label}[/]: the port's {text} (in {len(cases)} of {len(k.cases)} cases)",
                              highlight=False)
         for note in k.target_notes:
             stdout.print(f"  on other targets: {note}", markup=False, highlight=False)

@@ -228,3 +228,18 @@ def test_stray_reports_are_read_from_the_run_output_once_each():
     assert [(s["access"], s["buffer"], s["dim"], s["index"]) for s in found] == [
         ("write", "tile", 0, 256), ("read", "x", 1, -1)]
     assert describe(found[1]) == "read of x at index -1 of dimension 1, which has 8"
+
+
+def test_a_false_assumption_of_the_aligned_program_is_caught_and_named(tmp_path):
+    # `T.assume` is a promise the copy vectorizer builds on; a false one is undefined behaviour
+    # that the C target would survive, so verify checks each one where it stands
+    golden = ROOT / "tests" / "golden" / "samples__cuda__matmul_tiled_tl.py"
+    port = tmp_path / "matmul_tiled_tl.py"
+    port.write_text(golden.read_text())
+    bad = _mutant(tmp_path, port, "T.assume(K % 16 == 0)", "T.assume(K % 16 != 0)")
+    result = _verify(ROOT / "samples" / "cuda" / "matmul_tiled.cu", bad)
+    assert result.verdict == "mismatch"
+    false = [(n, s) for n, c in enumerate(result.cases) for s in c.strays]
+    assert false and all(s["access"] == "assume" and s["buffer"] == "K%16!=0" for _, s in false)
+    assert all(result.cases[n].sizes["K"] % 16 == 0 for n, _ in false)  # only the aligned cases
+    assert all(c.ok for c in result.cases if c.sizes["K"] % 16)  # the general program assumes nothing

@@ -12,6 +12,11 @@ its buffer's shape: each access checks each index against its dimension. An acce
 calls `tileport_outside` (defined in the build's own C prelude), which prints one line per
 stray access on stderr (the first few of each run) and lets the run go on: a read gives the
 buffer's first element, a write is dropped. port_exec captures those lines per run (`strays`).
+
+A port's `T.assume(cond)` is a promise TileLang's optimizers build on (an aligned program's
+copies are vectorized because `K % 32 == 0`); a false one is undefined behaviour that the C
+target happens to survive. The same pass checks each one where it stands and reports a false
+one the same way (access "assume", the condition in place of a buffer).
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ SHOWN = 8
 #: The environment variable that names the current run: the count of printed lines restarts
 #: when it changes (the same build runs many cases in one child).
 RUN_VARIABLE = "TILEPORT_RUN"
+#: The attribute TileLang's InjectAssumes wraps around the code after each `T.assume(cond)`
+#: (with `cond` as its node) and checks only where a host entry can: never inside a kernel.
+ASSUME_KEY = "tl.assume_requires_runtime_check"
 
 # The C prelude of a checked build: `name` is the reporting function of one prim_func, `accesses`
 # its table of access names ("read x", "write tile"); the build's own codegen declares the
@@ -96,16 +104,26 @@ def bounds_checks_pass(preludes: dict | None = None):
     function = ["tileport_outside"]
 
     def report(kind, buffer, dim, index):
-        name = f"{kind} {buffer.name}"
+        return reporting_call(f"{kind} {buffer.name}", dim, index, buffer.shape[dim])
+
+    def reporting_call(name, dim, index, extent):
         if name not in accesses:
             accesses.append(name)
         # every argument int64: the codegen declares the function from its call sites, and a
         # later index-width pass may widen int32 ones (a prototype that conflicts with the prelude)
         return tirx.call_extern("int32", function[0], tirx.IntImm("int64", accesses.index(name)),
                                 tirx.IntImm("int64", dim), tirx.Cast("int64", index),
-                                tirx.Cast("int64", buffer.shape[dim]))
+                                tirx.Cast("int64", extent))
 
     def post(node):
+        if isinstance(node, tirx.AttrStmt):
+            if node.attr_key != ASSUME_KEY:
+                return None
+            # the condition as one word (a report line is split on spaces)
+            name = "assume " + "".join(str(node.node).split())
+            zero = tirx.IntImm("int64", 0)
+            check = tirx.IfThenElse(tirx.Not(node.node), tirx.Evaluate(reporting_call(name, 0, zero, zero)), None)
+            return tirx.AttrStmt(node.node, node.attr_key, node.value, tirx.SeqStmt([check, node.body]))
         if isinstance(node, tirx.BufferLoad):
             inside = dims_inside(node.buffer, node.indices)
             if not inside:
@@ -131,7 +149,7 @@ def bounds_checks_pass(preludes: dict | None = None):
         accesses.clear()
         symbol = str(func.attrs["global_symbol"]) if func.attrs and "global_symbol" in func.attrs else "kernel"
         function[0] = "tileport_outside_" + "".join(c if c.isalnum() else "_" for c in symbol)
-        body = tirx.stmt_functor.ir_transform(func.body, None, post, ["tirx.BufferLoad", "tirx.BufferStore"])
+        body = tirx.stmt_functor.ir_transform(func.body, None, post, ["tirx.BufferLoad", "tirx.BufferStore", "tirx.AttrStmt"])
         if not accesses:
             return func
         table = ", ".join('"' + a.replace("\\", "").replace('"', "") + '"' for a in accesses)
@@ -164,7 +182,10 @@ def strays(stderr_text: str) -> list:
 
 
 def describe(stray: dict) -> str:
-    """'write of tile[256] (dim 0 has 256)' for one stray access."""
+    """'write of tile at index 256 of dimension 0, which has 256' for one stray access;
+    'assumption M%64==0, false here' for a false T.assume."""
+    if stray["access"] == "assume":
+        return f"assumption T.assume({stray['buffer']}), which is false here"
     return (f"{stray['access']} of {stray['buffer']} at index {stray['index']} of dimension "
             f"{stray['dim']}, which has {stray['extent']}")
 

@@ -20,12 +20,25 @@ storage legalization the host module gets, and the wrapper passes bf16 buffers a
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
+import pathlib
 import sys
 
 _PATCHED = False
-#: Bump when the passes below change: it names the kernel-cache folder of builds made with them.
-LOWERING = "bf16-bounds-5"
+
+
+@functools.lru_cache(maxsize=1)
+def lowering_stamp() -> str:
+    """Names the kernel-cache folder of C builds: a digest of the files whose stand-ins and
+    passes shape them (tilelang keys its cache by the program's text alone), so a build made
+    by other checks, an older tileport's, is never taken for one of this tileport's."""
+    digest = hashlib.sha256()
+    here = pathlib.Path(__file__).parent
+    for name in ("cpu_target.py", "bounds_checks.py", "bf16.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def enable_bfloat16() -> None:
@@ -57,7 +70,7 @@ def enable_bfloat16() -> None:
     # these passes live in their own folder, so no artifact of another lowering is reused
     from tilelang import env
 
-    os.environ["TILELANG_CACHE_DIR"] = os.path.join(str(env.TILELANG_CACHE_DIR), f"tileport-c-{LOWERING}")
+    os.environ["TILELANG_CACHE_DIR"] = os.path.join(str(env.TILELANG_CACHE_DIR), f"tileport-c-{lowering_stamp()}")
     _PATCHED = True
 
 

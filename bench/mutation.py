@@ -14,6 +14,7 @@ makes mutants of the bodies of the port's `T.prim_func`s (never the wrapper or t
     constant     an integer literal +1 or -1, a float literal +1 (halved when +1 is lost)
     index        buf[i] -> buf[i + 1] (the last index of a multi-dimensional access)
     statement    one statement (an assignment, a call, an if, a loop) replaced by `pass`
+                 (not a `T.assume` promise: dropping a true one cannot change a result)
     reduction    T.reduce_sum/max/min, T.max/min swapped for another kind
     loop-bound   a loop's extent (T.serial, T.Parallel, T.Pipelined, ...) minus one
 
@@ -170,6 +171,17 @@ def _statements(body: list):
             yield from _statements(getattr(stmt, field, []) or [])
 
 
+def _only_assumptions(stmt) -> bool:
+    """`T.assume(...)`, or an `if aligned:` holding nothing else: a promise to the optimizer,
+    not a computation. Dropping a true one can change speed, never results, so it is not a
+    mutant (a false one is: constants and comparisons inside are still mutated)."""
+    if isinstance(stmt, ast.Expr):
+        return _t_call(stmt.value, ("assume",)) is not None
+    if isinstance(stmt, ast.If) and not stmt.orelse:
+        return all(_only_assumptions(s) for s in stmt.body)
+    return False
+
+
 def all_mutants(text: str) -> list:
     """Every single-token mutant of the port's kernel bodies, in source order."""
     tree = ast.parse(text)
@@ -195,7 +207,7 @@ def all_mutants(text: str) -> list:
                 found.append(("loop-bound", extent, f"({ast.unparse(extent)} - 1)"))
             declaration = isinstance(stmt, ast.Assign) and _t_call(stmt.value, _DECLARATIONS) is not None
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Expr, ast.If, ast.For, ast.While)) and \
-                    not declaration:
+                    not declaration and not _only_assumptions(stmt):
                 found.append(("statement", stmt, None))
     mutants = []
     for kind, node, new in found:

@@ -118,7 +118,56 @@ ALLOW_TF32 = ("Let fp32 matrix multiplies that the original computes in fp32 run
               "(faster; about 3 fewer significant digits per product).")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+_NO_ARGS = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+class _Guarded(click.Group):
+    """Every way a command can fail ends as a coded diagnostic: a usage error click finds is
+    TP007 (exit 2), and an exception tileport did not expect is TP014 (exit 3) with its
+    traceback in a file, never on the terminal."""
+
+    def main(self, *args, **kwargs):
+        kwargs["standalone_mode"] = False
+        try:
+            status = super().main(*args, **kwargs)
+        except click.exceptions.Abort:
+            click.echo("error TP007: aborted", err=True)
+            raise SystemExit(130) from None
+        except _NO_ARGS as exc:  # a bare `tileport`: its help, as asked for
+            click.echo(exc.format_message())
+            raise SystemExit(0) from None
+        except click.UsageError as exc:
+            hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            click.echo(f"error TP007: {exc.format_message()}{hint}", err=True)
+            raise SystemExit(EXIT_USAGE) from None
+        except click.ClickException as exc:
+            click.echo(f"error TP007: {exc.format_message()}", err=True)
+            raise SystemExit(exc.exit_code) from None
+        except RecursionError:
+            click.echo("error TP020: the input nests expressions or statements too deeply to process", err=True)
+            raise SystemExit(1) from None
+        except MemoryError:
+            click.echo("error TP019: tileport ran out of memory on this input", err=True)
+            raise SystemExit(EXIT_COULD_NOT_RUN) from None
+        except (SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a tileport bug: a diagnostic, the traceback kept apart
+            click.echo(f"error TP014: internal error ({type(exc).__name__}: {exc}); the traceback is in "
+                       f"{_save_traceback()}. Please report it with the input.", err=True)
+            raise SystemExit(EXIT_COULD_NOT_RUN) from None
+        raise SystemExit(status if isinstance(status, int) else 0)
+
+
+def _save_traceback() -> str:
+    import traceback
+
+    fd, path = tempfile.mkstemp(prefix="tileport-traceback-", suffix=".txt")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(traceback.format_exc())
+    return path
+
+
+@click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tileport")
 def main():
     """tileport: port CUDA C++ and Triton kernels to TileLang, and prove the port numerically."""
@@ -162,6 +211,9 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, allow_tf32
             write_atomically(output, text, force)
     except TileportError as exc:
         _fail(exc, 1)
+    except RecursionError:
+        _fail(TileportError("TP020", "the file nests expressions or statements too deeply to convert",
+                            Loc(source)), 1)
     if output is not None:
         from porter.emit.tilelang import port_level
 

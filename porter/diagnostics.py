@@ -44,6 +44,18 @@ class TileportError(Exception):
     def __str__(self) -> str:
         return self.diagnostic.render()
 
+    def __reduce__(self):
+        # pickled as its state, not its constructor's arguments (subclasses take others): the
+        # isolated front end sends its diagnostics back this way
+        return _restore, (type(self), self.args, self.__dict__)
+
+
+def _restore(cls, args, state):
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
+
 
 @dataclass(frozen=True)
 class KernelFailure:

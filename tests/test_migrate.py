@@ -528,3 +528,33 @@ def test_template_instances_are_verified_by_their_arguments(tmp_path):
     kernels = _by_path(json.loads((tmp_path / "r.json").read_text()))["inst.cu"]["kernels"]
     assert sorted((k["name"], k["verdict"]) for k in kernels) == [("scale<2>", "equivalent"),
                                                                   ("scale<3>", "equivalent")]
+
+
+def _relaid(text: str) -> str:
+    """The same code and comments with every token re-spaced (as a formatter would lay it out
+    otherwise): tokenize's compatibility mode puts its own spacing between tokens."""
+    import io
+    import tokenize
+
+    tokens = [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)]
+    return tokenize.untokenize(tokens)
+
+
+def test_a_reformatted_port_is_still_the_port(tmp_path):
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    shutil.copy(SAMPLES / "triton" / "add.py", src / "add.py")
+    assert tileport("migrate", src, "-o", out, "--jobs", "1").returncode == 0
+    port = out / "add_tl.py"
+    relaid = _relaid(port.read_text())
+    assert relaid != port.read_text()
+    port.write_text(relaid)
+    again = tileport("migrate", src, "-o", out, "--jobs", "1", "--no-cache", "--report", tmp_path / "r.json")
+    assert again.returncode == 0, again.stderr
+    assert _by_path(json.loads((tmp_path / "r.json").read_text()))["add.py"]["status"] == "ported"
+    assert port.read_text() == relaid  # the user's layout stays
+    # a real edit is still an edit
+    port.write_text(relaid.replace("import torch", "import torch\nEDITED = 1", 1))
+    edited = tileport("migrate", src, "-o", out, "--jobs", "1", "--no-cache", "--report", tmp_path / "r2.json")
+    assert edited.returncode == 1
+    assert "edited since" in _by_path(json.loads((tmp_path / "r2.json").read_text()))["add.py"]["diagnostics"][0]["message"]

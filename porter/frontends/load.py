@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+import stat
 from pathlib import Path
 
 from porter.diagnostics import Loc, TileportError
@@ -45,10 +48,46 @@ def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=
     text = check_readable(path)
     if not text.strip():
         raise TileportError("TP100" if language == "cuda" else "TP200", "the file is empty", Loc(path, 1, 1))
+    from porter.isolated import run_isolated
+
     if language == "cuda":
         from porter.frontends.cuda import convert_cuda
 
-        return convert_cuda(path, include_dirs, defines, block, grid)
+        refuse_special_includes(path, text, include_dirs)
+        return run_isolated(convert_cuda, path, include_dirs, defines, block, grid, where=path)
     from porter.frontends.triton import convert_triton
 
-    return convert_triton(path, config=config, dtypes=dtypes or {}, grid=grid, constexprs=constexprs)
+    return run_isolated(convert_triton, path, where=path, config=config, dtypes=dtypes or {}, grid=grid,
+                        constexprs=constexprs)
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
+
+
+def refuse_special_includes(path: str, text: str, include_dirs=()) -> None:
+    """TP021 for an `#include` of a device, FIFO, socket or directory: the compiler would read
+    /dev/zero until memory runs out, or wait on a FIFO forever. (Includes a macro spells, or
+    a header's own, are caught by the front end's memory and time limits instead.)"""
+    here = os.path.dirname(os.path.abspath(path))
+    for match in _INCLUDE.finditer(text):
+        name = match.group(1) or match.group(2)
+        bases = ([here] if match.group(1) else []) + [str(d) for d in include_dirs]
+        candidates = [name] if os.path.isabs(name) else [os.path.join(b, name) for b in bases]
+        for candidate in candidates:
+            try:
+                mode = os.stat(candidate).st_mode
+            except (OSError, ValueError):
+                continue
+            if not stat.S_ISREG(mode):
+                line = text.count("\n", 0, match.start()) + 1
+                raise TileportError("TP021", f"refusing to include '{name}': it is not a regular file "
+                                    f"({_kind(mode)})", Loc(path, line, 1))
+            break  # the first file found is the one the compiler takes
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "a special file"

@@ -182,7 +182,11 @@ class _Bounds:
                 d = _strip(e.b)
                 if a is None or not isinstance(d, Const):
                     return None
+                if e.op == ">>" and not 0 <= int(d.value) < 64:
+                    return None
                 div = int(d.value) if e.op == "/" else 1 << int(d.value)
+                if div <= 0:
+                    return None  # a division by zero (or by a negative) bounds nothing
                 if all(v % div == 0 for v in a.terms.values()):
                     return Poly({k: v // div for k, v in a.terms.items()}, a.atoms)
                 expr = BinOp("/", a.to_expr(), Const(div, "int32"), "int32")
@@ -190,7 +194,9 @@ class _Bounds:
             if e.op == "<<":
                 a = self.upper(e.a, guards, depth + 1)
                 d = _strip(e.b)
-                return a.scale(1 << int(d.value)) if a is not None and isinstance(d, Const) else None
+                if a is None or not isinstance(d, Const) or not 0 <= int(d.value) < 64:
+                    return None
+                return a.scale(1 << int(d.value))
             return None
         if isinstance(e, Load) and not is_float(e.dtype) and e.dtype != "bool":
             # an index read from memory (a gather): verify draws such values below INDEX_LIMIT

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, UnaryOp, Var, is_float
-from porter.ir.walk import map_expr
+from porter.ir.walk import children, map_expr
 
 
 class NotConstant(Exception):
@@ -96,7 +96,15 @@ def fold(e):
     """Replace every constant sub-expression by its value."""
 
     def step(node):
+        # bottom-up: a node folds only when its operands already did (one look per node, not a
+        # walk of each subtree, which made long sums cubic); a Select with a constant condition
+        # folds when the operand it picks did
         if isinstance(node, (Const, Var, Builtin, Load)):
+            return None
+        if isinstance(node, Select):
+            if not isinstance(node.cond, Const) or not isinstance(node.a if node.cond.value else node.b, Const):
+                return None
+        elif not all(isinstance(c, Const) for c in children(node)):
             return None
         try:
             return Const(evaluate(node), node.dtype)

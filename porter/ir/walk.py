@@ -35,19 +35,32 @@ def walk_expr(e) -> Iterator:
 
 
 def map_expr(e, fn: Callable):
-    """Rebuild bottom-up; fn(node) returns a replacement or None to keep the node."""
+    """Rebuild bottom-up; fn(node) returns a replacement or None to keep the node. A node
+    whose operands all come back unchanged is kept as it is (not copied)."""
     if isinstance(e, BinOp):
-        e = dataclasses.replace(e, a=map_expr(e.a, fn), b=map_expr(e.b, fn))
+        a, b = map_expr(e.a, fn), map_expr(e.b, fn)
+        if a is not e.a or b is not e.b:
+            e = dataclasses.replace(e, a=a, b=b)
     elif isinstance(e, (UnaryOp, Cast)):
-        e = dataclasses.replace(e, a=map_expr(e.a, fn))
+        a = map_expr(e.a, fn)
+        if a is not e.a:
+            e = dataclasses.replace(e, a=a)
     elif isinstance(e, Call):
-        e = dataclasses.replace(e, args=tuple(map_expr(a, fn) for a in e.args))
+        args = tuple(map_expr(a, fn) for a in e.args)
+        if any(new is not old for new, old in zip(args, e.args)):
+            e = dataclasses.replace(e, args=args)
     elif isinstance(e, Select):
-        e = dataclasses.replace(e, cond=map_expr(e.cond, fn), a=map_expr(e.a, fn), b=map_expr(e.b, fn))
+        cond, a, b = map_expr(e.cond, fn), map_expr(e.a, fn), map_expr(e.b, fn)
+        if cond is not e.cond or a is not e.a or b is not e.b:
+            e = dataclasses.replace(e, cond=cond, a=a, b=b)
     elif isinstance(e, Load):
-        e = dataclasses.replace(e, index=map_expr(e.index, fn))
+        index = map_expr(e.index, fn)
+        if index is not e.index:
+            e = dataclasses.replace(e, index=index)
     elif isinstance(e, TileLoad):
-        e = dataclasses.replace(e, indices=tuple(map_expr(i, fn) for i in e.indices))
+        indices = tuple(map_expr(i, fn) for i in e.indices)
+        if any(new is not old for new, old in zip(indices, e.indices)):
+            e = dataclasses.replace(e, indices=indices)
     out = fn(e)
     return e if out is None else out
 

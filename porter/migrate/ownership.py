@@ -3,15 +3,20 @@
 tileport records every file it writes in OUT/.tileport-manifest.json with the hash it wrote.
 An existing output may be replaced only when it is tileport's and unchanged since (or holds
 exactly the new text already); anything else, a file someone made or edited, is reported as
-TP006 and left alone unless --force. No write may land inside SRC, even through a symlink in
+TP006 and left alone unless --force. A port someone only reformatted (black, ruff format: the
+same code and comments, laid out otherwise) is still tileport's: when it already holds the new
+port it is left as it is, and when the port changed it is replaced like an unchanged one. No write may land inside SRC, even through a symlink in
 OUT. Writes are atomic (temp file + rename), and so is every manifest update.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import io
 import json
 import os
+import tokenize
 from pathlib import Path
 
 from porter.diagnostics import Diagnostic, Loc
@@ -21,6 +26,22 @@ MANIFEST_NAME = ".tileport-manifest.json"
 
 def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def code_sha(text: str) -> str | None:
+    """A digest of what a Python file says, not how it is laid out: its syntax tree (string
+    constants with their whitespace collapsed, as a formatter re-indents docstrings) and its
+    comments' words. None when the text is not Python."""
+    try:
+        tree = ast.parse(text)
+        comments = [" ".join(t.string.lstrip("#").split())
+                    for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    except (SyntaxError, ValueError, tokenize.TokenError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            node.value = " ".join(node.value.split())
+    return text_sha(ast.dump(tree) + "\n#" + "\n#".join(comments))
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -55,13 +76,18 @@ class Manifest:
         except (OSError, ValueError):
             pass  # no manifest (or a broken one): nothing in OUT counts as tileport's
 
-    def owns(self, rel: str, current_sha: str | None) -> bool:
+    def owns(self, rel: str, current_sha: str | None, current_code: str | None = None) -> bool:
+        """Whether the file now at rel is what tileport wrote there, reformatted or not."""
         entry = self.files.get(rel)
-        return isinstance(entry, dict) and current_sha is not None and entry.get("sha256") == current_sha
+        if not isinstance(entry, dict):
+            return False
+        return ((current_sha is not None and entry.get("sha256") == current_sha)
+                or (current_code is not None and entry.get("code") == current_code))
 
-    def record(self, rel: str, sha: str, source: str) -> None:
-        if self.files.get(rel) != {"sha256": sha, "source": source}:
-            self.files[rel] = {"sha256": sha, "source": source}
+    def record(self, rel: str, sha: str, source: str, code: str | None = None) -> None:
+        entry = {"sha256": sha, "source": source, **({"code": code} if code else {})}
+        if self.files.get(rel) != entry:
+            self.files[rel] = entry
             self.dirty = True
 
     def save(self) -> None:
@@ -71,9 +97,9 @@ class Manifest:
             self.dirty = False
 
 
-def _sha_of(path: Path) -> str | None:
+def _read(path: Path) -> bytes | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return path.read_bytes()
     except OSError:
         return None
 
@@ -85,14 +111,20 @@ def place(out: Path, rel: str, text: str, source: str, manifest: Manifest, force
     if inside(os.path.realpath(target), src_real):
         return Diagnostic("TP008", "refusing to write inside the source tree (a symlink in the output tree "
                           "points into it)", Loc(str(target)))
-    new_sha = text_sha(text)
+    new_sha, new_code = text_sha(text), code_sha(text)
     if os.path.lexists(target):
         regular = target.is_file() and not target.is_symlink()
-        current = _sha_of(target) if regular else None
+        data = _read(target) if regular else None
+        current = hashlib.sha256(data).hexdigest() if data is not None else None
         if current == new_sha:
-            manifest.record(rel, new_sha, source)  # already exactly this port: nothing to write
+            manifest.record(rel, new_sha, source, new_code)  # already exactly this port: nothing to write
             return None
-        if not (force or (regular and manifest.owns(rel, current))):
+        current_code = code_sha(data.decode("utf-8", errors="replace")) if data is not None else None
+        if current_code is not None and current_code == new_code:
+            # this very port, reformatted: nothing to write, and the user's layout stays
+            manifest.record(rel, current, source, new_code)
+            return None
+        if not (force or (regular and manifest.owns(rel, current, current_code))):
             why = "was not written by tileport" if rel not in manifest.files else "was edited since tileport wrote it"
             return Diagnostic("TP006", f"the output exists and {why}; pass --force to overwrite it",
                               Loc(str(target)))
@@ -100,5 +132,5 @@ def place(out: Path, rel: str, text: str, source: str, manifest: Manifest, force
         atomic_write_text(target, text)
     except OSError as exc:
         return Diagnostic("TP015", f"cannot write the output: {exc.strerror or exc}", Loc(str(target)))
-    manifest.record(rel, new_sha, source)
+    manifest.record(rel, new_sha, source, new_code)
     return None

@@ -221,14 +221,14 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         widest = max((v for v in extra.values() if isinstance(v, int) and not isinstance(v, bool)), default=16)
         for name, multiple in aligned_sizes.items():
             if name in extra and name not in given and is_stride(name):
-                extra[name] = _round_up(widest + 3, multiple)  # a row stride of aligned rows
+                extra[name] = _odd_multiple(widest + 3, multiple)  # a row stride of aligned rows
         # the larger sizes move every batch stride past its matrix again (batches that overlap
         # make writes race), and an aligned stride stays a multiple
         units = {name: 1 for name in kernel.unit_strides}  # stay 1: each a contiguous row's step
         _spread_strides(kernel, strides, nesting, extra, {**given, **units})
         for name, multiple in aligned_sizes.items():
             if name in extra and name not in given and is_stride(name):
-                extra[name] = _round_up(extra[name], multiple)
+                extra[name] = _odd_multiple(extra[name], multiple)
         problems.append(extra)
     unique, seen = [], []
     for number, problem in enumerate(problems):
@@ -288,6 +288,16 @@ def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict,
                 continue
             if rest + 3 > scalars[name]:
                 scalars[name] = rest + 3
+
+
+def _odd_multiple(value: int, multiple: int) -> int:
+    """The least multiple of `multiple` at or above value whose quotient has no factor 2, 3, 5
+    or 7: the program may assume `stride % 8 == 0`, and a port that assumed `% 9` or `% 16`
+    instead must meet a stride for which that is false."""
+    out = _round_up(value, multiple)
+    while math.gcd(out // multiple, 210) != 1:
+        out += multiple
+    return out
 
 
 def _round_up(value: int, multiple: int) -> int:

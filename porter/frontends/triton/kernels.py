@@ -936,11 +936,18 @@ class KernelConverter(TritonCalls, TritonMemory):
     def binop(self, op, a, b, node):
         if op is None or op in ("**", "@"):
             if op == "**" and isinstance(a, PyC) and isinstance(b, PyC):
-                return PyC(a.value ** b.value)
+                _check_size("**", a.value, b.value, lambda: self.err("TP225", "the constant power is too large "
+                                                                     "for any machine type", node))
+                try:
+                    return PyC(a.value ** b.value)
+                except (OverflowError, ZeroDivisionError, TypeError, ValueError) as exc:
+                    raise self.err("TP225", f"cannot evaluate constant expression: {exc}", node) from None
             if op == "@":  # Triton's `a @ b` is tl.dot(a, b)
                 return self.tile_call("dot", [a, b], {}, node)
             raise self.err("TP217", "unsupported operator", node)
         if isinstance(a, PyC) and isinstance(b, PyC):
+            _check_size(op, a.value, b.value, lambda: self.err("TP225", f"the constant '{op}' is too large for "
+                                                               "any machine type", node))
             try:
                 return PyC(_PY_BINOPS[op](a.value, b.value))
             except Exception as exc:
@@ -1330,3 +1337,16 @@ class KernelConverter(TritonCalls, TritonMemory):
             m = resolve(s.mask)
             cond = m if cond is None else BinOp("&&", cond, m, "bool")
         return If(cond, [stmt], [], s.loc) if cond is not None else stmt
+
+
+def _check_size(op: str, a, b, error) -> None:
+    """Refuse a constant `**` or `<<` whose result would be past 4096 bits before computing it
+    (`2 ** 10 ** 9` would take Python minutes and gigabytes); error() makes the diagnostic."""
+    import math
+
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (a, b)):
+        return
+    if op == "<<" and b > 4096:
+        raise error()
+    if op == "**" and b > 0 and abs(a) > 1 and b * math.log2(abs(a)) > 4096:
+        raise error()

@@ -36,6 +36,7 @@ same kernel until nothing changes.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 import math
 from pathlib import Path
@@ -124,7 +125,10 @@ class TritonFrontend:
             try:
                 converted.append(self.convert_generic(fn))
             except TileportError as exc:
-                failures.append(KernelFailure(fn.name, self.loc(fn), exc.diagnostic))
+                diagnostic = exc.diagnostic
+                if diagnostic.loc is None:  # raised where no node was at hand: the kernel's line
+                    diagnostic = dataclasses.replace(diagnostic, loc=self.loc(fn))
+                failures.append(KernelFailure(fn.name, self.loc(fn), diagnostic))
             except RecursionError:
                 failures.append(KernelFailure(fn.name, self.loc(fn), Diagnostic(
                     "TP014", f"kernel '{fn.name}' is nested too deeply to convert", self.loc(fn))))
@@ -793,6 +797,9 @@ class TritonFrontend:
             scalar_dtypes = {p.name: p.dtype for p in kernel.scalars}
             cvals = {n: v.value for n, v in constexprs.items() if isinstance(v, PyC)}
             grid = GridBuilder(self.host, site, fn, scalar_dtypes, cvals).build()
+        if grid is not None and len(grid) > 3:
+            raise TileportError("TP240", f"the launch site at line {site.loc.line} gives a {len(grid)}-D grid; "
+                                "a launch grid has 1 to 3 dimensions", site.loc)
         if grid is not None:
             used = {e.axis for s in walk_stmts(kernel.body) for x in stmt_exprs(s)
                     for e in walk_expr(x) if isinstance(e, Builtin) and

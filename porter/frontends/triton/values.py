@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from porter.diagnostics import TileportError
 from porter.ir.fold import fold
 from porter.ir.nodes import Builtin, Cast, Const, is_float
 from porter.ir.walk import map_expr, walk_expr
@@ -115,11 +116,24 @@ def pyconst_dtype(value) -> str:
 
 
 def const_of(value, dtype: str) -> Const:
+    """A Python constant as an IR constant of dtype; TP225 when no machine type holds it
+    (`2 ** 1024` as a float, an integer past 64 bits)."""
     if dtype == "bool":
         return Const(bool(value), "bool")
-    if is_float(dtype):
-        return Const(float(value), dtype)
-    return Const(int(value), dtype)
+    try:
+        if is_float(dtype):
+            return Const(float(value), dtype)
+        number = int(value)
+    except (OverflowError, ValueError) as exc:
+        raise TileportError("TP225", f"the constant {_short(value)} has no {dtype} value ({exc})") from None
+    if not -2**63 <= number < 2**64:
+        raise TileportError("TP225", f"the constant {_short(value)} does not fit in 64 bits")
+    return Const(number, dtype)
+
+
+def _short(value) -> str:
+    text = repr(value) if not isinstance(value, int) or value.bit_length() < 200 else f"2**{value.bit_length() - 1}+..."
+    return text if len(text) < 60 else text[:57] + "..."
 
 
 def cast(e, dtype: str):

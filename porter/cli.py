@@ -70,19 +70,48 @@ def _dims(text: str | None, what: str):
     return dims
 
 
-def write_atomically(path: Path, text: str, force: bool) -> None:
-    """Write via a temp file + rename, never clobbering an existing file without --force."""
+def write_atomically(path: Path, text: str, force: bool, inputs=()) -> None:
+    """Write via a temp file + rename, never clobbering an existing file without --force, and
+    never one of `inputs` (the same file by any name: a symlink, a hard link), --force or not.
+    The output gets an ordinary file's mode (0666 less the umask), not the temp file's 0600."""
+    for given in inputs:
+        if _same_file(path, given):
+            raise TileportError("TP008", f"the output is the input file {given}; refusing to overwrite it, "
+                                "--force or not", Loc(str(path)))
+    if os.path.lexists(path) and not (path.is_file() and not path.is_symlink()) and not path.is_symlink():
+        # a device, FIFO, socket or directory: replacing it would destroy it (/dev/full, say)
+        raise TileportError("TP006", "the output exists and is not a regular file; refusing to replace it, "
+                            "--force or not", Loc(str(path)))
+    if path.is_symlink() and os.path.exists(path) and not os.path.isfile(path):
+        raise TileportError("TP006", "the output is a link to something that is not a regular file; refusing "
+                            "to replace it, --force or not", Loc(str(path)))
     if path.exists() and not force:
         raise TileportError("TP006", "the output exists; pass --force to overwrite it", Loc(str(path)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    except OSError as exc:
+        raise TileportError("TP015", f"cannot write the output: {exc.strerror or exc}", Loc(str(path))) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise TileportError("TP015", f"cannot write the output: {exc.strerror or exc}", Loc(str(path))) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _same_file(a, b) -> bool:
+    try:
+        return os.path.realpath(a) == os.path.realpath(b) or os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 _frontend_options = [
@@ -186,9 +215,11 @@ def main():
                    "when none does; thread: keep thread-level code.")
 @click.option("--tile", help="GEMM tile sizes BM,BN,BK for raised matrix multiplies, e.g. 128,128,32.")
 @click.option("--allow-tf32", is_flag=True, help=ALLOW_TF32)
+@click.option("--max-kernels", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="The most kernels one file may define (a guard against generated files).")
 @frontend_options
-def convert(source, output, force, emit_ir, block, grid, level, tile, allow_tf32, compdb, include_dirs, defines,
-            config, dtypes, constexprs):
+def convert(source, output, force, emit_ir, block, grid, level, tile, allow_tf32, max_kernels, compdb, include_dirs,
+            defines, config, dtypes, constexprs):
     """Convert one CUDA (.cu) or Triton (.py) file to a TileLang module."""
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
@@ -199,7 +230,8 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, allow_tf32
     try:
         include_dirs, defines = _with_compdb(source, compdb, include_dirs, defines)
         module = load_module(source, include_dirs, defines, config, _pairs(dtypes, "--dtype"),
-                             _dims(block, "--block"), _dims(grid, "--grid"), constexpr_values(constexprs))
+                             _dims(block, "--block"), _dims(grid, "--grid"), constexpr_values(constexprs),
+                             max_kernels=max_kernels)
         tile_dims = _dims(tile, "--tile")
         if tile_dims and (len(tile_dims) != 3 or any(d % 16 for d in tile_dims)):
             raise TileportError("TP007", f"--tile expects BM,BN,BK, each a multiple of 16, got '{tile}'")
@@ -208,7 +240,7 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, allow_tf32
         if output is None:
             sys.stdout.write(text)
         else:
-            write_atomically(output, text, force)
+            write_atomically(output, text, force, inputs=(source,))
     except TileportError as exc:
         _fail(exc, 1)
     except RecursionError:
@@ -363,6 +395,8 @@ _tree_options = [
     click.option("--no-cache", is_flag=True, help="Ignore cached results (they are still refreshed)."),
     click.option("--constexpr", "constexprs", multiple=True, metavar="NAME=V",
                  help="Pin a Triton constexpr in every kernel that has it (e.g. BLOCK_SIZE=256)."),
+    click.option("--max-kernels", type=click.IntRange(min=1), default=1000, show_default=True,
+                 help="The most kernels one file may define (a guard against generated files)."),
 ]
 
 

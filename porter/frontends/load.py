@@ -32,22 +32,39 @@ def check_readable(path: str) -> str:
         data = p.read_bytes()
     except OSError as exc:
         raise TileportError("TP001", f"cannot read the file: {exc.strerror}", Loc(path)) from exc
+    return decode_source(data, path)
+
+
+def decode_source(data: bytes, path: str) -> str:
+    """The text of a source file; TP002 for a binary file (a NUL byte in its first 8 KiB) or
+    one that is not UTF-8 (with the line of the first bad byte)."""
     if b"\0" in data[:8192]:
         raise TileportError("TP002", "this is a binary file, not kernel source", Loc(path, 1, 1))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise TileportError("TP002", "the file is not valid UTF-8 text", Loc(path, line, 1)) from exc
+        raise TileportError("TP002", "the file is not valid UTF-8 text", Loc(path, line, 1)) from None
+
+
+#: The most kernels one file may define before tileport asks for --max-kernels (a generated
+#: file of 100k kernels would otherwise run for many minutes without a word).
+MAX_KERNELS = 1000
+_KERNEL_MARKS = {"cuda": re.compile(r"\b__global__\b"), "triton": re.compile(r"@\s*(?:triton\s*\.\s*)?jit\b")}
 
 
 def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=None, block=None,
-                grid=None, constexprs=None):
+                grid=None, constexprs=None, max_kernels: int | None = None):
     """Read a CUDA or Triton file into an IR Module."""
     language = language_of(path)
     text = check_readable(path)
     if not text.strip():
         raise TileportError("TP100" if language == "cuda" else "TP200", "the file is empty", Loc(path, 1, 1))
+    limit = MAX_KERNELS if max_kernels is None else max_kernels
+    count = sum(1 for _ in _KERNEL_MARKS[language].finditer(text))
+    if count > limit:
+        raise TileportError("TP022", f"the file defines {count:,} kernels, more than the {limit:,} tileport "
+                            "converts from one file; pass --max-kernels N to take them all", Loc(path, 1, 1))
     from porter.isolated import run_isolated
 
     if language == "cuda":

@@ -33,7 +33,10 @@ def migrate_command(opts: MigrateOptions, stdout: Console, stderr: Console) -> i
     try:
         for path in write_reports(result, opts.reports, runner.cache_root):
             stderr.print(f"wrote {path}", highlight=False, markup=False)
-    except (OSError, TileportError) as exc:
+    except TileportError as exc:
+        stderr.print(exc.diagnostic.render(), highlight=False, markup=False)
+        return max(result.exit_code, 1)
+    except OSError as exc:
         stderr.print(f"error TP015: cannot write a report: {exc}", highlight=False, markup=False)
         return max(result.exit_code, 1)
     return result.exit_code

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-from porter.diagnostics import Diagnostic, Loc
-from porter.frontends.load import CUDA_SUFFIXES
+from porter.diagnostics import Diagnostic, Loc, TileportError
+from porter.frontends.load import CUDA_SUFFIXES, decode_source
 
 PY_SUFFIX = ".py"
 _TRITON_JIT = re.compile(rb"@\s*(?:triton\s*\.\s*)?jit\b")
@@ -80,6 +80,10 @@ def _file_entry(rel: str, path: Path, language: str) -> SourceFile:
         except OSError as exc:
             return SourceFile(rel, path, language, "bad",
                               _diag("TP001", f"cannot read the file: {exc.strerror}", path))
+        try:
+            decode_source(data, str(path))
+        except TileportError as exc:  # binary or not UTF-8: a bad file, not a file without kernels
+            return SourceFile(rel, path, language, "bad", _diag("TP002", exc.diagnostic.message, path))
         if not (b"triton" in data and _TRITON_JIT.search(data)):
             return SourceFile(rel, path, language, "no-kernel",
                               _diag("TP200", "no @triton.jit kernel in this file", path, "note"))

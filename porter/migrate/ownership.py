@@ -19,7 +19,7 @@ import os
 import tokenize
 from pathlib import Path
 
-from porter.diagnostics import Diagnostic, Loc
+from porter.diagnostics import Diagnostic, Loc, TileportError
 
 MANIFEST_NAME = ".tileport-manifest.json"
 
@@ -45,16 +45,11 @@ def code_sha(text: str) -> str | None:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """The CLI's atomic write (temp file + rename); ownership was decided before calling it."""
+    """The CLI's atomic write (temp file + rename, an ordinary file's mode); ownership was
+    decided before calling it. A failed write raises TileportError TP015."""
     from porter.cli import write_atomically
 
     write_atomically(Path(path), text, force=True)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(path, 0o666 & ~umask)  # the temp file was private; the output is an ordinary file
-    except OSError:
-        pass
 
 
 def inside(path: str, root: str) -> bool:
@@ -130,7 +125,7 @@ def place(out: Path, rel: str, text: str, source: str, manifest: Manifest, force
                               Loc(str(target)))
     try:
         atomic_write_text(target, text)
-    except OSError as exc:
-        return Diagnostic("TP015", f"cannot write the output: {exc.strerror or exc}", Loc(str(target)))
+    except TileportError as exc:  # TP015: disk full, permissions, read-only file system
+        return exc.diagnostic
     manifest.record(rel, new_sha, source, new_code)
     return None

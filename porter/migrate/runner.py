@@ -53,6 +53,7 @@ class MigrateOptions:
     command: str = "migrate"
     constexprs: tuple = ()         # (name, value) pairs pinned in Triton kernels (--constexpr)
     allow_tf32: bool = False       # fp32 multiplies may run on TF32 tensor cores (--allow-tf32)
+    max_kernels: int = 1000        # the most kernels one file may define (--max-kernels)
 
     def as_dict(self) -> dict:
         return {"verify": self.verify, "jobs": self.jobs, "timeout": self.timeout,
@@ -60,7 +61,8 @@ class MigrateOptions:
                 "compile_commands": self.compile_commands, "include": list(self.include),
                 "exclude": list(self.exclude), "force": self.force, "dry_run": self.dry_run,
                 "cache": self.use_cache, "compile_check": self.compile_check, "seed": self.seed,
-                "level": self.level, "constexprs": dict(self.constexprs), "allow_tf32": self.allow_tf32}
+                "level": self.level, "constexprs": dict(self.constexprs), "allow_tf32": self.allow_tf32,
+                "max_kernels": self.max_kernels}
 
 
 def validate(opts: MigrateOptions) -> None:
@@ -247,7 +249,8 @@ class Runner:
                                     "language": entry.language, "include_dirs": state.include_dirs,
                                     "defines": state.defines, "timeout": self.opts.timeout,
                                     "raise": self.opts.level != "thread", "tool": tool_fingerprint(),
-                                    "constexprs": list(self.opts.constexprs), "allow_tf32": self.opts.allow_tf32})
+                                    "constexprs": list(self.opts.constexprs), "allow_tf32": self.opts.allow_tf32,
+                                    "max_kernels": self.opts.max_kernels})
         hit = self.cache.get("convert", state.convert_key) if self.cache else None
         if hit is not None:
             record.cached = True
@@ -256,7 +259,7 @@ class Runner:
         payload = {"kind": "convert", "source": str(entry.path), "language": entry.language,
                    "include_dirs": state.include_dirs, "defines": state.defines,
                    "raise": self.opts.level != "thread", "constexprs": list(self.opts.constexprs),
-                   "allow_tf32": self.opts.allow_tf32}
+                   "allow_tf32": self.opts.allow_tf32, "max_kernels": self.opts.max_kernels}
         self._queue(_Task("convert", state, payload, self.opts.timeout, key=state.convert_key))
 
     def _queue(self, task: _Task, first: bool = False) -> None:

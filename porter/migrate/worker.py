@@ -112,7 +112,7 @@ def convert_task(task: dict) -> dict:
     deps = include_deps(source, text, task["include_dirs"]) if language == "cuda" else {}
     try:
         module = load_module(source, tuple(task["include_dirs"]), tuple(task["defines"]),
-                             constexprs=dict(task.get("constexprs", ())))
+                             constexprs=dict(task.get("constexprs", ())), max_kernels=task.get("max_kernels"))
         for read in module.dependencies:  # Triton: tree modules whose helpers the port inlines
             deps[os.path.realpath(read)] = file_sha(read)
         module = raise_module(module, "auto" if task.get("raise", True) else "thread",

@@ -383,7 +383,27 @@ def buffer_lengths(kernel: Kernel, scalars: dict, given: dict) -> dict:
         except (NotConstant, ValueError, ZeroDivisionError) as exc:
             raise TileportError("TP430", f"cannot evaluate the size of buffer '{p.name}' ({exc}); "
                                 f"pass --arg {p.name}=<elements>", p.loc or kernel.loc) from exc
+    total = sum(lengths.values())
+    if total > LENGTH_CAP:
+        name = max(lengths, key=lengths.get)
+        where = next((p.loc for p in kernel.buffers if p.name == name and p.loc), kernel.loc)
+        raise TileportError("TP433", f"the buffers of kernel '{kernel.name}' would need {total:,} elements "
+                            f"(buffer '{name}' alone {lengths[name]:,}: its indices reach that far for "
+                            f"{_shown_sizes(scalars)}), more than verify allocates ({LENGTH_CAP:,}); "
+                            "pass smaller sizes with --arg", where)
     return lengths
+
+
+#: The most elements verify gives all the buffers of one case together: each is held a few
+#: times over (inputs, the original's and the port's outputs), so 64 Mi elements keep a
+#: verify of 4-byte data near 1 GiB. A kernel that indexes gigabytes past its sizes is a
+#: diagnostic, not an allocation that takes the machine.
+LENGTH_CAP = 1 << 26
+
+
+def _shown_sizes(scalars: dict) -> str:
+    ints = [f"{k}={v}" for k, v in scalars.items() if isinstance(v, int) and not isinstance(v, bool)]
+    return ", ".join(ints[:6]) + (", ..." if len(ints) > 6 else "") if ints else "these sizes"
 
 
 #: The most elements a buffer whose index tileport could not bound is given (see below).

@@ -51,7 +51,7 @@ from porter.frontends.triton.host import (
 from porter.frontends.triton.choose import MAX_VARIANTS, choose_value, discrete_choices
 from porter.frontends.triton.tiles import NeedTiles
 from porter.frontends.triton.values import (
-    DTypeV, FnV, ModV, PyC, TL_DTYPES, TL_UNSUPPORTED_DTYPES, pyconst_dtype,
+    DTypeV, FnV, ModV, PyC, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TORCH_DTYPES, pyconst_dtype,
 )
 from porter.ir.extents import annotate_buffers
 from porter.ir.nodes import Builtin, BufferParam, Const, Kernel, Launch, Module, ScalarParam, Var
@@ -85,7 +85,7 @@ class TritonFrontend:
         self.forced_pointers: dict = {}  # kernel -> pointer params found in any of its variants
         self.launch_choices: dict = {}  # kernel -> {constexpr: the values its launch may pass}
         self.origins: dict = {}  # kernel -> {constexpr: where its value came from}
-        self.dtypes = dict(dtypes or {})
+        self.dtypes = {name: _given_dtype(name, dtype) for name, dtype in (dtypes or {}).items()}
         self.given_grid = tuple(int(g) for g in grid) if grid else None
         self._globals: dict = {}
         self.derived: dict = {}        # kernel -> {constexpr: stand-in value}
@@ -822,6 +822,18 @@ class TritonFrontend:
                                 "receive, and the kernel's masks do not give it either; pass --grid",
                                 kernel.loc) from exc
         return Launch(grid, block, 0, "inferred", site.loc if site else None, threads)
+
+
+def _given_dtype(name: str, dtype: str) -> str:
+    """A --dtype value as an IR dtype: Triton's names (`float16`, `int1`, `tl.float16`) or
+    torch's (`half`, `torch.float32`); TP007 for anything else (`float77` is no type)."""
+    short = dtype.strip().removeprefix("tl.").removeprefix("torch.")
+    if short in TL_DTYPES:
+        return TL_DTYPES[short]
+    if short in TORCH_DTYPES:
+        return TORCH_DTYPES[short]
+    known = ", ".join(sorted(set(TL_DTYPES) | set(TORCH_DTYPES)))
+    raise TileportError("TP007", f"--dtype {name}={dtype}: not a dtype tileport knows (one of {known})")
 
 
 def _loop_bound_names(fn) -> set:

@@ -16,12 +16,13 @@ import pickle
 import select
 import signal
 import sys
+import tempfile
 import time
 
 from porter.diagnostics import Loc, TileportError
 
 #: The child's address space beyond what it starts with (the caller's own mappings).
-MEMORY_BYTES = int(os.environ.get("TILEPORT_FRONTEND_MEMORY", str(1536 << 20)))
+MEMORY_BYTES = int(os.environ.get("TILEPORT_FRONTEND_MEMORY", str(1 << 30)))
 #: Seconds of wall time (and of CPU time) one file's reading may take.
 SECONDS = float(os.environ.get("TILEPORT_FRONTEND_SECONDS", "120"))
 #: The largest pickled result taken back (a module of 100k kernels is well under it).
@@ -89,9 +90,11 @@ def run_isolated(fn, *args, where: str, seconds: float | None = None, memory: in
     sys.stdout.flush()
     sys.stderr.flush()
     read_fd, write_fd = os.pipe()
+    said = tempfile.TemporaryFile()  # the child's stderr: libclang prints crash dumps there
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
+        os.dup2(said.fileno(), 2)
         _child(write_fd, fn, args, kwargs, seconds, memory)
     os.close(write_fd)
     chunks, size, deadline, why = [], 0, time.monotonic() + seconds, None
@@ -117,7 +120,30 @@ def run_isolated(fn, *args, where: str, seconds: float | None = None, memory: in
         if why is not None:
             _kill(pid)
         status = _reap(pid)
+    said.seek(0)
+    stderr_text = said.read(1 << 20).decode("utf-8", errors="replace")
+    said.close()
     loc = Loc(where)
+    try:
+        return _outcome(why, chunks, status, stderr_text, seconds, memory, loc)
+    except TileportError as exc:
+        reason = _last_words(stderr_text)
+        if reason and exc.diagnostic.code in ("TP018", "TP019", "TP101"):
+            exc = TileportError(exc.diagnostic.code, f"{exc.diagnostic.message} (the front end said: {reason})",
+                                exc.diagnostic.loc)
+        raise exc from None
+
+
+def _last_words(text: str) -> str:
+    """The front end's own reason, from what it printed: 'LLVM ERROR: out of memory'."""
+    for line in text.splitlines():
+        if line.startswith(("LLVM ERROR:", "terminate called", "Fatal Python error")):
+            return line.strip()[:200]
+    return ""
+
+
+def _outcome(why, chunks, status, stderr_text, seconds, memory, loc):
+    """The child's result, or the diagnostic for how it failed."""
     if why == "time":
         raise TileportError("TP019", f"reading the file took longer than {seconds:g} s; stopped", loc)
     if why == "output":
@@ -128,6 +154,8 @@ def run_isolated(fn, *args, where: str, seconds: float | None = None, memory: in
     except Exception:  # noqa: BLE001 - no (or a cut) result: the child died; say how
         raise TileportError(*_death(status, seconds, memory), loc) from None
     if kind == "ok":
+        if stderr_text:  # warnings of a run that worked go where they would have gone
+            sys.stderr.write(stderr_text)
         return value
     if kind == "error":
         raise value

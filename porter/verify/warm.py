@@ -248,8 +248,13 @@ def serve(path: Path) -> None:
                 break
     finally:
         listener.close()
-        if not quitting:
+        if not quitting:  # still holding the lock: nothing of this worker stays in TMPDIR
             path.unlink(missing_ok=True)
+            Path(str(path) + ".lock").unlink(missing_ok=True)
+            try:
+                path.parent.rmdir()  # only when empty (no other worker's socket in it)
+            except OSError:
+                pass
         for pid in running:  # only on SIGTERM or an error: a quit waits for them
             _kill(pid)
 

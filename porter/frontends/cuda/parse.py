@@ -230,6 +230,7 @@ def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missi
             raise TileportError("TP001", f"cannot read the file: {exc}", Loc(path)) from exc
     missing = list(missing)
     pch = shim_pch(include_dirs, defines)
+    suspect = None  # a precompiled shim whose load failed: discarded once the text shim works
     for _ in range(64):
         if pch is not None:
             args = parse_args(include_dirs, defines, shim=False) + ["-include-pch", str(pch)]
@@ -243,10 +244,15 @@ def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missi
                 options=ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
         except ci.TranslationUnitLoadError as exc:
             if pch is not None:  # a damaged precompiled shim fails the whole load: parse as text
-                _discard(pch)
-                pch = None
+                suspect, pch = pch, None
                 continue
-            raise TileportError("TP101", f"libclang could not parse the file: {exc}", Loc(path)) from exc
+            # libclang gives no reason (its message is a dump of the call): the usual ones
+            raise TileportError("TP101", "libclang could not parse the file at all (it gives no reason; "
+                                "usually an input that ran it out of memory, e.g. a macro or include that "
+                                "expands without end)", Loc(path)) from exc
+        if suspect is not None:  # the same file parses with the text shim: the PCH was bad
+            _discard(suspect)
+            suspect = None
         errors, new = [], []
         if pch is not None and any(d.severity >= ci.Diagnostic.Error and _PCH_TROUBLE.search(d.spelling)
                                    for d in tu.diagnostics):

@@ -155,3 +155,17 @@ def test_verify_stops_before_allocating_what_a_kernel_indexes_gigabytes_away(tmp
     port = tmp_path / "far_tl.py"
     assert tileport("convert", source, "-o", port).returncode == 0
     coded(tileport("verify", source, port, "--no-compile-check"), "TP433", status=3)
+
+
+def test_a_write_that_fails_half_way_is_a_diagnostic_and_leaves_no_temp_file(tmp_path):
+    # a file-size limit makes the write fail as a full disk would (EFBIG instead of ENOSPC)
+    import resource
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(SAXPY), "-o", str(tmp_path / "k_tl.py")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=small_files)
+    assert "Traceback" not in run.stderr
+    coded(run, "TP015")
+    assert list(tmp_path.iterdir()) == []

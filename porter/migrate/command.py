@@ -30,6 +30,7 @@ def migrate_command(opts: MigrateOptions, stdout: Console, stderr: Console) -> i
     if opts.dry_run:
         print_analysis(stdout, result)
     print_summary(stdout, result)
+    print_errors(stderr, result)
     try:
         for path in write_reports(result, opts.reports, runner.cache_root):
             stderr.print(f"wrote {path}", highlight=False, markup=False)
@@ -40,3 +41,24 @@ def migrate_command(opts: MigrateOptions, stdout: Console, stderr: Console) -> i
         stderr.print(f"error TP015: cannot write a report: {exc}", highlight=False, markup=False)
         return max(result.exit_code, 1)
     return result.exit_code
+
+
+#: Error lines printed after the summary at most (the reports hold every one).
+SHOWN_ERRORS = 40
+
+
+def print_errors(console: Console, result) -> None:
+    """Each failed file's errors in the documented form, `file:line:col: error TPnnn: message`,
+    so that a log of the run can be searched like convert's (the progress lines are shorter)."""
+    lines = []
+    for record in result.files:
+        if record.status != "failed":
+            continue
+        for d in [*record.diagnostics, *(d for k in record.kernels for d in k.diagnostics)]:
+            if d.get("severity", "error") == "error":
+                where = f"{d.get('file') or record.source or record.path}:{d.get('line') or 0}:{d.get('col') or 0}: "
+                lines.append(f"{where}error {d['code']}: {d['message']}")
+    for line in lines[:SHOWN_ERRORS]:
+        console.print(line, markup=False, highlight=False)
+    if len(lines) > SHOWN_ERRORS:
+        console.print(f"... and {len(lines) - SHOWN_ERRORS} more errors: see the report", highlight=False)

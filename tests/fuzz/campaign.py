@@ -104,7 +104,7 @@ def _run(argv: list, where: Path, env: dict, timeout: float) -> dict:
 
                 resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
-        proc = subprocess.Popen([sys.executable, "-m", "porter.cli", *argv], cwd=where, env=env,
+        proc = subprocess.Popen([sys.executable, "-P", "-m", "porter.cli", *argv], cwd=where, env=env,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
                                 preexec_fn=limit if cap else None)
         hung, status, usage = False, None, None

@@ -12,7 +12,6 @@ import hashlib
 import os
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 
 from porter.cache_root import cache_root
@@ -176,11 +175,14 @@ def stand_in_dir(headers) -> Path:
 
     It goes last on the include path (-idirafter) of both the parse and the emulator build,
     so a header that exists anywhere is still the real one. Content-addressed by the names:
-    concurrent runs share it, and nothing is written into the user's tree.
+    concurrent runs share it. It lives in tileport's cache root, not the temp folder (where it
+    outlived every run), and nothing is written into the user's tree.
     """
+    from porter.cache_root import cache_root
+
     names = sorted(set(headers))
     key = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
-    root = Path(tempfile.gettempdir()) / "tileport-missing-headers" / key
+    root = cache_root() / "missing-headers" / key
     for name in names:
         target = root / name
         if target.is_file():

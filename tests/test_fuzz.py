@@ -4,9 +4,6 @@ peak over 2 GiB. The full campaign: `python -m tests.fuzz.campaign` (see docs/ho
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from tests.fuzz.campaign import run_case
 from tests.fuzz.generate import KINDS, cases
 
@@ -25,10 +22,9 @@ def test_the_seeded_slice_covers_every_kind():
     assert {c.kind for c in _slice()} == set(KINDS)
 
 
-def test_no_seeded_case_breaks_a_promise():
-    base = Path(tempfile.mkdtemp(prefix="tileport-fuzz-test-"))
+def test_no_seeded_case_breaks_a_promise(tmp_path):
     failed = [(r["case"], r["problems"], r["note"], r["tail"][-300:]) for r in
-              (run_case(c, base) for c in _slice()) if r["problems"]]
+              (run_case(c, tmp_path) for c in _slice()) if r["problems"]]
     assert not failed, failed
 
 

@@ -25,7 +25,7 @@ from porter.ir.nodes import (
 )
 from porter.ir.printer import format_expr
 from porter.emit.vectors import vectorize_lanes
-from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, is_tile_level
+from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, fp32_products, is_tile_level
 from porter.ir.walk import declared_names, walk_stmts
 from porter.jinja_env import environment
 
@@ -386,7 +386,7 @@ class KernelEmitter:
         a, b, c = self.names[s.a], self.names[s.b], self.names[s.c]
         tiles = {t.name: t for t in walk_stmts(self.body) if isinstance(t, TileBuffer)}
         flags = (", transpose_A=True" if s.transpose_a else "") + (", transpose_B=True" if s.transpose_b else "")
-        if not _fp32_products(s, self.body):
+        if not fp32_products(s, self.body):
             clear = ", clear_accum=True" if s.clear else ""
             return [f"{pad}T.gemm({a}, {b}, {c}{flags}{clear})"]
         rows, depth = tiles[s.a].shape[::-1] if s.transpose_a else tiles[s.a].shape
@@ -435,8 +435,8 @@ def tile_primitives(body) -> list:
     """The TileLang tile primitives a tile-level body uses, for reports."""
     names = {Gemm: "T.gemm", Reduce: "T.reduce", Cumsum: "T.cumsum", Fill: "T.fill"}
     used = {"T.clear" if _clears(s) else names[type(s)]
-            for s in walk_stmts(body) if type(s) in names and not _fp32_products(s, body)}
-    if any(_fp32_products(s, body) for s in walk_stmts(body)):
+            for s in walk_stmts(body) if type(s) in names and not fp32_products(s, body)}
+    if any(fp32_products(s, body) for s in walk_stmts(body)):
         used.add("fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)")
     if any(isinstance(s, For) and s.stages for s in walk_stmts(body)):
         used.add("T.Pipelined")
@@ -446,13 +446,6 @@ def tile_primitives(body) -> list:
 def _clears(s) -> bool:
     """A Fill of zero: TileLang's T.clear."""
     return isinstance(s, Fill) and isinstance(s.value, Const) and float(s.value.value) == 0.0
-
-
-def _fp32_products(s, body) -> bool:
-    """A Gemm emitted as fp32 products summed in k order instead of T.gemm (TF32 for float32)."""
-    if not isinstance(s, Gemm) or s.precision != "ieee":
-        return False
-    return any(isinstance(t, TileBuffer) and t.name == s.a and t.dtype == "float32" for t in walk_stmts(body))
 
 
 def port_level(kernel: Kernel) -> tuple:

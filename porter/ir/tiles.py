@@ -131,3 +131,13 @@ def is_tile_level(body) -> bool:
     from porter.ir.walk import walk_stmts
 
     return any(isinstance(s, TILE_STMTS) for s in walk_stmts(body))
+
+
+def fp32_products(s, body) -> bool:
+    """A Gemm emitted as fp32 products summed in k order instead of T.gemm (TF32 for float32):
+    its precision is "ieee" and its operands are float32 tiles declared in body."""
+    from porter.ir.walk import walk_stmts
+
+    if not isinstance(s, Gemm) or s.precision != "ieee":
+        return False
+    return any(isinstance(t, TileBuffer) and t.name == s.a and t.dtype == "float32" for t in walk_stmts(body))

@@ -184,7 +184,9 @@ def _crowded_pipelines(body: list) -> set:
     """The statements inside a pipelined loop that holds more than one gemm (attention's K/V
     loop). TileLang 0.1.15 cannot lower async copies there for a trip count known only at run
     time: the pipeline's `cp.async.wait_group` count comes out symbolic and CUDA codegen fails
-    ("Downcast from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852); such loads stay gathers."""
+    ("Downcast from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852); such loads stay gathers.
+    Measured: the same holds when the products are fp32 FMA loops rather than T.gemm (sm_80
+    fails, sm_90a lowers to TMA), and a trip count known when compiling lowers on sm_80."""
     out: set = set()
     for s in walk_stmts(body):
         if isinstance(s, For) and s.stages and sum(isinstance(x, Gemm) for x in walk_stmts(s.body)) > 1:

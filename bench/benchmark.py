@@ -147,7 +147,7 @@ def plan_kernel(path: str, module, port: Path, kernel, opts, tmp: Path) -> Plan:
         row.scalars = {k: v for k, v in scalars.items()}
         row.sizes = {s: scalars[s] for s in sizes}
         row.grid = launch_grid(kernel, scalars)
-        lengths = buffer_lengths(kernel, scalars, opts.given)
+        lengths = buffer_lengths(kernel, scalars, opts.given, cap=0)  # GPU-sized problems: no verify cap
     except TileportError as exc:
         row.note = f"inputs: {exc.diagnostic.code}: {exc.diagnostic.message}"
         return Plan(row)

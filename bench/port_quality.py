@@ -97,7 +97,7 @@ def measure(path: str, archs: list) -> list:
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
     from porter.match import raise_module
-    from porter.verify.port_exec import load_port, pass_configs
+    from porter.verify.port_exec import aligned_arguments, load_port, pass_configs
 
     try:
         module = raise_module(load_module(path))
@@ -133,7 +133,8 @@ def measure(path: str, archs: list) -> list:
                     row.update(lowered(program(*derived, **generic), arch, pass_configs(port), buffers))
                     if "aligned" in inspect.signature(program).parameters:
                         # the program the wrapper takes for whole tiles of aligned, unit-stride rows
-                        fast = lowered(program(*derived, **generic, aligned=True), arch, pass_configs(port), buffers)
+                        fast = lowered(program(*derived, **{**generic, **aligned_arguments(program)}), arch,
+                                       pass_configs(port), buffers)
                         row.update(aligned_async_copies=fast["async_copies"],
                                    aligned_shared_bytes=fast["shared_bytes"])
                 except Exception as exc:  # a lowering TileLang refuses: the row says so

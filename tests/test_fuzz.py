@@ -23,7 +23,7 @@ def test_the_seeded_slice_covers_every_kind():
 
 
 def test_no_seeded_case_breaks_a_promise(tmp_path):
-    failed = [(r["case"], r["problems"], r["note"], r["tail"][-300:]) for r in
+    failed = [(r["case"], r["problems"], r["note"], r["leftover"], r["tail"][-300:]) for r in
               (run_case(c, tmp_path) for c in _slice()) if r["problems"]]
     assert not failed, failed
 

@@ -68,6 +68,7 @@ class KernelView:
     shaped: list = field(default_factory=list)
     batched: bool = False                           # a view with a batch count (the runtime's _batched)
     aligned: str = ""                               # the wrapper's test for the aligned program
+    by_value: list = field(default_factory=list)    # sizes the aligned program is compiled for
     factory_params: list = field(default_factory=list)
     compile_key: str = ""                           # _compiled's key and program, as Python text
     program_call: str = ""
@@ -148,7 +149,10 @@ class KernelEmitter:
             if p.name in shape_sizes:
                 arguments = f'"{name}"' if p.dtype == "int32" else f'"{name}", "{p.dtype}"'
                 unit = p.name in k.unit_strides  # 1 in the aligned program: the view's rows are contiguous
-                v.dynamic.append((name, f"1 if aligned else T.dynamic({arguments})" if unit else f"T.dynamic({arguments})"))
+                static = p.name in k.static_sizes  # the aligned program's value, passed by the wrapper
+                v.dynamic.append((name, f"1 if aligned else T.dynamic({arguments})" if unit else
+                                  f"{name} if aligned and {name} is not None else T.dynamic({arguments})" if static
+                                  else f"T.dynamic({arguments})"))
                 v.wrapper_params.append(name)
                 continue
             if isinstance(p, BufferParam) and p.shape:
@@ -233,6 +237,8 @@ class KernelEmitter:
             if v.level != "thread":
                 threads = "threads"  # num_warps * 32, the caller's
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
+        if v.aligned:
+            v.by_value = self.static_sizes()
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
             v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {self.multiple(m)} == 0)"
                                         for n, m in _each_multiple(self.k.aligned_sizes)] + v.body
@@ -250,11 +256,19 @@ class KernelEmitter:
             v.aligned = " and ".join(tests)
             names.append("aligned")
         v.factory_params = names[:-1] + ["aligned=False"] if v.aligned else list(names)
+        by_value = self.static_sizes() if v.aligned else []
+        v.factory_params += [f"{n}=None" for n in by_value]
         if names:
-            v.compile_key = f'("{v.name}", {", ".join(names)})'
-            v.program_call = f"lambda: {v.program}({', '.join(names)})"
+            keys = names + [f"int({n}) if aligned else None" for n in by_value]
+            v.compile_key = f'("{v.name}", {", ".join(keys)})'
+            v.program_call = f"lambda: {v.program}({', '.join(names + [f'{n}=int({n}) if aligned else None' for n in by_value])})"
         else:
             v.compile_key, v.program_call = f'"{v.name}"', v.program
+
+    def static_sizes(self) -> list:
+        """The sizes the aligned program is compiled for by value (their names in the port):
+        the trip count of a pipelined loop TileLang can lower only when it is known."""
+        return [self.param_names[n] for n in self.k.static_sizes if n in self.param_names]
 
     def allocations(self, body) -> list:
         """Shared and local arrays, declared once at the top of the kernel as TileLang requires."""

@@ -44,6 +44,10 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         factory.append("aligned=False")
         program_args.append("aligned=aligned")
         key.append("aligned")
+        for n in emitter.static_sizes():  # the aligned program is compiled for these values
+            factory.append(f"{n}=None")
+            program_args.append(f"{n}=int({n}) if aligned else None")
+            key.append(f"int({n}) if aligned else None")
     keywords = [f"{n}=None" for n in derived] + [f"{n}={values.constexprs[n]!r}" for n in generic + fixed]
     keywords.append("grid=None")
     # a constexpr named like a launch option takes the keyword, and serves both (as in Triton)

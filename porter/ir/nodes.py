@@ -345,6 +345,7 @@ class Kernel:
     # strides the aligned program takes as 1 (a Triton view's column stride: T.copy's rows must
     # be contiguous); the wrapper tests `stride == 1`, verify runs one case with each 1
     unit_strides: tuple = ()
+    static_sizes: tuple = ()  # sizes the aligned program takes by value (a pipelined loop's trip count)
     # sizes the port's program steps over in tiles (`T.ceildiv(cols, 256)`): size -> tile;
     # verify makes its problems span two of them
     port_tiles: dict = field(default_factory=dict)

@@ -38,15 +38,30 @@ class View:
 
 def raise_copies(kernel):
     """The kernel with its block gathers into shared tiles as T.copy, and the buffers they read
-    as 2-D views; the kernel unchanged when any read of such a buffer is not one."""
+    as 2-D views; the kernel unchanged when any read of such a buffer is not one.
+
+    A pipelined loop with two products (attention's K/V loop) takes copies only with its trip
+    count fixed when compiling (see _crowded_pipelines): the sizes it depends on become the
+    aligned program's `static_sizes`, which the wrapper passes by value. When they are not all
+    sizes of the views (T.dynamic symbols the program may pin), its loads stay gathers."""
     kernel = dataclasses.replace(kernel, body=_transposed_operands(kernel.body))
+    raised = _raise_copies(kernel, crowded_too=True)
+    if raised is not kernel and raised.static_sizes:
+        shape_sizes = {d for p in raised.params if getattr(p, "shape", None) for d in p.shape if isinstance(d, str)}
+        if not set(raised.static_sizes) <= shape_sizes:
+            raised = _raise_copies(kernel, crowded_too=False)
+    return raised
+
+
+def _raise_copies(kernel, crowded_too: bool):
     params = {p.name: p for p in kernel.params}
     lets = _lets(kernel.body)
     shared = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
     found: dict = {}   # buffer -> [(ParallelFor, View, origin, wrapped indices)]
-    crowded = _crowded_pipelines(kernel.body)
+    crowded_loops = _crowded_pipelines(kernel.body)
+    crowded = {id(x) for loop in crowded_loops for x in walk_stmts(loop.body)}
     for s in walk_stmts(kernel.body):
-        if isinstance(s, ParallelFor) and id(s) not in crowded:
+        if isinstance(s, ParallelFor) and (crowded_too or id(s) not in crowded):
             hit = _gather(s, shared, params, lets)
             if hit is not None and (not hit[3] or _wraps_discarded(kernel.body, s.body[0].buffer, hit[3], lets,
                                                                     params)):
@@ -64,6 +79,11 @@ def raise_copies(kernel):
         views[buffer] = hits
     if not views:
         return kernel
+    static = ()
+    if any(id(loop) in crowded for hits in views.values() for loop, _, _, _ in hits):
+        static = tuple(dict.fromkeys(e.name for loop in crowded_loops for x in (loop.start, loop.cond)
+                                     for e in walk_expr(x) if isinstance(e, Var)
+                                     and isinstance(params.get(e.name), ScalarParam)))
     aligned = Var("aligned", "bool")
     replace = {id(loop): If(aligned, [Copy(buffer, origin, loop.body[0].buffer, loop.loc)],
                             [_gather_2d(loop, origin, written)], loop.loc)
@@ -90,7 +110,8 @@ def raise_copies(kernel):
                     multiples[stride] = max(1, 16 // (dtype_bits(p.dtype) // 8))
         new_params.append(p)
     return dataclasses.replace(kernel, body=body, params=new_params, aligned_sizes=multiples,
-                               unit_strides=tuple(dict.fromkeys(kernel.unit_strides + tuple(units))))
+                               unit_strides=tuple(dict.fromkeys(kernel.unit_strides + tuple(units))),
+                               static_sizes=tuple(dict.fromkeys(kernel.static_sizes + static)))
 
 
 def _gather_2d(loop: ParallelFor, origin: tuple, written: dict) -> ParallelFor:
@@ -180,18 +201,15 @@ def _guards(cond, lane, origin: Poly, extent: str, lets: dict, params: dict) -> 
     return False
 
 
-def _crowded_pipelines(body: list) -> set:
-    """The statements inside a pipelined loop that holds more than one gemm (attention's K/V
-    loop). TileLang 0.1.15 cannot lower async copies there for a trip count known only at run
-    time: the pipeline's `cp.async.wait_group` count comes out symbolic and CUDA codegen fails
-    ("Downcast from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852); such loads stay gathers.
-    Measured: the same holds when the products are fp32 FMA loops rather than T.gemm (sm_80
-    fails, sm_90a lowers to TMA), and a trip count known when compiling lowers on sm_80."""
-    out: set = set()
-    for s in walk_stmts(body):
-        if isinstance(s, For) and s.stages and sum(isinstance(x, Gemm) for x in walk_stmts(s.body)) > 1:
-            out |= {id(x) for x in walk_stmts(s.body)}
-    return out
+def _crowded_pipelines(body: list) -> list:
+    """The pipelined loops that hold more than one gemm (attention's K/V loop). TileLang 0.1.15
+    cannot lower async copies there on sm_80 for a trip count known only at run time: the
+    pipeline's `cp.async.wait_group` count comes out symbolic and CUDA codegen fails ("Downcast
+    from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852), whether the products are T.gemm or fp32
+    FMA loops (sm_90a lowers them to TMA). With the trip count known when compiling, sm_80
+    lowers them to cp.async (measured on the reference attention, 256 keys)."""
+    return [s for s in walk_stmts(body)
+            if isinstance(s, For) and s.stages and sum(isinstance(x, Gemm) for x in walk_stmts(s.body)) > 1]
 
 
 def _transposed_operands(body: list) -> list:

@@ -265,6 +265,23 @@ def _run(module, job: dict, torch) -> dict:
     return {"ok": True, "args": out, "seconds": seconds, "outside": outside, "strays": strays(captured.text)}
 
 
+#: The value a compile check gives a size the aligned program takes by value (the wrapper
+#: passes the real one): a multiple of every power-of-two tile.
+STATIC_STAND_IN = 4096
+
+
+def aligned_arguments(factory) -> dict:
+    """The keywords that select a program factory's aligned program for a compile check:
+    aligned=True, and a stand-in for each size it is compiled for by value (the parameters
+    after `aligned` that default to None)."""
+    import inspect
+
+    names = list(inspect.signature(factory).parameters)
+    after = names[names.index("aligned") + 1:] if "aligned" in names else []
+    return {"aligned": True, **{n: STATIC_STAND_IN for n in after
+                                if inspect.signature(factory).parameters[n].default is None}}
+
+
 def _compile(module, job: dict) -> dict:
     import tilelang
 
@@ -292,7 +309,7 @@ def _compile(module, job: dict) -> dict:
               "message": "; ".join(problems) or f"cubin built for {arch}, {shared} B shared memory"}
     if "aligned" in inspect.signature(factory).parameters:
         # the program the wrapper takes for whole tiles: its copies should be asynchronous
-        fast = tilelang.compile(factory(*args, **kwargs, aligned=True), target=target,
+        fast = tilelang.compile(factory(*args, **{**kwargs, **aligned_arguments(factory)}), target=target,
                                 execution_backend="tvm_ffi", pass_configs=configs)
         copies = async_copies(fast.get_kernel_source())
         result["async_copies"] = copies
@@ -307,7 +324,10 @@ def _lowered(module, job: dict) -> dict:
     """TileLang's CUDA source of one program of the port (no nvcc needed): two ports whose
     lowered sources are the same text are the same kernel on that arch."""
     factory = getattr(module, job["program"])
-    func = factory(*job.get("program_args", ()), **job.get("program_kwargs", {}))
+    kwargs = job.get("program_kwargs", {})
+    if kwargs.get("aligned"):  # with stand-ins for the sizes it takes by value, unless given
+        kwargs = {**aligned_arguments(factory), **kwargs}
+    func = factory(*job.get("program_args", ()), **kwargs)
     artifact = lower(func, {"kind": "cuda", "arch": job.get("arch", "sm_80")}, pass_configs(module))
     return {"ok": True, "source": artifact.kernel_source}
 

@@ -11,8 +11,8 @@ with its own TMPDIR and a marker in its environment, and is judged on:
     uncoded     a non-zero exit without a coded `error TPnnn:` line
     modified    an input file (or link, or FIFO) changed
     leftover    a process with the case's marker still running afterwards, or a file left
-                in its TMPDIR (verify's warm worker is given WARM_IDLE seconds to exit, as it
-                does by design after that long without a request)
+                in its TMPDIR (verify's warm worker is given WARM_IDLE + 30 seconds to exit,
+                as it does by design after WARM_IDLE seconds without a request)
     memory      a peak resident set (tileport and the children it waited for) over 2 GiB
 
 A case that shows none of these passed: it converted, or it was refused with a coded
@@ -156,14 +156,20 @@ def run_case(case: Case, base: Path, hang: float = HANG, root: Path = ROOT) -> d
         problems.append("modified")
     # verify's warm worker outlives the command by design and exits after WARM_IDLE seconds
     # without a request: a process still there WARM_IDLE + 10 s later is a leftover
-    deadline = time.monotonic() + WARM_IDLE + 10
+    deadline = time.monotonic() + WARM_IDLE + 30
     left = _marked_processes(marker)
     while left and time.monotonic() < deadline:
         time.sleep(0.25)
         left = _marked_processes(marker)
     stray_files = [str(p.relative_to(tmp)) for p in tmp.rglob("*")]
+    commands = {}
     if left or stray_files:
         problems.append("leftover")
+        for pid in left:
+            try:
+                commands[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
+            except OSError:
+                pass
         for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -174,7 +180,7 @@ def run_case(case: Case, base: Path, hang: float = HANG, root: Path = ROOT) -> d
     shutil.rmtree(where, ignore_errors=True)
     return {"case": case.ident, "kind": case.kind, "argv": case.argv, "note": case.note, "rc": result["rc"],
             "seconds": result["seconds"], "max_rss_kb": result["max_rss_kb"], "problems": problems,
-            "leftover": {"processes": left, "files": stray_files[:5]},
+            "leftover": {"processes": commands or left, "files": stray_files[:5]},
             "tail": (result["stderr"] or result["stdout"])[-600:]}
 
 

@@ -122,27 +122,27 @@ def _specialised(name, constexpr, given, value):
 # launch: grid (ceildiv(seq_len, 32), grid_y), 128 threads, from the launch site (line 70)
 
 
-def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=128, stages=2, aligned=False):
+def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=128, stages=2, aligned=False, seq_len=None):
     """The TileLang program for `attention_fwd_kernel`: one T.Kernel block per Triton program."""
     q_ptr_batches = T.dynamic("q_ptr_batches")
-    k_ptr_numel = T.dynamic("k_ptr_numel")
-    v_ptr_numel = T.dynamic("v_ptr_numel")
+    k_ptr_batches = T.dynamic("k_ptr_batches")
+    v_ptr_batches = T.dynamic("v_ptr_batches")
     o_ptr_numel = T.dynamic("o_ptr_numel")
-    seq_len = T.dynamic("seq_len")
+    seq_len = seq_len if aligned and seq_len is not None else T.dynamic("seq_len")
     stride_qh = T.dynamic("stride_qh")
     stride_qs = T.dynamic("stride_qs")
+    stride_kh = T.dynamic("stride_kh")
+    stride_ks = T.dynamic("stride_ks")
+    stride_vh = T.dynamic("stride_vh")
+    stride_vs = T.dynamic("stride_vs")
 
     @T.prim_func
     def attention_fwd_kernel(
         q_ptr: T.StridedTensor((q_ptr_batches, seq_len, HEAD_DIM), (stride_qh, stride_qs, 1), T.float32),
-        k_ptr: T.Tensor((k_ptr_numel,), T.float32),
-        v_ptr: T.Tensor((v_ptr_numel,), T.float32),
+        k_ptr: T.StridedTensor((k_ptr_batches, seq_len, HEAD_DIM), (stride_kh, stride_ks, 1), T.float32),
+        v_ptr: T.StridedTensor((v_ptr_batches, seq_len, HEAD_DIM), (stride_vh, stride_vs, 1), T.float32),
         o_ptr: T.Tensor((o_ptr_numel,), T.float32),
         sm_scale: T.float32,
-        stride_kh: T.int32,
-        stride_ks: T.int32,
-        stride_vh: T.int32,
-        stride_vs: T.int32,
         stride_oh: T.int32,
         stride_os: T.int32,
         grid_x: T.int32,
@@ -151,8 +151,13 @@ def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=12
         with T.Kernel(grid_x, grid_y_, threads=threads) as (pid_m, head):
             if aligned:
                 T.assume(seq_len % BLOCK_M == 0)
+                T.assume(seq_len % BLOCK_N == 0)
                 T.assume(stride_qh % 4 == 0)
                 T.assume(stride_qs % 4 == 0)
+                T.assume(stride_kh % 4 == 0)
+                T.assume(stride_ks % 4 == 0)
+                T.assume(stride_vh % 4 == 0)
+                T.assume(stride_vs % 4 == 0)
             q = T.alloc_shared((BLOCK_M, HEAD_DIM,), T.float32)
             l_i = T.alloc_fragment((BLOCK_M,), T.float32)
             acc = T.alloc_fragment((BLOCK_M, HEAD_DIM,), T.float32)
@@ -185,10 +190,16 @@ def attention_fwd_kernel_program(BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=12
                 m_i[i] = -T.infinity(T.float32)
             for start_n_step in T.Pipelined(T.ceildiv(seq_len, BLOCK_N), num_stages=stages):
                 start_n = start_n_step * BLOCK_N
-                for i, j in T.Parallel(BLOCK_N, HEAD_DIM):
-                    k[i, j] = T.if_then_else(start_n + i < seq_len, k_ptr[head * stride_kh + (start_n + i) * stride_ks + j], T.float32(0.0))
-                for i, j in T.Parallel(BLOCK_N, HEAD_DIM):
-                    v[i, j] = T.if_then_else(start_n + i < seq_len, v_ptr[head * stride_vh + (start_n + i) * stride_vs + j], T.float32(0.0))
+                if aligned:
+                    T.copy(k_ptr[head, start_n, 0], k)
+                else:
+                    for i, j in T.Parallel(BLOCK_N, HEAD_DIM):
+                        k[i, j] = T.if_then_else(start_n + i < seq_len, k_ptr[head, start_n + i, j], T.float32(0.0))
+                if aligned:
+                    T.copy(v_ptr[head, start_n, 0], v)
+                else:
+                    for i, j in T.Parallel(BLOCK_N, HEAD_DIM):
+                        v[i, j] = T.if_then_else(start_n + i < seq_len, v_ptr[head, start_n + i, j], T.float32(0.0))
                 T.clear(acc_2)
                 for acc_2_i, acc_2_j in T.Parallel(BLOCK_M, BLOCK_N):
                     for acc_2_k in T.serial(HEAD_DIM):
@@ -242,14 +253,15 @@ def _attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, seq_len, stride_
     if grid is None:
         return  # an empty grid launches nothing
     q_ptr = _batched(q_ptr, "q_ptr", "float32", (None, seq_len, HEAD_DIM), (stride_qh, stride_qs, 1))
+    k_ptr = _batched(k_ptr, "k_ptr", "float32", (None, seq_len, HEAD_DIM), (stride_kh, stride_ks, 1))
+    v_ptr = _batched(v_ptr, "v_ptr", "float32", (None, seq_len, HEAD_DIM), (stride_vh, stride_vs, 1))
     # unit-stride rows, 16-byte aligned: the program whose copies are asynchronous (TMA, cp.async)
-    aligned = seq_len % BLOCK_M == 0 and stride_qh % 4 == 0 and stride_qs % 4 == 0 and _aligned16(q_ptr)
-    kernel = _compiled(("attention_fwd_kernel", BLOCK_M, BLOCK_N, HEAD_DIM, num_warps, num_stages, aligned),
-                       lambda: attention_fwd_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, HEAD_DIM=HEAD_DIM, threads=num_warps * 32, stages=num_stages, aligned=aligned), target)
-    k_ptr = _flat(k_ptr, "k_ptr", "float32")
-    v_ptr = _flat(v_ptr, "v_ptr", "float32")
+    aligned = seq_len % BLOCK_M == 0 and seq_len % BLOCK_N == 0 and stride_qh % 4 == 0 and stride_qs % 4 == 0 and stride_kh % 4 == 0 and stride_ks % 4 == 0 and stride_vh % 4 == 0 and stride_vs % 4 == 0 and _aligned16(q_ptr, k_ptr, v_ptr)
+    # compiled for each seq_len: TileLang pipelines async copies through a loop of two products only when its trip count is known
+    kernel = _compiled(("attention_fwd_kernel", BLOCK_M, BLOCK_N, HEAD_DIM, num_warps, num_stages, aligned, int(seq_len) if aligned else None),
+                       lambda: attention_fwd_kernel_program(BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, HEAD_DIM=HEAD_DIM, threads=num_warps * 32, stages=num_stages, aligned=aligned, seq_len=int(seq_len) if aligned else None), target)
     o_ptr = _flat(o_ptr, "o_ptr", "float32")
-    kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, stride_kh, stride_ks, stride_vh, stride_vs, stride_oh, stride_os, *grid)
+    kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, stride_oh, stride_os, *grid)
 
 
 attention_fwd_kernel = _TritonKernel(_attention_fwd_kernel)

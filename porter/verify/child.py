@@ -60,8 +60,9 @@ def run_module(module: str, argv: list, env: dict, err_path: Path, timeout: floa
     or "timeout" once it and its process group are killed. private_tmp: the child's TMPDIR, a
     folder the caller removes (tilelang's compiles leave tmp*.cpp / tmp*.so behind)."""
     env = dict(env)
-    try:  # the worker's folder as this process sees it, before TMPDIR moves
-        env.setdefault(warm.FOLDER_VARIABLE, str(warm.folder(env)))
+    try:  # the worker's folder as this process sees it, before TMPDIR moves (none when off)
+        if warm.enabled(env):
+            env.setdefault(warm.FOLDER_VARIABLE, str(warm.folder(env)))
     except OSError:
         pass
     if private_tmp is not None:

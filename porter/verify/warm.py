@@ -248,15 +248,33 @@ def serve(path: Path) -> None:
                 break
     finally:
         listener.close()
-        if not quitting:  # still holding the lock: nothing of this worker stays in TMPDIR
+        if not quitting:
             path.unlink(missing_ok=True)
-            Path(str(path) + ".lock").unlink(missing_ok=True)
+            lock.close()  # let go first: _remove_lock takes it again to know it is nobody's
+        _remove_lock(path)  # nothing of this worker stays in TMPDIR
+        for pid in running:  # only on SIGTERM or an error: a quit waits for them
+            _kill(pid)
+
+
+def _remove_lock(path: Path) -> None:
+    """Remove the worker's lock file (and its folder when empty) unless another worker holds
+    it now: taken again without waiting, it is nobody's (a worker that quit let it go)."""
+    lock_path = Path(str(path) + ".lock")
+    try:
+        lock = open(lock_path, "a")
+    except OSError:
+        return
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return  # a newer worker serves this path
+        if not path.exists():
+            lock_path.unlink(missing_ok=True)
             try:
                 path.parent.rmdir()  # only when empty (no other worker's socket in it)
             except OSError:
                 pass
-        for pid in running:  # only on SIGTERM or an error: a quit waits for them
-            _kill(pid)
 
 
 def _read_request(conn: socket.socket):

@@ -127,7 +127,7 @@ def _run(argv: list, where: Path, env: dict, timeout: float) -> dict:
             "seconds": round(time.monotonic() - start, 2), "max_rss_kb": usage.ru_maxrss if usage else 0}
 
 
-def run_case(case: Case, base: Path, hang: float = HANG, root: Path = ROOT) -> dict:
+def run_case(case: Case, base: Path, hang: float = HANG, root: Path = ROOT, extra_env: dict | None = None) -> dict:
     where = base / case.ident
     where.mkdir(parents=True)
     tmp = where / ".tmp"
@@ -136,7 +136,7 @@ def run_case(case: Case, base: Path, hang: float = HANG, root: Path = ROOT) -> d
     marker = f"TILEPORT_FUZZ_CASE={case.ident}"
     env = {**os.environ, "TMPDIR": str(tmp), "TILEPORT_FUZZ_CASE": case.ident,
            "TILEPORT_FRONTEND_SECONDS": str(FRONTEND_SECONDS), "TILEPORT_WARM_IDLE": str(WARM_IDLE),
-           "PYTHONPATH": str(root)}
+           "PYTHONPATH": str(root), **(extra_env or {})}
     for argv in case.prepare:
         _run(argv, where, env, hang)
     before = snapshot(where, {".tmp"})

@@ -22,6 +22,14 @@ from porter.match.supported import render
 from tests.conftest import ROOT
 
 
+def _converted(source, out, *options) -> str:
+    """`tileport convert source -o out` in a child, which must succeed; the port's text."""
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(source), "-o", str(out), *options],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return out.read_text()
+
+
 def cuda(tmp_path, body: str, name: str = "k.cu") -> str:
     path = tmp_path / name
     path.write_text(textwrap.dedent(body))
@@ -167,10 +175,7 @@ def test_an_operand_with_a_row_stride_is_a_strided_view_and_verifies(tmp_path):
                        "void run(const float* A, const float* B", "void run(const float* A, int lda, const float* B")
                    .replace("(A, B, C, M, N, K)", "(A, lda, B, C, M, N, K)"))
     out = tmp_path / "lda_tl.py"
-    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out)],
-                         cwd=ROOT, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    text = out.read_text()
+    text = _converted(src, out)
     assert "A: T.StridedTensor((M, K), (lda, 1), T.float32)" in text and "T.copy(A[by * 64, ko * 16], a_tile)" in text
     assert "lda % 4 == 0" in text
     check = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(src), str(out), "--no-compile-check",
@@ -529,10 +534,7 @@ def test_attention_copies_keys_and_values_in_a_program_compiled_for_its_length(t
     (the wrapper compiles it per length); the general program keeps it dynamic."""
     sample = ROOT / "samples" / "triton" / "attention_fwd_small.py"
     out = tmp_path / "attn_tl.py"
-    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(sample), "-o", str(out)],
-                         cwd=ROOT, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    text = out.read_text()
+    text = _converted(sample, out)
     assert "T.copy(k_ptr[head, start_n, 0], k)" in text and "T.copy(v_ptr[head, start_n, 0], v)" in text
     assert 'seq_len = seq_len if aligned and seq_len is not None else T.dynamic("seq_len")' in text
     assert "seq_len=int(seq_len) if aligned else None" in text

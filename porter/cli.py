@@ -78,12 +78,10 @@ def write_atomically(path: Path, text: str, force: bool, inputs=()) -> None:
         if _same_file(path, given):
             raise TileportError("TP008", f"the output is the input file {given}; refusing to overwrite it, "
                                 "--force or not", Loc(str(path)))
-    if os.path.lexists(path) and not (path.is_file() and not path.is_symlink()) and not path.is_symlink():
-        # a device, FIFO, socket or directory: replacing it would destroy it (/dev/full, say)
-        raise TileportError("TP006", "the output exists and is not a regular file; refusing to replace it, "
-                            "--force or not", Loc(str(path)))
-    if path.is_symlink() and os.path.exists(path) and not os.path.isfile(path):
-        raise TileportError("TP006", "the output is a link to something that is not a regular file; refusing "
+    if os.path.exists(path) and not os.path.isfile(path):
+        # a device, FIFO, socket or directory (or a link to one): replacing it would destroy it
+        # (/dev/full, say); a dangling link is replaced like a file
+        raise TileportError("TP006", "the output exists and is not a regular file (or a link to one); refusing "
                             "to replace it, --force or not", Loc(str(path)))
     if path.exists() and not force:
         raise TileportError("TP006", "the output exists; pass --force to overwrite it", Loc(str(path)))

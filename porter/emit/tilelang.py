@@ -149,10 +149,13 @@ class KernelEmitter:
             if p.name in shape_sizes:
                 arguments = f'"{name}"' if p.dtype == "int32" else f'"{name}", "{p.dtype}"'
                 unit = p.name in k.unit_strides  # 1 in the aligned program: the view's rows are contiguous
-                static = p.name in k.static_sizes  # the aligned program's value, passed by the wrapper
-                v.dynamic.append((name, f"1 if aligned else T.dynamic({arguments})" if unit else
-                                  f"{name} if aligned and {name} is not None else T.dynamic({arguments})" if static
-                                  else f"T.dynamic({arguments})"))
+                if unit:
+                    declared = f"1 if aligned else T.dynamic({arguments})"
+                elif p.name in k.static_sizes:  # the aligned program's value, passed by the wrapper
+                    declared = f"{name} if aligned and {name} is not None else T.dynamic({arguments})"
+                else:
+                    declared = f"T.dynamic({arguments})"
+                v.dynamic.append((name, declared))
                 v.wrapper_params.append(name)
                 continue
             if isinstance(p, BufferParam) and p.shape:
@@ -233,12 +236,11 @@ class KernelEmitter:
             grid = list(self.grid_names)
             v.signature += [f"{g}: T.int32" for g in self.grid_names]
             v.call_args += ["*grid"]
-            v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread", aligned=bool(v.aligned))
+            v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread", aligned=bool(v.aligned),
+                                   by_value=v.by_value)
             if v.level != "thread":
                 threads = "threads"  # num_warps * 32, the caller's
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
-        if v.aligned:
-            v.by_value = self.static_sizes()
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
             v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {self.multiple(m)} == 0)"
                                         for n, m in _each_multiple(self.k.aligned_sizes)] + v.body
@@ -256,19 +258,17 @@ class KernelEmitter:
             v.aligned = " and ".join(tests)
             names.append("aligned")
         v.factory_params = names[:-1] + ["aligned=False"] if v.aligned else list(names)
-        by_value = self.static_sizes() if v.aligned else []
-        v.factory_params += [f"{n}=None" for n in by_value]
+        # the sizes the aligned program is compiled for by value (their names in the port): the
+        # trip count of a pipelined loop TileLang can lower only when it is known
+        v.by_value = [self.param_names[n] for n in self.k.static_sizes if n in self.param_names] if v.aligned else []
+        v.factory_params += [f"{n}=None" for n in v.by_value]
         if names:
-            keys = names + [f"int({n}) if aligned else None" for n in by_value]
-            v.compile_key = f'("{v.name}", {", ".join(keys)})'
-            v.program_call = f"lambda: {v.program}({', '.join(names + [f'{n}=int({n}) if aligned else None' for n in by_value])})"
+            passed = [f"int({n}) if aligned else None" for n in v.by_value]
+            v.compile_key = f'("{v.name}", {", ".join(names + passed)})'
+            arguments = names + [f"{n}={value}" for n, value in zip(v.by_value, passed)]
+            v.program_call = f"lambda: {v.program}({', '.join(arguments)})"
         else:
             v.compile_key, v.program_call = f'"{v.name}"', v.program
-
-    def static_sizes(self) -> list:
-        """The sizes the aligned program is compiled for by value (their names in the port):
-        the trip count of a pipelined loop TileLang can lower only when it is known."""
-        return [self.param_names[n] for n in self.k.static_sizes if n in self.param_names]
 
     def allocations(self, body) -> list:
         """Shared and local arrays, declared once at the top of the kernel as TileLang requires."""

@@ -17,10 +17,11 @@ from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
 
 
-def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool = False) -> dict:
+def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool = False, by_value=()) -> dict:
     """The wrapper's and factory's parts the template lays out (see module.py.j2). A thread-level
     port has one thread per lane of the block, whatever num_warps says; `aligned`: the program
-    factory also takes the aligned specialization (the wrapper's `aligned` test)."""
+    factory also takes the aligned specialization (the wrapper's `aligned` test), compiled for
+    the values of the sizes in `by_value`."""
     values = emitter.values
     k = emitter.k
     derived = list(values.derived_constexprs)
@@ -44,7 +45,7 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         factory.append("aligned=False")
         program_args.append("aligned=aligned")
         key.append("aligned")
-        for n in emitter.static_sizes():  # the aligned program is compiled for these values
+        for n in by_value:  # the aligned program is compiled for these values
             factory.append(f"{n}=None")
             program_args.append(f"{n}=int({n}) if aligned else None")
             key.append(f"int({n}) if aligned else None")

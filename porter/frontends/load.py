@@ -98,11 +98,12 @@ def refuse_special_includes(path: str, text: str, include_dirs=()) -> None:
             if not stat.S_ISREG(mode):
                 line = text.count("\n", 0, match.start()) + 1
                 raise TileportError("TP021", f"refusing to include '{name}': it is not a regular file "
-                                    f"({_kind(mode)})", Loc(path, line, 1))
+                                    f"({file_kind(mode)})", Loc(path, line, 1))
             break  # the first file found is the one the compiler takes
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, in words ("a FIFO"), for diagnostics."""
     for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                        (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
         if test(mode):

@@ -129,7 +129,8 @@ def _gather_2d(loop: ParallelFor, origin: tuple, written: dict) -> ParallelFor:
 
 
 def _wraps_discarded(body: list, tile: str, wrapped: dict, lets: dict, params: dict) -> bool:
-    """(wrapped: dimension -> (origin, extent name, the index as written), from _gather.) Whether the rows (columns) a wrapped index reads past the end of the matrix only reach
+    """(wrapped: dimension -> (origin, extent name, the index as written), from _gather.)
+    Whether the rows (columns) a wrapped index reads past the end of the matrix only reach
     outputs the kernel never stores. Triton's matmul writes `offs_am = (pid_m * BM +
     arange(BM)) % M`: rows past M read row r % M, T.copy reads zeros there instead. That is the
     same port when the tile is only one gemm's A (rows wrapped: they make the accumulator's rows

@@ -18,7 +18,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from porter.diagnostics import Diagnostic, Loc, TileportError
-from porter.frontends.load import CUDA_SUFFIXES, decode_source
+from porter.frontends.load import CUDA_SUFFIXES, decode_source, file_kind
 
 PY_SUFFIX = ".py"
 _TRITON_JIT = re.compile(rb"@\s*(?:triton\s*\.\s*)?jit\b")
@@ -67,10 +67,8 @@ def _file_entry(rel: str, path: Path, language: str) -> SourceFile:
             f"cannot stat the file: {exc.strerror}"
         return SourceFile(rel, path, language, "bad", _diag("TP001", what, path))
     if not stat.S_ISREG(st.st_mode):
-        kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
-                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "not a file")
         return SourceFile(rel, path, language, "bad",
-                          _diag("TP001", f"not a regular file ({kind}); not read", path))
+                          _diag("TP001", f"not a regular file ({file_kind(st.st_mode)}); not read", path))
     if not os.access(path, os.R_OK):
         return SourceFile(rel, path, language, "bad",
                           _diag("TP001", "cannot read the file: permission denied", path))

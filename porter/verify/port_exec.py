@@ -276,10 +276,10 @@ def aligned_arguments(factory) -> dict:
     after `aligned` that default to None)."""
     import inspect
 
-    names = list(inspect.signature(factory).parameters)
-    after = names[names.index("aligned") + 1:] if "aligned" in names else []
-    return {"aligned": True, **{n: STATIC_STAND_IN for n in after
-                                if inspect.signature(factory).parameters[n].default is None}}
+    parameters = list(inspect.signature(factory).parameters.values())
+    names = [p.name for p in parameters]
+    after = parameters[names.index("aligned") + 1:] if "aligned" in names else []
+    return {"aligned": True, **{p.name: STATIC_STAND_IN for p in after if p.default is None}}
 
 
 def _compile(module, job: dict) -> dict:

@@ -178,8 +178,6 @@ def stand_in_dir(headers) -> Path:
     concurrent runs share it. It lives in tileport's cache root, not the temp folder (where it
     outlived every run), and nothing is written into the user's tree.
     """
-    from porter.cache_root import cache_root
-
     names = sorted(set(headers))
     key = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
     root = cache_root() / "missing-headers" / key

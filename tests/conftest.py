@@ -41,3 +41,15 @@ def pytest_sessionfinish(session, exitstatus):
         from porter.verify import warm
 
         warm.shutdown_all()
+
+
+def one_line(port: str) -> str:
+    """A port with each statement on one line again (emit lays long ones out as black does):
+    what tests that look for a statement's text, or mutate it, read."""
+    import re
+
+    from porter.emit.layout import joined_statements
+
+    text = joined_statements(port)
+    end = text.find('"""', text.find('"""') + 3)  # the module docstring: its items unwrapped
+    return re.sub(r"\n  (?=\S)", " ", text[:end]) + text[end:] if end > 0 else text

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import one_line
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "real_cuda"
@@ -114,7 +115,7 @@ def _convert_and_verify(tmp_path, name):
     assert run.returncode == 0, run.stderr
     check = tileport("verify", REAL / f"{name}.cu", out, "--no-compile-check", "--format", "json")
     assert check.returncode == 0, check.stdout + check.stderr
-    return out.read_text(), json.loads(check.stdout)
+    return one_line(out.read_text()), json.loads(check.stdout)
 
 
 def test_struct_locals_results_and_by_value_arguments_verify(tmp_path):
@@ -155,7 +156,7 @@ def _convert_text(tmp_path, name, text, *flags):
     (tmp_path / f"{name}.cu").write_text(text)
     out = tmp_path / f"{name}_tl.py"
     run = tileport("convert", tmp_path / f"{name}.cu", "-o", out, *flags)
-    return run, out.read_text() if out.exists() else ""
+    return run, one_line(out.read_text()) if out.exists() else ""
 
 
 def test_a_vector_view_of_another_element_type_is_refused(tmp_path):

@@ -19,15 +19,16 @@ from porter.ir.walk import walk_stmts
 from porter.match import raise_kernel, raise_module
 from porter.match.summary import Sum, summarize
 from porter.match.supported import render
-from tests.conftest import ROOT
+from tests.conftest import ROOT, one_line
 
 
 def _converted(source, out, *options) -> str:
-    """`tileport convert source -o out` in a child, which must succeed; the port's text."""
+    """`tileport convert source -o out` in a child, which must succeed; the port's text,
+    each statement on one line."""
     run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(source), "-o", str(out), *options],
                          cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    return out.read_text()
+    return one_line(out.read_text())
 
 
 def cuda(tmp_path, body: str, name: str = "k.cu") -> str:
@@ -79,7 +80,7 @@ def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
     (k,) = load_module(cuda(tmp_path, NAIVE)).kernels
     r = raise_kernel(k)
     assert r.rule == "gemm", r.reason
-    text = emit_module(raise_module(load_module(cuda(tmp_path, NAIVE))))
+    text = one_line(emit_module(raise_module(load_module(cuda(tmp_path, NAIVE)))))
     assert "T.Pipelined(T.ceildiv(K, " in text
     assert "T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128)" in text
     assert "by * 64 + i < M" in text and "bx * 64 + j < N" in text
@@ -88,12 +89,12 @@ def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
 def test_an_fp32_fma_loop_keeps_fp32_products_unless_tf32_is_allowed(tmp_path):
     """T.gemm of float32 tiles runs on TF32 tensor cores (10-bit mantissas): the original's fp32
     FMA loop becomes fp32 products summed over k in order; --allow-tf32 gives T.gemm back."""
-    text = emit_module(raise_module(load_module(cuda(tmp_path, NAIVE))))
+    text = one_line(emit_module(raise_module(load_module(cuda(tmp_path, NAIVE)))))
     assert "T.gemm(" not in text
     assert "for acc_k in T.serial(16):" in text
     assert "acc[acc_i, acc_j] = acc[acc_i, acc_j] + a_tile[acc_i, acc_k] * b_tile[acc_k, acc_j]" in text
     assert "fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)" in text
-    fast = emit_module(raise_module(load_module(cuda(tmp_path, NAIVE)), "auto", {"allow_tf32": True}))
+    fast = one_line(emit_module(raise_module(load_module(cuda(tmp_path, NAIVE)), "auto", {"allow_tf32": True})))
     assert "T.gemm(a_tile, b_tile, acc)" in fast and "acc_k" not in fast
 
 
@@ -101,7 +102,7 @@ def test_row_major_operands_are_copied_and_the_aligned_program_copies_asynchrono
     """A[row * K + k] and B[k * N + col], bounded by M, N, K: 2-D views, T.copy into the shared
     tiles inside T.Pipelined; the wrapper takes the program that may assume whole tiles when
     the sizes allow, and TileLang lowers its copies to cp.async (sm_80) and TMA (sm_90a)."""
-    text = emit_module(raise_module(load_module(str(ROOT / "samples/cuda/matmul_tiled.cu"))))
+    text = one_line(emit_module(raise_module(load_module(str(ROOT / "samples/cuda/matmul_tiled.cu")))))
     assert "A: T.Tensor((M, K), T.float32)" in text and "B: T.Tensor((K, N), T.float32)" in text
     assert "T.copy(A[by * 64, ko * 16], a_tile)" in text and "T.copy(B[ko * 16, bx * 64], b_tile)" in text
     assert "aligned = M % 64 == 0 and N % 64 == 0 and K % 16 == 0 and _aligned16(A, B)" in text
@@ -190,15 +191,15 @@ def test_transposed_operands_are_copied_as_stored_and_read_transposed(tmp_path):
     """`At[k * M + row]` is a (K, M) matrix: its tile is copied as stored, (BK, BM), and T.gemm
     reads it with transpose_A; `Bt[col * K + k]` likewise with transpose_B (fp32: the k-ordered
     products index the tile the same way)."""
-    tn = emit_module(raise_module(load_module(str(ROOT / "samples/cuda/gemm_tn_half_bias_relu.cu"))))
+    tn = one_line(emit_module(raise_module(load_module(str(ROOT / "samples/cuda/gemm_tn_half_bias_relu.cu")))))
     assert "At: T.Tensor((K, M), T.float16)" in tn and "T.copy(At[ko * 32, by * 64], a_tile)" in tn
-    assert "a_tile = T.alloc_shared((32, 64,), T.float16)" in tn
+    assert "a_tile = T.alloc_shared((32, 64), T.float16)" in tn
     assert "T.gemm(a_tile, b_tile, acc, transpose_A=True)" in tn
     nt = cuda(tmp_path, NAIVE.replace("B[k * N + col]", "B[col * K + k]"))
-    fma = emit_module(raise_module(load_module(nt)))
+    fma = one_line(emit_module(raise_module(load_module(nt))))
     assert "B: T.Tensor((N, K), T.float32)" in fma and "T.copy(B[bx * 64, ko * 16], b_tile)" in fma
     assert "a_tile[acc_i, acc_k] * b_tile[acc_j, acc_k]" in fma
-    fast = emit_module(raise_module(load_module(nt), "auto", {"allow_tf32": True}))
+    fast = one_line(emit_module(raise_module(load_module(nt), "auto", {"allow_tf32": True})))
     assert "T.gemm(a_tile, b_tile, acc, transpose_B=True)" in fast
 
 
@@ -237,7 +238,7 @@ def test_kernels_that_are_not_gemms_say_why(tmp_path, body, reason):
 def test_a_row_reduction_folds_its_chunks_and_reduces_once_per_pass():
     """softmax over 4,096 columns was 16 block-wide reductions per pass (one per 256-wide chunk);
     the chunks now fold lane by lane into the fragment, then one T.reduce_* per pass."""
-    text = emit_module(raise_module(load_module(str(ROOT / "samples/cuda/softmax_row.cu"))))
+    text = one_line(emit_module(raise_module(load_module(str(ROOT / "samples/cuda/softmax_row.cu")))))
     lines = text.splitlines()
     reduces = [i for i, line in enumerate(lines) if "T.reduce_" in line]
     assert len(reduces) == 2  # the max pass and the sum pass
@@ -320,7 +321,7 @@ def test_tile_option_sets_the_gemm_tiles_and_bad_values_are_diagnosed(tmp_path):
     run = lambda *a: subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/matmul_tiled.cu", *a],  # noqa: E731
                                     cwd=ROOT, capture_output=True, text=True)
     good = run("--tile", "128,64,32")
-    assert good.returncode == 0 and "T.alloc_shared((128, 32,)" in good.stdout and "T.ceildiv(N, 64)" in good.stdout
+    assert good.returncode == 0 and "T.alloc_shared((128, 32)" in one_line(good.stdout) and "T.ceildiv(N, 64)" in good.stdout
     bad = run("--tile", "128,100")
     assert bad.returncode == 2 and "error TP007" in bad.stderr
 
@@ -333,7 +334,7 @@ def test_batched_gemm_keeps_the_batch_axis():
 
 
 def test_autotune_config_is_named_in_the_port():
-    text = emit_module(load_module(str(ROOT / "samples/triton/matmul_grouped.py")))
+    text = one_line(emit_module(load_module(str(ROOT / "samples/triton/matmul_grouped.py"))))
     assert "autotune config 0 of 1 (BLOCK_M=32" in text
 
 
@@ -425,7 +426,7 @@ def test_triton_block_loads_become_copies_of_strided_views_with_an_async_program
     run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out), *dtypes],
                          cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    text = out.read_text()
+    text = one_line(out.read_text())
     assert "x_ptr: T.StridedTensor((rows, depth), (sx_r, sx_d), T.float16)" in text
     assert 'sx_d = 1 if aligned else T.dynamic("sx_d")' in text
     assert "T.copy(x_ptr[BR * bx, BD * step], xs)" in text and "T.copy(w_ptr[BD * step, BC * by], ws)" in text

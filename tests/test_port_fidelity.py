@@ -1,11 +1,15 @@
 """A port computes what the original computes: 64-bit offsets stay 64-bit, a padded shared tile
-keeps its padding (fp32 products: test_match.py and test_triton_frontend.py)."""
+keeps its padding, exp is exp2 only where that changes nothing (fp32 products: test_match.py
+and test_triton_frontend.py)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+from porter.emit.exp2 import EXP2_RELATIVE_ERROR, rounding_hides
+from tests.conftest import one_line
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -17,7 +21,7 @@ def _convert(tmp_path, name: str, text: str) -> str:
     run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out)],
                          cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    return out.read_text()
+    return one_line(out.read_text())
 
 
 def test_a_size_t_row_offset_is_multiplied_in_64_bits(tmp_path):
@@ -67,7 +71,7 @@ void launch(float* out, const float* in, int rows, int cols) {
 }
 """)
     assert "rule transpose" in port
-    assert "T.alloc_shared((32, 33,), T.float32)" in port
+    assert "T.alloc_shared((32, 33), T.float32)" in port
     assert "for tile_r, tile_c in T.Parallel(32, 32):" in port
 
 
@@ -128,3 +132,37 @@ void launch(const float* in, float* out, int n) { halo<<<(n + 255) / 256, 256>>>
     module = load_port(str(tmp_path / "halo_tl.py"))
     source = lower(module.halo_program(), {"kind": "cuda", "arch": "sm_80"}, pass_configs(module)).kernel_source
     assert "((int)threadIdx.x) < 3)" in source, source
+
+
+def test_exp_is_exp2_only_where_the_original_computes_it_so_or_rounding_hides_it(tmp_path):
+    """exp2(x * log2 e) rounds x * log2 e first: up to ~5.5e-6 relative, below float16's and
+    bfloat16's rounding, above float32's (emit/exp2.py)."""
+    assert rounding_hides("float16") and rounding_hides("bfloat16")
+    assert not rounding_hides("float32") and 5e-6 < EXP2_RELATIVE_ERROR < 6e-6
+    golden = ROOT / "tests" / "golden"
+    # Triton lowers its float32 tl.exp to ex2.approx of x * log2 e: the port does the same
+    triton = one_line((golden / "samples__triton__softmax_fused_tl.py").read_text())
+    assert "T.exp2((x[i] - x_max[0]) * T.float32(1.4426950408889634))" in triton
+    assert "T.exp(" not in triton
+    # a CUDA expf kept in float32 stays exp
+    cuda = one_line((golden / "samples__cuda__softmax_row_tl.py").read_text())
+    assert "T.exp(" in cuda and "T.exp2(" not in cuda
+    # an exp rounded straight to half: exp2, and the port still matches the original
+    port = _convert(tmp_path, "hexp", """
+#include <cuda_fp16.h>
+__global__ void half_exp(__half* out, const __half* x, float* wide, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[i] = __float2half(expf(__half2float(x[i])));
+        wide[i] = expf(__half2float(x[i]));
+    }
+}
+void launch(__half* out, const __half* x, float* wide, int n) {
+    half_exp<<<(n + 255) / 256, 256>>>(out, x, wide, n);
+}
+""")
+    assert port.count("T.exp2(") == 1 and port.count("T.exp(") == 1
+    check = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(tmp_path / "hexp.cu"),
+                            str(tmp_path / "hexp_tl.py"), "--no-compile-check"],
+                           cwd=ROOT, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

@@ -15,7 +15,8 @@ from porter.diagnostics import NoKernelConverted
 from porter.emit.tilelang import emit_module
 from porter.frontends.triton import convert_triton
 from porter.verify.driver import VerifyOptions, verify
-from tests.conftest import ROOT
+
+from tests.conftest import ROOT, one_line
 
 REAL = ROOT / "tests" / "real_triton"
 
@@ -346,7 +347,7 @@ def test_spin_lock_ports_to_one_lane_test_and_set_and_verifies(tmp_path):
     assert "GROUPS" in kernel.generic  # the launch's `groups = 16; if rows <= 64: groups = 4`
     assert [k.constexprs["GROUPS"] for k in [kernel] + kernel.launch_values] == [16, 4]
     port = _port(tmp_path, source)
-    text = port.read_text()
+    text = one_line(port.read_text())
     spin = ("            for i in T.Parallel(1):\n"
             "                while T.atomic_max(Locks[group], 1, memory_order=\"acq_rel\", "
             "return_prev=True) == 1:\n")

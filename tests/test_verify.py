@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, one_line
 
 CUDA = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "samples/cuda").glob("*.cu"))
 TRITON = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "samples/triton").glob("*.py"))
@@ -110,7 +110,7 @@ MUTANTS = [
 def test_mutated_port_fails_with_exit_1(rel, pattern, replacement, tmp_path):
     port = tmp_path / "port_tl.py"
     assert tileport("convert", rel, "-o", port).returncode == 0
-    text = port.read_text()
+    text = one_line(port.read_text())
     mutated, count = re.subn(pattern, replacement, text, count=1)
     if count == 0:
         pytest.fail(f"mutation pattern {pattern!r} not found in the port of {rel}")

@@ -15,6 +15,7 @@ from bench.mutation import KINDS, all_mutants, kernel_bodies, select
 from porter.frontends.load import load_module
 from porter.verify.driver import VerifyOptions, verify
 from porter.verify.inputs import loop_quanta, problem_sizes
+from tests.conftest import one_line
 
 ROOT = Path(__file__).resolve().parents[1]
 SOFTMAX = ROOT / "samples" / "cuda" / "softmax_row.cu"
@@ -31,7 +32,7 @@ def softmax_port(tmp_path_factory) -> Path:
 
 
 def _mutant(tmp_path, port: Path, old: str, new: str) -> Path:
-    text = port.read_text()
+    text = one_line(port.read_text())
     assert text.count(old) >= 1, old
     path = tmp_path / port.name.replace("_tl", "_mutant_tl")
     path.write_text(text.replace(old, new, 1))
@@ -124,7 +125,7 @@ def test_a_write_past_the_end_of_a_tile_is_caught_and_named(tmp_path, softmax_po
 def test_a_read_one_lane_past_a_buffer_is_caught_though_it_is_masked_later(tmp_path, softmax_port):
     # the last row reads one element past x: the value is never stored (the store is masked
     # again), so only the access itself can tell
-    text = softmax_port.read_text()
+    text = one_line(softmax_port.read_text())
     load = next(line for line in text.splitlines() if "T.max(row_max_chunk[j], T.if_then_else(ck * 256 + j < cols, in_[" in line)
     bad = _mutant(tmp_path, softmax_port, load, load.replace("ck * 256 + j < cols,", "ck * 256 + j <= cols,", 1))
     result = _verify(SOFTMAX, bad)
@@ -139,7 +140,7 @@ def test_rounding_follows_cuda_and_other_targets_are_flagged(tmp_path):
     run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(ROUND), "-o", str(port)],
                          cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    text = port.read_text()
+    text = one_line(port.read_text())
     # rintf is ties-to-even on every target; roundf (ties away from zero) is spelled out, since
     # T.round is nearbyintf on CUDA but roundf on HIP
     assert "T.nearbyint(" in text and "T.round(" not in text

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from porter.builtins import TILELANG_MATH
+from porter.emit.exp2 import LOG2E, rounding_hides
 from porter.ir.tiles import TileLoad
 from porter.ir.nodes import (
     BinOp, Builtin, Call, Cast, Const, Load, Select, UnaryOp, Var, is_float,
@@ -30,10 +31,11 @@ def dtype_ref(dtype: str) -> str:
 class ExprEmitter:
     """Prints expressions; `names` renames IR variables, `builtins` maps geometry to source."""
 
-    def __init__(self, names: dict, builtins: dict, constants=()):
+    def __init__(self, names: dict, builtins: dict, constants=(), exp2_float32: bool = False):
         self.names = names
         self.builtins = builtins
         self.constants = set(constants)  # named constants in scope (Triton constexprs)
+        self.exp2_float32 = exp2_float32  # the original computes float32 exp as exp2 (Triton)
 
     def __call__(self, e) -> str:
         return self.emit(e)[0]
@@ -54,6 +56,8 @@ class ExprEmitter:
             indices = ", ".join(self(i) for i in e.indices)
             return f"{self.names.get(e.buffer, e.buffer)}[{indices}]", _PREC["atom"]
         if isinstance(e, Cast):
+            if _is_exp(e.a) and rounding_hides(e.dtype):
+                return f"T.Cast({dtype_ref(e.dtype)}, {self.exp2(e.a)})", _PREC["atom"]
             return f"T.Cast({dtype_ref(e.dtype)}, {self(e.a)})", _PREC["atom"]
         if isinstance(e, Select):
             return f"T.if_then_else({self(e.cond)}, {self(e.a)}, {self(e.b)})", _PREC["atom"]
@@ -65,7 +69,11 @@ class ExprEmitter:
             if e.dtype in ("float16", "bfloat16") and e.func not in ("max", "min"):
                 # Half-precision math is computed in float32 and rounded once, as CUDA's h* functions do.
                 wide = Call(e.func, tuple(Cast("float32", a) for a in e.args), "float32")
+                if e.func == "exp" and rounding_hides(e.dtype):
+                    return f"T.Cast({dtype_ref(e.dtype)}, {self.exp2(wide)})", _PREC["atom"]
                 return f"T.Cast({dtype_ref(e.dtype)}, {self(wide)})", _PREC["atom"]
+            if _is_exp(e) and self.exp2_float32:
+                return self.exp2(e), _PREC["atom"]
             if e.func == "round":
                 # C's round: halfway cases away from zero, on every target (T.round is not)
                 x = self(e.args[0])
@@ -107,6 +115,12 @@ class ExprEmitter:
             right = f"({right})"
         return f"{left} {op} {right}", prec
 
+    def exp2(self, e: Call) -> str:
+        """float32 exp(x) as exp2(x * log2 e): see porter/emit/exp2.py for when it may."""
+        x, prec = self.emit(e.args[0])
+        x = x if prec >= _PREC["*"] else f"({x})"
+        return f"T.exp2({x} * T.float32({float_literal(LOG2E)}))"
+
     def const(self, e: Const) -> str:
         if e.name in self.constants:
             return e.name
@@ -118,10 +132,25 @@ class ExprEmitter:
                 return f"{'-' if value < 0 else ''}T.infinity({dtype_ref(e.dtype)})"
             if math.isnan(value):
                 return f'T.{e.dtype}("{value}")'
-            return f"T.{e.dtype}({value!r})"
+            return f"T.{e.dtype}({float_literal(value)})"
         if e.dtype == "int32":
             return str(int(e.value)) if e.value >= 0 else f"({int(e.value)})"
         return f"T.{e.dtype}({int(e.value)})"
+
+
+def _is_exp(e) -> bool:
+    return isinstance(e, Call) and e.func == "exp" and e.dtype == "float32"
+
+
+def tuple_text(items) -> str:
+    """A tuple literal: `(a,)` for one item, `(a, b)` for more (no magic trailing comma)."""
+    items = list(items)
+    return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"
+
+
+def float_literal(value: float) -> str:
+    """A float as Python reads it back exactly, spelled as black spells it (`1e38`)."""
+    return repr(value).replace("e+", "e")
 
 
 def _assoc(e, op: str) -> bool:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from porter import __version__
-from porter.emit.expressions import ExprEmitter, dtype_ref
+from porter.emit.expressions import ExprEmitter, dtype_ref, tuple_text
+from porter.emit.layout import bullet, docstring, lay_out_module
 from porter.emit.triton_launch import add_variants, host_python, triton_view
 from porter.emit.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.ir.fold import try_int
@@ -78,7 +79,10 @@ class KernelView:
 
 
 def _environment():
-    return environment(_templates_dir())
+    env = environment(_templates_dir())
+    env.filters["bullet"] = bullet
+    env.filters["docstring"] = docstring
+    return env
 
 
 class KernelEmitter:
@@ -102,7 +106,8 @@ class KernelEmitter:
             builtins[("block_dim", axis)] = str(launch.block[axis]) if axis < len(launch.block) else "1"
         self.constants = {n: v for n, v in kernel.constexprs.items()
                           if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        self.expr = ExprEmitter(self.names, builtins, self.constants)
+        self.expr = ExprEmitter(self.names, builtins, self.constants,
+                                exp2_float32=kernel.language == "triton")
         self.grid_names = []
         if kernel.language == "triton":
             # the grid is the caller's (`kernel[grid](...)`): parameters of the prim_func
@@ -276,8 +281,8 @@ class KernelEmitter:
         for s in walk_stmts(body):
             if isinstance(s, TileBuffer):
                 fn = "T.alloc_shared" if s.scope == "shared" else "T.alloc_fragment"
-                shape = ", ".join(self.named(d) for d in s.shape)
-                lines.append(f"{self.names[s.name]} = {fn}(({shape},), {dtype_ref(s.dtype)})")
+                shape = tuple_text(self.named(d) for d in s.shape)
+                lines.append(f"{self.names[s.name]} = {fn}({shape}, {dtype_ref(s.dtype)})")
             elif isinstance(s, Alloc):
                 fn = "T.alloc_shared" if s.scope == "shared" else "T.alloc_local"
                 dims = "x".join(map(str, s.shape))
@@ -312,6 +317,10 @@ class KernelEmitter:
         block = f"block {tuple(L.block)}"
         if tuple(L.block) == (1,) and L.threads:  # a raised kernel: TileLang's threads, no SIMT lanes
             block = f"{L.threads} threads"
+        elif self.k.language == "triton" and L.threads:
+            # a Triton program's block is its tile; its threads are num_warps * 32
+            tile = " x ".join(str(extent) for extent in L.block)
+            block = f"{L.threads} threads, a {tile} tile per program"
         return f"grid ({grid}), {block}, {where}{note}"
 
     # ------------------------------------------------------------------ statements
@@ -548,8 +557,9 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
     template = _environment().get_template("module.py.j2")
     failures = [{"name": f.name, "line": f.loc.line, "code": f.diagnostic.code,
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]
-    return template.render(version=__version__, source=source_name, language=module.language,
+    text = template.render(version=__version__, source=source_name, language=module.language,
                            kernels=views, failures=failures)
+    return lay_out_module(text)
 
 
 def _docstring_safe(text: str) -> str:

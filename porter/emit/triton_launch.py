@@ -12,6 +12,7 @@ values rather than compute something else.
 
 from __future__ import annotations
 
+from porter.emit.expressions import tuple_text
 from porter.ir.nodes import BinOp, Call, Const, For, Var
 from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
@@ -82,8 +83,8 @@ def _default_grid(printed, values, names: dict, generic) -> str | None:
 
     constexprs = set(values.constexprs)
     try:
-        mine = "(" + ", ".join(host_python(g, names, constexprs) for g in printed.launch.grid) + ",)"
-        real = "(" + ", ".join(host_python(g, names, constexprs) for g in values.launch.grid) + ",)"
+        mine = tuple_text(host_python(g, names, constexprs) for g in printed.launch.grid)
+        real = tuple_text(host_python(g, names, constexprs) for g in values.launch.grid)
     except ValueError:
         return None
     if printed is values or not generic:

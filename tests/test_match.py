@@ -14,7 +14,8 @@ import pytest
 from porter.diagnostics import TileportError
 from porter.emit.tilelang import emit_module, port_level
 from porter.frontends.load import load_module
-from porter.ir.tiles import Gemm, ParallelFor, TileBuffer
+from porter.ir.nodes import Const, Var
+from porter.ir.tiles import Fill, Gemm, ParallelFor, TileBuffer, TileStore, whole_tile_fills
 from porter.ir.walk import walk_stmts
 from porter.match import raise_kernel, raise_module
 from porter.match.summary import Sum, summarize
@@ -548,3 +549,33 @@ def test_attention_copies_keys_and_values_in_a_program_compiled_for_its_length(t
     fast = lower(factory(aligned=True, seq_len=256), target, configs)
     assert async_copies(fast.kernel_source) >= 3  # q, and k and v into two stages
     assert async_copies(lower(factory(), target, configs).kernel_source) == 0  # the general program gathers
+
+
+def test_a_constant_stored_over_a_whole_tile_is_a_clear_or_a_fill():
+    """`tl.zeros` and a running max's -inf start as element stores; over the whole tile they are
+    T.clear / T.fill, as a TileLang author writes them. A store over part of a tile, or of a
+    value that is not a constant, stays a T.Parallel loop."""
+    i, j = Var("i", "int32"), Var("j", "int32")
+    tile = TileBuffer("acc", "float32", (64, 32))
+    def store(extents, value, indices=(i, j)):
+        return ParallelFor((i, j), extents, [TileStore("acc", indices, value)])
+    zero, other = Const(0.0, "float32"), Var("x", "float32")
+    body = whole_tile_fills([tile, store((64, 32), zero), store((64, 16), zero),
+                             store((64, 32), other), store((64, 32), zero, (j, i))])
+    assert isinstance(body[1], Fill) and body[1].value == zero
+    assert all(isinstance(s, ParallelFor) for s in body[2:])
+    matmul = one_line((ROOT / "tests/golden/samples__triton__matmul_fp16_tl.py").read_text())
+    attention = one_line((ROOT / "tests/golden/samples__triton__attention_fwd_small_tl.py").read_text())
+    assert "T.clear(acc)" in matmul and "acc[i, j] = T.float32(0.0)" not in matmul
+    assert "T.fill(m_i, -T.infinity(T.float32))" in attention and "T.clear(l_i)" in attention
+
+
+def test_a_row_reduction_keeps_the_name_the_original_gives_its_result(tmp_path):
+    """`float peak = red[0];` (after the tree) names the port's running max and its fragments;
+    a helper's locals, inlined, do not (layernorm's `total` is two reductions)."""
+    source = (ROOT / "samples/cuda/softmax_row.cu").read_text().replace("row_max", "peak")
+    text = one_line(emit_module(raise_module(load_module(cuda(tmp_path, source)))))
+    assert "peak = T.alloc_var(T.float32)" in text and "T.reduce_max(peak_chunk, peak_part, dim=0)" in text
+    assert "row_max" not in text
+    layernorm = one_line(emit_module(raise_module(load_module(str(ROOT / "samples/cuda/layernorm_forward.cu")))))
+    assert "total" not in layernorm

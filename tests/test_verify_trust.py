@@ -87,15 +87,23 @@ def test_a_mask_bug_is_reported_as_the_tail_with_coordinates(tmp_path, softmax_p
     worst = next(b for b in case.buffers if b.name == "out").where["worst"][0]
     assert len(worst["at"]) == 2 and worst["at"][1] == case.sizes["cols"] - 1  # [row, last column]
     assert worst["expected"] != worst["actual"]
-    spread = _verify(SOFTMAX, _mutant(tmp_path, softmax_port, "* (T.float32(1.0) / row_sum_1)",
-                                      "* (T.float32(1.01) / row_sum_1)"))
+    spread = _verify(SOFTMAX, _mutant(tmp_path, softmax_port, "inv_sum = T.float32(1.0) / row_sum_1",
+                                      "inv_sum = T.float32(1.01) / row_sum_1"))
     assert any(b.where and b.where["where"] == "spread" for c in spread.cases for b in c.buffers)
+
+
+_CLEAR = "                T.clear(row_sum_1_chunk)"
+
+
+def _clear_lanes(lanes: int) -> str:
+    """The port's T.clear of the 256-lane chunk written out, over `lanes` lanes instead."""
+    return (f"                for j in T.Parallel({lanes}):\n"
+            "                    row_sum_1_chunk[j] = T.float32(0.0)")
 
 
 def test_a_tile_read_before_it_is_written_is_caught(tmp_path, softmax_port):
     # on a GPU the last lane of the chunk would hold garbage: on the CPU it holds poison, not 0
-    init = "                for j in T.Parallel(256):\n                    row_sum_1_chunk[j] = T.float32(0.0)"
-    bad = _mutant(tmp_path, softmax_port, init, init.replace("T.Parallel(256)", "T.Parallel(255)"))
+    bad = _mutant(tmp_path, softmax_port, _CLEAR, _clear_lanes(255))
     assert _verify(SOFTMAX, bad).verdict == "mismatch"
 
 
@@ -112,8 +120,7 @@ def test_a_write_past_the_end_of_a_buffer_is_caught(tmp_path, softmax_port):
 def test_a_write_past_the_end_of_a_tile_is_caught_and_named(tmp_path, softmax_port):
     # a tile has no guard zone (a plain array on the CPU; registers or another tile on a GPU):
     # the bounds checks of verify's CPU build report the stray write, and the case fails
-    init = "                for j in T.Parallel(256):\n                    row_sum_1_chunk[j] = T.float32(0.0)"
-    bad = _mutant(tmp_path, softmax_port, init, init.replace("T.Parallel(256)", "T.Parallel(257)"))
+    bad = _mutant(tmp_path, softmax_port, _CLEAR, _clear_lanes(257))
     result = _verify(SOFTMAX, bad)
     assert result.verdict == "mismatch"
     strays = [s for c in result.cases for s in c.strays]

@@ -26,7 +26,10 @@ from porter.ir.nodes import (
 )
 from porter.ir.printer import format_expr
 from porter.emit.vectors import vectorize_lanes
-from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, fp32_products, is_tile_level
+from porter.ir.tiles import (
+    Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, fp32_products, is_tile_level,
+    whole_tile_fills,
+)
 from porter.ir.walk import declared_names, walk_stmts
 from porter.jinja_env import environment
 
@@ -215,6 +218,7 @@ class KernelEmitter:
         body = simplify_stmts(substitute_block_dims(self.body, tuple(launch.block)))
         if is_tile_level(body):
             # Tile level: whole-tile statements; each element-wise step is its own T.Parallel.
+            body = whole_tile_fills(body)
             v.level = "tile"
             v.rule = ", ".join(tile_primitives(body)) or "T.Parallel steps"
             v.rule = f"rule {k.rule}: {v.rule}" if k.rule else f"blocks: {v.rule}"

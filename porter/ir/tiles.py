@@ -141,3 +141,26 @@ def fp32_products(s, body) -> bool:
     if not isinstance(s, Gemm) or s.precision != "ieee":
         return False
     return any(isinstance(t, TileBuffer) and t.name == s.a and t.dtype == "float32" for t in walk_stmts(body))
+
+
+def whole_tile_fills(body: list) -> list:
+    """`for i, j in T.Parallel(M, N): t[i, j] = c` over all of tile t becomes Fill(t, c):
+    T.clear / T.fill, as a TileLang author initializes an accumulator (`tl.zeros`, a
+    running max's -inf). The same stores, one statement TileLang lowers as it likes."""
+    from porter.ir.nodes import Const, Var
+    from porter.ir.walk import rewrite_stmts, walk_stmts
+
+    shapes = {s.name: tuple(s.shape) for s in walk_stmts(body) if isinstance(s, TileBuffer)}
+
+    def fill(s):
+        if not (isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore)):
+            return s
+        store = s.body[0]
+        whole = (shapes.get(store.buffer) == tuple(s.extents)
+                 and len(store.indices) == len(s.vars)
+                 and all(isinstance(i, Var) and i.name == v.name for i, v in zip(store.indices, s.vars)))
+        if whole and isinstance(store.value, Const):
+            return Fill(store.buffer, store.value, store.loc or s.loc)
+        return s
+
+    return rewrite_stmts(body, fill)

@@ -119,7 +119,9 @@ def match(kernel: Kernel) -> Kernel:
     block = tuple(kernel.launch.block)
     if len([b for b in block if b > 1]) > 1:
         raise Miss("a 2-D thread block")
-    writes = summarize(kernel)
+    result_names: dict = {}
+    value_names: dict = {}
+    writes = summarize(kernel, result_names, value_names)
     for w in writes:  # a __shfl_down_sync result is the warp's only in lane 0
         if any(r.lane0 for r in _reduces(w.value) + _reduces(w.index)) and \
                 not any(_is_lane_zero(c) for c in conjuncts(w.guard)):
@@ -170,9 +172,12 @@ def match(kernel: Kernel) -> Kernel:
     names = {}
     body = []
     for n, r in enumerate(reduces):
-        body += _reduction(r, n, names, loc)
+        body += _reduction(r, n, names, loc, result_names.get(r, ""))
+    named = {_use_results(v, names): name for v, name in value_names.items()}
+    hoisted: set = set()
     for w in writes:
-        body += _write(w, [c for c in conjuncts(w.guard) if c not in common], names, loc)
+        body += _write(w, [c for c in conjuncts(w.guard) if c not in common], names, loc,
+                       named, hoisted)
     if common:
         body = [If(all_of(common), body, [], loc)]
     if warp_rows and rows_per_block > 1:
@@ -204,11 +209,13 @@ def _at(e, var, position):
     return substitute(e, {var.name: position})
 
 
-def _reduction(r: RowReduce, n: int, names: dict, loc) -> list:
-    """acc = op over [0, stop) of body, a chunk of CHUNK elements at a time."""
+def _reduction(r: RowReduce, n: int, names: dict, loc, user_name: str = "") -> list:
+    """acc = op over [0, stop) of body, a chunk of CHUNK elements at a time; acc is named as
+    the original names the result (`float row_max = red[0];`) where it does."""
     width = _chunk(r.stop) if r.stride is None else r.group
-    base_name = r.hint or f"row_{'sum' if r.op == '+' else r.op}"
-    acc = Var(f"{base_name}_{n}" if n and not r.hint else base_name, r.dtype)
+    hint = r.hint or user_name
+    base_name = hint or f"row_{'sum' if r.op == '+' else r.op}"
+    acc = Var(f"{base_name}_{n}" if n and not hint else base_name, r.dtype)
     frag, part = f"{acc.name}_chunk", f"{acc.name}_part"
     ck, j = Var("ck", "int32"), Var("j", "int32")
     int_identity = {"+": 0, "max": -2 ** 31, "min": 2 ** 31 - 1}
@@ -245,7 +252,28 @@ def _reduction(r: RowReduce, n: int, names: dict, loc) -> list:
     return out
 
 
-def _write(w, guard, names, loc) -> list:
+def _hoist_named(value, named: dict, hoisted: set, loc) -> tuple:
+    """Values of the row the original keeps in a local (`inv_sum = 1.0f / sum`), computed
+    once before the row write under that name: (the value reading them, their Decls)."""
+    decls = []
+
+    def step(node):
+        name = named.get(node)
+        if name is None or isinstance(node, (Var, Const)):
+            return None
+        var = Var(name, node.dtype)
+        if name not in hoisted:
+            hoisted.add(name)
+            decls.append(Decl(var, node, loc))
+        return var
+
+    try:
+        return map_expr(value, step), decls
+    except TypeError:
+        return value, []
+
+
+def _write(w, guard, names, loc, named=None, hoisted=None) -> list:
     """A write once per block, or a row write over the strided loop's range."""
     if w.domain is not None and w.atomic:
         raise Miss("atomics inside a strided loop")
@@ -271,11 +299,14 @@ def _write(w, guard, names, loc) -> list:
     ck, j = Var("ck", "int32"), Var("j", "int32")
     width = _chunk(stop)
     position = BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
+    value, decls = _hoist_named(_use_results(w.value, names), named or {}, set() if hoisted is None
+                                else hoisted, w.loc)
     index = _at(_use_results(w.index, names), var, position)
-    value = _at(_use_results(w.value, names), var, position)
+    value = _at(value, var, position)
     cond = all_of([BinOp("<", position, stop, "bool")] + [_at(_use_results(c, names), var, position) for c in guard])
     if not (_thread_free(index) and _thread_free(value) and _thread_free(cond)):
         raise Miss("a strided store that depends on the thread index otherwise than through the loop")
     steps = Call("ceildiv", (stop, Const(width, "int32")), "int32")
     inner = ParallelFor((j,), (width,), [If(cond, [Store(w.buffer, index, value, w.loc)], [], w.loc)], w.loc)
-    return [For(ck, Const(0, "int32"), BinOp("<", ck, steps, "bool"), Const(1, "int32"), [inner], w.loc)]
+    return decls + [For(ck, Const(0, "int32"), BinOp("<", ck, steps, "bool"), Const(1, "int32"), [inner],
+                        w.loc)]

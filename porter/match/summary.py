@@ -169,6 +169,8 @@ class Summarizer:
         self.materialize = False  # reads of shared tiles stay reads of a tile (see `tiles`)
         self.tiles: dict = {}    # shared array -> (rows, cols, Var r, Var c, value over r and c)
         self.writes: list = []
+        self.result_names: dict = {}  # RowReduce -> the first local the kernel keeps it in
+        self.value_names: dict = {}   # a value computed from them -> the local holding it
         self.fresh = 0
         self.ranges: dict = {}  # loop symbol -> (start, stop) when constant
 
@@ -333,6 +335,11 @@ class Summarizer:
 
     # ---------------------------------------------------------------- statements
 
+    def _own(self, loc) -> bool:
+        """A statement of the kernel's own body (not of a helper inlined into it, whose
+        locals name a helper's value: `total`, or a return slot)."""
+        return _after(loc, self.kernel.loc)
+
     def run(self, stmts, env, guard):
         for s in stmts:
             if isinstance(s, Sync):
@@ -346,6 +353,11 @@ class Summarizer:
                 continue
             if isinstance(s, Decl):
                 env[s.var.name] = self.expr(s.init, env) if s.init is not None else None
+                kept = _kept_reduction(env[s.var.name])
+                if kept is not None and self._own(s.loc):
+                    self.result_names.setdefault(kept, s.var.name)  # `row_max = red[0]`
+                elif self._own(s.loc) and _holds_reduction(env[s.var.name]):
+                    self.value_names.setdefault(env[s.var.name], s.var.name)  # `inv_sum = 1 / s`
             elif isinstance(s, Assign):
                 env[s.var.name] = self.expr(s.value, env)
             elif isinstance(s, Store):
@@ -1022,10 +1034,43 @@ def substitute_builtins(e, mapping: dict):
     return map_expr(e, step)
 
 
-def summarize(kernel) -> list:
-    """The kernel's global writes as formulas (raises Miss)."""
+def _kept_reduction(value):
+    """The RowReduce a local holds: itself, or combined with a constant (the threads'
+    starting value, `fmaxf(-FLT_MAX, ...)`)."""
+    if isinstance(value, RowReduce):
+        return value
+    parts = getattr(value, "args", None) or (
+        (value.a, value.b) if isinstance(value, BinOp) and value.op == "+" else ())
+    if len(parts) == 2 and getattr(value, "func", "max") in ("max", "min"):
+        reduces = [p for p in parts if isinstance(p, RowReduce)]
+        if len(reduces) == 1 and any(isinstance(p, Const) for p in parts):
+            return reduces[0]
+    return None
+
+
+def _holds_reduction(value) -> bool:
+    from porter.ir.walk import walk_expr
+
+    try:
+        return any(isinstance(n, RowReduce) for n in walk_expr(value))
+    except TypeError:
+        return False
+
+
+def _after(loc, start) -> bool:
+    return loc is not None and start is not None and loc.file == start.file and loc.line > start.line
+
+
+def summarize(kernel, result_names: dict | None = None, value_names: dict | None = None) -> list:
+    """The kernel's global writes as formulas (raises Miss); `result_names`, when given, is
+    filled with the name of the local each combined value was first kept in, `value_names`
+    with the locals holding values computed from them (`inv_sum = 1.0f / red[0]`)."""
     s = Summarizer(kernel)
     s.run(kernel.body, {}, None)
+    if result_names is not None:
+        result_names.update(s.result_names)
+    if value_names is not None:
+        value_names.update(s.value_names)
     if not s.writes:
         raise Miss("the kernel writes no global memory")
     return s.writes

@@ -2,8 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/argmax_row.cu (cuda).
 
-- `argmax_row` (samples/cuda/argmax_row.cu:11), tile level (rule rowwise: T.reduce);
-  launch: grid (rows), 256 threads, from the launch site (line 67).
+- `argmax_row` (samples/cuda/argmax_row.cu:11), tile level (rule rowwise: T.fill,
+  T.reduce); launch: grid (rows), 256 threads, from the launch site (line 67).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 wrapper (`<name>(...)`) that takes the original kernel's parameters, with torch tensors
@@ -80,8 +80,7 @@ def argmax_row_program():
             if bx < rows:
                 row_max = T.alloc_var(T.float32)
                 row_max = -T.infinity(T.float32)
-                for j in T.Parallel(256):
-                    row_max_chunk[j] = -T.infinity(T.float32)
+                T.fill(row_max_chunk, -T.infinity(T.float32))
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         row_max_chunk[j] = T.max(
@@ -99,8 +98,7 @@ def argmax_row_program():
                 row_max = T.max(row_max, row_max_part[0])
                 row_argmax = T.alloc_var(T.int32)
                 row_argmax = 2147483647
-                for j in T.Parallel(256):
-                    row_argmax_chunk[j] = 2147483647
+                T.fill(row_argmax_chunk, 2147483647)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         row_argmax_chunk[j] = T.min(

@@ -3,7 +3,8 @@
 """TileLang port of samples/cuda/cross_entropy.cu (cuda).
 
 - `cross_entropy_forward` (samples/cuda/cross_entropy.cu:46), tile level (rule rowwise:
-  T.reduce); launch: grid (rows), 256 threads, from the launch site (line 95).
+  T.clear, T.fill, T.reduce); launch: grid (rows), 256 threads, from the launch site
+  (line 95).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 wrapper (`<name>(...)`) that takes the original kernel's parameters, with torch tensors
@@ -76,13 +77,12 @@ def cross_entropy_forward_program():
         with T.Kernel(rows, threads=256) as bx:
             row_max_chunk = T.alloc_fragment((256,), T.float32)
             row_max_part = T.alloc_fragment((1,), T.float32)
-            row_sum_1_chunk = T.alloc_fragment((256,), T.float32)
-            row_sum_1_part = T.alloc_fragment((1,), T.float32)
+            row_sum_chunk = T.alloc_fragment((256,), T.float32)
+            row_sum_part = T.alloc_fragment((1,), T.float32)
             if bx < rows:
                 row_max = T.alloc_var(T.float32)
                 row_max = -T.infinity(T.float32)
-                for j in T.Parallel(256):
-                    row_max_chunk[j] = -T.infinity(T.float32)
+                T.fill(row_max_chunk, -T.infinity(T.float32))
                 for ck in T.serial(T.ceildiv(classes, 256)):
                     for j in T.Parallel(256):
                         row_max_chunk[j] = T.max(
@@ -98,13 +98,12 @@ def cross_entropy_forward_program():
                         )
                 T.reduce_max(row_max_chunk, row_max_part, dim=0)
                 row_max = T.max(row_max, row_max_part[0])
-                row_sum_1 = T.alloc_var(T.float32)
-                row_sum_1 = T.float32(0.0)
-                for j in T.Parallel(256):
-                    row_sum_1_chunk[j] = T.float32(0.0)
+                row_sum = T.alloc_var(T.float32)
+                row_sum = T.float32(0.0)
+                T.clear(row_sum_chunk)
                 for ck in T.serial(T.ceildiv(classes, 256)):
                     for j in T.Parallel(256):
-                        row_sum_1_chunk[j] = row_sum_1_chunk[j] + T.if_then_else(
+                        row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(
                             ck * 256 + j < classes,
                             T.exp(
                                 logits[
@@ -115,8 +114,8 @@ def cross_entropy_forward_program():
                             ),
                             T.float32(0.0),
                         )
-                T.reduce_sum(row_sum_1_chunk, row_sum_1_part, dim=0)
-                row_sum_1 = row_sum_1 + row_sum_1_part[0]
+                T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
+                row_sum = row_sum + row_sum_part[0]
                 if T.Or(
                     T.Or(targets[bx] == (-100), targets[bx] < 0), targets[bx] >= classes
                 ):
@@ -132,7 +131,7 @@ def cross_entropy_forward_program():
                             T.Cast(T.int64, bx) * classes + T.Cast(T.int64, targets[bx])
                         ]
                         - T.max(T.float32(-3.4028234663852886e38), row_max)
-                        - T.log(row_sum_1)
+                        - T.log(row_sum)
                     )
 
     return cross_entropy_forward

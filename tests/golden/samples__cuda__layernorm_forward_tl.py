@@ -3,7 +3,7 @@
 """TileLang port of samples/cuda/layernorm_forward.cu (cuda).
 
 - `layernorm_forward` (samples/cuda/layernorm_forward.cu:27), tile level (rule rowwise:
-  T.reduce); launch: grid (rows), 128 threads, from the launch site (line 84).
+  T.clear, T.reduce); launch: grid (rows), 128 threads, from the launch site (line 84).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 wrapper (`<name>(...)`) that takes the original kernel's parameters, with torch tensors
@@ -88,8 +88,7 @@ def layernorm_forward_program():
             if bx < rows:
                 row_sum = T.alloc_var(T.float32)
                 row_sum = T.float32(0.0)
-                for j in T.Parallel(256):
-                    row_sum_chunk[j] = T.float32(0.0)
+                T.clear(row_sum_chunk)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(
@@ -104,8 +103,7 @@ def layernorm_forward_program():
                 row_sum = row_sum + row_sum_part[0]
                 row_sum_1 = T.alloc_var(T.float32)
                 row_sum_1 = T.float32(0.0)
-                for j in T.Parallel(256):
-                    row_sum_1_chunk[j] = T.float32(0.0)
+                T.clear(row_sum_1_chunk)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         row_sum_1_chunk[j] = row_sum_1_chunk[j] + T.if_then_else(
@@ -128,6 +126,8 @@ def layernorm_forward_program():
                         )
                 T.reduce_sum(row_sum_1_chunk, row_sum_1_part, dim=0)
                 row_sum_1 = row_sum_1 + row_sum_1_part[0]
+                mean = row_sum / T.Cast(T.float32, cols)
+                var = row_sum_1 / T.Cast(T.float32, cols)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         if ck * 256 + j < cols:
@@ -139,9 +139,9 @@ def layernorm_forward_program():
                                     T.Cast(T.int64, bx) * cols
                                     + T.Cast(T.int64, ck * 256 + j)
                                 ]
-                                - row_sum / T.Cast(T.float32, cols)
+                                - mean
                             ) * T.rsqrt(
-                                row_sum_1 / T.Cast(T.float32, cols) + eps
+                                var + eps
                             ) * gamma[
                                 ck * 256 + j
                             ] + beta[

@@ -3,8 +3,8 @@
 """TileLang port of samples/cuda/reduce_warp_shuffle.cu (cuda).
 
 - `reduce_warp_atomic` (samples/cuda/reduce_warp_shuffle.cu:21), tile level (rule
-  rowwise: T.reduce); launch: grid ((((n + 256) - 1) / 256)), 256 threads, from the
-  launch site (line 62).
+  rowwise: T.clear, T.reduce); launch: grid ((((n + 256) - 1) / 256)), 256 threads, from
+  the launch site (line 62).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 wrapper (`<name>(...)`) that takes the original kernel's parameters, with torch tensors
@@ -76,8 +76,7 @@ def reduce_warp_atomic_program():
             row_sum_part = T.alloc_fragment((1,), T.float32)
             row_sum = T.alloc_var(T.float32)
             row_sum = T.float32(0.0)
-            for j in T.Parallel(256):
-                row_sum_chunk[j] = T.float32(0.0)
+            T.clear(row_sum_chunk)
             for ck in T.serial(
                 T.ceildiv(
                     n - bx * 256,

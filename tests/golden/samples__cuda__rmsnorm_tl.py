@@ -2,8 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/rmsnorm.cu (cuda).
 
-- `rmsnorm` (samples/cuda/rmsnorm.cu:20), tile level (rule rowwise: T.reduce); launch:
-  grid ((((rows + 4) - 1) / 4)), 128 threads, from the launch site (line 57).
+- `rmsnorm` (samples/cuda/rmsnorm.cu:20), tile level (rule rowwise: T.clear, T.reduce);
+  launch: grid ((((rows + 4) - 1) / 4)), 128 threads, from the launch site (line 57).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 wrapper (`<name>(...)`) that takes the original kernel's parameters, with torch tensors
@@ -80,8 +80,7 @@ def rmsnorm_program():
                 if bx * 4 + w < rows:
                     row_sum = T.alloc_var(T.float32)
                     row_sum = T.float32(0.0)
-                    for j in T.Parallel(256):
-                        row_sum_chunk[j] = T.float32(0.0)
+                    T.clear(row_sum_chunk)
                     for ck in T.serial(T.ceildiv(cols, 256)):
                         for j in T.Parallel(256):
                             row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(

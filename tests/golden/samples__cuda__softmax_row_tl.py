@@ -2,8 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/softmax_row.cu (cuda).
 
-- `softmax_row` (samples/cuda/softmax_row.cu:10), tile level (rule rowwise: T.reduce);
-  launch: grid (rows), 256 threads, from the launch site (line 69).
+- `softmax_row` (samples/cuda/softmax_row.cu:10), tile level (rule rowwise: T.clear,
+  T.fill, T.reduce); launch: grid (rows), 256 threads, from the launch site (line 69).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 wrapper (`<name>(...)`) that takes the original kernel's parameters, with torch tensors
@@ -78,8 +78,7 @@ def softmax_row_program():
             if bx < rows:
                 row_max = T.alloc_var(T.float32)
                 row_max = -T.infinity(T.float32)
-                for j in T.Parallel(256):
-                    row_max_chunk[j] = -T.infinity(T.float32)
+                T.fill(row_max_chunk, -T.infinity(T.float32))
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         row_max_chunk[j] = T.max(
@@ -97,8 +96,7 @@ def softmax_row_program():
                 row_max = T.max(row_max, row_max_part[0])
                 row_sum_1 = T.alloc_var(T.float32)
                 row_sum_1 = T.float32(0.0)
-                for j in T.Parallel(256):
-                    row_sum_1_chunk[j] = T.float32(0.0)
+                T.clear(row_sum_1_chunk)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         row_sum_1_chunk[j] = row_sum_1_chunk[j] + T.if_then_else(
@@ -114,20 +112,22 @@ def softmax_row_program():
                         )
                 T.reduce_sum(row_sum_1_chunk, row_sum_1_part, dim=0)
                 row_sum_1 = row_sum_1 + row_sum_1_part[0]
+                inv_sum = T.float32(1.0) / row_sum_1
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
                         if ck * 256 + j < cols:
                             out[
                                 T.Cast(T.int64, bx) * cols
                                 + T.Cast(T.int64, ck * 256 + j)
-                            ] = T.exp(
-                                in_[
-                                    T.Cast(T.int64, bx) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
-                                ]
-                                - T.max(T.float32(-3.4028234663852886e38), row_max)
-                            ) * (
-                                T.float32(1.0) / row_sum_1
+                            ] = (
+                                T.exp(
+                                    in_[
+                                        T.Cast(T.int64, bx) * cols
+                                        + T.Cast(T.int64, ck * 256 + j)
+                                    ]
+                                    - T.max(T.float32(-3.4028234663852886e38), row_max)
+                                )
+                                * inv_sum
                             )
 
     return softmax_row

@@ -3,9 +3,9 @@
 """TileLang port of samples/triton/attention_fwd_small.py (triton).
 
 - `attention_fwd_kernel` (samples/triton/attention_fwd_small.py:10), tile level (blocks:
-  T.Pipelined, T.reduce, fp32 FMA tiles (the original's precision; --allow-tf32 for
-  tensor cores)); launch: grid (ceildiv(seq_len, 32), grid_y), 128 threads, from the
-  launch site (line 70).
+  T.Pipelined, T.clear, T.fill, T.reduce, fp32 FMA tiles (the original's precision;
+  --allow-tf32 for tensor cores)); launch: grid (ceildiv(seq_len, 32), grid_y), 128
+  threads, from the launch site (line 70).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -233,12 +233,9 @@ def attention_fwd_kernel_program(
                         q_ptr[head, BLOCK_M * pid_m + i, j],
                         T.float32(0.0),
                     )
-            for i in T.Parallel(BLOCK_M):
-                l_i[i] = T.float32(0.0)
-            for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
-                acc[i, j] = T.float32(0.0)
-            for i in T.Parallel(BLOCK_M):
-                m_i[i] = -T.infinity(T.float32)
+            T.clear(l_i)
+            T.clear(acc)
+            T.fill(m_i, -T.infinity(T.float32))
             for start_n_step in T.Pipelined(
                 T.ceildiv(seq_len, BLOCK_N), num_stages=stages
             ):

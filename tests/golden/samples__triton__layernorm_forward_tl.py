@@ -3,7 +3,7 @@
 """TileLang port of samples/triton/layernorm_forward.py (triton).
 
 - `layernorm_fwd_kernel` (samples/triton/layernorm_forward.py:8), tile level (blocks:
-  T.reduce); launch: grid (M), 128 threads, from the launch site (line 54).
+  T.clear, T.reduce); launch: grid (M), 128 threads, from the launch site (line 54).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -160,8 +160,7 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
             b = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x_2 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            for i in T.Parallel(BLOCK_SIZE):
-                acc[i] = T.float32(0.0)
+            T.clear(acc)
             off = T.alloc_var(T.int32)
             off = 0
             while off < N:
@@ -178,8 +177,7 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
                 x_3[i] = acc[i]
             T.reduce_sum(x_3, x_sum, dim=0)
             mean = x_sum[0] / T.Cast(T.float32, N)
-            for i in T.Parallel(BLOCK_SIZE):
-                acc_var[i] = T.float32(0.0)
+            T.clear(acc_var)
             off_1 = T.alloc_var(T.int32)
             off_1 = 0
             while off_1 < N:

@@ -3,8 +3,8 @@
 """TileLang port of samples/triton/matmul_fp16.py (triton).
 
 - `matmul_fp16_kernel` (samples/triton/matmul_fp16.py:8), tile level (blocks:
-  T.Pipelined, T.gemm); launch: grid (ceildiv(M, 64), ceildiv(N, 64)), 128 threads, from
-  the launch site (line 50).
+  T.Pipelined, T.clear, T.gemm); launch: grid (ceildiv(M, 64), ceildiv(N, 64)), 128
+  threads, from the launch site (line 50).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -178,8 +178,7 @@ def matmul_fp16_kernel_program(
             a = T.alloc_shared((BLOCK_M, BLOCK_K), T.float16)
             b = T.alloc_shared((BLOCK_K, BLOCK_N), T.float16)
             c = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
-            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                acc[i, j] = T.float32(0.0)
+            T.clear(acc)
             for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=stages):
                 k_left = K - k * BLOCK_K
                 if aligned:

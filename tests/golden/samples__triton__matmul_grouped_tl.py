@@ -3,9 +3,9 @@
 """TileLang port of samples/triton/matmul_grouped.py (triton).
 
 - `matmul_grouped_kernel` (samples/triton/matmul_grouped.py:14), tile level (blocks:
-  T.Pipelined, fp32 FMA tiles (the original's precision; --allow-tf32 for tensor
-  cores)); launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), 128 threads, from the
-  launch site (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32, BLOCK_K=16,
+  T.Pipelined, T.clear, fp32 FMA tiles (the original's precision; --allow-tf32 for
+  tensor cores)); launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), 128 threads, from
+  the launch site (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32, BLOCK_K=16,
   GROUP_M=2; pick another with --config N).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
@@ -189,8 +189,7 @@ def matmul_grouped_kernel_program(
                 T.truncmod(pid, num_pid_in_group), group_size_m
             )
             pid_n = T.truncdiv(T.truncmod(pid, num_pid_in_group), group_size_m)
-            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                acc[i, j] = T.float32(0.0)
+            T.clear(acc)
             for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=stages):
                 k_left = K - k * BLOCK_K
                 if aligned:

@@ -2,8 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/sum_columns.py (triton).
 
-- `sum_columns_kernel` (samples/triton/sum_columns.py:8), tile level (blocks: T.reduce);
-  launch: grid (ceildiv(N, 64)), 128 threads, from the launch site (line 34).
+- `sum_columns_kernel` (samples/triton/sum_columns.py:8), tile level (blocks: T.clear,
+  T.reduce); launch: grid (ceildiv(N, 64)), 128 threads, from the launch site (line 34).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -142,8 +142,7 @@ def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
             acc_1 = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
             x_1 = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
             x_sum = T.alloc_fragment((BLOCK_N,), T.float32)
-            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                acc[i, j] = T.float32(0.0)
+            T.clear(acc)
             start_m = T.alloc_var(T.int32)
             start_m = 0
             while start_m < M:

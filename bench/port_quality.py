@@ -57,6 +57,9 @@ def widest_global_access(source: str, buffers: list) -> int:
 def runtime_lines(text: str) -> int:
     """Lines of a port module outside its programs, wrappers and docstrings (imports count)."""
     tree = ast.parse(text)
+    launched = {t.id for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+                and getattr(n.value.func, "id", "") == "_TritonKernel" for t in n.targets
+                if isinstance(t, ast.Name)}
     kept = 0
     for node in tree.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
@@ -64,8 +67,7 @@ def runtime_lines(text: str) -> int:
         name = getattr(node, "name", "")
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not name.startswith("_"):
             continue  # a program factory or a wrapper
-        if isinstance(node, ast.FunctionDef) and name.startswith("_") and name.lstrip("_") in \
-                {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}:
+        if isinstance(node, ast.FunctionDef) and name.startswith("_") and name.lstrip("_") in launched:
             continue  # a Triton launcher body `_kernel` behind `kernel = _TritonKernel(_kernel)`
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
                 getattr(node.value.func, "id", "") == "_TritonKernel":

@@ -170,7 +170,7 @@ def test_asserted_and_aligned_multiples_shape_the_problem_sizes():
 
     from porter.ir.nodes import Decl, While
 
-    T, P, n = Var("T", "int32"), Var("P", "int32"), Var("n", "int32")
+    T, n = Var("T", "int32"), Var("n", "int32")
     C, H = Var("C", "int32"), Var("H", "int32")
     assert_ = If(BinOp("==", BinOp("%", T, Const(4, "int32"), "int32"), Const(0, "int32"), "bool"), [], [])
     guard = If(BinOp("<", T, n, "bool"), [], [])

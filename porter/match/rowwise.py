@@ -273,7 +273,7 @@ def _hoist_named(value, named: dict, hoisted: set, loc) -> tuple:
         return value, []
 
 
-def _write(w, guard, names, loc, named=None, hoisted=None) -> list:
+def _write(w, guard, names, loc, named: dict, hoisted: set) -> list:
     """A write once per block, or a row write over the strided loop's range."""
     if w.domain is not None and w.atomic:
         raise Miss("atomics inside a strided loop")
@@ -299,8 +299,7 @@ def _write(w, guard, names, loc, named=None, hoisted=None) -> list:
     ck, j = Var("ck", "int32"), Var("j", "int32")
     width = _chunk(stop)
     position = BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
-    value, decls = _hoist_named(_use_results(w.value, names), named or {}, set() if hoisted is None
-                                else hoisted, w.loc)
+    value, decls = _hoist_named(_use_results(w.value, names), named, hoisted, w.loc)
     index = _at(_use_results(w.index, names), var, position)
     value = _at(value, var, position)
     cond = all_of([BinOp("<", position, stop, "bool")] + [_at(_use_results(c, names), var, position) for c in guard])

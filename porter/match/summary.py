@@ -1035,16 +1035,21 @@ def substitute_builtins(e, mapping: dict):
 
 
 def _kept_reduction(value):
-    """The RowReduce a local holds: itself, or combined with a constant (the threads'
-    starting value, `fmaxf(-FLT_MAX, ...)`)."""
+    """The RowReduce a local holds: itself, or combined with the threads' starting value
+    (`fmaxf(-FLT_MAX, red[0])`, `0.0f + red[0]`); a value computed from it is not it."""
     if isinstance(value, RowReduce):
         return value
-    parts = getattr(value, "args", None) or (
-        (value.a, value.b) if isinstance(value, BinOp) and value.op == "+" else ())
-    if len(parts) == 2 and getattr(value, "func", "max") in ("max", "min"):
-        reduces = [p for p in parts if isinstance(p, RowReduce)]
-        if len(reduces) == 1 and any(isinstance(p, Const) for p in parts):
-            return reduces[0]
+    if isinstance(value, Call) and value.func in ("max", "min") and len(value.args) == 2:
+        parts = value.args
+    elif isinstance(value, BinOp) and value.op == "+":
+        parts = (value.a, value.b)
+        if not any(isinstance(p, Const) and float(p.value) == 0.0 for p in parts):
+            return None
+    else:
+        return None
+    reduces = [p for p in parts if isinstance(p, RowReduce)]
+    if len(reduces) == 1 and any(isinstance(p, Const) for p in parts):
+        return reduces[0]
     return None
 
 

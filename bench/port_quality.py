@@ -8,7 +8,8 @@ For each CUDA or Triton file (default: every bundled sample) this converts it th
 each arch with the port's pass configs (no GPU needed), and prints: level, `T.copy` count in
 the program, async copies in the lowered CUDA (cp.async / TMA, counted as verify counts them),
 the same and the shared bytes for the port's aligned program when it has one (what the wrapper
-takes for whole tiles of aligned, unit-stride rows), pipeline stages,
+takes for whole tiles of aligned, unit-stride rows), pipeline stages, whether the blocks are
+rasterized in panels (T.use_swizzle: `tl::rasterization2D...` in the CUDA),
 the widest global access (bits), shared bytes, and the port module's lines outside programs
 and wrappers (the runtime every port carries). Registers need ptxas: reported when nvcc is on
 the PATH, else "-". Programs that take constexprs are lowered with the defaults the port's
@@ -152,6 +153,7 @@ def lowered(func, arch: str, configs: dict, buffers: list) -> dict:
     artifact = lower(func, {"kind": "cuda", "arch": arch}, configs)
     source = artifact.kernel_source
     return {"async_copies": async_copies(source), "global_bits": widest_global_access(source, buffers),
+            "swizzle": "yes" if "tl::rasterization2D" in source else "-",
             "shared_bytes": shared_bytes(artifact), "registers": registers(source, arch)}
 
 
@@ -193,7 +195,7 @@ def main(argv=None) -> int:
         rows += measure(path, archs)
         rows += measure_reference(path, archs)
     cols = ["file", "kernel", "arch", "level", "t_copy", "async_copies", "aligned_async_copies", "stages",
-            "global_bits", "shared_bytes", "aligned_shared_bytes", "registers", "runtime_lines"]
+            "swizzle", "global_bits", "shared_bytes", "aligned_shared_bytes", "registers", "runtime_lines"]
     print("| " + " | ".join(cols) + " |")
     print("|" + " --- |" * len(cols))
     for r in rows:

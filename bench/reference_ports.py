@@ -13,9 +13,10 @@ values, and the shapes they name are the factories' locals.
 
 
 def gemm(dtype: str, accum: str, bm: int, bn: int, bk: int, threads: int = 128, stages: int = 2,
-         transpose_b: bool = False, batched: bool = False):
+         transpose_b: bool = False, batched: bool = False, swizzle: int = 0):
     """C = A @ B (B stored (N, K) when transpose_b), one (bm, bn) tile of C per block; a batch
-    of such products on the grid's z axis when batched."""
+    of such products on the grid's z axis when batched; blocks rasterized in panels of
+    `swizzle` rows when given (T.use_swizzle, Triton's GROUP_M)."""
     import tilelang.language as T
 
     M, N, K = T.dynamic("M"), T.dynamic("N"), T.dynamic("K")
@@ -31,6 +32,8 @@ def gemm(dtype: str, accum: str, bm: int, bn: int, bk: int, threads: int = 128, 
             a_s = T.alloc_shared((bm, bk), dtype)
             b_s = T.alloc_shared((bn, bk) if transpose_b else (bk, bn), dtype)
             acc = T.alloc_fragment((bm, bn), accum)
+            if swizzle:
+                T.use_swizzle(swizzle)
             T.clear(acc)
             for ko in T.Pipelined(T.ceildiv(K, bk), num_stages=stages):
                 if batched:
@@ -114,6 +117,7 @@ REFERENCES = {
     "bmm_strided_batched.cu": ("batched gemm fp32, 64x64x16", lambda: gemm("float32", "float32", 64, 64, 16,
                                                                           batched=True)),
     "matmul_fp16.py": ("gemm fp16, 64x64x32", lambda: gemm("float16", "float32", 64, 64, 32)),
-    "matmul_grouped.py": ("gemm fp32, 32x32x16", lambda: gemm("float32", "float32", 32, 32, 16)),
+    "matmul_grouped.py": ("gemm fp32, 32x32x16, swizzle 2",
+                          lambda: gemm("float32", "float32", 32, 32, 16, swizzle=2)),
     "attention_fwd_small.py": ("attention fp32, 32x16, head dim 32", lambda: attention("float32", 32, 16, 32)),
 }

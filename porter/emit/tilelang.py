@@ -102,22 +102,23 @@ class KernelEmitter:
         self.handles.update(aliases)
         self.names = self._names()
         launch = kernel.launch
+        self.port_grid = launch.tile_grid or launch.grid  # the port's T.Kernel grid
         builtins = {}
         for axis in range(3):
             builtins[("thread_idx", axis)] = self.handles[("thread_idx", axis)] if axis < len(launch.block) else "0"
-            builtins[("block_idx", axis)] = self.handles[("block_idx", axis)] if axis < len(launch.grid) else "0"
+            builtins[("block_idx", axis)] = self.handles[("block_idx", axis)] if axis < len(self.port_grid) else "0"
             builtins[("block_dim", axis)] = str(launch.block[axis]) if axis < len(launch.block) else "1"
         self.constants = {n: v for n, v in kernel.constexprs.items()
                           if isinstance(v, (int, float)) and not isinstance(v, bool)}
         self.expr = ExprEmitter(self.names, builtins, self.constants,
                                 exp2_float32=kernel.language == "triton")
         self.grid_names = []
-        if kernel.language == "triton":
+        if kernel.language == "triton" and not launch.tile_grid:
             # the grid is the caller's (`kernel[grid](...)`): parameters of the prim_func
             taken = set(self.names.values()) | set(self.handles.values()) | set(kernel.constexprs)
             self.grid_names = [_safe(f"grid_{'xyz'[a]}", taken) for a in range(len(launch.grid))]
         for axis in range(3):
-            grid = simplify_grid(launch.grid[axis]) if axis < len(launch.grid) else Const(1, "int32")
+            grid = simplify_grid(self.port_grid[axis]) if axis < len(self.port_grid) else Const(1, "int32")
             builtins[("grid_dim", axis)] = self.grid_names[axis] if axis < len(self.grid_names) \
                 else self.expr(grid)
         self.mutable = {s.var.name for s in walk_stmts(self.body) if isinstance(s, Assign)}
@@ -213,7 +214,7 @@ class KernelEmitter:
         v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items() if n not in k.derived_constexprs]
         v.derived = [(n, host_python(e, self.param_names)) for n, e in self.values.derived_constexprs.items()]
         self.specialization(v)
-        grid = [self.expr(simplify_grid(g)) for g in launch.grid] or ["1"]
+        grid = [self.expr(simplify_grid(g)) for g in self.port_grid] or ["1"]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))
         body = simplify_stmts(substitute_block_dims(self.body, tuple(launch.block)))
         if is_tile_level(body):
@@ -241,10 +242,13 @@ class KernelEmitter:
             v.body = self.allocations(body)  # the lanes of vector accesses
             v.body += [f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"]
             v.body += self.block(body, 1) or ["    T.evaluate(0)"]
-        if self.grid_names:
-            grid = list(self.grid_names)
-            v.signature += [f"{g}: T.int32" for g in self.grid_names]
-            v.call_args += ["*grid"]
+        if launch.swizzle is not None:  # Triton's GROUP_M order, as TileLang's block rasterization
+            v.body = [f"T.use_swizzle({self.expr(launch.swizzle)})"] + v.body
+        if k.language == "triton":
+            if self.grid_names:
+                grid = list(self.grid_names)
+                v.signature += [f"{g}: T.int32" for g in self.grid_names]
+                v.call_args += ["*grid"]
             v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread", aligned=bool(v.aligned),
                                    by_value=v.by_value)
             if v.level != "thread":
@@ -318,6 +322,11 @@ class KernelEmitter:
                  "launch-site-block": "block from the launch site, grid inferred from the guards "
                                       "(the launch's grid is computed at run time)"}.get(L.origin, L.origin)
         note = "".join(f"; {n}" for n in (L.note, self.values.note) if n)
+        if L.tile_grid:
+            tiles = ", ".join(format_expr(g) for g in L.tile_grid)
+            order = f", in T.use_swizzle({format_expr(L.swizzle)}) order (Triton's grouped order as " \
+                "TileLang writes it)" if L.swizzle is not None else ""
+            note += f"; the port's grid: ({tiles}) tiles{order}"
         block = f"block {tuple(L.block)}"
         if tuple(L.block) == (1,) and L.threads:  # a raised kernel: TileLang's threads, no SIMT lanes
             block = f"{L.threads} threads"
@@ -443,7 +452,7 @@ class KernelEmitter:
                 header = f"for {name} in T.vectorized({self.expr(bound)}):"
                 return [f"{pad}{header}"] + self.block(s.body, depth + 1)
             if s.stages and start == "0":
-                stages = "stages" if self.grid_names else s.stages  # Triton: the launch's num_stages
+                stages = "stages" if self.k.language == "triton" else s.stages  # Triton: the launch's num_stages
                 header = f"for {name} in T.Pipelined({self.expr(bound)}, num_stages={stages}):"
                 return [f"{pad}{header}"] + (self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"])
             header = f"for {name} in T.serial({self.expr(bound)}):" if start == "0" else \

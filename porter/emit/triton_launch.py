@@ -68,10 +68,20 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         "key": key,
         "program_args": program_args,
         "meta": meta,
-        "axes": len(emitter.grid_names),
+        "axes": len(k.launch.grid),
+        "tiles": _tile_count(k, kept),
         "default_grid": default_grid,
         "positional": [names.get(p, p) for p in positional],
     }
+
+
+def _tile_count(printed, names: dict) -> str | None:
+    """A port on its own tile grid (porter/transforms/grouped_launch.py) runs one program per
+    tile: the 1-D grid the caller must pass, as Python over the wrapper's arguments."""
+    tiles = printed.launch.tile_grid
+    if not tiles:
+        return None
+    return " * ".join(host_python(t, names, set(printed.constexprs)) for t in tiles)
 
 
 def _default_grid(printed, values, names: dict, generic) -> str | None:

@@ -308,6 +308,10 @@ class Launch:
     threads: int | None = None  # hardware threads when they differ from the block (Triton warps)
     note: str = ""  # what the reader had to choose (a runtime block size), for the port's header
     fixed: dict = field(default_factory=dict)  # kernel scalars that must equal it (block_size=32)
+    # the port's own grid when it differs from the original's (Triton's grouped 1-D order as a
+    # 2-D tile grid, porter/transforms/grouped_launch.py), and the T.use_swizzle panel size
+    tile_grid: tuple = ()
+    swizzle: object = None
 
 
 @dataclass

@@ -133,6 +133,10 @@ def format_kernel(k: Kernel) -> str:
     smem = L.smem_bytes if isinstance(L.smem_bytes, int) else format_expr(L.smem_bytes)
     out.append(f"  launch grid=({grid}) block={tuple(L.block)} smem={smem}{threads}  "
                f"origin={L.origin}" + (f" @{L.loc.line}" if L.loc and L.loc.line else ""))
+    if L.tile_grid:
+        tiles = ", ".join(format_expr(g) for g in L.tile_grid)
+        swizzle = f" swizzle={format_expr(L.swizzle)}" if L.swizzle is not None else ""
+        out.append(f"  port grid=({tiles}){swizzle}")
     out.append("  body {")
     out += format_stmts(k.body, 2)
     out.append("  }")

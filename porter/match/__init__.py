@@ -18,6 +18,7 @@ from porter.match.copies import raise_copies
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.summary import Miss
+from porter import transforms
 
 # Tried in order: the first rule that matches rewrites the kernel.
 RULES = (gemm, rowwise, transpose, elementwise)
@@ -49,6 +50,35 @@ def raise_kernel(kernel, options: dict | None = None) -> Raised:
     return Raised(kernel, None, "; ".join(reasons) or "no rule applies", loc or kernel.loc)
 
 
+def _forms(k) -> list:
+    """Every kernel object the port is printed or run from (the generic print, flag variants,
+    other launch values and their own forms), depth first."""
+    out = [k]
+    for f in [k.emit_as, *k.variants, *k.launch_values]:
+        if f is not None:
+            out += _forms(f)
+    return out
+
+
+def _rebuilt(k, new: dict):
+    """k with every form replaced by new[id(form)]."""
+    return dataclasses.replace(new[id(k)], emit_as=_rebuilt(k.emit_as, new) if k.emit_as is not None else None,
+                               variants=[_rebuilt(v, new) for v in k.variants],
+                               launch_values=[_rebuilt(v, new) for v in k.launch_values])
+
+
+def _transformed(kernel):
+    """A Triton kernel with porter.transforms applied to every form, each step all or none:
+    one program and one wrapper serve them all. A generic port's stand-in conversion is not
+    `launched` with its own constexprs (its host grid kept the real values)."""
+    stand_ins = {id(f.emit_as) for f in _forms(kernel) if f.emit_as is not None}
+    for step in transforms.TRITON:
+        new = {id(f): step(f, launched=id(f) not in stand_ins) for f in _forms(kernel)}
+        if all(new[id(f)] is not f for f in _forms(kernel)):
+            kernel = _rebuilt(kernel, new)
+    return kernel
+
+
 def _with_copies(kernel):
     """A Triton kernel and every form the port prints or verify runs (the generic print, flag
     variants and their own generic prints, other launch values) with pipelined loops stepping
@@ -56,16 +86,7 @@ def _with_copies(kernel):
     no copies unless every form takes the same buffer views (a variant whose signature differs
     from the port's is left out of its dispatch)."""
     stepped = {}
-
-    def forms(k):
-        """Every kernel object the port is printed or run from, depth first."""
-        out = [k]
-        for f in [k.emit_as, *k.variants, *k.launch_values]:
-            if f is not None:
-                out += forms(f)
-        return out
-
-    for f in forms(kernel):
+    for f in _forms(kernel):
         stepped[id(f)] = dataclasses.replace(f, body=unit_step_pipelines(f.body))
     raised = {key: raise_copies(f) for key, f in stepped.items()}
 
@@ -75,13 +96,7 @@ def _with_copies(kernel):
     views = {tuple((p.name, generic(getattr(p, "shape", None)), generic(getattr(p, "strides", None)))
                    for p in f.params) for f in raised.values()}
     chosen = raised if len(views) == 1 else stepped  # else the loops still step by one, no copies
-
-    def rebuilt(k):
-        new = chosen[id(k)]
-        return dataclasses.replace(new, emit_as=rebuilt(k.emit_as) if k.emit_as is not None else None,
-                                   variants=[rebuilt(v) for v in k.variants],
-                                   launch_values=[rebuilt(v) for v in k.launch_values])
-    return rebuilt(kernel)
+    return _rebuilt(kernel, chosen)
 
 
 def raise_module(module, level: str = "auto", options: dict | None = None):
@@ -89,7 +104,7 @@ def raise_module(module, level: str = "auto", options: dict | None = None):
     with level tile, a kernel no rule matches is an error (TP017). Triton kernels are already
     written in blocks and pass through."""
     if module.language != "cuda":
-        module = dataclasses.replace(module, kernels=[_with_copies(k) for k in module.kernels])
+        module = dataclasses.replace(module, kernels=[_with_copies(_transformed(k)) for k in module.kernels])
         if (options or {}).get("allow_tf32"):
             for k in module.kernels:  # the user accepts TF32 where the original asked for fp32
                 forms = [k, k.emit_as, *k.variants, *k.launch_values]  # every body emit prints

@@ -6,7 +6,8 @@
   T.Pipelined, T.clear, fp32 FMA tiles (the original's precision; --allow-tf32 for
   tensor cores)); launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), 128 threads, from
   the launch site (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32, BLOCK_K=16,
-  GROUP_M=2; pick another with --config N).
+  GROUP_M=2; pick another with --config N); the port's grid: (ceildiv(N, 32), ceildiv(M,
+  32)) tiles, in T.use_swizzle(2) order (Triton's grouped order as TileLang writes it).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -143,7 +144,8 @@ def _specialised(name, constexpr, given, value):
 # --- matmul_grouped_kernel: samples/triton/matmul_grouped.py:14 -------
 # launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), 128 threads, from the launch site
 # (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2; pick
-# another with --config N)
+# another with --config N); the port's grid: (ceildiv(N, 32), ceildiv(M, 32)) tiles, in
+# T.use_swizzle(2) order (Triton's grouped order as TileLang writes it)
 
 
 def matmul_grouped_kernel_program(
@@ -167,28 +169,20 @@ def matmul_grouped_kernel_program(
         c_ptr: T.Tensor((c_ptr_numel,), T.float32),
         stride_cm: T.int32,
         stride_cn: T.int32,
-        grid_x: T.int32,
     ):
-        with T.Kernel(grid_x, threads=threads) as pid:
+        with T.Kernel(
+            T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=threads
+        ) as (pid_n, pid_m):
             if aligned:
                 T.assume(M % BLOCK_M == 0)
                 T.assume(K % BLOCK_K == 0)
                 T.assume(stride_am % 4 == 0)
                 T.assume(N % BLOCK_N == 0)
                 T.assume(stride_bk % 4 == 0)
+            T.use_swizzle(GROUP_M)
             acc = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
             a = T.alloc_shared((BLOCK_M, BLOCK_K), T.float32)
             b = T.alloc_shared((BLOCK_K, BLOCK_N), T.float32)
-            num_pid_m = T.ceildiv(M, BLOCK_M)
-            num_pid_n = T.ceildiv(N, BLOCK_N)
-            num_pid_in_group = GROUP_M * num_pid_n
-            group_id = T.truncdiv(pid, num_pid_in_group)
-            first_pid_m = group_id * GROUP_M
-            group_size_m = T.min(num_pid_m - first_pid_m, GROUP_M)
-            pid_m = first_pid_m + T.truncmod(
-                T.truncmod(pid, num_pid_in_group), group_size_m
-            )
-            pid_n = T.truncdiv(T.truncmod(pid, num_pid_in_group), group_size_m)
             T.clear(acc)
             for k in T.Pipelined(T.ceildiv(K, BLOCK_K), num_stages=stages):
                 k_left = K - k * BLOCK_K
@@ -284,6 +278,12 @@ def _matmul_grouped_kernel(
     )
     if grid is None:
         return  # an empty grid launches nothing
+    tiles = -(-(int(N)) // (BLOCK_N)) * -(-(int(M)) // (BLOCK_M))
+    if grid != (tiles,):
+        raise ValueError(
+            f"matmul_grouped_kernel: the port runs one program per output tile "
+            f"({tiles} on a 2-D grid), not the grid {grid}"
+        )
     a_ptr = _shaped(a_ptr, "a_ptr", "float32", (M, K), (stride_am, stride_ak))
     b_ptr = _shaped(b_ptr, "b_ptr", "float32", (K, N), (stride_bk, stride_bn))
     # unit-stride rows, 16-byte aligned: the program whose copies are asynchronous
@@ -321,7 +321,7 @@ def _matmul_grouped_kernel(
         target,
     )
     c_ptr = _flat(c_ptr, "c_ptr", "float32")
-    kernel(a_ptr, b_ptr, c_ptr, stride_cm, stride_cn, *grid)
+    kernel(a_ptr, b_ptr, c_ptr, stride_cm, stride_cn)
 
 
 matmul_grouped_kernel = _TritonKernel(_matmul_grouped_kernel)

@@ -14,7 +14,8 @@ makes mutants of the bodies of the port's `T.prim_func`s (never the wrapper or t
     constant     an integer literal +1 or -1, a float literal +1 (halved when +1 is lost)
     index        buf[i] -> buf[i + 1] (the last index of a multi-dimensional access)
     statement    one statement (an assignment, a call, an if, a loop) replaced by `pass`
-                 (not a `T.assume` promise: dropping a true one cannot change a result)
+                 (not a `T.assume` promise or a `T.use_swizzle` block order: dropping
+                 either cannot change a result)
     reduction    T.reduce_sum/max/min, T.max/min swapped for another kind
     loop-bound   a loop's extent (T.serial, T.Parallel, T.Pipelined, ...) minus one
 
@@ -174,9 +175,10 @@ def _statements(body: list):
 def _only_assumptions(stmt) -> bool:
     """`T.assume(...)`, or an `if aligned:` holding nothing else: a promise to the optimizer,
     not a computation. Dropping a true one can change speed, never results, so it is not a
-    mutant (a false one is: constants and comparisons inside are still mutated)."""
+    mutant (a false one is: constants and comparisons inside are still mutated). Likewise
+    `T.use_swizzle(...)`: the order blocks run in, which no port's result depends on."""
     if isinstance(stmt, ast.Expr):
-        return _t_call(stmt.value, ("assume",)) is not None
+        return _t_call(stmt.value, ("assume", "use_swizzle")) is not None
     if isinstance(stmt, ast.If) and not stmt.orelse:
         return all(_only_assumptions(s) for s in stmt.body)
     return False

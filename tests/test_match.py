@@ -579,3 +579,39 @@ def test_a_row_reduction_keeps_the_name_the_original_gives_its_result(tmp_path):
     assert "row_max" not in text
     layernorm = one_line(emit_module(raise_module(load_module(str(ROOT / "samples/cuda/layernorm_forward.cu")))))
     assert "total" not in layernorm
+
+
+ROW_SCALE = """
+    __global__ void row_scale(const float* x, float* y, int rows, int {n}) {
+        __shared__ float part[256];
+        int r = blockIdx.x;
+        float s = 0.0f;
+        for (int {col} = threadIdx.x; {col} < {n}; {col} += blockDim.x) s += x[r * {n} + {col}];
+        part[threadIdx.x] = s;
+        __syncthreads();
+        for (int h = 128; h > 0; h >>= 1) {
+            if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+            __syncthreads();
+        }
+        float total = part[0];
+        for (int {col} = threadIdx.x; {col} < {n}; {col} += blockDim.x) y[r * {n} + {col}] = x[r * {n} + {col}] / total;
+    }
+    void run(const float* x, float* y, int rows, int {n}) { row_scale<<<rows, 256>>>(x, y, rows, {n}); }
+"""
+
+
+def test_a_row_steps_column_is_computed_once_under_the_originals_name(tmp_path):
+    """Each chunked step binds the original's loop variable once (`col = ck * 256 + j`) and
+    reads it in its mask and offsets, in both loops (the front end's `col_2` is the user's
+    `col` again); a loop variable named like the port's own chunk variable is substituted."""
+    src = ROW_SCALE.replace("{n}", "n").replace("{col}", "col")
+    text = one_line(emit_module(raise_module(load_module(cuda(tmp_path, src)))))
+    assert text.count("col = ck * 256 + j") == 2, text
+    assert "ck * 256 + j" not in text.replace("col = ck * 256 + j", "")
+    assert "col_" not in text
+    # a loop variable called `ck` would be bound inside the loop over `ck`, the chunks: it is
+    # substituted instead
+    clash = ROW_SCALE.replace("{n}", "w").replace("{col}", "ck")
+    text = one_line(emit_module(raise_module(load_module(cuda(tmp_path, clash, "clash.cu")))))
+    assert "ck = ck * 256 + j" not in text and "ck_1 = " not in text
+    assert "T.if_then_else(ck * 256 + j < w," in text

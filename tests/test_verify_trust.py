@@ -68,9 +68,10 @@ def test_problem_sizes_leave_every_chunk_and_hit_an_exact_multiple():
 
 
 def test_a_chunk_stride_mutant_is_caught_and_located(tmp_path, softmax_port):
-    # the survivor: `ck * 256 + j` -> `ck * 257 + j` changes nothing while rows are
-    # shorter than one chunk
-    bad = _mutant(tmp_path, softmax_port, "ck * 256 + j < cols, T.exp(", "ck * 257 + j < cols, T.exp(")
+    # the survivor: `ck * 256 + j` -> `ck * 257 + j` (here in the exp-sum step's mask,
+    # which reads the column `c = ck * 256 + j`) changes nothing while rows are shorter than
+    # one chunk
+    bad = _mutant(tmp_path, softmax_port, "c < cols, T.exp(", "ck * 257 + j < cols, T.exp(")
     result = _verify(SOFTMAX, bad)
     assert result.verdict == "mismatch"
     short = [c for c in result.cases if c.sizes["cols"] < 256 and not c.wide]
@@ -78,7 +79,7 @@ def test_a_chunk_stride_mutant_is_caught_and_located(tmp_path, softmax_port):
 
 
 def test_a_mask_bug_is_reported_as_the_tail_with_coordinates(tmp_path, softmax_port):
-    bad = _mutant(tmp_path, softmax_port, "if ck * 256 + j < cols:", "if ck * 256 + j < cols - 1:")
+    bad = _mutant(tmp_path, softmax_port, "if c < cols:", "if c < cols - 1:")
     result = _verify(SOFTMAX, bad)
     assert result.verdict == "mismatch"
     out = [b for c in result.cases for b in c.buffers if b.name == "out" and not b.ok]
@@ -108,8 +109,8 @@ def test_a_tile_read_before_it_is_written_is_caught(tmp_path, softmax_port):
 
 
 def test_a_write_past_the_end_of_a_buffer_is_caught(tmp_path, softmax_port):
-    store = "out[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, ck * 256 + j)] ="
-    bad = _mutant(tmp_path, softmax_port, store, store.replace("ck * 256 + j)]", "ck * 256 + j) + 1]"))
+    store = "out[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)] ="
+    bad = _mutant(tmp_path, softmax_port, store, store.replace("c)]", "c) + 1]"))
     result = _verify(SOFTMAX, bad)
     assert result.verdict == "mismatch"
     # the bounds checks drop the stray write and name it (the guard zone stays unchanged)
@@ -133,8 +134,8 @@ def test_a_read_one_lane_past_a_buffer_is_caught_though_it_is_masked_later(tmp_p
     # the last row reads one element past x: the value is never stored (the store is masked
     # again), so only the access itself can tell
     text = one_line(softmax_port.read_text())
-    load = next(line for line in text.splitlines() if "T.max(row_max_chunk[j], T.if_then_else(ck * 256 + j < cols, in_[" in line)
-    bad = _mutant(tmp_path, softmax_port, load, load.replace("ck * 256 + j < cols,", "ck * 256 + j <= cols,", 1))
+    load = next(line for line in text.splitlines() if "T.max(row_max_chunk[j], T.if_then_else(c < cols, in_[" in line)
+    bad = _mutant(tmp_path, softmax_port, load, load.replace("c < cols,", "c <= cols,", 1))
     result = _verify(SOFTMAX, bad)
     assert result.verdict == "mismatch"
     reads = [s for c in result.cases for s in c.strays if s["access"] == "read"]
@@ -171,7 +172,7 @@ def test_the_html_report_draws_where_a_mismatch_is(tmp_path, softmax_port):
     from porter.migrate.model import FileRecord, KernelRecord, RunResult
     from porter.migrate.reports import case_rows, render_html
 
-    bad = _mutant(tmp_path, softmax_port, "if ck * 256 + j < cols:", "if ck * 256 + j < cols - 1:")
+    bad = _mutant(tmp_path, softmax_port, "if c < cols:", "if c < cols - 1:")
     report = verify(str(SOFTMAX), str(bad), VerifyOptions(compile_check=False, timeout=120))
     entry = report.as_dict()["kernels"][0]
     kernel = KernelRecord("softmax_row", 10, "ported", converted=True, verdict=entry["verdict"], verify=entry)

@@ -34,6 +34,7 @@ tree did; verify's tolerances cover that.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from porter.ir.fold import fold
 from porter.ir.nodes import (
@@ -41,7 +42,7 @@ from porter.ir.nodes import (
     Var, is_float,
 )
 from porter.ir.tiles import ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import map_expr, walk_expr
+from porter.ir.walk import all_exprs, map_expr, walk_expr, walk_stmts
 from porter.match.summary import (
     IDENTITY, Miss, RowReduce, _is_warp, _lane_zero, _plain, all_of, combine, conjuncts, substitute,
     substitute_builtins, summarize,
@@ -169,15 +170,23 @@ def match(kernel: Kernel) -> Kernel:
     if guards:
         common = [c for c in guards[0] if _thread_free(c) and all(c in g for g in guards[1:])]
     loc = kernel.loc
-    names = {}
-    body = []
-    for n, r in enumerate(reduces):
-        body += _reduction(r, n, names, loc, result_names.get(r, ""))
-    named = {_use_results(v, names): name for v, name in value_names.items()}
-    hoisted: set = set()
-    for w in writes:
-        body += _write(w, [c for c in conjuncts(w.guard) if c not in common], names, loc,
-                       named, hoisted)
+
+    def rows(bind) -> list:
+        names = {}
+        body = []
+        for n, r in enumerate(reduces):
+            body += _reduction(r, n, names, loc, result_names.get(r, ""), bind)
+        named = {_use_results(v, names): name for v, name in value_names.items()}
+        hoisted: set = set()
+        for w in writes:
+            body += _write(w, [c for c in conjuncts(w.guard) if c not in common], names, loc,
+                           named, hoisted, bind)
+        return body
+
+    params = {p.name for p in kernel.params}
+    body = rows(bind=params | {x.name for e in all_exprs(kernel.body) for x in walk_expr(e) if isinstance(x, Var)})
+    if _bindings_clash(body, params):
+        body = rows(bind=None)
     if common:
         body = [If(all_of(common), body, [], loc)]
     if warp_rows and rows_per_block > 1:
@@ -209,7 +218,40 @@ def _at(e, var, position):
     return substitute(e, {var.name: position})
 
 
-def _reduction(r: RowReduce, n: int, names: dict, loc, user_name: str = "") -> list:
+def _position(var, position, bind, loc) -> tuple:
+    """How a parallel step reads the original's loop variable at a chunk position: under its
+    own name, bound once at the top of the step (`c = ck * 256 + j`: the index computed once,
+    as the original computes it), or, when `bind` is None, the variable is not int32 or the
+    position is the lane itself, the position substituted. `bind`: the original kernel's
+    names, which tell the front end's renaming of a repeated loop variable (`c_2` beside
+    `c`) from the user's spelling. (what the step reads for it, the step's leading statements)"""
+    if bind is None or var.dtype != "int32" or isinstance(position, Var):
+        return position, []
+    name = var.name
+    base = re.fullmatch(r"(.+)_\d+", name)  # summary's and the front end's renaming suffixes
+    while base and base.group(1) in bind:  # each step's variable is its own local: the user's name
+        name = base.group(1)
+        base = re.fullmatch(r"(.+)_\d+", name)
+    local = Var(name, var.dtype)
+    return local, [Decl(local, position, loc)]
+
+
+def _bindings_clash(body: list, params: set) -> bool:
+    """Whether a loop variable bound in a parallel step shares its name with a parameter, the
+    chunk and lane variables, or a local declared or assigned elsewhere (it would not be the
+    step's own local then)."""
+    bound, other = set(), set(params) | {"ck", "j", "w"}
+    for s in walk_stmts(body):
+        if isinstance(s, ParallelFor):
+            bound |= {d.var.name for d in s.body if isinstance(d, Decl)}
+    tops = {id(d) for s in walk_stmts(body) if isinstance(s, ParallelFor) for d in s.body}
+    for s in walk_stmts(body):
+        if isinstance(s, Assign) or (isinstance(s, Decl) and id(s) not in tops):
+            other.add(s.var.name)
+    return bool(bound & other)
+
+
+def _reduction(r: RowReduce, n: int, names: dict, loc, user_name: str = "", bind=None) -> list:
     """acc = op over [0, stop) of body, a chunk of CHUNK elements at a time; acc is named as
     the original names the result (`float row_max = red[0];`) where it does."""
     width = _chunk(r.stop) if r.stride is None else r.group
@@ -226,11 +268,12 @@ def _reduction(r: RowReduce, n: int, names: dict, loc, user_name: str = "") -> l
     position = j if single else BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
     if r.stride is not None:  # a grid-stride loop: this block's chunks start at base + k * stride
         position = BinOp("+", BinOp("+", r.base, BinOp("*", ck, r.stride, "int32"), "int32"), j, "int32")
-    value = _at(_use_results(r.body, names), r.var, position)
-    inside = BinOp("<", position, r.stop, "bool")
+    at, lead = _position(r.var, position, bind, loc)
+    value = _at(_use_results(r.body, names), r.var, at)
+    inside = BinOp("<", at, r.stop, "bool")
     gather = Select(inside, value, identity, r.dtype) if not (single and int(r.stop.value) == width) else value
     step = [TileBuffer(frag, r.dtype, (width,), "fragment", loc),
-            ParallelFor((j,), (width,), [TileStore(frag, (j,), gather, loc)], loc),
+            ParallelFor((j,), (width,), lead + [TileStore(frag, (j,), gather, loc)], loc),
             TileBuffer(part, r.dtype, (1,), "fragment", loc),
             Reduce("sum" if r.op == "+" else r.op, frag, part, 0, loc)]
     out = [Decl(acc, identity, loc)]
@@ -245,7 +288,7 @@ def _reduction(r: RowReduce, n: int, names: dict, loc, user_name: str = "") -> l
         out += [TileBuffer(frag, r.dtype, (width,), "fragment", loc),
                 ParallelFor((j,), (width,), [TileStore(frag, (j,), identity, loc)], loc),
                 For(ck, Const(0, "int32"), BinOp("<", ck, steps, "bool"), Const(1, "int32"),
-                    [ParallelFor((j,), (width,), [TileStore(frag, (j,), folded, loc)], loc)], loc),
+                    [ParallelFor((j,), (width,), lead + [TileStore(frag, (j,), folded, loc)], loc)], loc),
                 TileBuffer(part, r.dtype, (1,), "fragment", loc),
                 Reduce("sum" if r.op == "+" else r.op, frag, part, 0, loc), combined]
     names[r] = acc
@@ -273,7 +316,7 @@ def _hoist_named(value, named: dict, hoisted: set, loc) -> tuple:
         return value, []
 
 
-def _write(w, guard, names, loc, named: dict, hoisted: set) -> list:
+def _write(w, guard, names, loc, named: dict, hoisted: set, bind=None) -> list:
     """A write once per block, or a row write over the strided loop's range."""
     if w.domain is not None and w.atomic:
         raise Miss("atomics inside a strided loop")
@@ -300,12 +343,14 @@ def _write(w, guard, names, loc, named: dict, hoisted: set) -> list:
     width = _chunk(stop)
     position = BinOp("+", BinOp("*", ck, Const(width, "int32"), "int32"), j, "int32")
     value, decls = _hoist_named(_use_results(w.value, names), named, hoisted, w.loc)
-    index = _at(_use_results(w.index, names), var, position)
-    value = _at(value, var, position)
-    cond = all_of([BinOp("<", position, stop, "bool")] + [_at(_use_results(c, names), var, position) for c in guard])
+    at, lead = _position(var, position, bind, w.loc)
+    index = _at(_use_results(w.index, names), var, at)
+    value = _at(value, var, at)
+    cond = all_of([BinOp("<", at, stop, "bool")] + [_at(_use_results(c, names), var, at) for c in guard])
     if not (_thread_free(index) and _thread_free(value) and _thread_free(cond)):
         raise Miss("a strided store that depends on the thread index otherwise than through the loop")
     steps = Call("ceildiv", (stop, Const(width, "int32")), "int32")
-    inner = ParallelFor((j,), (width,), [If(cond, [Store(w.buffer, index, value, w.loc)], [], w.loc)], w.loc)
+    inner = ParallelFor((j,), (width,), lead + [If(cond, [Store(w.buffer, index, value, w.loc)], [], w.loc)],
+                        w.loc)
     return decls + [For(ck, Const(0, "int32"), BinOp("<", ck, steps, "bool"), Const(1, "int32"), [inner],
                         w.loc)]

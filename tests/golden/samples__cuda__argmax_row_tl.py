@@ -83,14 +83,12 @@ def argmax_row_program():
                 T.fill(row_max_chunk, -T.infinity(T.float32))
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
+                        c = ck * 256 + j
                         row_max_chunk[j] = T.max(
                             row_max_chunk[j],
                             T.if_then_else(
-                                ck * 256 + j < cols,
-                                x[
-                                    T.Cast(T.int64, bx) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
-                                ],
+                                c < cols,
+                                x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)],
                                 -T.infinity(T.float32),
                             ),
                         )
@@ -101,26 +99,27 @@ def argmax_row_program():
                 T.fill(row_argmax_chunk, 2147483647)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
+                        c = ck * 256 + j
                         row_argmax_chunk[j] = T.min(
                             row_argmax_chunk[j],
                             T.if_then_else(
-                                ck * 256 + j < cols,
+                                c < cols,
                                 T.if_then_else(
                                     T.And(
                                         x[
                                             T.Cast(T.int64, bx) * cols
-                                            + T.Cast(T.int64, ck * 256 + j)
+                                            + T.Cast(T.int64, c)
                                         ]
                                         == T.max(
                                             T.float32(-3.4028234663852886e38), row_max
                                         ),
                                         x[
                                             T.Cast(T.int64, bx) * cols
-                                            + T.Cast(T.int64, ck * 256 + j)
+                                            + T.Cast(T.int64, c)
                                         ]
                                         > T.float32(-3.4028234663852886e38),
                                     ),
-                                    ck * 256 + j,
+                                    c,
                                     cols,
                                 ),
                                 2147483647,

@@ -85,13 +85,13 @@ def cross_entropy_forward_program():
                 T.fill(row_max_chunk, -T.infinity(T.float32))
                 for ck in T.serial(T.ceildiv(classes, 256)):
                     for j in T.Parallel(256):
+                        c = ck * 256 + j
                         row_max_chunk[j] = T.max(
                             row_max_chunk[j],
                             T.if_then_else(
-                                ck * 256 + j < classes,
+                                c < classes,
                                 logits[
-                                    T.Cast(T.int64, bx) * classes
-                                    + T.Cast(T.int64, ck * 256 + j)
+                                    T.Cast(T.int64, bx) * classes + T.Cast(T.int64, c)
                                 ],
                                 -T.infinity(T.float32),
                             ),
@@ -103,12 +103,12 @@ def cross_entropy_forward_program():
                 T.clear(row_sum_chunk)
                 for ck in T.serial(T.ceildiv(classes, 256)):
                     for j in T.Parallel(256):
+                        c = ck * 256 + j
                         row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(
-                            ck * 256 + j < classes,
+                            c < classes,
                             T.exp(
                                 logits[
-                                    T.Cast(T.int64, bx) * classes
-                                    + T.Cast(T.int64, ck * 256 + j)
+                                    T.Cast(T.int64, bx) * classes + T.Cast(T.int64, c)
                                 ]
                                 - T.max(T.float32(-3.4028234663852886e38), row_max)
                             ),

@@ -83,16 +83,17 @@ def gemv_half_program():
                     T.clear(row_sum_chunk)
                     for ck in T.serial(T.ceildiv(K, 256)):
                         for j in T.Parallel(256):
+                            k = ck * 256 + j
                             row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(
-                                ck * 256 + j < K,
+                                k < K,
                                 T.Cast(
                                     T.float32,
                                     A[
                                         T.Cast(T.int64, bx * 4 + w) * K
-                                        + T.Cast(T.int64, ck * 256 + j)
+                                        + T.Cast(T.int64, k)
                                     ],
                                 )
-                                * T.Cast(T.float32, x[ck * 256 + j]),
+                                * T.Cast(T.float32, x[k]),
                                 T.float32(0.0),
                             )
                     T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)

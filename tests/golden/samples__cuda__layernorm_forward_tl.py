@@ -91,12 +91,10 @@ def layernorm_forward_program():
                 T.clear(row_sum_chunk)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
+                        c = ck * 256 + j
                         row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(
-                            ck * 256 + j < cols,
-                            x[
-                                T.Cast(T.int64, bx) * cols
-                                + T.Cast(T.int64, ck * 256 + j)
-                            ],
+                            c < cols,
+                            x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)],
                             T.float32(0.0),
                         )
                 T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
@@ -106,20 +104,15 @@ def layernorm_forward_program():
                 T.clear(row_sum_1_chunk)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
+                        c = ck * 256 + j
                         row_sum_1_chunk[j] = row_sum_1_chunk[j] + T.if_then_else(
-                            ck * 256 + j < cols,
+                            c < cols,
                             (
-                                x[
-                                    T.Cast(T.int64, bx) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
-                                ]
+                                x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)]
                                 - row_sum / T.Cast(T.float32, cols)
                             )
                             * (
-                                x[
-                                    T.Cast(T.int64, bx) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
-                                ]
+                                x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)]
                                 - row_sum / T.Cast(T.float32, cols)
                             ),
                             T.float32(0.0),
@@ -130,23 +123,12 @@ def layernorm_forward_program():
                 var = row_sum_1 / T.Cast(T.float32, cols)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
-                        if ck * 256 + j < cols:
-                            y[
-                                T.Cast(T.int64, bx) * cols
-                                + T.Cast(T.int64, ck * 256 + j)
-                            ] = (
-                                x[
-                                    T.Cast(T.int64, bx) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
-                                ]
+                        c = ck * 256 + j
+                        if c < cols:
+                            y[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)] = (
+                                x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)]
                                 - mean
-                            ) * T.rsqrt(
-                                var + eps
-                            ) * gamma[
-                                ck * 256 + j
-                            ] + beta[
-                                ck * 256 + j
-                            ]
+                            ) * T.rsqrt(var + eps) * gamma[c] + beta[c]
                 mean_out[bx] = row_sum / T.Cast(T.float32, cols)
                 rstd_out[bx] = T.rsqrt(row_sum_1 / T.Cast(T.float32, cols) + eps)
 

@@ -84,21 +84,14 @@ def reduce_warp_atomic_program():
                 )
             ):
                 for j in T.Parallel(256):
-                    row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(
+                    i = (
                         bx * 256
                         + ck
                         * T.Cast(T.int32, T.uint32(256) * T.truncdiv(n + 256 - 1, 256))
                         + j
-                        < n,
-                        in_[
-                            bx * 256
-                            + ck
-                            * T.Cast(
-                                T.int32, T.uint32(256) * T.truncdiv(n + 256 - 1, 256)
-                            )
-                            + j
-                        ],
-                        T.float32(0.0),
+                    )
+                    row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(
+                        i < n, in_[i], T.float32(0.0)
                     )
             T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
             row_sum = row_sum + row_sum_part[0]

@@ -83,15 +83,16 @@ def rmsnorm_program():
                     T.clear(row_sum_chunk)
                     for ck in T.serial(T.ceildiv(cols, 256)):
                         for j in T.Parallel(256):
+                            c = ck * 256 + j
                             row_sum_chunk[j] = row_sum_chunk[j] + T.if_then_else(
-                                ck * 256 + j < cols,
+                                c < cols,
                                 x[
                                     T.Cast(T.int64, bx * 4 + w) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
+                                    + T.Cast(T.int64, c)
                                 ]
                                 * x[
                                     T.Cast(T.int64, bx * 4 + w) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
+                                    + T.Cast(T.int64, c)
                                 ],
                                 T.float32(0.0),
                             )
@@ -99,17 +100,18 @@ def rmsnorm_program():
                     row_sum = row_sum + row_sum_part[0]
                     for ck in T.serial(T.ceildiv(cols, 256)):
                         for j in T.Parallel(256):
-                            if ck * 256 + j < cols:
+                            c = ck * 256 + j
+                            if c < cols:
                                 y[
                                     T.Cast(T.int64, bx * 4 + w) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
+                                    + T.Cast(T.int64, c)
                                 ] = (
                                     x[
                                         T.Cast(T.int64, bx * 4 + w) * cols
-                                        + T.Cast(T.int64, ck * 256 + j)
+                                        + T.Cast(T.int64, c)
                                     ]
                                     * T.rsqrt(row_sum / T.Cast(T.float32, cols) + eps)
-                                    * weight[ck * 256 + j]
+                                    * weight[c]
                                 )
 
     return rmsnorm

@@ -81,14 +81,12 @@ def softmax_row_program():
                 T.fill(row_max_chunk, -T.infinity(T.float32))
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
+                        c = ck * 256 + j
                         row_max_chunk[j] = T.max(
                             row_max_chunk[j],
                             T.if_then_else(
-                                ck * 256 + j < cols,
-                                in_[
-                                    T.Cast(T.int64, bx) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
-                                ],
+                                c < cols,
+                                in_[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)],
                                 -T.infinity(T.float32),
                             ),
                         )
@@ -99,13 +97,11 @@ def softmax_row_program():
                 T.clear(row_sum_1_chunk)
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
+                        c = ck * 256 + j
                         row_sum_1_chunk[j] = row_sum_1_chunk[j] + T.if_then_else(
-                            ck * 256 + j < cols,
+                            c < cols,
                             T.exp(
-                                in_[
-                                    T.Cast(T.int64, bx) * cols
-                                    + T.Cast(T.int64, ck * 256 + j)
-                                ]
+                                in_[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)]
                                 - T.max(T.float32(-3.4028234663852886e38), row_max)
                             ),
                             T.float32(0.0),
@@ -115,16 +111,11 @@ def softmax_row_program():
                 inv_sum = T.float32(1.0) / row_sum_1
                 for ck in T.serial(T.ceildiv(cols, 256)):
                     for j in T.Parallel(256):
-                        if ck * 256 + j < cols:
-                            out[
-                                T.Cast(T.int64, bx) * cols
-                                + T.Cast(T.int64, ck * 256 + j)
-                            ] = (
+                        c = ck * 256 + j
+                        if c < cols:
+                            out[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)] = (
                                 T.exp(
-                                    in_[
-                                        T.Cast(T.int64, bx) * cols
-                                        + T.Cast(T.int64, ck * 256 + j)
-                                    ]
+                                    in_[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)]
                                     - T.max(T.float32(-3.4028234663852886e38), row_max)
                                 )
                                 * inv_sum

@@ -32,9 +32,14 @@ TILELANG_MATH = {
     "nearbyint": "T.nearbyint",
 }
 
+LOG2E = 1.4426950408889634  # log2(e): exp(x) = exp2(x * LOG2E)
+
 # CUDA name -> (kind, canonical)
 CUDA_BUILTINS = {
-    **{n: ("math", "exp") for n in ("expf", "exp", "__expf", "hexp")},
+    **{n: ("math", "exp") for n in ("expf", "exp", "hexp")},
+    # the fast intrinsic is ex2.approx of x * log2(e) (CUDA's programming guide): the port
+    # computes it the same way, as exp2 (porter/emit/exp2.py)
+    "__expf": ("exp-as-exp2", "exp2"),
     **{n: ("math", "exp2") for n in ("exp2f", "exp2", "hexp2")},
     **{n: ("math", "log") for n in ("logf", "log", "__logf", "hlog")},
     **{n: ("math", "log2") for n in ("log2f", "log2", "__log2f", "hlog2")},

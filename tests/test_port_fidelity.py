@@ -166,3 +166,26 @@ void launch(__half* out, const __half* x, float* wide, int n) {
                             str(tmp_path / "hexp_tl.py"), "--no-compile-check"],
                            cwd=ROOT, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_a_cuda_fast_exp_is_the_exp2_it_is_made_of(tmp_path):
+    """`__expf(x)` is ex2.approx of x * log2 e on the GPU: the port computes exp2 of the same
+    product, while `expf` beside it stays exp."""
+    port = _convert(tmp_path, "fastexp", """
+__global__ void fast_exp(float* fast, float* exact, const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        fast[i] = __expf(x[i]);
+        exact[i] = expf(x[i]);
+    }
+}
+void launch(float* fast, float* exact, const float* x, int n) {
+    fast_exp<<<(n + 255) / 256, 256>>>(fast, exact, x, n);
+}
+""")
+    assert "fast[i] = T.exp2(x[i] * T.float32(1.4426950408889634))" in port
+    assert "exact[i] = T.exp(x[i])" in port
+    check = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(tmp_path / "fastexp.cu"),
+                            str(tmp_path / "fastexp_tl.py"), "--no-compile-check"],
+                           cwd=ROOT, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr

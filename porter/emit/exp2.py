@@ -14,12 +14,13 @@ original's result can tell apart:
 - any exp whose float32 result is rounded straight to float16 or bfloat16, where the
   error is far below the half-ulp of the type (`rounding_hides`).
 
-A CUDA `expf` kept in float32 stays `T.exp`: ~88 ulps is more than the original allows.
+A CUDA `expf` kept in float32 stays `T.exp`: ~88 ulps is more than the original allows. A
+CUDA `__expf` is exp2 from the front end on (porter/builtins.py): the intrinsic is ex2.approx
+of x * log2(e) itself.
 """
 
 from __future__ import annotations
 
-LOG2E = 1.4426950408889634
 
 # float32 unit roundoff times the widest |x| with a normal float32 exp, plus exp2's error
 EXP2_RELATIVE_ERROR = 88.8 * 2.0 ** -24 + 2.0 ** -22

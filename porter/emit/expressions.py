@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 
-from porter.builtins import TILELANG_MATH
-from porter.emit.exp2 import LOG2E, rounding_hides
+from porter.builtins import LOG2E, TILELANG_MATH
+from porter.emit.exp2 import rounding_hides
 from porter.ir.tiles import TileLoad
 from porter.ir.nodes import (
     BinOp, Builtin, Call, Cast, Const, Load, Select, UnaryOp, Var, is_float,

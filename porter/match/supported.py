@@ -58,7 +58,8 @@ def render() -> str:
         target = TILELANG_MATH.get(canonical, spelled.get(canonical, canonical)) if kind == "math" else \
             {"binop": f"operator `{canonical}`", "unop": f"unary `{canonical}`", "cmp": f"comparison `{canonical}`",
              "cast": "`T.Cast` to the result type", "recip": "`1 / x`", "saturate": "`T.min(T.max(x, 0), 1)`",
-             "ldg": "a plain load", "const": f"the constant `{canonical}`"}[kind]
+             "ldg": "a plain load", "const": f"the constant `{canonical}`",
+             "exp-as-exp2": "`T.exp2(x * log2(e))`, the intrinsic's own arithmetic"}[kind]
         if kind == "math":
             target = f"`{target}`"
         out.append(f"| {', '.join(f'`{n}`' for n in names)} | {target} |")

@@ -4,7 +4,7 @@ TileLang equivalent and get a diagnostic."""
 
 from __future__ import annotations
 
-from porter.builtins import CUDA_BUILTINS
+from porter.builtins import CUDA_BUILTINS, LOG2E
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.scope import _Scope
@@ -124,6 +124,9 @@ class CallsMixin:
         if kind == "math":
             values = [self.coerce(v, dtype) for v in values]
             return Call(canonical, tuple(values), dtype)
+        if kind == "exp-as-exp2":
+            x = self.coerce(values[0], dtype)
+            return Call(canonical, (BinOp("*", x, Const(LOG2E, dtype), dtype),), dtype)
         if kind == "binop":
             return BinOp(canonical, self.coerce(values[0], dtype), self.coerce(values[1], dtype), dtype)
         if kind == "unop":

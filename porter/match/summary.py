@@ -20,6 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 
 
+from porter.builtins import LOG2E
 from porter.ir.fold import fold
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, Call, Cast, Comment, Const, Continue, Decl, For, If,
@@ -667,15 +668,17 @@ class Summarizer:
             return False
         t = mh.dtype
 
-        def rescaled(x, y):
-            return BinOp("*", x, Call("exp", (BinOp("-", y, peak, t),), t), t)
-        if local[d] not in (BinOp("+", rescaled(dh, mh), rescaled(do, mo), t),
-                            BinOp("+", rescaled(do, mo), rescaled(dh, mh), t)):
+        def rescaled(x, y, fast):
+            return BinOp("*", x, _exp(BinOp("-", y, peak, t), fast), t)
+        fast = next((f for f in (False, True) if local[d] in (
+            BinOp("+", rescaled(dh, mh, f), rescaled(do, mo, f), t),
+            BinOp("+", rescaled(do, mo, f), rescaled(dh, mh, f), t))), None)
+        if fast is None:
             return False
         p = env[d].peak
         whole_max = self.block_reduce("max", env[m], s.loc, step=32)
         env[m] = whole_max
-        term = Call("exp", (BinOp("-", p.body, whole_max, t),), t)
+        term = _exp(BinOp("-", p.body, whole_max, t), fast)  # as the original spells it
         env[d] = RowReduce("+", p.var, p.stop, term, t, 32)
         env[off] = Const(0, "int32")
         return True
@@ -917,11 +920,19 @@ def _online_pair(holders: dict, body_env: dict):
         for d, dh in holders.items():
             if d == m:
                 continue
-            expected = BinOp("+", BinOp("*", dh, Call("exp", (BinOp("-", mh, new_m, dt),), dt), dt),
-                             Call("exp", (BinOp("-", t_, new_m, dt),), dt), dt)
-            if body_env.get(d) == expected:
-                return m, d
+            for fast in (False, True):
+                expected = BinOp("+", BinOp("*", dh, _exp(BinOp("-", mh, new_m, dt), fast), dt),
+                                 _exp(BinOp("-", t_, new_m, dt), fast), dt)
+                if body_env.get(d) == expected:
+                    return m, d
     return None
+
+
+def _exp(x, fast: bool):
+    """exp(x); with `fast`, as a CUDA `__expf` reads in the IR: exp2(x * log2 e) (porter/builtins.py)."""
+    if fast:
+        return Call("exp2", (BinOp("*", x, Const(LOG2E, x.dtype), x.dtype),), x.dtype)
+    return Call("exp", (x,), x.dtype)
 
 
 def conjuncts(c) -> list:

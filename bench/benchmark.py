@@ -112,7 +112,7 @@ def scaled_problem(kernel, scale: float, given: dict) -> tuple[dict, list]:
     strides = [s for s in found if is_stride(s)]
     sizes = [s for s in found if s not in strides]
     for name in sizes:
-        scalars[name] = max(1, int(round(scalars[name] * scale)))
+        scalars[name] = max(1, round(scalars[name] * scale))
     widest = max((scalars[s] for s in sizes), default=16)
     nesting = _stride_nesting(kernel, strides)
     for name in strides:

@@ -121,7 +121,7 @@ class _Splicer:
         end = node.end_lineno
         b = self.starts[end] if end < len(self.starts) else len(self.data)
         indent = " " * node.col_offset
-        return (self.data[:a] + f"{indent}{new}\n".encode("utf-8") + self.data[b:]).decode("utf-8")
+        return (self.data[:a] + f"{indent}{new}\n".encode() + self.data[b:]).decode("utf-8")
 
 
 def _expression_mutants(node, splice: _Splicer, declared: bool) -> list:

@@ -140,7 +140,7 @@ def measure(path: str, archs: list) -> list:
                                        pass_configs(port), buffers)
                         row.update(aligned_async_copies=fast["async_copies"],
                                    aligned_shared_bytes=fast["shared_bytes"])
-                except Exception as exc:  # a lowering TileLang refuses: the row says so
+                except Exception as exc:  # noqa: BLE001 - a lowering TileLang refuses: the row says so
                     row["error"] = refusal(exc)
                 rows.append(row)
         return rows
@@ -177,7 +177,7 @@ def measure_reference(path: str, archs: list) -> list:
             func = make()
             row["t_copy"] = func.script().count("T.copy(")  # as TileLang parsed it
             row.update(lowered(func, arch, {}, ["A", "B", "C", "Q", "K", "V", "O"]), stages=2)
-        except Exception as exc:  # a lowering TileLang refuses: the row says so
+        except Exception as exc:  # noqa: BLE001 - a lowering TileLang refuses: the row says so
             row["error"] = refusal(exc)
         rows.append(row)
     return rows

@@ -90,7 +90,7 @@ def run_isolated(fn, *args, where: str, seconds: float | None = None, memory: in
     sys.stdout.flush()
     sys.stderr.flush()
     read_fd, write_fd = os.pipe()
-    said = tempfile.TemporaryFile()  # the child's stderr: libclang prints crash dumps there
+    said = tempfile.TemporaryFile()  # noqa: SIM115 - closed below, after the child; the child's stderr: libclang prints crash dumps there
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)

@@ -90,8 +90,7 @@ def test_compilation_database_supplies_includes_and_defines(tmp_path):
         '#include "cfg.h"\n__global__ void k(float* x, int n) {\n'
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= SCALE * FACTOR;\n}\n")
     db = tmp_path / "compile_commands.json"
-    db.write_text('[{"directory": "%s", "file": "k.cu", "command": "nvcc -Iinc -DFACTOR=2 -c k.cu"}]'
-                  % tmp_path)
+    db.write_text(f'[{{"directory": "{tmp_path}", "file": "k.cu", "command": "nvcc -Iinc -DFACTOR=2 -c k.cu"}}]')
     without = tileport("convert", tmp_path / "k.cu", "--emit-ir")
     assert_diagnostic(without, "TP101", 1)
     result = tileport("convert", tmp_path / "k.cu", "--emit-ir", "-p", db)

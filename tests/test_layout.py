@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import black
 import pytest
@@ -36,6 +37,15 @@ def test_every_sample_port_is_ruff_clean():
         run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated",
                               *rules, *paths], capture_output=True, text=True)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+
+
+def test_tileports_own_sources_are_ruff_clean():
+    """porter/, bench/ and tests/ under the project's ruff settings (pyproject.toml: ruff's
+    default rules at 120 columns, with the exceptions it lists and why)."""
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "porter", "bench", "tests"],
+                         cwd=root, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
 
 
 # --- statements in the shapes tileport writes, and random ones, against black ---------------

@@ -443,7 +443,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_finished_results(tmp_path):
         assert (out / "k" / "spin_tl.py").exists()
         time.sleep(1.0)  # spin's verify is running now
         proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=60)
+        _stdout, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()

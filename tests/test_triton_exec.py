@@ -7,6 +7,7 @@ makes exactly one call and the kernels use big blocks and small grids.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ def write_kernel(tmp_path, body: str, name: str = "kern.py") -> str:
 
 
 def line_of(path: str, needle: str) -> int:
-    lines = open(path).read().splitlines()
+    lines = Path(path).read_text().splitlines()
     return next(i for i, line in enumerate(lines, 1) if needle in line)
 
 

@@ -134,7 +134,7 @@ def drop_unread_locals(stmts: list) -> list:
                 and s.var.name not in read and s.var.name not in assigned}
         if not dead:
             return stmts
-        stmts = rewrite_stmts(stmts, lambda s: None if isinstance(s, Decl) and s.var.name in dead else s)
+        stmts = rewrite_stmts(stmts, lambda s, dead=dead: None if isinstance(s, Decl) and s.var.name in dead else s)
 
 
 def substitute_block_dims(stmts: list, block: tuple) -> list:

@@ -175,7 +175,7 @@ class KernelEmitter:
                     v.batched = True
                     v.dynamic.append((count, f'T.dynamic("{count}")'))
 
-                def dim(d, wrapper=False):
+                def dim(d, wrapper=False, count=count):
                     if d == "*":
                         return "None" if wrapper else count  # _batched counts them
                     return self.param_names[d] if isinstance(d, str) else self.named(d)

@@ -78,7 +78,7 @@ def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=
                         constexprs=constexprs)
 
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)
 
 
 def refuse_special_includes(path: str, text: str, include_dirs=()) -> None:

@@ -29,27 +29,27 @@ class Poly:
         self.atoms = dict(atoms or {})
 
     @staticmethod
-    def const(v: int) -> "Poly":
+    def const(v: int) -> Poly:
         return Poly({(): v})
 
     @staticmethod
-    def atom(key: str, expr) -> "Poly":
+    def atom(key: str, expr) -> Poly:
         return Poly({(key,): 1}, {key: expr})
 
-    def __add__(self, other: "Poly") -> "Poly":
+    def __add__(self, other: Poly) -> Poly:
         terms = defaultdict(int, self.terms)
         for k, v in other.terms.items():
             terms[k] += v
         return Poly(terms, {**self.atoms, **other.atoms})
 
-    def __mul__(self, other: "Poly") -> "Poly":
+    def __mul__(self, other: Poly) -> Poly:
         terms = defaultdict(int)
         for ka, va in self.terms.items():
             for kb, vb in other.terms.items():
                 terms[tuple(sorted(ka + kb))] += va * vb
         return Poly(terms, {**self.atoms, **other.atoms})
 
-    def scale(self, c: int) -> "Poly":
+    def scale(self, c: int) -> Poly:
         return Poly({k: v * c for k, v in self.terms.items()}, self.atoms)
 
     def constant_part(self) -> int:

@@ -9,7 +9,6 @@ source location so later stages can point at the user's line.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 from porter.diagnostics import Loc
 
@@ -39,7 +38,7 @@ def dtype_bits(dtype: str) -> int:
 class Const:
     """A literal; `name` keeps the constant's source name (a constexpr, a #define) for display."""
 
-    value: Union[int, float, bool]
+    value: int | float | bool
     dtype: str
     name: str | None = field(default=None, compare=False)
 
@@ -66,15 +65,15 @@ class BinOp:
     """C semantics: integer `/` and `%` truncate toward zero; `&&`/`||` are logical."""
 
     op: str
-    a: "Expr"
-    b: "Expr"
+    a: Expr
+    b: Expr
     dtype: str
 
 
 @dataclass(frozen=True)
 class UnaryOp:
     op: str  # "-", "!", "~"
-    a: "Expr"
+    a: Expr
     dtype: str
 
 
@@ -90,26 +89,26 @@ class Call:
 @dataclass(frozen=True)
 class Cast:
     dtype: str
-    a: "Expr"
+    a: Expr
 
 
 @dataclass(frozen=True)
 class Select:
-    cond: "Expr"
-    a: "Expr"
-    b: "Expr"
+    cond: Expr
+    a: Expr
+    b: Expr
     dtype: str
 
 
 @dataclass(frozen=True)
 class Load:
     buffer: str
-    index: "Expr"
+    index: Expr
     dtype: str
     lanes: int = 0  # > 0: one element of a vector access of the original (float4: 4), see emit/vectors.py
 
 
-Expr = Union[Const, Var, Builtin, BinOp, UnaryOp, Call, Cast, Select, Load]
+Expr = Const | Var | Builtin | BinOp | UnaryOp | Call | Cast | Select | Load
 
 
 def expr_dtype(e: Expr) -> str:
@@ -175,7 +174,7 @@ class Return:
 
 @dataclass
 class While:
-    cond: "Expr"
+    cond: Expr
     body: list
     loc: Loc | None = None
 
@@ -228,8 +227,8 @@ class Atomic:
 
     op: str
     buffer: str
-    index: "Expr"
-    value: "Expr"
+    index: Expr
+    value: Expr
     loc: Loc | None = None
 
 
@@ -241,7 +240,7 @@ class Comment:
     loc: Loc | None = None
 
 
-Stmt = Union[Decl, Assign, Store, If, For, While, Break, Continue, Return, Alloc, Sync, Atomic, Comment]
+Stmt = Decl | Assign | Store | If | For | While | Break | Continue | Return | Alloc | Sync | Atomic | Comment
 
 
 # ----------------------------------------------------------------------------- kernel
@@ -253,7 +252,7 @@ class ScalarParam:
     dtype: str
     c_type: str = ""  # original spelling, for the CUDA emulator's launcher
     loc: Loc | None = None
-    member: "StructMember | None" = None  # set when this scalar is a field of a struct parameter
+    member: StructMember | None = None  # set when this scalar is a field of a struct parameter
     # Not an argument of the original kernel: the size of its launch grid on this axis, which
     # the launch computes from host values the kernel never receives (Triton `grid = (M,)`).
     grid_axis: int | None = None
@@ -290,7 +289,7 @@ class BufferParam:
         return ("r" if self.read else "") + ("w" if self.written else "") or "-"
 
 
-Param = Union[ScalarParam, BufferParam]
+Param = ScalarParam | BufferParam
 
 
 @dataclass
@@ -332,7 +331,7 @@ class Kernel:
     # stand-in values that the port is printed from (None: print this kernel itself)
     generic: tuple = ()
     constexpr_origin: dict = field(default_factory=dict)
-    emit_as: "Kernel | None" = None
+    emit_as: Kernel | None = None
     # Triton: the same kernel converted for the other values of its flag/enum constexprs
     # (HAS_BIAS both ways, each compared `mode`); the port dispatches on them
     variants: list = field(default_factory=list)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Call, Cast, Decl, For, If, Load, Select, Store, UnaryOp, While,

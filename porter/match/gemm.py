@@ -157,7 +157,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         aff = affine_in(idx, [frame.gx, frame.gy, kk])
         if aff is None:
             raise Miss("an operand index that is not affine in (row, column, k)")
-        coeffs, rest = aff
+        coeffs, _rest = aff
         uses = {s for s in (frame.gx, frame.gy) if coeffs[s] != 0}
         if coeffs[kk] == 0 or len(uses) != 1:
             raise Miss("an operand that is not indexed by k and exactly one of row / column")

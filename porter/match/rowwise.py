@@ -161,7 +161,7 @@ def match(kernel: Kernel) -> Kernel:
         # then its variance taken), which this order cannot keep
         read = {n.buffer for n in walk_expr(r.body) if isinstance(n, Load)}
         if read & row_writes:
-            raise Miss(f"a reduction reads '{sorted(read & row_writes)[0]}', which the kernel also "
+            raise Miss(f"a reduction reads '{min(read & row_writes)}', which the kernel also "
                        "writes across the row")
 
     # the conditions every write shares and no thread decides guard the whole block
@@ -336,7 +336,7 @@ def _write(w, guard, names, loc, named: dict, hoisted: set, bind=None) -> list:
             body = [If(cond, [atomic], [], w.loc)] if cond is not None else [atomic]
             return [ParallelFor((j,), (1,), body, w.loc)]
         return [If(cond, [store], [], w.loc)] if cond is not None else [store]
-    var, start, stop, step = w.domain
+    var, _start, stop, _step = w.domain
     if not all(_thread_free(c) for c in guard):
         raise Miss("a strided store under a condition on the thread index")
     ck, j = Var("ck", "int32"), Var("j", "int32")

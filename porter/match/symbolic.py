@@ -33,15 +33,15 @@ class Poly:
     # ------------------------------------------------------------------ building
 
     @staticmethod
-    def symbol(name: str) -> "Poly":
+    def symbol(name: str) -> Poly:
         return Poly({((name, 1),): 1})
 
     @staticmethod
-    def integer(value: int) -> "Poly":
+    def integer(value: int) -> Poly:
         return Poly({(): int(value)})
 
     @staticmethod
-    def of(value) -> "Poly":
+    def of(value) -> Poly:
         return value if isinstance(value, Poly) else Poly.integer(value)
 
     def __add__(self, other):
@@ -103,7 +103,7 @@ class Poly:
             raise TypeError(f"{self} is not a constant")
         return self._terms.get((), 0)
 
-    def has(self, symbol: "Poly") -> bool:
+    def has(self, symbol: Poly) -> bool:
         name = symbol.name
         return any(n == name for m in self._terms for n, _ in m)
 
@@ -126,7 +126,7 @@ class Poly:
         (m, c), = self._terms.items()
         return c, Poly({m: 1})
 
-    def coeff(self, symbol: "Poly") -> "Poly":
+    def coeff(self, symbol: Poly) -> Poly:
         """The coefficient of symbol**1: the terms holding it exactly once, divided by it."""
         name = symbol.name
         out = {}
@@ -136,7 +136,7 @@ class Poly:
                 out[rest] = out.get(rest, 0) + c
         return Poly(out)
 
-    def subs(self, mapping: dict) -> "Poly":
+    def subs(self, mapping: dict) -> Poly:
         """Every symbol of `mapping` replaced at once by its Poly."""
         by_name = {s.name: Poly.of(v) for s, v in mapping.items()}
         out = Poly.integer(0)

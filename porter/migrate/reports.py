@@ -212,7 +212,7 @@ def _file_views(result) -> list:
         port = f.port_text
         if port is None and f.output and out_root is not None and not result.dry_run:
             port, _ = _read_text(str(out_root / f.output))
-        def link(d, fid=fid, f=f):
+        def link(d, fid=fid, f=f, source=source):
             same = d.get("file") in (f.source, None) or str(d.get("file", "")).endswith(f.path)
             return f"#src-{fid}-L{d['line']}" if d.get("line") and same and source is not None else None
         port_lines = _program_lines(port)

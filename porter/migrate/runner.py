@@ -96,7 +96,7 @@ def validate(opts: MigrateOptions) -> None:
 @dataclass
 class _Task:
     kind: str                     # "convert" or "verify"
-    state: "_FileState"
+    state: _FileState
     payload: dict
     limit: float
     kernel: KernelRecord | None = None

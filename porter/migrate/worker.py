@@ -28,7 +28,7 @@ NO_KERNEL_CODES = {"TP100", "TP200"}
 #: Codes meaning "the input itself is bad": unreadable, binary, not UTF-8, syntax errors.
 INPUT_CODES = {"TP001", "TP002", "TP003", "TP005", "TP101", "TP201"}
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^">\n]+)[">]', re.M)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^">\n]+)[">]', re.MULTILINE)
 _CUDA_KERNEL = re.compile(r"__global__\s+(?:[\w:<>,*&\s]+?\s)?(?:__launch_bounds__\s*\([^)]*\)\s*)?"
                           r"[\s*&]*(?!__launch_bounds__)(\w+)\s*\(")
 _TRITON_KERNEL = re.compile(r"@\s*(?:triton\s*\.\s*)?jit\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*def\s+(\w+)")

@@ -115,7 +115,7 @@ _TOKEN_RE = re.compile(
   | (?P<id>[A-Za-z_$][A-Za-z_0-9$]*)
   | (?P<op>::|->|.)
     """,
-    re.X | re.S,
+    re.VERBOSE | re.DOTALL,
 )
 
 

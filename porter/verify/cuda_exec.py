@@ -286,10 +286,10 @@ def run_kernel(
 def _crash_location(stderr: str, library: str, source_path: str | os.PathLike) -> Loc | None:
     """Source line of the faulting instruction, from the runtime's `tileport-emu-pc:` report."""
     src = Path(source_path).resolve()
-    a = re.search(r"^(?:\S+: )?(/[^:\n]+):(\d+): .*Assertion .* failed", stderr, re.M)
+    a = re.search(r"^(?:\S+: )?(/[^:\n]+):(\d+): .*Assertion .* failed", stderr, re.MULTILINE)
     if a:  # assert() in device code names its own line
         return Loc(str(source_path) if Path(a[1]).resolve() == src else a[1], int(a[2]))
-    m = re.search(r"^tileport-emu-pc: (0x[0-9a-f]+) (.+)$", stderr, re.M)
+    m = re.search(r"^tileport-emu-pc: (0x[0-9a-f]+) (.+)$", stderr, re.MULTILINE)
     if not m or Path(m.group(2)).resolve() != Path(library).resolve():
         return None
     try:

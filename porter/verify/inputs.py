@@ -286,8 +286,7 @@ def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict,
                 rest = int(evaluate(p.extent, {**scalars, **outer}))
             except (NotConstant, ValueError, ZeroDivisionError, TypeError):
                 continue
-            if rest + 3 > scalars[name]:
-                scalars[name] = rest + 3
+            scalars[name] = max(scalars[name], rest + 3)
 
 
 def _odd_multiple(value: int, multiple: int) -> int:

@@ -375,7 +375,7 @@ def shared_bytes(artifact) -> int:
                 count *= int(extent)
             sizes.append(count * tvm.DataType(str(node.buffer.dtype)).bits // 8)
 
-    for _, fn in artifact.device_mod.functions.items():
+    for fn in artifact.device_mod.functions.values():
         tvm.tirx.stmt_functor.post_order_visit(fn.body, visit)
     return sum(sizes)
 

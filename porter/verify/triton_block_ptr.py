@@ -23,7 +23,7 @@ class EmulatedBlockPtr:
     offsets: tuple
     block_shape: tuple
 
-    def advanced(self, deltas) -> "EmulatedBlockPtr":
+    def advanced(self, deltas) -> EmulatedBlockPtr:
         return EmulatedBlockPtr(self.base, self.shape, self.strides,
                                 tuple(o + d for o, d in zip(self.offsets, deltas)), self.block_shape)
 

@@ -15,6 +15,7 @@ TILEPORT_WARM=0 turns it off.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -126,7 +127,7 @@ def run(module: str, argv: list, env: dict, cwd: str, stderr_path: str, timeout:
             conn.settimeout(max(0.01, deadline - time.monotonic()))
             line = reader.readline()
             return int(json.loads(line)["status"]) if line else _lost(pid)
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             _kill(pid)
             return "timeout"
         except (OSError, ValueError, KeyError):
@@ -192,7 +193,7 @@ def shutdown_all() -> int:
 
 
 def serve(path: Path) -> None:
-    lock = open(str(path) + ".lock", "w")
+    lock = open(str(path) + ".lock", "w")  # noqa: SIM115 - held (flock) while the worker serves
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
@@ -201,10 +202,8 @@ def serve(path: Path) -> None:
     import importlib
 
     for name in PRELOAD:
-        try:
+        with contextlib.suppress(Exception):  # a missing package is the child's business
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - a missing package is the child's business
-            pass
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # after the imports, which may set their own
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     if path.exists():
@@ -261,7 +260,7 @@ def _remove_lock(path: Path) -> None:
     it now: taken again without waiting, it is nobody's (a worker that quit let it go)."""
     lock_path = Path(str(path) + ".lock")
     try:
-        lock = open(lock_path, "a")
+        lock = open(lock_path, "a")  # noqa: SIM115 - held while the request is served
     except OSError:
         return
     with lock:

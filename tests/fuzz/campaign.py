@@ -106,7 +106,7 @@ def _run(argv: list, where: Path, env: dict, timeout: float) -> dict:
 
         proc = subprocess.Popen([sys.executable, "-P", "-m", "porter.cli", *argv], cwd=where, env=env,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
-                                preexec_fn=limit if cap else None)
+                                preexec_fn=limit if cap else None)  # noqa: PLW1509 - no threads here
         hung, status, usage = False, None, None
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)

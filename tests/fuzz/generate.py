@@ -194,9 +194,9 @@ def _trap(rng) -> Case:
                     note=f"the grid {grid}")
     if choice == 6:
         return Case("", "trap", ["convert", "k.py"],
-                    {"k.py": ("import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef f(x):\n"
-                              "    return f(x)\n\n\n@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, f(1.0))\n")
-                     .encode()}, note="a recursive jit helper")
+                    {"k.py": (b"import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef f(x):\n"
+                              b"    return f(x)\n\n\n@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, f(1.0))\n")},
+                    note="a recursive jit helper")
     if choice == 7:
         return Case("", "trap", ["convert", "k.cu"],
                     {"k.cu": (b"__device__ float f(float x) { return f(x) + 1; }\n"
@@ -217,8 +217,8 @@ def _trap(rng) -> Case:
                     {"k.py": _triton(_OFFS + nest + "    " * (min(depth, 90) + 1) + "pass")},
                     note="deeply nested ifs on a block")
     return Case("", "trap", ["convert", "k.py"],
-                {"k.py": ("import triton\nimport triton.language as tl\nimport os\nos.system('touch PWNED')\n\n\n"
-                          "@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n").encode()},
+                {"k.py": (b"import triton\nimport triton.language as tl\nimport os\nos.system('touch PWNED')\n\n\n"
+                          b"@triton.jit\ndef k(x_ptr):\n    tl.store(x_ptr, 1.0)\n")},
                 note="a module whose top level runs code (must never be executed)")
 
 

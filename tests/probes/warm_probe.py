@@ -9,10 +9,11 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-import porter.verify.warm as warm
+from porter.verify import warm
 
-request = json.loads(open(sys.argv[1]).read())
+request = json.loads(Path(sys.argv[1]).read_text())
 seen = getattr(warm, "_probe_mark", None)
 warm._probe_mark = request["mark"]  # a later child of the same worker must not see this
 report = {"pid": os.getpid(), "session": os.getsid(0), "seen": seen, "cwd": os.getcwd(),

@@ -106,7 +106,7 @@ class CallsMixin:
         if entry is None and _no_tilelang_equivalent(name, c) is not None:
             raise TileportError("TP156", _no_tilelang_equivalent(name, c), loc)
         if entry is None:
-            if name.startswith("atomic") or name.startswith("__shfl") or name.endswith("_sync"):
+            if name.startswith(("atomic", "__shfl")) or name.endswith("_sync"):
                 raise TileportError("TP152", f"'{name}' (atomics and warp primitives) is not "
                                     "supported yet", loc)
             raise TileportError("TP138", f"call to unknown function '{name}'", loc)

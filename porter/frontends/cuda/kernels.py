@@ -8,6 +8,8 @@ module sees a libclang cursor.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.types import (
@@ -122,7 +124,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
 
     def instantiate(self, parsed, templates):
         """Re-parse with one plain copy of each template kernel per launched instantiation."""
-        text = open(self.path, encoding="utf-8").read()
+        text = Path(self.path).read_text(encoding="utf-8")
         extra = []
         for inst in find_instantiations(parsed.tu, self.K, templates):
             template = next(t for t in templates if t.spelling == inst.name)

@@ -8,6 +8,7 @@ over the kernel's `n`) and through local initialisers (`int blocks = ...; dim3 g
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from porter.frontends.cuda import parse as ct
@@ -96,16 +97,12 @@ class LaunchReader:
             if ref.kind == self.K.BINARY_OPERATOR and not is_pointer(p.type):
                 # `k<<<B * NH * T, ...>>>(..., B * NH * T, T)`: a grid written as an argument is
                 # that parameter, even over host locals the kernel never sees
-                try:
+                with contextlib.suppress(Exception):  # unsupported parameter type: not usable in a grid
                     self.arg_exprs[_spelled(ref)] = Var(p.spelling, dtype_of(p.type))
-                except Exception:  # unsupported parameter type: not usable in a grid
-                    pass
             if ref.kind == self.K.DECL_REF_EXPR and ref.referenced is not None:
                 if not is_pointer(p.type):
-                    try:
+                    with contextlib.suppress(Exception):  # unsupported parameter type: not usable in a grid
                         argmap[ref.referenced.hash] = Var(p.spelling, dtype_of(p.type))
-                    except Exception:  # unsupported parameter type: not usable in a grid
-                        pass
         self.argmap, self.assigned = argmap, assigned
         self.runtime, self.fixed = {}, {}
         cfg = list(config.get_arguments())

@@ -225,7 +225,7 @@ def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missi
     ci = cindex()
     if text is None:
         try:
-            text = open(path, encoding="utf-8").read()
+            text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise TileportError("TP001", f"cannot read the file: {exc}", Loc(path)) from exc
     missing = list(missing)

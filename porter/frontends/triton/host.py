@@ -139,7 +139,7 @@ class Event:
 @dataclass
 class HostScope:
     node: object
-    parent: "HostScope | None"
+    parent: HostScope | None
     events: dict = field(default_factory=dict)
 
     def add(self, name, ev):
@@ -662,7 +662,7 @@ class HostEval:
             if isinstance(a, HConst) and isinstance(b, HConst):
                 try:
                     return HConst(_COMPARE[type(node.ops[0])](a.value, b.value))
-                except Exception:
+                except Exception:  # noqa: BLE001 - the user's host arithmetic failed: not a constant
                     return UNKNOWN
         return UNKNOWN
 
@@ -688,7 +688,7 @@ class HostEval:
         if isinstance(a, HConst) and isinstance(b, HConst):
             try:
                 return HConst(_BINOPS[type(op)](a.value, b.value))
-            except Exception:
+            except Exception:  # noqa: BLE001 - the user's host arithmetic failed: not a constant
                 return UNKNOWN
         if isinstance(a, HTuple) and isinstance(b, HTuple) and isinstance(op, ast.Add):
             return HTuple(a.items + b.items)
@@ -886,7 +886,7 @@ class HostEval:
                 if isinstance(a, HTensor):
                     return HTensor(a.dtype, a.like)
             return UNKNOWN
-        if path.startswith("torch.nn.functional.") or path.startswith("torch.nn."):
+        if path.startswith(("torch.nn.functional.", "torch.nn.")):
             for a in args:
                 if isinstance(a, HTensor):
                     return HTensor(a.dtype, a.like)
@@ -897,7 +897,7 @@ class HostEval:
             if isinstance(a, HConst):
                 try:
                     return HConst(convert(a.value))
-                except Exception:
+                except Exception:  # noqa: BLE001 - the user's host arithmetic failed: not a constant
                     return UNKNOWN
             return HScalar("float" if convert is float else "int")
         if path in ("builtins.list", "builtins.tuple", "builtins.sorted") and len(args) == 1 and \
@@ -916,7 +916,7 @@ class HostEval:
             if args and all(isinstance(a, HConst) for a in args):
                 try:
                     return HConst({"min": min, "max": max, "abs": abs}[short](*(a.value for a in args)))
-                except Exception:
+                except Exception:  # noqa: BLE001 - the user's host arithmetic failed: not a constant
                     return UNKNOWN
             if any(isinstance(a, HScalar) and a.kind == "float" or
                    isinstance(a, HConst) and isinstance(a.value, float) for a in args):

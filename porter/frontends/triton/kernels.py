@@ -40,7 +40,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from porter.diagnostics import Loc, TileportError
 from porter.frontends.triton.calls import TritonCalls
@@ -435,7 +435,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         expression), or None when `new` is not `carried + invariant`."""
         if induction is None:
             return None
-        var, start_e, stop_e, step, closed = induction
+        var, start_e, stop_e, step, _closed = induction
         terms, stack = [], [new]
         while stack:
             e = stack.pop()
@@ -626,7 +626,7 @@ class KernelConverter(TritonCalls, TritonMemory):
 
     # ------------------------------------------------------------------ atomics
 
-    _ATOMIC_OPS = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min",
+    _ATOMIC_OPS: ClassVar[dict] = {"atomic_add": "add", "atomic_max": "max", "atomic_min": "min",
                    "atomic_xchg": "store"}
 
     def _atomic_statement(self, node, env) -> bool:

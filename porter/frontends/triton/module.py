@@ -360,7 +360,7 @@ class TritonFrontend:
         other = self.sibling(imported[0])
         return other.host_function(imported[1], other.info.scopes[0], depth + 1)
 
-    def sibling(self, source) -> "TritonFrontend":
+    def sibling(self, source) -> TritonFrontend:
         """The front end of another module of the tree, parsed once per conversion."""
         key = str(source)
         if key not in self.siblings:

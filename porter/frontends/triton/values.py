@@ -21,6 +21,7 @@ truncate like C.
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass, field
 
 from porter.diagnostics import TileportError
@@ -109,7 +110,7 @@ def pyconst_dtype(value) -> str:
         return "int64" if -2**63 <= value < 2**63 else "uint64"
     if isinstance(value, float):
         a = abs(value)
-        if a == float("inf") or a == 0.0 or value != value or 2**-126 <= a <= (2 - 2**-23) * 2**127:
+        if a == float("inf") or a == 0.0 or math.isnan(value) or 2**-126 <= a <= (2 - 2**-23) * 2**127:
             return "float32"
         return "float64"
     raise TypeError(value)

@@ -120,6 +120,29 @@ def test_row_major_operands_are_copied_and_the_aligned_program_copies_asynchrono
     assert "cp_async_gs_conditional<4>" in general.kernel_source and "cp_async_gs<16>" not in general.kernel_source
 
 
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_pipelined_loop_of_a_run_time_trip_count_lowers_at_three_and_four_stages(tmp_path, arch):
+    """Triton's num_stages=3 (the tutorials' configs go to 5) over ceildiv(K, BLOCK_K): the loop
+    that drains the pipeline waits on fewer copies each round; tilelang 0.1.15 prints that wait
+    count only as a constant, so the port's configs unroll it (without them: 'Downcast from
+    tirx.Sub to ir.IntImm failed'), and every wait stays a constant count."""
+    text = emit_module(raise_module(load_module(str(ROOT / "samples/triton/matmul_grouped.py"))))
+    port = tmp_path / "mg_tl.py"
+    port.write_text(text)
+    from porter.verify.port_exec import async_copies, load_port, lower, pass_configs
+
+    module = load_port(str(port))
+    for stages in (3, 4):
+        for aligned in (True, False):  # whole tiles (cp.async or TMA), and masked gathers
+            program = module.matmul_grouped_kernel_program(stages=stages, aligned=aligned)
+            source = lower(program, {"kind": "cuda", "arch": arch}, pass_configs(module)).kernel_source
+            waits = set(re.findall(r"cp_async_wait<(\d+)>", source))
+            if aligned:
+                assert async_copies(source) >= 2, (arch, stages)
+            if waits:
+                assert str(stages - 1) in waits and "0" in waits, waits
+
+
 BATCHED = """
 __global__ void bmm(const float* X, const float* W, float* Y, int M, int N, int K, int batches,
                     long long stride_x, long long stride_w) {

@@ -571,8 +571,14 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
     failures = [{"name": f.name, "line": f.loc.line, "code": f.diagnostic.code,
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]
     text = template.render(version=__version__, source=source_name, language=module.language,
-                           kernels=views, failures=failures)
+                           kernels=views, failures=failures, pipelined=any(_pipelined(v) for v in views))
     return lay_out_module(text)
+
+
+def _pipelined(view: KernelView) -> bool:
+    """Whether a kernel's program (or one of its variants) has a T.Pipelined loop."""
+    bodies = [view.body] + [v.get("body", []) for v in (view.triton or {}).get("variants", [])]
+    return any("T.Pipelined(" in line for body in bodies for line in body)
 
 
 def _docstring_safe(text: str) -> str:

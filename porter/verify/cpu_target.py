@@ -147,13 +147,22 @@ def install(module) -> None:
             enable_bfloat16()
             # the port's own configs (no per-access extent guards): an access past a buffer
             # reads or hits verify's guard zone here as it would read garbage on a GPU
-            cache[name] = compile_for_c(program, dict(getattr(module, "_PASS_CONFIGS", None) or {}))
+            cache[name] = compile_for_c(program, c_configs(getattr(module, "_PASS_CONFIGS", None) or {}))
         return cache[name]
 
     module._compiled = compiled
 
 
 _LOWERED: set = set()
+
+#: Pass configs that only shape CUDA code: explicit unrolling (the port's fix for a pipelined
+#: loop's wait count) would print every lane of the C target's serial tiles as its own line.
+CUDA_ONLY_CONFIGS = ("tl.UnrollLoop",)
+
+
+def c_configs(configs: dict) -> dict:
+    """The port's pass configs as the C target takes them."""
+    return {key: value for key, value in configs.items() if key not in CUDA_ONLY_CONFIGS}
 
 
 def register_cpu_math() -> None:

@@ -363,6 +363,8 @@ def _print_report(report) -> None:
             for (label, text), cases in list(strays.items())[:5]:
                 stdout.print(f"  [red]{label}[/]: the port's {text} (in {len(cases)} of {len(k.cases)} cases)",
                              highlight=False)
+        for note in k.input_notes:
+            stdout.print(f"  inputs: {note}", markup=False, highlight=False)
         for note in k.target_notes:
             stdout.print(f"  on other targets: {note}", markup=False, highlight=False)
         for arch, info in k.compile.items():

@@ -13,8 +13,8 @@ import pytest
 
 from bench.mutation import KINDS, all_mutants, kernel_bodies, select
 from porter.frontends.load import load_module
-from porter.verify.driver import VerifyOptions, verify
-from porter.verify.inputs import loop_quanta, problem_sizes
+from porter.verify.driver import VerifyOptions, verify, whole_tile_notes
+from porter.verify.inputs import buffer_lengths, loop_quanta, problem_sizes, size_params, stride_params
 from tests.conftest import one_line
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -252,3 +252,40 @@ def test_a_false_assumption_of_the_aligned_program_is_caught_and_named(tmp_path)
     assert false and all(s["access"] == "assume" and s["buffer"] == "K%16!=0" for _, s in false)
     assert all(result.cases[n].sizes["K"] % 16 == 0 for n, _ in false)  # only the aligned cases
     assert all(c.ok for c in result.cases if c.sizes["K"] % 16)  # the general program assumes nothing
+
+
+WHOLE_TILES = ROOT / "tests" / "fresh" / "triton" / "matmul_whole_tiles.py"
+
+
+def test_unmasked_tiles_of_a_grouped_order_are_sized_by_the_tiles_the_programs_take():
+    # the K loop counts tiles through a local (`k_tiles = cdiv(n_inner, BK)`), and the grouped
+    # order divides by a local and a `min`: each operand's extent is still exact for whole tiles
+    (kernel,) = load_module(str(WHOLE_TILES)).kernels
+    assert "n_inner" in size_params(kernel) and loop_quanta(kernel)["n_inner"] == 16
+    scalars = {"n_rows": 96, "n_cols": 64, "n_inner": 48, "a_row_step": 48, "a_col_step": 1,
+               "b_row_step": 64, "b_col_step": 1, "c_row_step": 64, "c_col_step": 1}
+    assert buffer_lengths(kernel, scalars, {}) == {"a": 96 * 48, "b": 48 * 64, "c": 96 * 64}
+    # ragged sizes: the unmasked loads read the whole last tiles, which the buffers must hold
+    ragged = {**scalars, "n_rows": 65, "n_inner": 33}
+    assert buffer_lengths(kernel, ragged, {})["a"] == (96 - 1) * 48 + (48 - 1) + 1
+
+
+def test_a_scalar_that_only_steps_rows_is_a_stride_whatever_its_name():
+    (kernel,) = load_module(str(WHOLE_TILES)).kernels
+    steps = {"a_row_step", "a_col_step", "b_row_step", "b_col_step", "c_row_step", "c_col_step"}
+    assert stride_params(kernel) == steps
+    for problem in problem_sizes(kernel, {}):
+        rows, cols, inner = problem["n_rows"], problem["n_cols"], problem["n_inner"]
+        for name, (r, c) in {"a": (rows, inner), "b": (inner, cols), "c": (rows, cols)}.items():
+            row_step, col_step = problem[f"{name}_row_step"], problem[f"{name}_col_step"]
+            addresses = {i * row_step + j * col_step for i in range(r) for j in range(c)}
+            assert len(addresses) == r * c, (name, problem)  # no two elements share an address
+
+
+def test_a_kernel_that_loads_tiles_without_masks_is_said_to_need_whole_tiles():
+    (kernel,) = load_module(str(WHOLE_TILES)).kernels
+    (note,) = whole_tile_notes(kernel, problem_sizes(kernel, {}))
+    assert "tiles of a, b without a mask" in note
+    assert "n_cols, n_inner, n_rows are multiples of 32, 16, 32; one case has such sizes" in note
+    (masked,) = load_module(str(ROOT / "tests" / "fresh" / "triton" / "matmul_leaky_relu.py")).kernels
+    assert whole_tile_notes(masked, problem_sizes(masked, {})) == []

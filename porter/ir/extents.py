@@ -8,6 +8,8 @@ polynomials over the scalar parameters so they print as the user would write the
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections import defaultdict
 
 from porter.ir.tiles import ParallelFor
@@ -16,7 +18,8 @@ from porter.ir.nodes import (
     Assign, Atomic, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
     Store, UnaryOp, Var, While,
 )
-from porter.ir.walk import children, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.fold import NotConstant, evaluate
+from porter.ir.walk import children, map_expr, stmt_exprs, walk_expr, walk_stmts
 
 # ------------------------------------------------------------------ polynomials
 # A polynomial is {tuple of sorted atom keys: int coefficient}; atoms are parameter names or
@@ -123,6 +126,101 @@ def _factors(e) -> list:
     return [e]
 
 
+#: The most programs verify enumerates to take a program-id local's maximum (see below);
+#: past it, the local's symbolic bound serves.
+PROGRAM_CAP = 1 << 14
+
+
+def _program_locals(kernel: Kernel, defs: dict) -> dict:
+    """Fixed locals computed from the program id alone whose symbolic bound would be loose:
+    Triton's grouped order (`pid_n = (pid % num_pid_in_group) // group_size_m`, with
+    `group_size_m = min(num_pid_m - first_pid_m, GROUP_M)`) bounds pid_n by GROUP_M times
+    the column tiles. Such a local is bounded by its maximum over the grid's programs instead,
+    taken numerically for each problem (program_maxima). name -> its value, locals inlined."""
+    scalars = {p.name for p in kernel.scalars if not is_float(p.dtype)}
+    bounds = _Bounds.__new__(_Bounds)  # only for exact(): sizes, ceildiv and products of them
+    bounds.kernel, bounds.defs, bounds.programs = kernel, defs, {}
+    inlined: dict = {}
+
+    def inline(e, depth=0):
+        def step(x):
+            if isinstance(x, Var) and x.name in defs and depth < 20:
+                if x.name not in inlined:
+                    inlined[x.name] = inline(defs[x.name], depth + 1)
+                return inlined[x.name]
+            return None
+        return map_expr(e, step)
+
+    out = {}
+    for name, init in defs.items():
+        loose, program, ok = False, False, True
+        for x in walk_expr(init):
+            if isinstance(x, Call) and x.func in ("min", "max"):
+                loose = True
+            elif isinstance(x, BinOp) and x.op in ("/", "%") and not isinstance(_strip(x.b), Const):
+                loose = loose or bounds.exact(x.b) is None
+        if not loose:
+            continue
+        value = inline(init)
+        for x in walk_expr(value):
+            if isinstance(x, Builtin):
+                program = program or x.kind == "block_idx"
+                ok = ok and x.kind in ("block_idx", "grid_dim", "block_dim")
+            elif isinstance(x, Var):
+                ok = ok and x.name in scalars
+            elif isinstance(x, BinOp):
+                ok = ok and x.op in ("+", "-", "*", "/", "%")
+            elif isinstance(x, Call):
+                ok = ok and x.func in ("min", "max", "ceildiv")
+            else:
+                ok = ok and isinstance(x, (Const, Cast))
+        if ok and program:
+            out[name] = value
+    return out
+
+
+def program_maxima(kernel: Kernel, scalars: dict) -> dict:
+    """`max(local)` -> its largest value over every program of the kernel's grid for these
+    scalars (or the local's symbolic bound, past PROGRAM_CAP programs): the values the
+    extents' program atoms take."""
+    if not kernel.program_maxima:
+        return {}
+    env = dict(scalars)
+    launch = kernel.launch
+    for i, b in enumerate(launch.block if launch is not None else ()):
+        env[f"block_dim.{i}"] = b
+    grid = []
+    for i, g in enumerate(launch.grid if launch is not None else ()):
+        try:
+            grid.append(max(int(evaluate(g, env)), 1))
+        except (NotConstant, ValueError, ZeroDivisionError, TypeError):
+            grid.append(None)
+        env[f"grid_dim.{i}"] = grid[-1]
+    out = {}
+    for key, (value, loose) in kernel.program_maxima.items():
+        axes = sorted({x.axis for x in walk_expr(value) if isinstance(x, Builtin) and x.kind == "block_idx"})
+        counts = [grid[a] if a < len(grid) else 1 for a in axes]
+        if None not in counts and math.prod(counts) <= PROGRAM_CAP:
+            top = None
+            for ids in itertools.product(*(range(c) for c in counts)):
+                point = {**env, **{f"block_idx.{a}": i for a, i in zip(axes, ids)}}
+                try:
+                    v = int(evaluate(value, point))
+                except (NotConstant, ValueError, ZeroDivisionError, TypeError):
+                    top = None
+                    break
+                top = v if top is None else max(top, v)
+            if top is not None:
+                out[key] = top
+                continue
+        if loose is not None:
+            try:
+                out[key] = int(evaluate(loose, {**env, **out}))
+            except (NotConstant, ValueError, ZeroDivisionError, TypeError):
+                pass
+    return out
+
+
 class _Bounds:
     """Inclusive upper bounds of index expressions in one kernel."""
 
@@ -133,8 +231,18 @@ class _Bounds:
         for s in walk_stmts(kernel.body):
             if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned:
                 self.defs[s.var.name] = s.init
+        self.programs = _program_locals(kernel, self.defs)
 
-    def upper(self, e, guards: dict, depth: int = 0):
+    def program_max(self, name: str, dtype: str):
+        """The atom `max(name)` of a program-id local (see _program_locals), recorded in
+        kernel.program_maxima with the symbolic bound it replaces."""
+        key = f"max({name})"
+        if key not in self.kernel.program_maxima:
+            loose = self.upper(self.defs[name], {}, 0, programs=False)
+            self.kernel.program_maxima[key] = (self.programs[name], loose.to_expr() if loose is not None else None)
+        return Poly.atom(key, Var(key, dtype))
+
+    def upper(self, e, guards: dict, depth: int = 0, programs: bool = True):
         if depth > 40:
             return None
         e = _strip(e)
@@ -143,8 +251,10 @@ class _Bounds:
         if isinstance(e, Const):
             return Poly.const(int(e.value)) if not isinstance(e.value, float) else None
         if isinstance(e, Var):
+            if programs and e.name in self.programs:
+                return self.program_max(e.name, e.dtype)
             if e.name in self.defs:
-                return self.upper(self.defs[e.name], guards, depth + 1)
+                return self.upper(self.defs[e.name], guards, depth + 1, programs)
             if any(p.name == e.name for p in self.kernel.scalars):
                 return Poly.atom(e.name, e)
             return None
@@ -163,22 +273,25 @@ class _Bounds:
             return g + Poly.const(-1) if e.kind == "block_idx" else g
         if isinstance(e, BinOp):
             if e.op in ("+", "*"):
-                a, b = self.upper(e.a, guards, depth + 1), self.upper(e.b, guards, depth + 1)
+                a, b = self.upper(e.a, guards, depth + 1, programs), self.upper(e.b, guards, depth + 1, programs)
                 if a is None or b is None:
                     return None
                 return a + b if e.op == "+" else a * b
             if e.op == "-":
-                a = self.upper(e.a, guards, depth + 1)
+                a = self.upper(e.a, guards, depth + 1, programs)
                 low = _strip(e.b)
                 return a + Poly.const(-int(low.value)) if a is not None and isinstance(low, Const) \
                     and not isinstance(low.value, float) else a
             if e.op == "%":
-                b = self.upper(e.b, guards, depth + 1)
+                b = self.upper(e.b, guards, depth + 1, programs)
                 return b + Poly.const(-1) if b is not None else None
             if e.op == "/" and not isinstance(_strip(e.b), Const):
-                return self.divided(self.upper(e.a, guards, depth + 1), _strip(e.b))
+                # a divisor that is not a product of sizes (`min(rows_left, 8)`) is at least 1
+                # where the kernel runs at all: the dividend bounds the quotient (loosely)
+                a = self.upper(e.a, guards, depth + 1, programs)
+                return self.divided(a, _strip(e.b)) or a
             if e.op in ("/", ">>"):
-                a = self.upper(e.a, guards, depth + 1)
+                a = self.upper(e.a, guards, depth + 1, programs)
                 d = _strip(e.b)
                 if a is None or not isinstance(d, Const):
                     return None
@@ -192,7 +305,7 @@ class _Bounds:
                 expr = BinOp("/", a.to_expr(), Const(div, "int32"), "int32")
                 return Poly.atom(_key(expr), expr)
             if e.op == "<<":
-                a = self.upper(e.a, guards, depth + 1)
+                a = self.upper(e.a, guards, depth + 1, programs)
                 d = _strip(e.b)
                 if a is None or not isinstance(d, Const) or not 0 <= int(d.value) < 64:
                     return None
@@ -202,7 +315,7 @@ class _Bounds:
             # an index read from memory (a gather): verify draws such values below INDEX_LIMIT
             return Poly.atom(INDEX_LIMIT, Var(INDEX_LIMIT, "int32")) + Poly.const(-1)
         if isinstance(e, Call) and e.func == "ceildiv":
-            a, d = self.upper(e.args[0], guards, depth + 1), _strip(e.args[1])
+            a, d = self.upper(e.args[0], guards, depth + 1, programs), _strip(e.args[1])
             if a is None or not isinstance(d, Const):
                 return None
             c = int(d.value)
@@ -210,37 +323,38 @@ class _Bounds:
             return Poly.atom(_key(expr), expr)
         if isinstance(e, Call) and e.func == "min":
             for arg in e.args:
-                bound = self.upper(arg, guards, depth + 1)
+                bound = self.upper(arg, guards, depth + 1, programs)
                 if bound is not None:
                     return bound
         if isinstance(e, Select):
-            return self.join(self.upper(e.a, guards, depth + 1), self.upper(e.b, guards, depth + 1))
+            return self.join(self.upper(e.a, guards, depth + 1, programs), self.upper(e.b, guards, depth + 1, programs))
         return None
 
     def divided(self, a, d):
-        """An upper bound of a / d for d a product of size parameters (`idx / (NH * T)` with
+        """An upper bound of a / d for d a product of sizes (`idx / (NH * T)` with
         idx <= B * NH * T - 1 is at most B - 1): every term of a divisible by d, a constant
-        part c left (sizes are at least 1, so c < 0 takes one off and c >= 0 adds at most c)."""
+        part c left (sizes are at least 1, so c < 0 takes one off and c >= 0 adds at most c).
+        A local of d stands for its value (`pid / (8 * num_pid_n)`, `num_pid_n = ceildiv(N, 64)`)."""
         if a is None:
             return None
-        names, coef = [], 1
-        for factor in _factors(d):
-            if isinstance(factor, Const) and isinstance(factor.value, int) and factor.value > 0:
-                coef *= factor.value
-            elif isinstance(factor, Var) and any(p.name == factor.name for p in self.kernel.scalars):
-                names.append(factor.name)
-            else:
-                return None
+        exact = self.exact(d)
+        if exact is None or len(exact.terms) != 1:
+            return None
+        (key, coef), = exact.terms.items()
+        if coef <= 0:
+            return None
+        atoms = {**a.atoms, **exact.atoms}
+
         def quotient():  # not divisible term by term: the quotient itself, bounded numerically
-            expr = BinOp("/", a.to_expr(), d, "int32")
+            expr = BinOp("/", a.to_expr(), exact.to_expr(), "int32")
             return Poly.atom(_key(expr), expr)
 
         terms = {}
-        for key, v in a.terms.items():
-            if key == ():
+        for term, v in a.terms.items():
+            if term == ():
                 continue
-            rest = list(key)
-            for n in names:
+            rest = list(term)
+            for n in key:
                 if n not in rest:
                     return quotient()
                 rest.remove(n)
@@ -249,7 +363,31 @@ class _Bounds:
             terms[tuple(rest)] = terms.get(tuple(rest), 0) + v // coef
         c = a.constant_part()
         terms[()] = terms.get((), 0) + (-1 if c < 0 else c)
-        return Poly(terms, a.atoms)
+        return Poly(terms, atoms)
+
+    def exact(self, e, depth: int = 0):
+        """e's value as a polynomial, when it is a product of positive constants, size
+        parameters, `ceildiv(size, C)` and fixed locals of those; else None."""
+        e = _strip(e)
+        if depth > 40:
+            return None
+        if isinstance(e, Const):
+            return Poly.const(e.value) if isinstance(e.value, int) and e.value > 0 else None
+        if isinstance(e, Var):
+            if e.name in self.defs:
+                return self.exact(self.defs[e.name], depth + 1)
+            return Poly.atom(e.name, e) if any(p.name == e.name for p in self.kernel.scalars) else None
+        if isinstance(e, BinOp) and e.op == "*":
+            a, b = self.exact(e.a, depth + 1), self.exact(e.b, depth + 1)
+            return a * b if a is not None and b is not None else None
+        if isinstance(e, Call) and e.func == "ceildiv" and len(e.args) == 2:
+            a, d = self.exact(e.args[0], depth + 1), _strip(e.args[1])
+            if a is None or not isinstance(d, Const) or not isinstance(d.value, int) or d.value <= 0:
+                return None
+            c = int(d.value)
+            expr = BinOp("/", (a + Poly.const(c - 1)).to_expr(), Const(c, "int32"), "int32")
+            return Poly.atom(_key(expr), expr)
+        return None
 
     @staticmethod
     def join(a, b):

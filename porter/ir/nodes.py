@@ -345,6 +345,10 @@ class Kernel:
     # sizes whose multiples let the port take an aligned specialization (gemm: whole tiles,
     # async copies): size -> multiple; verify runs one case with each size a multiple
     aligned_sizes: dict = field(default_factory=dict)  # (a tuple when several tiles step over one size)
+    # extents' "max(pid_m)" atoms: a local computed from the program id by div/mod/min
+    # arithmetic -> (its value over scalars and the program id, a looser bound or None); verify
+    # takes the maximum over every program of the grid (porter/ir/extents.py)
+    program_maxima: dict = field(default_factory=dict)
     # strides the aligned program takes as 1 (a Triton view's column stride: T.copy's rows must
     # be contiguous); the wrapper tests `stride == 1`, verify runs one case with each 1
     unit_strides: tuple = ()

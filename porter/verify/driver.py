@@ -9,6 +9,7 @@ compiled for CUDA sm_80 and sm_90a as a compile check, and runs on a GPU when th
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import os
 import re
@@ -25,7 +26,7 @@ from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import Atomic, BufferParam, Kernel, Store, is_float
 from porter.ir.walk import walk_stmts
 from porter.verify.compare import TOLERANCES, BufferComparison, as_float, compare, written_share
-from porter.verify.inputs import is_stride, loop_quanta, make_args, problem_sizes
+from porter.verify.inputs import is_stride, loop_quanta, make_args, problem_sizes, unmasked_tile_reads
 from porter.verify.locate import buffer_dims
 from porter.verify.targets import target_notes
 from porter.verify.port_exec import run_port_jobs
@@ -61,6 +62,7 @@ class KernelResult:
     compile: dict = field(default_factory=dict)
     error: Diagnostic | None = None
     target_notes: list = field(default_factory=list)  # ops the port uses that differ by target
+    input_notes: list = field(default_factory=list)  # what the original assumes of its inputs
 
     @property
     def verdict(self) -> str:
@@ -97,7 +99,7 @@ class VerifyReport:
             "kernels": [{
                 "kernel": k.name, "verdict": k.verdict,
                 "error": k.error.render() if k.error else None,
-                "compile": k.compile, "target_notes": k.target_notes,
+                "compile": k.compile, "target_notes": k.target_notes, "input_notes": k.input_notes,
                 "cases": [{"sizes": c.sizes, "constexprs": c.constexprs, "notes": c.notes, "wide": c.wide,
                            "grid": list(c.grid), "device": c.device,
                            "original_seconds": round(c.original_seconds, 4),
@@ -387,6 +389,8 @@ def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared
                 # the case's specialization: the constexprs whose value differs between them
                 label = {n: v for n, v in spec.constexprs.items() if any(s.constexprs.get(n) != v for s in specs)}
                 problems = problem_sizes(spec, given)
+                if spec is specs[0]:
+                    result.input_notes += whole_tile_notes(spec, problems)
                 # the smallest problem once more with wide values: a shift, clamp or overflow
                 # path that [-2, 2] never reaches
                 for index, (scalars, wide) in enumerate([(p, False) for p in problems] + [(problems[0], True)]):
@@ -495,7 +499,7 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
         before, expected = data
         # how many terms a reordered sum may have: the longest size of the problem (a row, K),
         # not the largest buffer (rows x cols would loosen a row's sum by sqrt(rows))
-        n = max((v for k, v in case.sizes.items() if type(v) is int and not is_stride(k)),
+        n = max((v for k, v in case.sizes.items() if type(v) is int and not is_stride(k, kernel)),
                 default=max((a.size for a in expected if isinstance(a, np.ndarray)), default=1))
         outside = outcome.get("outside", {})
         chunks = loop_quanta(kernel)
@@ -504,11 +508,30 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
                 rtol, atol = _tolerances(p.dtype, program, case.device, n, opts, _magnitude(p.dtype, exp))
                 if case.wide and opts.atol is None and p.dtype in TOLERANCES:
                     atol = _wide_atol(p.dtype, exp, rtol, atol)
-                dims = buffer_dims(kernel, p, case.sizes, is_stride)
+                dims = buffer_dims(kernel, p, case.sizes, functools.partial(_is_stride_of, kernel))
                 case.buffers.append(compare(p.name, p.dtype, exp, got, rtol, atol, dims,
                                             old if isinstance(old, np.ndarray) else None, chunks))
                 case.buffers[-1].written = case.written.get(p.name)
                 case.buffers[-1].outside = outside.get(i, 0)
+
+
+def whole_tile_notes(kernel, problems: list) -> list:
+    """A line saying the original loads tiles without a mask (inputs.unmasked_tile_reads),
+    which sizes it then needs whole, and whether a case had them."""
+    reads = unmasked_tile_reads(kernel)
+    tiles = {n: t for sizes in reads.values() for n, t in sizes.items()}
+    if not reads or not tiles:
+        return []
+    names = sorted(tiles)
+    whole = any(all(isinstance(p.get(n), int) and p[n] % tiles[n] == 0 for n in names) for p in problems)
+    return [f"the original loads tiles of {', '.join(sorted(reads))} without a mask: it is only defined where "
+            f"{', '.join(names)} are multiples of {', '.join(str(tiles[n]) for n in names)}"
+            + ("; one case has such sizes, and at the others both sides read the same elements past them"
+               if whole else "; no case has such sizes (pass them with --arg)")]
+
+
+def _is_stride_of(kernel, name: str) -> bool:
+    return is_stride(name, kernel)
 
 
 __all__ = ["verify", "VerifyOptions", "VerifyReport", "KernelResult", "CaseResult", "BufferComparison"]

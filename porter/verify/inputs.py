@@ -16,12 +16,13 @@ import numpy as np
 
 from porter.diagnostics import TileportError
 from porter.verify import bf16
-from porter.ir.extents import INDEX_LIMIT, index_buffers
+from porter.ir.extents import INDEX_LIMIT, index_buffers, program_maxima
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import (
-    Atomic, BinOp, BufferParam, Call, Cast, Const, For, If, Kernel, ScalarParam, Var, While, is_float,
+    Assign, Atomic, BinOp, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, ScalarParam, Select, Store,
+    Var, While, is_float,
 )
-from porter.ir.walk import all_exprs, walk_expr, walk_stmts
+from porter.ir.walk import all_exprs, children, stmt_exprs, walk_expr, walk_stmts
 
 # Size sets by number of size parameters: each tuple is one problem; all primes, distinct.
 _SIZE_SETS = {
@@ -50,15 +51,41 @@ def size_params(kernel: Kernel) -> list[str]:
     for p in kernel.buffers:
         if p.extent is not None:
             note(p.extent)
+            for sub in walk_expr(p.extent):  # `max(pid_m)`: the sizes the program's tile reads
+                if isinstance(sub, Var) and sub.name in kernel.program_maxima:
+                    note(kernel.program_maxima[sub.name][0])
     for g in kernel.launch.grid:
         note(g)
+    defs = _fixed_locals(kernel)
     for s in walk_stmts(kernel.body):
         if isinstance(s, (If, For, While)):
             for sub in walk_expr(s.cond):
                 if isinstance(sub, BinOp) and sub.op in ("<", "<=", ">", ">="):
                     note(sub)
+                    # `k < num_pid_k` with `num_pid_k = ceildiv(K, 64)`: K bounds the loop
+                    for local in _locals_read(sub, defs):
+                        note(defs[local])
     order = [p.name for p in kernel.scalars]
     return sorted(found, key=order.index)
+
+
+def _fixed_locals(kernel: Kernel) -> dict:
+    """name -> init of each local declared once and never assigned again."""
+    assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
+    return {s.var.name: s.init for s in walk_stmts(kernel.body)
+            if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned}
+
+
+def _locals_read(e, defs: dict) -> list:
+    """The fixed locals e reads, directly or through other fixed locals' inits."""
+    found: list = []
+    todo = [e]
+    while todo:
+        for sub in walk_expr(todo.pop()):
+            if isinstance(sub, Var) and sub.name in defs and sub.name not in found:
+                found.append(sub.name)
+                todo.append(defs[sub.name])
+    return found
 
 
 #: The largest chunk (elements) sizes are raised past: a bigger one keeps its one round.
@@ -81,9 +108,11 @@ def loop_quanta(kernel: Kernel) -> dict:
         except (NotConstant, ValueError, ZeroDivisionError, TypeError):
             pass
     out: dict = {}
+    strides = stride_params(kernel)
 
     def note(name, chunk):
-        if name in sizes and not is_stride(name) and isinstance(chunk, int) and 1 < chunk <= CHUNK_CAP:
+        if name in sizes and not is_stride(name) and name not in strides and isinstance(chunk, int) \
+                and 1 < chunk <= CHUNK_CAP:
             out[name] = max(out.get(name, 1), chunk)
 
     for name, chunk in getattr(kernel, "port_tiles", {}).items():
@@ -106,6 +135,52 @@ def loop_quanta(kernel: Kernel) -> dict:
                 note(s.cond.b.name, int(evaluate(s.step, env)))
             except (NotConstant, ValueError, ZeroDivisionError, TypeError):
                 pass
+    return out
+
+
+def unmasked_tile_reads(kernel: Kernel) -> dict:
+    """Buffers the original loads whole tiles of with no mask or guard (`tl.load(a_ptrs)`,
+    a kernel only defined for sizes that are multiples of its tiles) -> the sizes those
+    reads step over in tiles with each tile: {"a": {"K": 64, "M": 128}}. At other sizes the
+    original reads past them; verify's buffers hold those reads (their extents count whole
+    tiles), so both sides read the same padding there."""
+    from porter.ir.tiles import ParallelFor
+
+    chunks = loop_quanta(kernel)
+    out: dict = {}
+
+    def unguarded_loads(e, tile_vars):
+        if isinstance(e, Select):
+            yield from unguarded_loads(e.cond, tile_vars)  # its branches are guarded
+            return
+        if isinstance(e, Load) and any(isinstance(x, Var) and x.name in tile_vars for x in walk_expr(e.index)):
+            yield e
+        for child in children(e):
+            yield from unguarded_loads(child, tile_vars)
+
+    def visit(stmts, tile_vars):
+        for st in stmts:
+            if isinstance(st, ParallelFor):
+                visit(st.body, tile_vars | {v.name for v in st.vars})
+            elif isinstance(st, If):
+                continue  # a guarded load
+            elif isinstance(st, (For, While)):
+                visit(st.body, tile_vars)
+            elif tile_vars:
+                for e in stmt_exprs(st):
+                    for load in unguarded_loads(e, tile_vars):
+                        out.setdefault(load.buffer, {})
+
+    visit(kernel.body, frozenset())
+    for name in out:
+        p = kernel.param(name)
+        extent = p.extent if p is not None else None
+        if extent is None:
+            continue
+        read = {x.name for x in walk_expr(extent) if isinstance(x, Var)}
+        for atom in [n for n in read if n in kernel.program_maxima]:
+            read |= {x.name for x in walk_expr(kernel.program_maxima[atom][0]) if isinstance(x, Var)}
+        out[name] = {n: chunks[n] for n in sorted(read) if n in chunks}
     return out
 
 
@@ -152,10 +227,11 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     found = [s for s in size_params(kernel) if s not in given]
     # Strides get the widest size plus padding: rows never overlap, and padding shows up a
     # port that assumes contiguous rows.
-    strides = [s for s in found if is_stride(s)]
+    roles = stride_params(kernel)
+    strides = [s for s in found if is_stride(s) or s in roles]
     # a stride that bounds nothing the analyses see (a block pointer's, a row loop's) is still
     # a stride: 3 would make rows overlap and hide a port that mixes them up
-    strides += [p.name for p in kernel.scalars if is_stride(p.name) and p.name not in given and
+    strides += [p.name for p in kernel.scalars if (is_stride(p.name) or p.name in roles) and p.name not in given and
                 p.name not in strides and not is_float(p.dtype) and p.dtype != "bool"]
     sizes = [s for s in found if s not in strides]
     divisors = _grid_divisors(kernel)
@@ -216,18 +292,18 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if name in extra and name not in given:
                 extra[name] = 1
         for name, multiple in aligned_sizes.items():
-            if name in extra and name not in given and not is_stride(name):
+            if name in extra and name not in given and not name in strides:
                 extra[name] = 2 * multiple
         widest = max((v for v in extra.values() if isinstance(v, int) and not isinstance(v, bool)), default=16)
         for name, multiple in aligned_sizes.items():
-            if name in extra and name not in given and is_stride(name):
+            if name in extra and name not in given and name in strides:
                 extra[name] = _odd_multiple(widest + 3, multiple)  # a row stride of aligned rows
         # the larger sizes move every batch stride past its matrix again (batches that overlap
         # make writes race), and an aligned stride stays a multiple
         units = {name: 1 for name in kernel.unit_strides}  # stay 1: each a contiguous row's step
         _spread_strides(kernel, strides, nesting, extra, {**given, **units})
         for name, multiple in aligned_sizes.items():
-            if name in extra and name not in given and is_stride(name):
+            if name in extra and name not in given and name in strides:
                 extra[name] = _odd_multiple(extra[name], multiple)
         problems.append(extra)
     unique, seen = [], []
@@ -248,7 +324,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
 def _array_caps(kernel: Kernel) -> dict:
     """size -> the most it may be: a loop bounded by the size (`j < k`) that indexes a fixed
     shared or local array by its variable (`s_filter[j]`) assumes the array holds k elements."""
-    from porter.ir.nodes import Alloc, Load, Store
+    from porter.ir.nodes import Alloc
 
     arrays = {s.name: s.size for s in walk_stmts(kernel.body) if isinstance(s, Alloc) and not s.dynamic}
     ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
@@ -283,7 +359,7 @@ def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict,
             # dimensions inside it
             outer = {o: 0 for o in strides if nesting.get(o, 1) >= nesting.get(name, 1)}
             try:
-                rest = int(evaluate(p.extent, {**scalars, **outer}))
+                rest = int(evaluate(p.extent, {**scalars, **program_maxima(kernel, scalars), **outer}))
             except (NotConstant, ValueError, ZeroDivisionError, TypeError):
                 continue
             scalars[name] = max(scalars[name], rest + 3)
@@ -359,9 +435,50 @@ def _stride_nesting(kernel: Kernel, strides: list) -> dict:
     return depth
 
 
-def is_stride(name: str) -> bool:
+def is_stride(name: str, kernel: Kernel | None = None) -> bool:
+    """A stride by its name (`stride_am`, `lda`, `pitch`), or, given the kernel, by its role
+    there (stride_params)."""
     lowered = name.lower()
-    return "stride" in lowered or lowered in ("lda", "ldb", "ldc", "ld", "pitch")
+    if "stride" in lowered or lowered in ("lda", "ldb", "ldc", "ld", "pitch"):
+        return True
+    return kernel is not None and name in stride_params(kernel)
+
+
+def stride_params(kernel: Kernel) -> set:
+    """Integer scalars that step between a buffer's rows by their role: multiplied by a
+    non-constant in a buffer's index (`rr * a_row_step`), never compared (a guard, a loop
+    bound), in the grid or a launch-computed constexpr. Verify gives a stride a value past
+    every size so that rows never overlap; a small size's value would let rows alias."""
+    ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
+    defs = _fixed_locals(kernel)
+
+    def names(e) -> set:
+        exprs = [e, *(defs[n] for n in _locals_read(e, defs))]
+        return {x.name for d in exprs for x in walk_expr(d) if isinstance(x, Var) and x.name in ints}
+
+    bounding: set = set()
+    for g in kernel.launch.grid:
+        bounding |= names(g)
+    for d in kernel.derived_constexprs.values():
+        bounding |= names(d)
+    for st in walk_stmts(kernel.body):
+        if isinstance(st, (If, For, While)):
+            bounding |= names(st.cond)
+    indices = [st.index for st in walk_stmts(kernel.body) if isinstance(st, (Store, Atomic))]
+    indices += [e.index for e in all_exprs(kernel.body) if isinstance(e, Load)]
+    found: set = set()
+    for index in indices:
+        for e in [index, *(defs[n] for n in _locals_read(index, defs))]:
+            for x in walk_expr(e):
+                if isinstance(x, BinOp) and x.op == "*":
+                    for side, other in ((x.a, x.b), (x.b, x.a)):
+                        while isinstance(side, Cast):
+                            side = side.a
+                        while isinstance(other, Cast):
+                            other = other.a
+                        if isinstance(side, Var) and side.name in ints and not isinstance(other, Const):
+                            found.add(side.name)
+    return found - bounding
 
 
 def _typed(value, dtype: str):
@@ -373,6 +490,7 @@ def buffer_lengths(kernel: Kernel, scalars: dict, given: dict, cap: int | None =
     LENGTH_CAP, verify's: a benchmark on a GPU sizes its own problems and passes 0, no cap)."""
     cap = LENGTH_CAP if cap is None else cap
     lengths = {}
+    tiles = program_maxima(kernel, scalars)
     for p in kernel.buffers:
         if p.name in given:
             lengths[p.name] = int(given[p.name])
@@ -381,7 +499,7 @@ def buffer_lengths(kernel: Kernel, scalars: dict, given: dict, cap: int | None =
             lengths[p.name] = _generous_length(kernel, p, scalars)
             continue
         try:
-            lengths[p.name] = max(int(evaluate(p.extent, scalars)), 1)
+            lengths[p.name] = max(int(evaluate(p.extent, {**scalars, **tiles})), 1)
         except (NotConstant, ValueError, ZeroDivisionError) as exc:
             raise TileportError("TP430", f"cannot evaluate the size of buffer '{p.name}' ({exc}); "
                                 f"pass --arg {p.name}=<elements>", p.loc or kernel.loc) from exc
@@ -418,7 +536,7 @@ def _generous_length(kernel: Kernel, p, scalars: dict) -> int:
     built from those sizes in the kernels seen — within GENEROUS_CAP; past it, a diagnostic."""
     product = 4
     for name in size_params(kernel):
-        if is_stride(name):
+        if is_stride(name, kernel):
             continue  # a stride already spans the sizes it steps over
         value = scalars.get(name)
         if isinstance(value, int) and value > 0:

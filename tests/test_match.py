@@ -135,7 +135,7 @@ def test_a_pipelined_loop_of_a_run_time_trip_count_lowers_at_three_and_four_stag
     for stages in (3, 4):
         for aligned in (True, False):  # whole tiles (cp.async or TMA), and masked gathers
             program = module.matmul_grouped_kernel_program(stages=stages, aligned=aligned)
-            source = lower(program, {"kind": "cuda", "arch": arch}, pass_configs(module)).kernel_source
+            source = lower(program, {"kind": "cuda", "arch": arch}, pass_configs(module, stages)).kernel_source
             waits = set(re.findall(r"cp_async_wait<(\d+)>", source))
             if aligned:
                 assert async_copies(source) >= 2, (arch, stages)
@@ -143,6 +143,9 @@ def test_a_pipelined_loop_of_a_run_time_trip_count_lowers_at_three_and_four_stag
                 assert waits, "cp.async copies drain through waits"
             if waits:
                 assert str(stages - 1) in waits and "0" in waits, waits
+    # two stages drain without the unrolling (which makes a compile several times slower)
+    assert "tl.UnrollLoop" not in pass_configs(module, 2) and "tl.UnrollLoop" in pass_configs(module, 3)
+    assert "tl.UnrollLoop" not in module._PASS_CONFIGS
 
 
 BATCHED = """

@@ -76,6 +76,7 @@ class KernelView:
     factory_params: list = field(default_factory=list)
     compile_key: str = ""                           # _compiled's key and program, as Python text
     program_call: str = ""
+    stages_arg: str = ""                            # ", 3": _compiled's stages, for 3 and more
     constexprs: list = field(default_factory=list)  # (name, value)
     derived: list = field(default_factory=list)     # (name, Python expression over wrapper params)
     triton: dict | None = None                      # Triton's calling convention (triton_view)
@@ -282,6 +283,8 @@ class KernelEmitter:
             v.program_call = f"lambda: {v.program}({', '.join(arguments)})"
         else:
             v.compile_key, v.program_call = f'"{v.name}"', v.program
+        stages = max((s.stages for s in walk_stmts(self.k.body) if isinstance(s, For) and s.stages), default=0)
+        v.stages_arg = f", {stages}" if stages >= 3 else ""
 
     def allocations(self, body) -> list:
         """Shared and local arrays, declared once at the top of the kernel as TileLang requires."""
@@ -571,14 +574,14 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
     failures = [{"name": f.name, "line": f.loc.line, "code": f.diagnostic.code,
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]
     text = template.render(version=__version__, source=source_name, language=module.language,
-                           kernels=views, failures=failures, pipelined=any(_pipelined(v) for v in views))
+                           kernels=views, failures=failures, deep_pipelines=any(_deep_pipelines(v) for v in views))
     return lay_out_module(text)
 
 
-def _pipelined(view: KernelView) -> bool:
-    """Whether a kernel's program (or one of its variants) has a T.Pipelined loop."""
-    bodies = [view.body] + [v.get("body", []) for v in (view.triton or {}).get("variants", [])]
-    return any("T.Pipelined(" in line for body in bodies for line in body)
+def _deep_pipelines(view: KernelView) -> bool:
+    """Whether a kernel's program may pipeline at 3 stages or more: a literal count, or
+    Triton's num_stages, which the launch may raise."""
+    return bool(view.stages_arg or (view.triton or {}).get("stages_arg"))
 
 
 def _docstring_safe(text: str) -> str:

@@ -67,6 +67,8 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         "keywords": keywords,
         "key": key,
         "program_args": program_args,
+        # _compiled's stages (a deep pipeline compiles with other configs)
+        "stages_arg": ", num_stages" if stages else "",
         "meta": meta,
         "axes": len(k.launch.grid),
         "tiles": _tile_count(k, kept),

@@ -135,13 +135,13 @@ def install(module) -> None:
     own = module._compiled
     cache: dict = {}
 
-    def compiled(name, program, target=None):
+    def compiled(name, program, target=None, *stages):
         if target is None:
             import torch
 
             target = "cuda" if torch.cuda.is_available() else "c"
         if str(target) != "c":
-            return own(name, program, target)
+            return own(name, program, target, *stages)
         if name not in cache:
             register_cpu_math()
             enable_bfloat16()

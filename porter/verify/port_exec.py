@@ -124,9 +124,10 @@ def _emulate(module, job: dict) -> dict:
     key = (id(module), job["function"], repr(call and (call["program_args"], call["program_kwargs"])))
     if key not in _EMULATED:  # every case of a kernel runs the same lowering
         factory = getattr(module, f"{job['function']}_program")
-        func = factory(*call["program_args"], **call["program_kwargs"]) if call else factory()
+        kwargs = call["program_kwargs"] if call else {}
+        func = factory(*call["program_args"], **kwargs) if call else factory()
         with checked_lowering() as preludes:  # accesses outside a buffer or tile are reported
-            artifact = lower(func, {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
+            artifact = lower(func, {"kind": "cuda", "arch": "sm_80"}, pass_configs(module, program_stages(factory, kwargs)))
         _EMULATED[key] = (func, "".join(preludes.values()) + artifact.kernel_source, shared_bytes(artifact))
     func, source, smem = _EMULATED[key]
     values = {}
@@ -293,7 +294,7 @@ def _compile(module, job: dict) -> dict:
     factory = getattr(module, job["program"])
     args, kwargs = job.get("program_args", ()), job.get("program_kwargs", {})
     func = factory(*args, **kwargs)
-    target, configs = {"kind": "cuda", "arch": arch}, pass_configs(module)
+    target, configs = {"kind": "cuda", "arch": arch}, pass_configs(module, program_stages(factory, kwargs))
     start = time.perf_counter()
     kernel = tilelang.compile(func, target=target, execution_backend="tvm_ffi", pass_configs=configs)
     seconds = time.perf_counter() - start
@@ -328,7 +329,8 @@ def _lowered(module, job: dict) -> dict:
     if kwargs.get("aligned"):  # with stand-ins for the sizes it takes by value, unless given
         kwargs = {**aligned_arguments(factory), **kwargs}
     func = factory(*job.get("program_args", ()), **kwargs)
-    artifact = lower(func, {"kind": "cuda", "arch": job.get("arch", "sm_80")}, pass_configs(module))
+    artifact = lower(func, {"kind": "cuda", "arch": job.get("arch", "sm_80")},
+                     pass_configs(module, program_stages(factory, kwargs)))
     return {"ok": True, "source": artifact.kernel_source}
 
 
@@ -357,9 +359,30 @@ def lower(func, target: dict, configs: dict | None = None):
         return tilelang.lower(func, target=target)
 
 
-def pass_configs(module) -> dict:
-    """The pass configs a port module compiles with (`_PASS_CONFIGS`), {} for older ports."""
+def pass_configs(module, stages: int = 2) -> dict:
+    """The pass configs a port module compiles a program of `stages` pipeline stages with
+    (`_PASS_CONFIGS`, or `_DEEP_PIPELINE_CONFIGS` from 3 stages), {} for older ports."""
+    deep = getattr(module, "_DEEP_PIPELINE_CONFIGS", None)
+    if deep and stages >= 3:
+        return dict(deep)
     return dict(getattr(module, "_PASS_CONFIGS", None) or {})
+
+
+def program_stages(factory, kwargs: dict) -> int:
+    """The pipeline stages a program factory builds with these arguments: its `stages`
+    parameter (given or default), else the most `num_stages=N` its source writes (2 if none)."""
+    import inspect
+
+    if "stages" in kwargs:
+        return int(kwargs["stages"])
+    parameter = inspect.signature(factory).parameters.get("stages")
+    if parameter is not None and isinstance(parameter.default, int):
+        return parameter.default
+    try:
+        source = inspect.getsource(factory)
+    except (OSError, TypeError):
+        return 2
+    return max((int(n) for n in re.findall(r"num_stages=(\d+)", source)), default=2)
 
 
 def shared_bytes(artifact) -> int:

@@ -20,13 +20,7 @@ _COMPILED = {}
 # TileLang guards every global access by the buffer's extent unless told not to; the
 # original's own guards keep the port in bounds, and the extra checks would split vector
 # accesses.
-# A pipelined loop of a run-time trip count at 3 stages or more drains through a loop
-# whose cp.async wait count depends on its variable; tilelang 0.1.15 only prints a
-# constant one, so that loop is unrolled before code generation.
-_PASS_CONFIGS = {
-    "tl.disable_safe_memory_legalize": True,
-    "tl.UnrollLoop": {"explicit_unroll": True},
-}
+_PASS_CONFIGS = {"tl.disable_safe_memory_legalize": True}
 
 
 def _compiled(name, program, target=None):

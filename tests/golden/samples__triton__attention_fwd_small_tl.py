@@ -21,23 +21,27 @@ _COMPILED = {}
 # TileLang guards every global access by the buffer's extent unless told not to; the
 # original's own guards keep the port in bounds, and the extra checks would split vector
 # accesses.
+_PASS_CONFIGS = {"tl.disable_safe_memory_legalize": True}
 # A pipelined loop of a run-time trip count at 3 stages or more drains through a loop
 # whose cp.async wait count depends on its variable; tilelang 0.1.15 only prints a
-# constant one, so that loop is unrolled before code generation.
-_PASS_CONFIGS = {
-    "tl.disable_safe_memory_legalize": True,
+# constant one, so such programs unroll their loops before code generation (which makes
+# their compile several times slower: 2 stages do without).
+_DEEP_PIPELINE_CONFIGS = {
+    **_PASS_CONFIGS,
     "tl.UnrollLoop": {"explicit_unroll": True},
 }
 
 
-def _compiled(name, program, target=None):
-    """Compile a program once per target (default: CUDA). `tileport verify` runs ports
-    on the CPU through TileLang's C target with stand-ins of its own."""
+def _compiled(name, program, target=None, stages=2):
+    """Compile a program once per target (default: CUDA); `stages`: its pipelined loops'
+    num_stages. `tileport verify` runs ports on the CPU through TileLang's C target with
+    stand-ins of its own."""
     target = "cuda" if target is None else target
     key = (name, str(target))
     if key not in _COMPILED:
+        configs = _DEEP_PIPELINE_CONFIGS if stages >= 3 else _PASS_CONFIGS
         _COMPILED[key] = tilelang.compile(
-            program(), target=target, pass_configs=_PASS_CONFIGS
+            program(), target=target, pass_configs=configs
         )
     return _COMPILED[key]
 
@@ -423,6 +427,7 @@ def _attention_fwd_kernel(
             seq_len=int(seq_len) if aligned else None,
         ),
         target,
+        num_stages,
     )
     o_ptr = _flat(o_ptr, "o_ptr", "float32")
     kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, stride_oh, stride_os, *grid)

@@ -23,23 +23,27 @@ _COMPILED = {}
 # TileLang guards every global access by the buffer's extent unless told not to; the
 # original's own guards keep the port in bounds, and the extra checks would split vector
 # accesses.
+_PASS_CONFIGS = {"tl.disable_safe_memory_legalize": True}
 # A pipelined loop of a run-time trip count at 3 stages or more drains through a loop
 # whose cp.async wait count depends on its variable; tilelang 0.1.15 only prints a
-# constant one, so that loop is unrolled before code generation.
-_PASS_CONFIGS = {
-    "tl.disable_safe_memory_legalize": True,
+# constant one, so such programs unroll their loops before code generation (which makes
+# their compile several times slower: 2 stages do without).
+_DEEP_PIPELINE_CONFIGS = {
+    **_PASS_CONFIGS,
     "tl.UnrollLoop": {"explicit_unroll": True},
 }
 
 
-def _compiled(name, program, target=None):
-    """Compile a program once per target (default: CUDA). `tileport verify` runs ports
-    on the CPU through TileLang's C target with stand-ins of its own."""
+def _compiled(name, program, target=None, stages=2):
+    """Compile a program once per target (default: CUDA); `stages`: its pipelined loops'
+    num_stages. `tileport verify` runs ports on the CPU through TileLang's C target with
+    stand-ins of its own."""
     target = "cuda" if target is None else target
     key = (name, str(target))
     if key not in _COMPILED:
+        configs = _DEEP_PIPELINE_CONFIGS if stages >= 3 else _PASS_CONFIGS
         _COMPILED[key] = tilelang.compile(
-            program(), target=target, pass_configs=_PASS_CONFIGS
+            program(), target=target, pass_configs=configs
         )
     return _COMPILED[key]
 
@@ -325,6 +329,7 @@ def _matmul_grouped_kernel(
             aligned=aligned,
         ),
         target,
+        num_stages,
     )
     c_ptr = _flat(c_ptr, "c_ptr", "float32")
     kernel(a_ptr, b_ptr, c_ptr, stride_cm, stride_cn)

@@ -539,6 +539,70 @@ def test_triton_rows_wrapped_past_the_end_are_copied_when_only_unstored_outputs_
     assert "T.copy(a_ptr" not in mixed.read_text()
 
 
+TRITON_WRAPPED_GROUPED = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def mm_grouped_wrap(a_ptr, b_ptr, out_ptr, M, N, K, sa0, sa1, sb0, sb1, so0, so1,
+                    TM: tl.constexpr, TN: tl.constexpr, TK: tl.constexpr, G: tl.constexpr):
+    me = tl.program_id(0)
+    tiles_m = tl.cdiv(M, TM)
+    tiles_n = tl.cdiv(N, TN)
+    per_group = G * tiles_n
+    first = (me // per_group) * G
+    height = min(tiles_m - first, G)
+    pm = first + (me % per_group) % height
+    pn = (me % per_group) // height
+    rows = (pm * TM + tl.arange(0, TM)) % M
+    cols = (pn * TN + tl.arange(0, TN)) % N
+    ks = tl.arange(0, TK)
+    xs = a_ptr + rows[:, None] * sa0 + ks[None, :] * sa1
+    ys = b_ptr + ks[:, None] * sb0 + cols[None, :] * sb1
+    acc = tl.zeros((TM, TN), dtype=tl.float32)
+    for kk in range(0, tl.cdiv(K, TK)):
+        x = tl.load(xs, mask=ks[None, :] < K - kk * TK, other=0.0)
+        y = tl.load(ys, mask=ks[:, None] < K - kk * TK, other=0.0)
+        acc = tl.dot(x, y, acc)
+        xs += TK * sa1
+        ys += TK * sb0
+    r = pm * TM + tl.arange(0, TM)
+    c = pn * TN + tl.arange(0, TN)
+    tl.store(out_ptr + r[:, None] * so0 + c[None, :] * so1, acc.to(tl.float16),
+             mask=(r[:, None] < M) & (c[None, :] < N))
+
+
+def mm(a, b):
+    out = torch.empty((a.shape[0], b.shape[1]), device=a.device, dtype=torch.float16)
+    grid = (triton.cdiv(a.shape[0], 32) * triton.cdiv(b.shape[1], 32),)
+    mm_grouped_wrap[grid](a, b, out, a.shape[0], b.shape[1], a.shape[1], a.stride(0), a.stride(1),
+                          b.stride(0), b.stride(1), out.stride(0), out.stride(1), TM=32, TN=32, TK=32, G=2)
+    return out
+"""
+
+
+def test_wrapped_rows_of_a_grouped_launch_are_copied_on_its_tile_grid(tmp_path):
+    """The matmul tutorial's current spelling: rows and columns wrapped (`% M`, `% N`) and a
+    1-D launch in grouped order. The tile grid binds the tile indices to block indices; the
+    stores still guard the wrapped rows and columns (read through that binding), so both
+    operands are T.copy in the aligned program."""
+    src = tmp_path / "mmgw.py"
+    src.write_text(TRITON_WRAPPED_GROUPED)
+    dtypes = ["--dtype", "a_ptr=float16", "--dtype", "b_ptr=float16", "--dtype", "out_ptr=float16"]
+    out = tmp_path / "mmgw_tl.py"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out), *dtypes],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    text = out.read_text()
+    assert "T.use_swizzle(G)" in text and "as (pn, pm)" in text
+    assert "T.copy(a_ptr[TM * pm, TK * kk], x)" in text and "T.copy(b_ptr[TK * kk, TN * pn], y)" in text
+    check = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(src), str(out), "--no-compile-check",
+                            *dtypes], cwd=ROOT, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
 def test_triton_flag_variants_keep_their_dispatch_when_loads_become_copies(tmp_path):
     """A flag the kernel tests is a variant the port dispatches on; each variant's printed form
     takes the same views and copies, so the dispatch stays (it was lost when only the main

@@ -188,17 +188,20 @@ def _reads_derived(stmt, derived: set, lanes: tuple):
 
 
 def _guards(cond, lane, origin: Poly, extent: str, lets: dict, params: dict) -> bool:
-    """Whether `origin + lane < extent` is one of the condition's conjuncts."""
+    """Whether `origin + lane < extent` is one of the condition's conjuncts, read as written or
+    through the locals (the gather's origin may be either: `pid_m * BM`, or `blockIdx.y * BM`
+    once the tile grid binds pid_m to a block index)."""
     for c in conjuncts(cond):
-        try:
-            bound = _bound(c, lets)
-        except NotAffine:
-            continue
-        if bound is None:
-            continue
-        found = _origin(bound, Poly.symbol(lane.name), params)
-        if found is not None and found[1] == extent and found[0] == origin:
-            return True
+        for through in ({}, lets):
+            try:
+                bound = _bound(c, through)
+            except NotAffine:
+                continue
+            if bound is None:
+                continue
+            found = _origin(bound, Poly.symbol(lane.name), params)
+            if found is not None and found[1] == extent and found[0] == origin:
+                return True
     return False
 
 

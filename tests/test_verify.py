@@ -190,9 +190,9 @@ def test_asserted_and_aligned_multiples_shape_the_problem_sizes():
 
 
 def test_four_nested_strides_stay_within_memory():
-    """A 4-D tensor's strides nested P, P**2, P**3, P**4 apart would reach 70**4 elements at the
-    larger problem (the interpreter was killed for memory on the attention tutorial): past
-    STRIDE_CAP they all take P."""
+    """A 4-D tensor whose four dimensions all have the larger problem's size would need its
+    strides spread to 1531**3 (the interpreter was killed for memory on the attention
+    tutorial): past STRIDE_CAP they all take P."""
     from porter.ir.nodes import BinOp, BufferParam, Kernel, Launch, ScalarParam, Var
     from porter.verify.inputs import STRIDE_CAP, buffer_lengths, problem_sizes
 

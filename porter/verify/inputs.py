@@ -237,11 +237,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     divisors = _grid_divisors(kernel)
     sets = _size_sets(kernel, sizes, divisors)
     nesting = _stride_nesting(kernel, strides)
-    widest = max((max(v, default=16) for v in sets), default=16) + 3
-    if nesting and widest ** max(nesting.values()) > STRIDE_CAP:
-        # 4-D attention tensors nested P**4 apart would take GiBs (and the interpreter's
-        # memory); strides then all take P, which still keeps rows apart within each dim
-        nesting = {}
+    elements = _element_strides(kernel, strides)
     rng = np.random.default_rng(1234)
     problems = []
     for number, values in enumerate(sets):
@@ -258,7 +254,10 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
             elif p.name in strides:
-                scalars[p.name] = (max(values, default=16) + 3) ** nesting.get(p.name, 1)
+                # an element's stride a small one (not 1: a port that assumes contiguous rows
+                # must meet it), a row's past every size; _spread_strides then moves each
+                # outer stride past what the strides inside it span
+                scalars[p.name] = ELEMENT_STRIDE if p.name in elements else max(values, default=16) + 3
             elif is_float(p.dtype):
                 scalars[p.name] = float(np.float32(rng.uniform(0.25, 2.0)))
             elif p.dtype == "bool":
@@ -276,6 +275,12 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if name not in given and isinstance(scalars.get(name), int) and scalars[name] > cap:
                 scalars[name] = cap
         _spread_strides(kernel, strides, nesting, scalars, given)
+        if any(scalars[n] > STRIDE_CAP for n in strides if n not in given and isinstance(scalars.get(n), int)):
+            # 4-D attention tensors of one large size nested apart would take GiBs (and the
+            # interpreter's memory); strides then all take P, which keeps rows apart in a dim
+            for n in strides:
+                if n not in given:
+                    scalars[n] = max(values, default=16) + 3
         for name, lanes in _multiples(kernel).items():
             # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
             if name in scalars and name not in given and isinstance(scalars[name], int):
@@ -403,8 +408,12 @@ def _multiples(kernel: Kernel) -> dict:
     return out
 
 
-#: The largest stride nested strides may reach (elements); past it they are not nested.
+#: The largest stride spread strides may reach (elements); past it none is spread.
 STRIDE_CAP = 1 << 21
+#: The stride verify gives the innermost of a buffer's strides (`stride_ak` of `stride_am,
+#: stride_ak`): a row stride of P (past every size) there made each matrix P**2 * rows
+#: elements, past verify's allocation cap for the matmul tutorial's tiles.
+ELEMENT_STRIDE = 3
 
 
 def _grid_divisors(kernel: Kernel) -> dict:
@@ -419,10 +428,26 @@ def _grid_divisors(kernel: Kernel) -> dict:
     return out
 
 
+def _element_strides(kernel: Kernel, strides: list) -> set:
+    """The innermost stride (last in parameter order) of each buffer whose extent uses two or
+    more strides."""
+    order = [p.name for p in kernel.scalars]
+    out = set()
+    for p in kernel.buffers:
+        if p.extent is None:
+            continue
+        used = sorted({e.name for e in walk_expr(p.extent) if isinstance(e, Var) and e.name in strides},
+                      key=order.index)
+        if len(used) >= 2:
+            out.add(used[-1])
+    return out
+
+
 def _stride_nesting(kernel: Kernel, strides: list) -> dict:
-    """How deep each stride sits: a buffer indexed with strides s1, s2 (outer first, in
-    parameter order, as `x.stride(0), x.stride(1)` are passed) gets s2 = P and s1 = P**2, so
-    no two elements of any problem size share an address (P exceeds every size)."""
+    """How deep each stride sits: in a buffer indexed with strides s1, s2 (outer first, in
+    parameter order, as `x.stride(0), x.stride(1)` are passed) s2 is 1 deep and s1 2;
+    _spread_strides moves each past the span of those inside it, so that no two elements of
+    any problem size share an address."""
     order = [p.name for p in kernel.scalars]
     depth: dict = {}
     for p in kernel.buffers:

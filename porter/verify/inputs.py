@@ -238,6 +238,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     sets = _size_sets(kernel, sizes, divisors)
     nesting = _stride_nesting(kernel, strides)
     elements = _element_strides(kernel, strides)
+    counts = _program_counts(kernel, sizes)
     rng = np.random.default_rng(1234)
     problems = []
     for number, values in enumerate(sets):
@@ -251,6 +252,8 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 # (`n / 8` elements per thread) keeps the usual size, rounded up to its multiple
                 d = divisors[p.name]
                 scalars[p.name] = d * (min(number, 1) + 1) if d >= 32 else _round_up(values[sizes.index(p.name)], d)
+            elif p.name in counts:
+                scalars[p.name] = PROGRAM_COUNTS[min(number, 1)][counts.index(p.name) % 4]
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
             elif p.name in strides:
@@ -382,6 +385,32 @@ def _odd_multiple(value: int, multiple: int) -> int:
 
 def _round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
+
+
+#: Values of sizes that only count programs (batch x heads), on the first problem and the others.
+PROGRAM_COUNTS = ((2, 3, 5, 7), (3, 5, 7, 2))
+
+
+def _program_counts(kernel: Kernel, sizes: list) -> list:
+    """Sizes that only count programs: factors of a product of two or more sizes on a grid
+    axis (`Z * H`: batch and heads) that no guard, loop or chunk reads. Two to seven of each
+    test the programs' indexing; primes near 50 each made attention's grid thousands of
+    programs, which the Triton interpreter ran past verify's time limit."""
+    chunked = set(loop_quanta(kernel))
+    defs = _fixed_locals(kernel)
+    compared: set = set()
+    for st in walk_stmts(kernel.body):
+        if isinstance(st, (If, For, While)):
+            for e in [st.cond, *(defs[n] for n in _locals_read(st.cond, defs))]:
+                compared |= {x.name for x in walk_expr(e) if isinstance(x, Var)}
+    out: list = []
+    for g in kernel.launch.grid:
+        for e in walk_expr(g):
+            if isinstance(e, BinOp) and e.op == "*":
+                factors = [x for x in (e.a, e.b) if isinstance(x, Var) and x.name in sizes]
+                if len(factors) == 2:
+                    out += [x.name for x in factors if x.name not in out]
+    return [n for n in out if n not in chunked and n not in compared]
 
 
 def _size_quotients(kernel: Kernel, names: list) -> list:

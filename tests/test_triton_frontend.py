@@ -400,6 +400,22 @@ def test_static_assert(tmp_path):
     assert err.diagnostic.loc.line == line_of(src, "tl.static_assert")
 
 
+def test_a_chosen_size_that_fails_an_assert_reports_what_stops_a_size_that_passes(tmp_path):
+    """HEAD is chosen (16: nothing gives it) and fails `BN <= HEAD`; at 64 the assert holds and
+    the kernel stops at an unsupported call: that is what the user must hear about."""
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, HEAD: tl.constexpr, BN: tl.constexpr = 32):
+            tl.static_assert(BN <= HEAD)
+            offs = tl.arange(0, HEAD)
+            tl.store(x_ptr + offs, tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [offs],
+                                                             dtype=tl.int32, is_pure=True, pack=1))
+    """)
+    err = convert_error(src)
+    assert err.diagnostic.code != "TP229", err.diagnostic.message
+    assert err.diagnostic.loc.line == line_of(src, "tl.inline_asm_elementwise")
+
+
 def test_user_code_is_never_run(tmp_path):
     src = write(tmp_path, """
         raise SystemExit("must not run")

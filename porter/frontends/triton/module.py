@@ -248,7 +248,9 @@ class TritonFrontend:
     def _larger_choices(self, fn, fixed, reconvert, exc) -> Kernel:
         """A `tl.static_assert` failed on chosen constexpr values (`BLOCK_N <= HEAD_DIM` with
         HEAD_DIM chosen): try the chosen sizes all equal (64, then 32), then in reverse order;
-        else report the first failure."""
+        else report the first attempt's failure past the assert (what stops the kernel where
+        its own checks pass: the tutorial's TMA attention stops at a descriptor load), or the
+        assert's."""
         chosen = {n: v.value for n, v in self._last_values.items()
                   if self.origins.get(fn.name, {}).get(n, "").startswith("chosen") and
                   isinstance(v.value, int) and not isinstance(v.value, bool)} \
@@ -256,15 +258,18 @@ class TritonFrontend:
         names = list(chosen)
         attempts = [dict.fromkeys(names, 64), dict.fromkeys(names, 32),
                     dict(zip(names, reversed(list(chosen.values()))))]
+        further = None
         for attempt in attempts if chosen else ():
             try:
                 kernel = reconvert(attempt)
-            except TileportError:
+            except TileportError as failure:
+                if further is None and failure.diagnostic.code != "TP229":
+                    further = failure
                 continue
             for n in chosen:
                 kernel.constexpr_origin[n] = "chosen"
             return kernel
-        raise exc
+        raise further or exc
 
     def kernel_functions(self) -> list:
         called = set()

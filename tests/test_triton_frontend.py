@@ -416,6 +416,29 @@ def test_a_chosen_size_that_fails_an_assert_reports_what_stops_a_size_that_passe
     assert err.diagnostic.loc.line == line_of(src, "tl.inline_asm_elementwise")
 
 
+def test_a_flag_value_that_cannot_be_converted_is_left_out_when_another_converts(tmp_path):
+    """A flag taken True first (it is tested by `if`) whose branch bitcasts: the port is the
+    False form, says what it left out, and refuses True."""
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, y_ptr, n, AS_BITS: tl.constexpr):
+            offs = tl.arange(0, 64)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            if AS_BITS:
+                x = x.to(tl.int32, bitcast=True).to(tl.float32)
+            tl.store(y_ptr + offs, x * 2.0, mask=offs < n)
+    """)
+    (kernel,) = convert_triton(src).kernels
+    assert kernel.constexprs["AS_BITS"] is False and kernel.variants == []
+    assert "AS_BITS=True left out (TP225" in kernel.note
+    from porter.emit.tilelang import emit_module
+    from porter.frontends.load import load_module
+    from porter.match import raise_module
+
+    port = emit_module(raise_module(load_module(str(src))))
+    assert '_specialised("k", "AS_BITS", AS_BITS, False)' in port and "AS_BITS=True left out" in port
+
+
 def test_user_code_is_never_run(tmp_path):
     src = write(tmp_path, """
         raise SystemExit("must not run")

@@ -147,7 +147,10 @@ class TritonFrontend:
         """Convert `fn`, find the constexprs its port can take as parameters, and convert it
         for the other values of its flags and enums (each a variant the port dispatches on;
         a value the kernel cannot be converted for is left out, and the port refuses it)."""
-        kernel = self._convert_with_generic(fn, {})
+        try:
+            kernel = self._convert_with_generic(fn, {})
+        except TileportError as exc:
+            kernel = self._other_flag_values(fn, exc)
         # a pointer unused under one flag value (`if HAS_BIAS: tl.load(b_ptr ...)`) stays one
         self.forced_pointers[fn.name] = {p.name for p in kernel.buffers}
         saved_dtypes = dict(self.dtypes)
@@ -169,6 +172,25 @@ class TritonFrontend:
         finally:
             self.dtypes = saved_dtypes
         return kernel
+
+    def _other_flag_values(self, fn, exc: TileportError) -> Kernel:
+        """The kernel failed at its flags' and enums' first values (the matmul tutorial's
+        `IS_INT8`, taken True, bitcasts to fp8): the first other combination of their values
+        that converts is the port's main form, and the port refuses the values left out;
+        with none, the first failure."""
+        values = {n: v.value for n, v in getattr(self, "_last_values", {}).items() if isinstance(v, PyC)}
+        choices = self._choices(fn, values) if values else {}
+        combos = [dict(zip(choices, vs)) for vs in itertools.product(*choices.values())]
+        for combo in combos[1:MAX_VARIANTS]:
+            try:
+                kernel = self._convert_with_generic(fn, combo)
+            except TileportError:
+                continue
+            left = ", ".join(f"{n}={v!r}" for n, v in combos[0].items())
+            why = f"{exc.diagnostic.code} at line {exc.diagnostic.loc.line}: {exc.diagnostic.message}"
+            kernel.note = "; ".join(x for x in (kernel.note, f"{left} left out ({why})") if x)
+            return kernel
+        raise exc
 
     def _launch_values(self, fn, kernel: Kernel) -> None:
         """The other values the launch may pass to a generic constexpr, each converted once so

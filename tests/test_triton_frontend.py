@@ -439,6 +439,34 @@ def test_a_flag_value_that_cannot_be_converted_is_left_out_when_another_converts
     assert '_specialised("k", "AS_BITS", AS_BITS, False)' in port and "AS_BITS=True left out" in port
 
 
+def test_a_port_specialised_for_a_none_constexpr_takes_none(tmp_path):
+    """The matmul tutorial launches `ACTIVATION=activation` with `activation=None`: the port
+    converted for None must take None (it refused it as the string 'None')."""
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, n, ACT: tl.constexpr):
+            offs = tl.arange(0, 64)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            if ACT == "relu":
+                x = tl.maximum(x, 0.0)
+            tl.store(x_ptr + offs, x, mask=offs < n)
+
+        def run(x, act=None):
+            k[(1,)](x, x.numel(), ACT=act)
+    """)
+    from porter.emit.tilelang import emit_module
+    from porter.frontends.load import load_module
+    from porter.match import raise_module
+    from porter.verify.port_exec import load_port
+
+    port = tmp_path / "k_tl.py"
+    port.write_text(emit_module(raise_module(load_module(str(src)))))
+    module = load_port(str(port))
+    module._specialised("k", "ACT", None, None)
+    with pytest.raises(ValueError, match="specialised for ACT=None"):
+        module._specialised("k", "ACT", "gelu", None)
+
+
 def test_user_code_is_never_run(tmp_path):
     src = write(tmp_path, """
         raise SystemExit("must not run")

@@ -136,8 +136,8 @@ _TRITON_DTYPES = {
 
 def _specialised(name, constexpr, given, value):
     """A constexpr the port was converted for: another value needs another conversion.
-    A dtype may come as `tl.float16`, `torch.float16` or "float16"."""
-    if not isinstance(given, (bool, int, float, str)):
+    A dtype may come as `tl.float16`, `torch.float16` or "float16"; None is a value."""
+    if given is not None and not isinstance(given, (bool, int, float, str)):
         given = str(given).replace("torch.", "")
         given = _TRITON_DTYPES.get(given, given)
     if given != value:

@@ -592,10 +592,7 @@ def test_wrapped_rows_of_a_grouped_launch_are_copied_on_its_tile_grid(tmp_path):
     src.write_text(TRITON_WRAPPED_GROUPED)
     dtypes = ["--dtype", "a_ptr=float16", "--dtype", "b_ptr=float16", "--dtype", "out_ptr=float16"]
     out = tmp_path / "mmgw_tl.py"
-    run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(src), "-o", str(out), *dtypes],
-                         cwd=ROOT, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    text = out.read_text()
+    text = _converted(src, out, *dtypes)
     assert "T.use_swizzle(G)" in text and "as (pn, pm)" in text
     assert "T.copy(a_ptr[TM * pm, TK * kk], x)" in text and "T.copy(b_ptr[TK * kk, TN * pn], y)" in text
     check = subprocess.run([sys.executable, "-m", "porter.cli", "verify", str(src), str(out), "--no-compile-check",

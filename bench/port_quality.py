@@ -100,7 +100,7 @@ def measure(path: str, archs: list) -> list:
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
     from porter.match import raise_module
-    from porter.verify.port_exec import aligned_arguments, load_port, pass_configs
+    from porter.verify.port_exec import aligned_arguments, load_port, pass_configs, program_stages
 
     try:
         module = raise_module(load_module(path))
@@ -133,11 +133,12 @@ def measure(path: str, archs: list) -> list:
                     generic = {n: v for n, v in k.constexprs.items()
                                if n in getattr(k, "generic", ()) and n not in k.derived_constexprs}
                     buffers = [p.name for p in k.params]
-                    row.update(lowered(program(*derived, **generic), arch, pass_configs(port), buffers))
+                    configs = pass_configs(port, program_stages(program, generic))  # 3+ stages unroll
+                    row.update(lowered(program(*derived, **generic), arch, configs, buffers))
                     if "aligned" in inspect.signature(program).parameters:
                         # the program the wrapper takes for whole tiles of aligned, unit-stride rows
                         fast = lowered(program(*derived, **{**generic, **aligned_arguments(program)}), arch,
-                                       pass_configs(port), buffers)
+                                       configs, buffers)
                         row.update(aligned_async_copies=fast["async_copies"],
                                    aligned_shared_bytes=fast["shared_bytes"])
                 except Exception as exc:  # noqa: BLE001 - a lowering TileLang refuses: the row says so

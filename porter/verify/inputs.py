@@ -225,8 +225,9 @@ def _size_sets(kernel: Kernel, sizes: list, divisors: dict) -> list:
 def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     """Scalar values for each problem: sizes from the size sets, others fixed, --arg wins."""
     found = [s for s in size_params(kernel) if s not in given]
-    # Strides get the widest size plus padding: rows never overlap, and padding shows up a
-    # port that assumes contiguous rows.
+    # Strides: a buffer's innermost one small, the others the widest size plus padding, then
+    # each spread past what is inside it (_spread_strides): rows never overlap, and a port that
+    # assumes contiguous rows or unit steps meets neither.
     roles = stride_params(kernel)
     strides = [s for s in found if is_stride(s) or s in roles]
     # a stride that bounds nothing the analyses see (a block pointer's, a row loop's) is still

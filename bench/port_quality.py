@@ -118,7 +118,8 @@ def measure(path: str, archs: list) -> list:
 
             program_text = inspect.getsource(program) if program is not None else ""
             stages = re.findall(r"num_stages=(\w+)", program_text)
-            default = re.search(r"\bstages=(\d+)", program_text.split("\n", 1)[0])  # a Triton factory's default
+            # a Triton factory's default (its signature may span lines)
+            default = re.search(r"\bstages=(\d+)", program_text.split("):", 1)[0])
             stages = [default.group(1) if s == "stages" and default else s for s in stages]
             base = {"file": Path(path).name, "kernel": k.name,
                     "level": "thread" if "T.get_thread_binding" in program_text else "tile",

@@ -15,11 +15,11 @@ from collections import defaultdict
 from porter.ir.tiles import ParallelFor
 from porter.ir.nodes import (
     is_float,
-    Assign, Atomic, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
+    Atomic, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
     Store, UnaryOp, Var, While,
 )
 from porter.ir.fold import NotConstant, evaluate
-from porter.ir.walk import children, map_expr, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import children, fixed_locals, map_expr, stmt_exprs, walk_expr, walk_stmts
 
 # ------------------------------------------------------------------ polynomials
 # A polynomial is {tuple of sorted atom keys: int coefficient}; atoms are parameter names or
@@ -131,15 +131,14 @@ def _factors(e) -> list:
 PROGRAM_CAP = 1 << 14
 
 
-def _program_locals(kernel: Kernel, defs: dict) -> dict:
+def _program_locals(bounds: _Bounds) -> dict:
     """Fixed locals computed from the program id alone whose symbolic bound would be loose:
     Triton's grouped order (`pid_n = (pid % num_pid_in_group) // group_size_m`, with
     `group_size_m = min(num_pid_m - first_pid_m, GROUP_M)`) bounds pid_n by GROUP_M times
     the column tiles. Such a local is bounded by its maximum over the grid's programs instead,
     taken numerically for each problem (program_maxima). name -> its value, locals inlined."""
+    kernel, defs = bounds.kernel, bounds.defs
     scalars = {p.name for p in kernel.scalars if not is_float(p.dtype)}
-    bounds = _Bounds.__new__(_Bounds)  # only for exact(): sizes, ceildiv and products of them
-    bounds.kernel, bounds.defs, bounds.programs = kernel, defs, {}
     inlined: dict = {}
 
     def inline(e, depth=0):
@@ -226,12 +225,8 @@ class _Bounds:
 
     def __init__(self, kernel: Kernel):
         self.kernel = kernel
-        self.defs: dict = {}
-        assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
-        for s in walk_stmts(kernel.body):
-            if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned:
-                self.defs[s.var.name] = s.init
-        self.programs = _program_locals(kernel, self.defs)
+        self.defs = fixed_locals(kernel.body)
+        self.programs = _program_locals(self)  # reads exact(), which needs only kernel and defs
 
     def program_max(self, name: str, dtype: str):
         """The atom `max(name)` of a program-id local (see _program_locals), recorded in

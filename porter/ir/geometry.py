@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.ir.nodes import (
-    Assign, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Kernel, Launch, ScalarParam, Var,
+    BinOp, Builtin, Call, Cast, Const, For, If, Kernel, Launch, ScalarParam, Var,
 )
-from porter.ir.walk import walk_expr, walk_stmts
+from porter.ir.walk import fixed_locals, walk_expr, walk_stmts
 
 
 def default_block(kernel: Kernel) -> tuple:
@@ -50,9 +50,7 @@ def _inline(e, defs: dict, depth: int = 0):
 def _guard_sizes(kernel: Kernel, block: tuple) -> dict:
     """axis -> (U, stride) of the first guard `x < U` (or `if (x >= U) return`) where x depends
     on blockIdx on that axis; stride: how far x moves per block (None: unknown)."""
-    assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
-    defs = {s.var.name: s.init for s in walk_stmts(kernel.body)
-            if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned}
+    defs = fixed_locals(kernel.body)
     locals_ = dict(defs)  # what a bound may be written over: locals, not loop variables
     for s in walk_stmts(kernel.body):
         if isinstance(s, For):

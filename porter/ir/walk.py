@@ -113,6 +113,14 @@ def declared_names(stmts) -> Iterator:
             yield from (var.name for var in s.vars)
 
 
+def fixed_locals(stmts) -> dict:
+    """name -> value of each local declared with a value and never assigned again (`pid_m`,
+    `num_pid_k = cdiv(K, 64)`): what analyses may read through."""
+    assigned = {s.var.name for s in walk_stmts(stmts) if isinstance(s, Assign)}
+    return {s.var.name: s.init for s in walk_stmts(stmts)
+            if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned}
+
+
 def all_exprs(stmts) -> Iterator:
     for s in walk_stmts(stmts):
         for e in stmt_exprs(s):

@@ -19,10 +19,10 @@ from porter.verify import bf16
 from porter.ir.extents import INDEX_LIMIT, index_buffers, program_maxima
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import (
-    Assign, Atomic, BinOp, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, ScalarParam, Select, Store,
+    Atomic, BinOp, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, ScalarParam, Select, Store,
     Var, While, is_float,
 )
-from porter.ir.walk import all_exprs, children, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import all_exprs, children, fixed_locals, stmt_exprs, walk_expr, walk_stmts
 
 # Size sets by number of size parameters: each tuple is one problem; all primes, distinct.
 _SIZE_SETS = {
@@ -56,7 +56,7 @@ def size_params(kernel: Kernel) -> list[str]:
                     note(kernel.program_maxima[sub.name][0])
     for g in kernel.launch.grid:
         note(g)
-    defs = _fixed_locals(kernel)
+    defs = fixed_locals(kernel.body)
     for s in walk_stmts(kernel.body):
         if isinstance(s, (If, For, While)):
             for sub in walk_expr(s.cond):
@@ -67,13 +67,6 @@ def size_params(kernel: Kernel) -> list[str]:
                         note(defs[local])
     order = [p.name for p in kernel.scalars]
     return sorted(found, key=order.index)
-
-
-def _fixed_locals(kernel: Kernel) -> dict:
-    """name -> init of each local declared once and never assigned again."""
-    assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
-    return {s.var.name: s.init for s in walk_stmts(kernel.body)
-            if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned}
 
 
 def _locals_read(e, defs: dict) -> list:
@@ -398,7 +391,7 @@ def _program_counts(kernel: Kernel, sizes: list) -> list:
     test the programs' indexing; primes near 50 each made attention's grid thousands of
     programs, which the Triton interpreter ran past verify's time limit."""
     chunked = set(loop_quanta(kernel))
-    defs = _fixed_locals(kernel)
+    defs = fixed_locals(kernel.body)
     compared: set = set()
     for st in walk_stmts(kernel.body):
         if isinstance(st, (If, For, While)):
@@ -505,7 +498,7 @@ def stride_params(kernel: Kernel) -> set:
     bound), in the grid or a launch-computed constexpr. Verify gives a stride a value past
     every size so that rows never overlap; a small size's value would let rows alias."""
     ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
-    defs = _fixed_locals(kernel)
+    defs = fixed_locals(kernel.body)
 
     def names(e) -> set:
         exprs = [e, *(defs[n] for n in _locals_read(e, defs))]
@@ -639,7 +632,7 @@ def index_bounds(kernel: Kernel) -> dict:
     """index buffer -> the values its ids are checked against (`t >= classes`, `t == -100`,
     `v < n_bins`): the kernel guards its ids, so the wide case puts some ids on and around
     each bound (a guard's `<` against `<=` shows only there)."""
-    from porter.ir.nodes import Decl, Load
+    from porter.ir.nodes import Load
 
     indices = index_buffers(kernel)
     defs = {s.var.name: s.init for s in walk_stmts(kernel.body) if isinstance(s, Decl) and s.init is not None}

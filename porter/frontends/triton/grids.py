@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from porter.ir.fold import fold
 from porter.ir.geometry import assemble_grid
-from porter.ir.nodes import Assign, BinOp, Builtin, Call, Cast, Const, Decl, If, Kernel, Load, Select, UnaryOp, Var
-from porter.ir.walk import stmt_exprs, walk_expr, walk_stmts
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, If, Kernel, Load, Select, UnaryOp, Var
+from porter.ir.walk import fixed_locals, stmt_exprs, walk_expr, walk_stmts
 
 
 def _block_idx_coeff(e, axis: int, defs: dict, depth: int = 0):
@@ -62,9 +62,7 @@ def _comparisons(cond, negate: bool = False):
 
 def infer_grid(kernel: Kernel) -> tuple:
     """Grid from the guards: `offs < n` with offs = pid * BLOCK + arange gives ceildiv(n, BLOCK)."""
-    assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
-    defs = {s.var.name: s.init for s in walk_stmts(kernel.body)
-            if isinstance(s, Decl) and s.init is not None and s.var.name not in assigned}
+    defs = fixed_locals(kernel.body)
     conds = [s.cond for s in walk_stmts(kernel.body) if isinstance(s, If)]
     conds += [e.cond for s in walk_stmts(kernel.body) for x in stmt_exprs(s) for e in walk_expr(x)
               if isinstance(e, Select)]

@@ -19,7 +19,7 @@ from porter.emit.layout import bullet, docstring, lay_out_module
 from porter.emit.triton_launch import add_variants, host_python, triton_view
 from porter.emit.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.ir.fold import try_int
-from porter.ir.loops import insert_before_continue
+from porter.ir.loops import insert_before_continue, pipeline_stages
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, BufferParam, Call, Comment, Const, Continue, Decl, For, If,
     Kernel, Module, Return, Store, Sync, UnaryOp, While,
@@ -283,7 +283,7 @@ class KernelEmitter:
             v.program_call = f"lambda: {v.program}({', '.join(arguments)})"
         else:
             v.compile_key, v.program_call = f'"{v.name}"', v.program
-        stages = max((s.stages for s in walk_stmts(self.k.body) if isinstance(s, For) and s.stages), default=0)
+        stages = pipeline_stages(self.k.body)
         v.stages_arg = f", {stages}" if stages >= 3 else ""
 
     def allocations(self, body) -> list:

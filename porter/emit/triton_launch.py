@@ -13,9 +13,9 @@ values rather than compute something else.
 from __future__ import annotations
 
 from porter.emit.expressions import tuple_text
-from porter.ir.nodes import BinOp, Call, Const, For, Var
+from porter.ir.nodes import BinOp, Call, Const, Var
+from porter.ir.loops import pipeline_stages
 from porter.ir.printer import format_expr
-from porter.ir.walk import walk_stmts
 
 
 def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool = False, by_value=()) -> dict:
@@ -28,7 +28,7 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
     derived = list(values.derived_constexprs)
     generic = [n for n in values.generic if n not in derived]
     fixed = [n for n in values.constexprs if n not in derived and n not in generic]
-    stages = max((s.stages for s in walk_stmts(k.body) if isinstance(s, For) and s.stages), default=None)
+    stages = pipeline_stages(k.body)
     warps = max(1, int(threads) // 32) if str(threads).isdigit() else 4
 
     factory = list(derived) + [f"{n}={values.constexprs[n]!r}" for n in generic]

@@ -72,6 +72,13 @@ def unit_step_pipelines(body: list) -> list:
     return out
 
 
+def pipeline_stages(body: list) -> int:
+    """The most stages a loop of the body is pipelined over (0: none is)."""
+    from porter.ir.walk import walk_stmts
+
+    return max((s.stages for s in walk_stmts(body) if isinstance(s, For) and s.stages), default=0)
+
+
 def _fresh(name: str, taken: set) -> str:
     while name in taken:
         name += "_"

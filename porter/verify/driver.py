@@ -9,7 +9,6 @@ compiled for CUDA sm_80 and sm_90a as a compile check, and runs on a GPU when th
 from __future__ import annotations
 
 import ast
-import functools
 import math
 import os
 import re
@@ -24,9 +23,10 @@ from porter.diagnostics import Diagnostic, Loc, TileportError
 from porter.frontends.load import load_module
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import Atomic, BufferParam, Kernel, Store, is_float
+from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.verify.compare import TOLERANCES, BufferComparison, as_float, compare, written_share
-from porter.verify.inputs import is_stride, loop_quanta, make_args, problem_sizes, unmasked_tile_reads
+from porter.verify.inputs import loop_quanta, make_args, problem_sizes, stride_test, unmasked_tile_reads
 from porter.verify.locate import buffer_dims
 from porter.verify.targets import target_notes
 from porter.verify.port_exec import run_port_jobs
@@ -499,7 +499,9 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
         before, expected = data
         # how many terms a reordered sum may have: the longest size of the problem (a row, K),
         # not the largest buffer (rows x cols would loosen a row's sum by sqrt(rows))
-        n = max((v for k, v in case.sizes.items() if type(v) is int and not is_stride(k, kernel)),
+        stride = stride_test(kernel)
+        wide_exp = case.wide and _exp_of_products(kernel, program)
+        n = max((v for k, v in case.sizes.items() if type(v) is int and not stride(k)),
                 default=max((a.size for a in expected if isinstance(a, np.ndarray)), default=1))
         outside = outcome.get("outside", {})
         chunks = loop_quanta(kernel)
@@ -508,10 +510,10 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
                 rtol, atol = _tolerances(p.dtype, program, case.device, n, opts, _magnitude(p.dtype, exp))
                 if case.wide and opts.atol is None and p.dtype in TOLERANCES:
                     atol = _wide_atol(p.dtype, exp, rtol, atol)
-                    if _exp_of_products(kernel, program) and opts.rtol is None:
+                    if wide_exp and opts.rtol is None:
                         rtol, atol = max(rtol or 0, WIDE_EXP_TOLERANCE), max(atol, WIDE_EXP_TOLERANCE *
                                                                            _magnitude(p.dtype, exp))
-                dims = buffer_dims(kernel, p, case.sizes, functools.partial(_is_stride_of, kernel))
+                dims = buffer_dims(kernel, p, case.sizes, stride)
                 case.buffers.append(compare(p.name, p.dtype, exp, got, rtol, atol, dims,
                                             old if isinstance(old, np.ndarray) else None, chunks))
                 case.buffers[-1].written = case.written.get(p.name)
@@ -531,10 +533,6 @@ def whole_tile_notes(kernel, problems: list) -> list:
             f"{', '.join(names)} are multiples of {', '.join(str(tiles[n]) for n in names)}"
             + ("; one case has such sizes, and at the others both sides read the same elements past them"
                if whole else "; no case has such sizes (pass them with --arg)")]
-
-
-def _is_stride_of(kernel, name: str) -> bool:
-    return is_stride(name, kernel)
 
 
 __all__ = ["verify", "VerifyOptions", "VerifyReport", "KernelResult", "CaseResult", "BufferComparison"]
@@ -577,8 +575,6 @@ def _exp_of_products(kernel, program: str) -> bool:
     checked: two logits of that row nearly tie). Those cases then check what they are for (a
     shift by the row's max: without it exp overflows to inf) at WIDE_EXP_TOLERANCE of the
     largest value; the other cases keep their tolerances."""
-    from porter.ir.tiles import Gemm
-
     dots = any(isinstance(s, Gemm) for s in walk_stmts(kernel.body))
     return dots and ("T.exp(" in program or "T.exp2(" in program)
 

@@ -22,6 +22,7 @@ from porter.ir.nodes import (
     Atomic, BinOp, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, ScalarParam, Select, Store,
     Var, While, is_float,
 )
+from porter.ir.tiles import ParallelFor
 from porter.ir.walk import all_exprs, children, fixed_locals, stmt_exprs, walk_expr, walk_stmts
 
 # Size sets by number of size parameters: each tuple is one problem; all primes, distinct.
@@ -101,11 +102,10 @@ def loop_quanta(kernel: Kernel) -> dict:
         except (NotConstant, ValueError, ZeroDivisionError, TypeError):
             pass
     out: dict = {}
-    strides = stride_params(kernel)
+    stride = stride_test(kernel)
 
     def note(name, chunk):
-        if name in sizes and not is_stride(name) and name not in strides and isinstance(chunk, int) \
-                and 1 < chunk <= CHUNK_CAP:
+        if name in sizes and not stride(name) and isinstance(chunk, int) and 1 < chunk <= CHUNK_CAP:
             out[name] = max(out.get(name, 1), chunk)
 
     for name, chunk in getattr(kernel, "port_tiles", {}).items():
@@ -137,8 +137,6 @@ def unmasked_tile_reads(kernel: Kernel) -> dict:
     reads step over in tiles with each tile: {"a": {"K": 64, "M": 128}}. At other sizes the
     original reads past them; verify's buffers hold those reads (their extents count whole
     tiles), so both sides read the same padding there."""
-    from porter.ir.tiles import ParallelFor
-
     chunks = loop_quanta(kernel)
     out: dict = {}
 
@@ -221,21 +219,21 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     # Strides: a buffer's innermost one small, the others the widest size plus padding, then
     # each spread past what is inside it (_spread_strides): rows never overlap, and a port that
     # assumes contiguous rows or unit steps meets neither.
-    roles = stride_params(kernel)
-    strides = [s for s in found if is_stride(s) or s in roles]
+    stride = stride_test(kernel)
+    strides = [s for s in found if stride(s)]
     # a stride that bounds nothing the analyses see (a block pointer's, a row loop's) is still
     # a stride: 3 would make rows overlap and hide a port that mixes them up
-    strides += [p.name for p in kernel.scalars if (is_stride(p.name) or p.name in roles) and p.name not in given and
+    strides += [p.name for p in kernel.scalars if stride(p.name) and p.name not in given and
                 p.name not in strides and not is_float(p.dtype) and p.dtype != "bool"]
     sizes = [s for s in found if s not in strides]
     divisors = _grid_divisors(kernel)
     sets = _size_sets(kernel, sizes, divisors)
     nesting = _stride_nesting(kernel, strides)
-    elements = _element_strides(kernel, strides)
     counts = _program_counts(kernel, sizes)
     rng = np.random.default_rng(1234)
     problems = []
     for number, values in enumerate(sets):
+        first = first_strides(kernel, strides, max(values, default=16))
         scalars = {}
         for p in kernel.scalars:
             if p.name in given:
@@ -251,10 +249,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
             elif p.name in strides:
-                # an element's stride a small one (not 1: a port that assumes contiguous rows
-                # must meet it), a row's past every size; _spread_strides then moves each
-                # outer stride past what the strides inside it span
-                scalars[p.name] = ELEMENT_STRIDE if p.name in elements else max(values, default=16) + 3
+                scalars[p.name] = first[p.name]
             elif is_float(p.dtype):
                 scalars[p.name] = float(np.float32(rng.uniform(0.25, 2.0)))
             elif p.dtype == "bool":
@@ -271,13 +266,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             # `for (j...; j < k; ...) s_filter[j]` with `s_filter[15]`: the host keeps k <= 15
             if name not in given and isinstance(scalars.get(name), int) and scalars[name] > cap:
                 scalars[name] = cap
-        _spread_strides(kernel, strides, nesting, scalars, given)
-        if any(scalars[n] > STRIDE_CAP for n in strides if n not in given and isinstance(scalars.get(n), int)):
-            # 4-D attention tensors of one large size nested apart would take GiBs (and the
-            # interpreter's memory); strides then all take P, which keeps rows apart in a dim
-            for n in strides:
-                if n not in given:
-                    scalars[n] = max(values, default=16) + 3
+        spread_strides(kernel, strides, scalars, given, max(values, default=16))
         for name, lanes in _multiples(kernel).items():
             # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
             if name in scalars and name not in given and isinstance(scalars[name], int):
@@ -294,7 +283,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if name in extra and name not in given:
                 extra[name] = 1
         for name, multiple in aligned_sizes.items():
-            if name in extra and name not in given and not name in strides:
+            if name in extra and name not in given and name not in strides:
                 extra[name] = 2 * multiple
         widest = max((v for v in extra.values() if isinstance(v, int) and not isinstance(v, bool)), default=16)
         for name, multiple in aligned_sizes.items():
@@ -347,10 +336,37 @@ def _array_caps(kernel: Kernel) -> dict:
     return caps
 
 
+def first_strides(kernel: Kernel, strides: list, widest: int) -> dict:
+    """Each stride's value before spread_strides: a buffer's innermost one small (not 1: a port
+    that assumes contiguous rows or unit steps must meet it), any other past every size."""
+    elements = _element_strides(kernel, strides)
+    return {n: ELEMENT_STRIDE if n in elements else widest + 3 for n in strides}
+
+
+def spread_strides(kernel: Kernel, strides: list, scalars: dict, given: dict, widest: int) -> None:
+    """Move each stride (first_strides' values in scalars) past what the strides inside it
+    span, in place; past STRIDE_CAP (4-D attention tensors of one large size nested apart
+    would take GiBs, and the interpreter's memory) every stride takes the widest size plus 3,
+    which keeps rows apart within a dimension."""
+    _spread_strides(kernel, strides, _stride_nesting(kernel, strides), scalars, given)
+    if any(scalars[n] > STRIDE_CAP for n in strides if n not in given and isinstance(scalars.get(n), int)):
+        for n in strides:
+            if n not in given:
+                scalars[n] = widest + 3
+
+
 def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict, given: dict) -> None:
     """A stride steps past everything the rest of its buffer's index spans: with the stride
     set to 0 the extent (`K * M + batch * strideA - strideA`) is what one step holds, so a
     batch stride gets at least that (plus padding) and batches never overlap."""
+    maxima: dict = {}  # the program-id locals' maxima (a walk over the grid) per set of values
+
+    def tiles() -> dict:
+        key = tuple(scalars.items())
+        if key not in maxima:
+            maxima[key] = program_maxima(kernel, scalars)
+        return maxima[key]
+
     for name in sorted(strides, key=lambda n: nesting.get(n, 1)):
         if name in given or not isinstance(scalars.get(name), int):
             continue
@@ -361,7 +377,7 @@ def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict,
             # dimensions inside it
             outer = {o: 0 for o in strides if nesting.get(o, 1) >= nesting.get(name, 1)}
             try:
-                rest = int(evaluate(p.extent, {**scalars, **program_maxima(kernel, scalars), **outer}))
+                rest = int(evaluate(p.extent, {**scalars, **tiles(), **outer}))
             except (NotConstant, ValueError, ZeroDivisionError, TypeError):
                 continue
             scalars[name] = max(scalars[name], rest + 3)
@@ -451,19 +467,17 @@ def _grid_divisors(kernel: Kernel) -> dict:
     return out
 
 
-def _element_strides(kernel: Kernel, strides: list) -> set:
-    """The innermost stride (last in parameter order) of each buffer whose extent uses two or
-    more strides."""
+def _buffer_strides(kernel: Kernel, strides: list) -> list:
+    """Per buffer with a known extent, the strides it uses, outer first (in parameter order,
+    as `x.stride(0), x.stride(1)` are passed)."""
     order = [p.name for p in kernel.scalars]
-    out = set()
-    for p in kernel.buffers:
-        if p.extent is None:
-            continue
-        used = sorted({e.name for e in walk_expr(p.extent) if isinstance(e, Var) and e.name in strides},
-                      key=order.index)
-        if len(used) >= 2:
-            out.add(used[-1])
-    return out
+    return [sorted({e.name for e in walk_expr(p.extent) if isinstance(e, Var) and e.name in strides}, key=order.index)
+            for p in kernel.buffers if p.extent is not None]
+
+
+def _element_strides(kernel: Kernel, strides: list) -> set:
+    """The innermost stride of each buffer whose extent uses two or more strides."""
+    return {used[-1] for used in _buffer_strides(kernel, strides) if len(used) >= 2}
 
 
 def _stride_nesting(kernel: Kernel, strides: list) -> dict:
@@ -471,25 +485,24 @@ def _stride_nesting(kernel: Kernel, strides: list) -> dict:
     parameter order, as `x.stride(0), x.stride(1)` are passed) s2 is 1 deep and s1 2;
     _spread_strides moves each past the span of those inside it, so that no two elements of
     any problem size share an address."""
-    order = [p.name for p in kernel.scalars]
     depth: dict = {}
-    for p in kernel.buffers:
-        if p.extent is None:
-            continue
-        used = sorted({e.name for e in walk_expr(p.extent) if isinstance(e, Var) and e.name in strides},
-                      key=order.index)
+    for used in _buffer_strides(kernel, strides):
         for rank, name in enumerate(used):
             depth[name] = max(depth.get(name, 1), len(used) - rank)
     return depth
 
 
-def is_stride(name: str, kernel: Kernel | None = None) -> bool:
-    """A stride by its name (`stride_am`, `lda`, `pitch`), or, given the kernel, by its role
-    there (stride_params)."""
+def is_stride(name: str) -> bool:
+    """A stride by its name (`stride_am`, `lda`, `pitch`)."""
     lowered = name.lower()
-    if "stride" in lowered or lowered in ("lda", "ldb", "ldc", "ld", "pitch"):
-        return True
-    return kernel is not None and name in stride_params(kernel)
+    return "stride" in lowered or lowered in ("lda", "ldb", "ldc", "ld", "pitch")
+
+
+def stride_test(kernel: Kernel):
+    """name -> whether it is one of the kernel's strides: by its name, or by its role there
+    (stride_params, read once)."""
+    roles = stride_params(kernel)
+    return lambda name: is_stride(name) or name in roles
 
 
 def stride_params(kernel: Kernel) -> set:
@@ -583,8 +596,9 @@ def _generous_length(kernel: Kernel, p, scalars: dict) -> int:
     offsets): every integer problem size multiplied together, times 4 — more than any index
     built from those sizes in the kernels seen — within GENEROUS_CAP; past it, a diagnostic."""
     product = 4
+    stride = stride_test(kernel)
     for name in size_params(kernel):
-        if is_stride(name, kernel):
+        if stride(name):
             continue  # a stride already spans the sizes it steps over
         value = scalars.get(name)
         if isinstance(value, int) and value > 0:

@@ -704,3 +704,30 @@ def test_a_row_steps_column_is_computed_once_under_the_originals_name(tmp_path):
     text = one_line(emit_module(raise_module(load_module(cuda(tmp_path, clash, "clash.cu")))))
     assert "ck = ck * 256 + j" not in text and "ck_1 = " not in text
     assert "T.if_then_else(ck * 256 + j < w," in text
+
+
+UNMASKED_STEPS = ROOT / "tests" / "fresh" / "triton" / "matmul_unmasked_steps.py"
+
+
+def test_unmasked_tiles_are_copied_where_their_origins_step_over_sizes_in_whole_tiles(tmp_path):
+    """No mask names a view's extents: a loop over ceildiv(K, BK) at `BK * step`, a loop
+    stepping by its tile, and a block index over ceildiv(M, BM) at `BM * pid` each cover the
+    size in whole tiles, which is where the original is defined (the aligned program's case).
+    A grid the caller launches may hold more programs: the wrapper checks it does not."""
+    grouped = _converted(ROOT / "tests" / "fresh" / "triton" / "matmul_whole_tiles.py", tmp_path / "wt_tl.py")
+    assert "a: T.StridedTensor((n_rows, n_inner), (a_row_step, a_col_step), T.float32)" in grouped
+    assert "T.copy(a[BR * tile_row, BK * step], a_shared)" in grouped
+    assert "T.copy(b[BK * step, BC * tile_col], b_shared)" in grouped
+    assert "a_shared[i, j] = a[BR * tile_row + i, BK * step + j]" in grouped  # the general program
+    assert "grid[" not in grouped.split("aligned = ", 1)[1].split("\n", 1)[0]  # its own tile grid
+    launched = _converted(UNMASKED_STEPS, tmp_path / "us_tl.py")
+    assert "T.copy(x[TR * r, d0], xt)" in launched and "T.copy(w[d0, TC * c], wt)" in launched
+    assert "and grid[0] * TR <= R and grid[1] * TC <= C" in launched
+
+
+def test_unmasked_tiles_that_overlap_or_skip_stay_gathers(tmp_path):
+    """A K loop stepping by half its tile reads overlapping tiles: no view covers it."""
+    src = tmp_path / "half_steps.py"
+    src.write_text(UNMASKED_STEPS.read_text().replace("range(0, D, TD)", "range(0, D, TD // 2)"))
+    text = _converted(src, tmp_path / "half_tl.py")
+    assert "T.copy(" not in text and "StridedTensor" not in text

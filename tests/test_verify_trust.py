@@ -282,10 +282,22 @@ def test_a_scalar_that_only_steps_rows_is_a_stride_whatever_its_name():
             assert len(addresses) == r * c, (name, problem)  # no two elements share an address
 
 
-def test_a_kernel_that_loads_tiles_without_masks_is_said_to_need_whole_tiles():
+def test_a_kernel_that_loads_tiles_without_masks_runs_whole_tiles_and_says_so():
+    """The original is undefined at other sizes (it reads past them), and a port that reads
+    views would read outside its tensors there: every case takes whole tiles, each size a
+    different multiple (equal sizes would hide a transposed index), unless --arg gives one."""
     (kernel,) = load_module(str(WHOLE_TILES)).kernels
-    (note,) = whole_tile_notes(kernel, problem_sizes(kernel, {}))
+    problems = problem_sizes(kernel, {})
+    tiles = {"n_rows": 32, "n_cols": 32, "n_inner": 16}
+    for problem in problems:
+        sizes = [problem[n] for n in tiles]
+        assert all(problem[n] % t == 0 for n, t in tiles.items()) and len(set(sizes)) == 3, problem
+    (note,) = whole_tile_notes(kernel, problems)
     assert "tiles of a, b without a mask" in note
-    assert "n_cols, n_inner, n_rows are multiples of 32, 16, 32; one case has such sizes" in note
+    assert "n_cols, n_inner, n_rows are multiples of 32, 16, 32; every case takes such sizes" in note
+    given = problem_sizes(kernel, {"n_rows": "40"})
+    assert all(p["n_rows"] == 40 for p in given)
+    assert f"; 0 of {len(given)} cases have such sizes (the others are given with --arg" in \
+        whole_tile_notes(kernel, given)[0]
     (masked,) = load_module(str(ROOT / "tests" / "fresh" / "triton" / "matmul_leaky_relu.py")).kernels
     assert whole_tile_notes(masked, problem_sizes(masked, {})) == []

@@ -268,6 +268,9 @@ class KernelEmitter:
         if (self.k.aligned_sizes or self.k.unit_strides) and v.shaped:
             tests = [f"{self.param_names[n]} == 1" for n in self.k.unit_strides]
             tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in _each_multiple(self.k.aligned_sizes)]
+            # unmasked tiles at the program id: the caller's grid launches no tile past the size
+            tests += [f"grid[{axis}] * {self.multiple(tile)} <= {self.param_names[n]}"
+                      for axis, n, tile in self.k.aligned_grid if n in self.param_names]
             tests.append(f"_aligned16({', '.join(name for name, *_ in v.shaped)})")
             v.aligned = " and ".join(tests)
             names.append("aligned")

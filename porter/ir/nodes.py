@@ -353,6 +353,9 @@ class Kernel:
     # be contiguous); the wrapper tests `stride == 1`, verify runs one case with each 1
     unit_strides: tuple = ()
     static_sizes: tuple = ()  # sizes the aligned program takes by value (a pipelined loop's trip count)
+    # (grid axis, size, tile): the aligned program reads whole tiles without a mask at the program
+    # id's origin, so the wrapper checks the caller's grid holds no tile past the size
+    aligned_grid: tuple = ()
     # sizes the port's program steps over in tiles (`T.ceildiv(cols, 256)`): size -> tile;
     # verify makes its problems span two of them
     port_tiles: dict = field(default_factory=dict)

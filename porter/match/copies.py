@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import (Assign, BinOp, Const, Decl, For, If, Load, ScalarParam, Select, Store, Var,
-                             dtype_bits, is_float)
+from porter.ir.fold import try_int
+from porter.ir.nodes import (Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Store,
+                             Var, dtype_bits, is_float)
 from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import all_exprs, map_expr, read_counts, rewrite_stmts, stmt_exprs, walk_expr, walk_stmts
 from porter.match.summary import conjuncts
@@ -60,14 +61,17 @@ def _raise_copies(kernel, crowded_too: bool):
     found: dict = {}   # buffer -> [(ParallelFor, View, origin, wrapped indices)]
     crowded_loops = _crowded_pipelines(kernel.body)
     crowded = {id(x) for loop in crowded_loops for x in walk_stmts(loop.body)}
+    steps = _tile_steps(kernel, lets, params)
+    checks: dict = {}  # (grid axis, size, tile): the aligned program's tiles stay inside the size
     for s in walk_stmts(kernel.body):
         if isinstance(s, ParallelFor) and (crowded_too or id(s) not in crowded):
-            hit = _gather(s, shared, params, lets)
+            hit = _gather(s, shared, params, lets, steps)
             if hit is not None and (not hit[3] or _wraps_discarded(kernel.body, s.body[0].buffer, hit[3], lets,
                                                                     params)):
-                buffer, view, origin, wrapped = hit
+                buffer, view, origin, wrapped, grid_checks = hit
                 written = {d: node for d, (_, _, node) in wrapped.items()}
                 found.setdefault(buffer, []).append((s, view, origin, written))
+                checks.update(dict.fromkeys(grid_checks))
     loads = read_counts(kernel.body, Load)
     views = {}
     for buffer, hits in found.items():
@@ -109,7 +113,9 @@ def _raise_copies(kernel, crowded_too: bool):
                 if isinstance(stride, str):
                     multiples[stride] = max(1, 16 // (dtype_bits(p.dtype) // 8))
         new_params.append(p)
+    grid_checks = tuple(c for c in checks if c[1] in {d for hits in views.values() for d in hits[0][1].shape})
     return dataclasses.replace(kernel, body=body, params=new_params, aligned_sizes=multiples,
+                               aligned_grid=tuple(dict.fromkeys(kernel.aligned_grid + grid_checks)),
                                unit_strides=tuple(dict.fromkeys(kernel.unit_strides + tuple(units))),
                                static_sizes=tuple(dict.fromkeys(kernel.static_sizes + static)))
 
@@ -120,11 +126,13 @@ def _gather_2d(loop: ParallelFor, origin: tuple, written: dict) -> ParallelFor:
     T.copy cannot take (TMA and cp.async need unit-stride rows)."""
     store = loop.body[0]
     i, j = loop.vars
-    load = store.value.a
+    load = store.value.a if isinstance(store.value, Select) else store.value
     rows = written.get(0, BinOp("+", origin[-2], i, "int32"))
     cols = written.get(1, BinOp("+", origin[-1], j, "int32"))
     here = tuple(origin[:-2]) + (rows, cols)
-    value = dataclasses.replace(store.value, a=TileLoad(load.buffer, here, load.dtype))
+    value = TileLoad(load.buffer, here, load.dtype)
+    if isinstance(store.value, Select):
+        value = dataclasses.replace(store.value, a=value)
     return dataclasses.replace(loop, body=[dataclasses.replace(store, value=value)])
 
 
@@ -294,19 +302,21 @@ def _through_lets(e, lets: dict, depth: int = 0):
     return map_expr(e, step)
 
 
-def _gather(loop: ParallelFor, shared: dict, params: dict, lets: dict):
+def _gather(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps: dict):
     """(buffer, View, origin) when the loop is `tile[i, j] = mask ? buffer[index] : 0` over
     the whole of a shared tile, index = [b * sb +] (r0 + i) * s0 + (c0 + j) * s1 and mask =
-    r0 + i < R and c0 + j < C (a dimension without a bound is the tile's, from 0); None
-    otherwise. Read as written first, then through the locals (`k_left`) when that fails."""
+    r0 + i < R and c0 + j < C; None otherwise. A dimension no mask bounds is the tile's, from
+    0, or, when its origin steps over a size in whole tiles (`steps`, from _tile_steps), that
+    size: an unmasked load is only defined where the tiles cover it exactly, which is the
+    aligned program's case. Read as written first, then through the locals (`k_left`)."""
     for through in ({}, lets):
-        hit = _gather_as(loop, shared, params, through)
+        hit = _gather_as(loop, shared, params, through, steps)
         if hit is not None:
             return hit
     return None
 
 
-def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
+def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps: dict):
     if len(loop.vars) != 2 or len(loop.body) != 1 or not isinstance(loop.body[0], TileStore):
         return None
     store = loop.body[0]
@@ -315,10 +325,12 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
     if tile is None or tuple(tile.shape) != tuple(loop.extents) or tuple(store.indices) != (i, j):
         return None
     value = store.value
-    if not (isinstance(value, Select) and isinstance(value.b, Const) and value.b.value == 0 and
-            isinstance(value.a, Load) and value.a.dtype == tile.dtype and not value.a.lanes):
+    if isinstance(value, Select) and isinstance(value.b, Const) and value.b.value == 0:
+        load, mask = value.a, value.cond
+    else:
+        load, mask = value, None  # unmasked
+    if not (isinstance(load, Load) and load.dtype == tile.dtype and not load.lanes):
         return None
-    load = value.a
     pi, pj = Poly.symbol(i.name), Poly.symbol(j.name)
     wraps = {}  # `(r0 + i) % M` (Triton's trick for rows past the end): placeholder -> (IR, extent)
 
@@ -331,7 +343,7 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
         return None
     try:
         index = to_poly(map_expr(_named(_through_lets(load.index, lets)), unwrap))
-        bounds = [_bound(c, lets) for c in conjuncts(value.cond)]
+        bounds = [_bound(c, lets) for c in conjuncts(mask)]
         wrapped = {}  # dimension -> (origin, extent name, the wrapped index as written)
         for name, (node, extent) in wraps.items():
             inner = to_poly(_named(_through_lets(node.a, lets)))
@@ -354,20 +366,38 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
     if (0 in wrapped and rows) or (1 in wrapped and cols):
         return None
 
-    def dimension(found, lane, tile_extent, d):
-        if d in wrapped:
-            return wrapped[d][0], wrapped[d][1]
-        # no mask bounds it: the tile's whole extent from 0 (a constexpr's Const keeps its name)
-        return _origin(found[0], lane, params) if found else (Poly.integer(0), tile_extent)
-    row = dimension(rows, pi, loop.extents[0], 0)
-    col = dimension(cols, pj, loop.extents[1], 1)
-    if row is None or col is None:
-        return None
-    (r0, rows_name), (c0, cols_name) = row, col
     strides = tuple(_stride_name(x, params) for x in (s0, s1))
     if None in strides:
         return None
-    names = symbol_names(*(_through_lets(e, lets) for e in (load.index, value.cond)))  # to print origins
+    known = {}  # dimension -> (origin, extent name)
+    grid_checks = ()
+    for d, found, lane in ((0, rows, pi), (1, cols, pj)):
+        if d in wrapped:
+            known[d] = wrapped[d][:2]
+        elif found:
+            known[d] = _origin(found[0], lane, params)
+            if known[d] is None:
+                return None
+    left = rest - sum((known[d][0] * (s0, s1)[d] for d in known), Poly.integer(0))
+    for d in sorted({0, 1} - set(known), key=lambda d: (s0, s1)[d] == 1):  # a unit stride takes what is left
+        stride = (s0, s1)[d]
+        if stride == 1:
+            batch = [t for t in left.terms() if batch_term(t, params) is not None]
+            start = left - sum(batch[:1], Poly.integer(0))
+        else:
+            start = left.coeff(stride)
+        left = left - start * stride
+        if start == 0:  # the tile's whole extent from 0 (a constexpr's Const keeps its name)
+            known[d] = (start, loop.extents[d])
+            continue
+        extent = loop.extents[d]
+        stepped = _stepped_extent(start, extent if isinstance(extent, int) else try_int(extent), steps)
+        if stepped is None:
+            return None
+        known[d] = (start, stepped[0])
+        grid_checks += stepped[1:]
+    (r0, rows_name), (c0, cols_name) = known[0], known[1]
+    names = symbol_names(*(_through_lets(e, lets) for e in (load.index, mask) if e is not None))  # to print origins
     batch = rest - r0 * s0 - c0 * s1
     shape, origin_polys = (rows_name, cols_name), (r0, c0)
     if batch != 0:  # one matrix of a batch: `head * stride_qh` (head a block index or a name)
@@ -380,7 +410,96 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict):
         origin = tuple(from_poly(x, names) for x in origin_polys)
     except KeyError:
         return None
-    return load.buffer, View(shape, strides), origin, wrapped
+    return load.buffer, View(shape, strides), origin, wrapped, grid_checks
+
+
+@dataclasses.dataclass(frozen=True)
+class _Steps:
+    """How a kernel steps over sizes in whole tiles, for origins no mask bounds: `by_name`
+    maps a loop variable or block index (its Poly name) to (size, coefficient, step): the
+    origin `coefficient * name` then takes tiles of `coefficient * step` from 0 up to the last
+    that starts inside `size` (`for k in range(ceildiv(K, 64))` at `64 * k`; `for k in range(0, K, 64)` at
+    `k`; the program id of a grid axis of ceildiv(M, 128) at `128 * pid`). A grid axis the
+    caller launches (coefficient None: any tile) needs the wrapper's check that it holds no
+    tile past the size (`on_grid`: the axis).
+    `values`: the constexprs' values, which origins name; `lets`: the kernel's (_lets)."""
+
+    by_name: dict
+    on_grid: dict
+    values: dict
+    lets: dict
+
+
+def _tile_steps(kernel, lets: dict, params: dict) -> _Steps:
+    def size(e):  # a local read through to a size parameter or ceildiv(size, tile)
+        for _ in range(8):
+            if isinstance(e, Var) and e.name in lets:
+                e = lets[e.name]
+        return e
+
+    def param(e):
+        return e.name if isinstance(e, Var) and isinstance(params.get(e.name), ScalarParam) and \
+            params[e.name].dtype == "int32" else None
+
+    def ceildiv(e):  # (size, tile) for ceildiv(size, tile)
+        e = size(e)
+        if isinstance(e, Call) and e.func == "ceildiv" and len(e.args) == 2 and param(e.args[0]) and \
+                try_int(e.args[1]):
+            return param(e.args[0]), try_int(e.args[1])
+        return None
+
+    by_name, on_grid = {}, {}
+    assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
+    for s in walk_stmts(kernel.body):
+        if not (isinstance(s, For) and try_int(s.start) == 0 and isinstance(s.cond, BinOp) and s.cond.op == "<" and
+                s.cond.a == s.var and s.var.name not in assigned and try_int(s.step)):
+            continue
+        step = try_int(s.step)
+        tiles = ceildiv(s.cond.b) if step == 1 else None
+        if tiles is not None:
+            by_name[s.var.name] = (tiles[0], tiles[1], 1)
+        elif step > 1 and param(size(s.cond.b)):
+            by_name[s.var.name] = (param(size(s.cond.b)), 1, step)
+    grid = kernel.launch.tile_grid or kernel.launch.grid
+    for axis, extent in enumerate(grid):
+        tiles = ceildiv(extent)
+        if tiles is not None:
+            name = to_poly(Builtin("block_idx", axis)).name
+            if kernel.launch.tile_grid or kernel.language != "triton":
+                by_name[name] = (tiles[0], tiles[1], 1)
+            else:  # the caller's grid, which the wrapper checks: any tile (a generic port's
+                by_name[name] = (tiles[0], None, 1)  # stand-in keeps the launch site's numbers)
+                on_grid[name] = axis
+    values = {k: v for k, v in kernel.constexprs.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return _Steps(by_name, on_grid, values, lets)
+
+
+def _stepped_extent(start: Poly, tile, steps: _Steps):
+    """(size,) or (size, (grid axis, size, tile)) when `start` is an origin that steps over
+    the size in tiles of `tile` (see _Steps); None otherwise."""
+    if tile is None:
+        return None
+    for _ in range(8):  # through the locals (`k = k_step * BLOCK_K`, `pid_m = blockIdx.y`)
+        named = [x for x in start.free_symbols if x.name in steps.lets]
+        if not named:
+            break
+        try:
+            start = start.subs({x: to_poly(_named(steps.lets[x.name])) for x in named})
+        except NotAffine:
+            return None
+    start = start.subs({Poly.symbol(n): Poly.integer(v) for n, v in steps.values.items()})
+    terms = start.terms()
+    if len(terms) != 1:
+        return None
+    coeff, name = terms[0].split_coefficient()
+    if not name.is_symbol or name.name not in steps.by_name:
+        return None
+    extent, per, step = steps.by_name[name.name]
+    if coeff != (tile if per is None else per) or coeff * step != tile:
+        return None
+    if name.name in steps.on_grid:
+        return extent, (steps.on_grid[name.name], extent, tile)
+    return (extent,)
 
 
 def batch_term(batch: Poly, params: dict, dtypes=("int32",)):

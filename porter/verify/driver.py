@@ -528,11 +528,12 @@ def whole_tile_notes(kernel, problems: list) -> list:
     if not reads or not tiles:
         return []
     names = sorted(tiles)
-    whole = any(all(isinstance(p.get(n), int) and p[n] % tiles[n] == 0 for n in names) for p in problems)
+    whole = sum(all(isinstance(p.get(n), int) and p[n] % tiles[n] == 0 for n in names) for p in problems)
     return [f"the original loads tiles of {', '.join(sorted(reads))} without a mask: it is only defined where "
             f"{', '.join(names)} are multiples of {', '.join(str(tiles[n]) for n in names)}"
-            + ("; one case has such sizes, and at the others both sides read the same elements past them"
-               if whole else "; no case has such sizes (pass them with --arg)")]
+            + ("; every case takes such sizes" if whole == len(problems) else
+               f"; {whole} of {len(problems)} cases have such sizes (the others are given with --arg: both sides "
+               "read past them there)")]
 
 
 __all__ = ["verify", "VerifyOptions", "VerifyReport", "KernelResult", "CaseResult", "BufferComparison"]

@@ -131,6 +131,33 @@ def loop_quanta(kernel: Kernel) -> dict:
     return out
 
 
+def whole_tile_sizes(kernel: Kernel) -> dict:
+    """size -> the tile the original's unmasked loads step over it with (the least common
+    multiple of several): the sizes it is only defined at multiples of."""
+    out: dict = {}
+    for sizes in unmasked_tile_reads(kernel).values():
+        for name, tile in sizes.items():
+            out[name] = math.lcm(out.get(name, 1), tile)
+    return out
+
+
+def _whole_tiles(scalars: dict, whole: dict, given: dict) -> None:
+    """Each size of `whole` (whole_tile_sizes) rounded up to a multiple of its tile, and to
+    one no other of them took in this case: the original is undefined at other sizes (it
+    reads past them, where a port of views would read outside its tensors), and sizes that
+    stay distinct still tell a transposed index from the right one."""
+    taken = set()
+    for name in sorted(whole):
+        value = scalars.get(name)
+        if name in given or not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            continue
+        value = _round_up(value, whole[name])
+        while value in taken:
+            value += whole[name]
+        scalars[name] = value
+        taken.add(value)
+
+
 def unmasked_tile_reads(kernel: Kernel) -> dict:
     """Buffers the original loads whole tiles of with no mask or guard (`tl.load(a_ptrs)`,
     a kernel only defined for sizes that are multiples of its tiles) -> the sizes those
@@ -230,6 +257,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     sets = _size_sets(kernel, sizes, divisors)
     nesting = _stride_nesting(kernel, strides)
     counts = _program_counts(kernel, sizes)
+    whole = whole_tile_sizes(kernel)
     rng = np.random.default_rng(1234)
     problems = []
     for number, values in enumerate(sets):
@@ -262,6 +290,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if a not in given and isinstance(scalars.get(a), int) and isinstance(scalars.get(b), int) \
                     and 0 < scalars[a] < scalars[b]:
                 scalars[a] *= scalars[b]
+        _whole_tiles(scalars, whole, given)
         for name, cap in _array_caps(kernel).items():
             # `for (j...; j < k; ...) s_filter[j]` with `s_filter[15]`: the host keeps k <= 15
             if name not in given and isinstance(scalars.get(name), int) and scalars[name] > cap:

@@ -5,7 +5,8 @@
 
 For each CUDA (.cu) or Triton (.py) file (default: every bundled sample) this converts it the
 way `tileport convert` does, takes verify's larger problem size with every size parameter
-multiplied by --scale (strides recomputed as verify does), builds verify's seeded inputs, and
+multiplied by --scale (rounded up to the port's aligned tiles; strides those of contiguous
+tensors), builds verify's seeded inputs, and
 times the original and the port on the GPU: torch.cuda.Event pairs over --reps repetitions,
 original and port alternating (these machines are noisy), medians and their ratio reported.
 Each kernel is timed in its own child process, so one that faults or hangs gets a row saying
@@ -16,6 +17,7 @@ why and the others go on. Without a GPU nothing is timed (one line says so, exit
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import math
 import os
@@ -97,29 +99,33 @@ def convert(path: str, out_dir: Path, index: int):
     return module, port
 
 
-def scaled_problem(kernel, scale: float, given: dict) -> tuple[dict, list]:
-    """verify's larger problem with each size parameter multiplied by `scale`; strides
-    recomputed as inputs.problem_sizes does (the widest size plus 3, raised to the stride's
-    nesting depth), and the index limit of gathered ids kept at the smallest size.
+def scaled_problem(kernel, scale: float, given: dict, multiples: dict | None = None) -> tuple[dict, list]:
+    """verify's larger problem with each size parameter multiplied by `scale` and rounded up
+    to `multiples` (the port's aligned program's, read from its wrapper) and to the tiles the
+    original's unmasked loads need; strides as contiguous tensors have them (the layout a
+    caller passes, which takes the port's aligned program, not verify's adversarial one);
+    the index limit of gathered ids kept at the smallest size.
 
-    Returns (scalars, names of the size parameters, strides left out)."""
+    Returns (scalars, names of the size parameters)."""
     from porter.ir.extents import INDEX_LIMIT
-    from porter.verify.inputs import is_stride, _stride_nesting, problem_sizes, size_params
+    from porter.verify.inputs import contiguous_strides, problem_sizes, size_params, stride_test, whole_tile_sizes
 
     problems = problem_sizes(kernel, given)
     scalars = dict(problems[1] if len(problems) > 1 else problems[-1])  # the larger prime problem
+    stride = stride_test(kernel)
     found = [s for s in size_params(kernel) if s not in given]
-    strides = [s for s in found if is_stride(s)]
-    sizes = [s for s in found if s not in strides]
+    sizes = [s for s in found if not stride(s)]
+    tiles = {**whole_tile_sizes(kernel)}
+    for name, multiple in (multiples or {}).items():
+        tiles[name] = math.lcm(tiles.get(name, 1), multiple)
     for name in sizes:
         scalars[name] = max(1, round(scalars[name] * scale))
-    widest = max((scalars[s] for s in sizes), default=16)
-    nesting = _stride_nesting(kernel, strides)
-    for name in strides:
-        scalars[name] = (widest + 3) ** nesting.get(name, 1)
+        if name in tiles:
+            scalars[name] = -(-scalars[name] // tiles[name]) * tiles[name]
+    contiguous_strides(kernel, scalars, given)
     if INDEX_LIMIT in scalars:
         scalars[INDEX_LIMIT] = min((scalars[s] for s in sizes), default=16)
-    shown_sizes = [s for s in size_params(kernel) if not is_stride(s)]  # --arg ones too
+    shown_sizes = [s for s in size_params(kernel) if not stride(s)]  # --arg ones too
     return scalars, shown_sizes
 
 
@@ -136,14 +142,15 @@ def launch_grid(kernel, scalars: dict) -> tuple:
 def plan_kernel(path: str, module, port: Path, kernel, opts, tmp: Path) -> Plan:
     """Sizes, grid and input footprint of one kernel, and the child's request to time it."""
     from porter.emit.tilelang import port_level
-    from porter.verify.driver import _struct_groups
+    from porter.verify.driver import _struct_groups, aligned_test
     from porter.verify.inputs import NUMPY_DTYPES, buffer_lengths
 
     import numpy as np
 
     row = Row(path, kernel.name + kernel.template_args, port_level(kernel)[0])
     try:
-        scalars, sizes = scaled_problem(kernel, opts.scale, opts.given)
+        multiples, _ = aligned_test(ast.parse(port.read_text(encoding="utf-8")), kernel.ident, kernel.constexprs)
+        scalars, sizes = scaled_problem(kernel, opts.scale, opts.given, multiples)
         row.scalars = {k: v for k, v in scalars.items()}
         row.sizes = {s: scalars[s] for s in sizes}
         row.grid = launch_grid(kernel, scalars)

@@ -27,17 +27,19 @@ def test_dry_run_names_kernels_levels_and_scaled_sizes(tmp_path):
     assert "Traceback" not in result.stdout + result.stderr
     lines = result.stdout.splitlines()
     # verify's larger prime problem (n=1531; M, N, K = 131, 131, 67: past two 64-wide tiles)
-    # times the default scale 16
+    # times the default scale 16, rounded up to the port's aligned tiles (64, 64, 32)
     saxpy = next(line for line in lines if line.startswith("samples/cuda/saxpy.cu"))
     assert saxpy.split()[1:4] == ["saxpy", "tile", f"n={1531 * 16}"]
     matmul = next(line for line in lines if line.startswith("samples/triton/matmul_fp16.py"))
-    assert matmul.split()[1:6] == ["matmul_fp16_kernel", "tile", f"M={131 * 16}", f"N={131 * 16}",
-                                   f"K={67 * 16}"]
+    assert matmul.split()[1:6] == ["matmul_fp16_kernel", "tile", "M=2112", "N=2112", "K=1088"]
     rows = {r["kernel"]: r for r in json.loads(out.read_text())["rows"]}
     assert rows["saxpy"]["sizes"] == {"n": 1531 * 16} and rows["saxpy"]["grid"] == [96]
-    # strides are recomputed from the scaled sizes: (widest + 3) ** nesting depth
-    assert rows["matmul_fp16_kernel"]["scalars"]["stride_ak"] == 131 * 16 + 3
-    assert rows["matmul_fp16_kernel"]["scalars"]["stride_am"] == (131 * 16 + 3) ** 2
+    # strides of contiguous tensors, as a caller passes them: unit steps, rows one width (or a
+    # little more, where A's extent counts the masked K loop's last tile whole) and aligned
+    scalars = rows["matmul_fp16_kernel"]["scalars"]
+    assert scalars["stride_ak"] == scalars["stride_bn"] == scalars["stride_cn"] == 1
+    assert scalars["stride_bk"] == scalars["stride_cm"] == 2112
+    assert 1088 <= scalars["stride_am"] <= 1088 + 2 * 1088 and scalars["stride_am"] % 8 == 0
     assert all(r["original_ms"] is None and r["note"] == "" for r in rows.values())
 
 

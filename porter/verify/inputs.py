@@ -384,10 +384,27 @@ def spread_strides(kernel: Kernel, strides: list, scalars: dict, given: dict, wi
                 scalars[n] = widest + 3
 
 
-def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict, given: dict) -> None:
+def contiguous_strides(kernel: Kernel, scalars: dict, given: dict) -> None:
+    """Each stride (by stride_test) as contiguous tensors have it, in place: a buffer's
+    innermost one 1, each other just past what the buffer's extent says the dimensions inside
+    it span (a row-major matrix's row stride is its width, or a little more where the extent
+    counts a masked K loop's last tile whole). What a caller passes, for timing
+    (bench/benchmark.py); verify's own strides are the adversarial ones of first_strides and
+    spread_strides."""
+    stride = stride_test(kernel)
+    strides = [p.name for p in kernel.scalars if stride(p.name) and p.name not in given and
+               not is_float(p.dtype) and p.dtype != "bool"]
+    elements = _element_strides(kernel, strides)
+    for name in strides:
+        scalars[name] = 1 if name in elements else 0
+    _spread_strides(kernel, strides, _stride_nesting(kernel, strides), scalars, given, pad=0)
+
+
+def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict, given: dict,
+                    pad: int = 3) -> None:
     """A stride steps past everything the rest of its buffer's index spans: with the stride
     set to 0 the extent (`K * M + batch * strideA - strideA`) is what one step holds, so a
-    batch stride gets at least that (plus padding) and batches never overlap."""
+    batch stride gets at least that (plus `pad`) and batches never overlap."""
     maxima: dict = {}  # the program-id locals' maxima (a walk over the grid) per set of values
 
     def tiles() -> dict:
@@ -409,7 +426,7 @@ def _spread_strides(kernel: Kernel, strides: list, nesting: dict, scalars: dict,
                 rest = int(evaluate(p.extent, {**scalars, **tiles(), **outer}))
             except (NotConstant, ValueError, ZeroDivisionError, TypeError):
                 continue
-            scalars[name] = max(scalars[name], rest + 3)
+            scalars[name] = max(scalars[name], rest + pad)
 
 
 def _odd_multiple(value: int, multiple: int) -> int:

@@ -791,3 +791,29 @@ def test_tl_rand_is_the_philox_stream(tmp_path):
     text = format_module(convert_triton(src))
     assert "3528531795" in text and "3449720151" in text  # Philox-4x32 round multipliers
     assert sum(1 for s in walk_stmts(k.body) if isinstance(s, Decl) and s.var.name.startswith("philox_c0")) == 11
+
+
+def test_a_pointer_advanced_by_the_loops_own_step_is_its_variable_without_a_division(tmp_path):
+    """`range(lo, hi, BN)` advancing a block pointer by BN (attention's K/V loop), or
+    `a_ptrs += BK * stride` in `range(0, K, BK)`: the offset after (n - lo) / BN steps is n
+    itself (times the stride), not `(n - lo) / BN * BN`, which hides the tile's origin from the
+    copy rule and the reader."""
+    path = write(tmp_path, """
+        @triton.jit
+        def walk(x_ptr, y_ptr, out_ptr, N, K, lo, stride_y, BN: tl.constexpr, BK: tl.constexpr):
+            blocks = tl.make_block_ptr(x_ptr, shape=(1, N), strides=(N, 1), offsets=(0, lo),
+                                       block_shape=(1, BN), order=(1, 0))
+            total = tl.zeros((1, BN), dtype=tl.float32)
+            for n in range(lo, N, BN):
+                total += tl.load(blocks)
+                blocks = tl.advance(blocks, (0, BN))
+            ys = y_ptr + tl.arange(0, BK) * stride_y
+            other = tl.zeros((BK,), dtype=tl.float32)
+            for k in range(0, K, BK):
+                other += tl.load(ys)
+                ys += BK * stride_y
+            tl.store(out_ptr + tl.arange(0, BN), tl.sum(total, 0) + tl.sum(other, 0))
+        """)
+    (kernel,) = convert_triton(path, constexprs={"BN": 32, "BK": 16}).kernels
+    reads = sorted(format_expr(e.index) for e in all_exprs(kernel.body) if isinstance(e, Load))
+    assert reads == ["(((0 + i) * N) + ((n + j) * 1))", "((i * stride_y) + (k * stride_y))"], reads

@@ -529,8 +529,10 @@ def whole_tile_notes(kernel, problems: list) -> list:
         return []
     names = sorted(tiles)
     whole = sum(all(isinstance(p.get(n), int) and p[n] % tiles[n] == 0 for n in names) for p in problems)
+    where = f"{names[0]} is a multiple of {tiles[names[0]]}" if len(names) == 1 else \
+        f"{', '.join(names)} are multiples of {', '.join(str(tiles[n]) for n in names)}"
     return [f"the original loads tiles of {', '.join(sorted(reads))} without a mask: it is only defined where "
-            f"{', '.join(names)} are multiples of {', '.join(str(tiles[n]) for n in names)}"
+            f"{where}"
             + ("; every case takes such sizes" if whole == len(problems) else
                f"; {whole} of {len(problems)} cases have such sizes (the others are given with --arg: both sides "
                "read past them there)")]

@@ -59,7 +59,7 @@ from porter.frontends.triton.values import (
     const_of, identity_axes, pyconst_dtype, remap, slot_refs,
 )
 from porter.frontends.triton.values import _is_number, _numeric
-from porter.ir.fold import fold
+from porter.ir.fold import fold, try_int
 from porter.ir.nodes import (
     Assign, Atomic, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Load, Return, Select, Store,
     Sync, UnaryOp, Var, While, is_float,
@@ -463,9 +463,20 @@ class KernelConverter(TritonCalls, TritonMemory):
         init = self.phi_init[idx]
         count = var if isinstance(start_e, Const) and start_e.value == 0 else \
             BinOp("-", var, start_e, "int32")
-        if step.value != 1:
-            count = BinOp("/", count, Const(step.value, "int32"), "int32")
-        slot.expr = fold(BinOp("+", init, BinOp("*", cast(count, dt), inc, dt), dt))
+        per_step = _per_step(inc, step.value)
+        if per_step is not None:  # advanced by the loop's own step (times m): (var - start) * m
+            if per_step == 0:  # a dimension the pointer does not move along
+                slot.expr = fold(init)
+            elif per_step == 1 and _plus_zero(fold(init)) == fold(start_e):  # from the loop's own start
+                slot.expr = cast(var, dt)
+            else:
+                factor = Const(per_step, dt) if isinstance(per_step, int) else per_step
+                advanced = cast(count, dt) if per_step == 1 else BinOp("*", cast(count, dt), factor, dt)
+                slot.expr = fold(BinOp("+", init, advanced, dt))
+        else:
+            if step.value != 1:
+                count = BinOp("/", count, Const(step.value, "int32"), "int32")
+            slot.expr = fold(BinOp("+", init, BinOp("*", cast(count, dt), inc, dt), dt))
         slot.phi, slot.inline, slot.tile = False, True, None
         trips = Call("max", (Const(0, "int32"), fold(Call("ceildiv", (
             fold(BinOp("-", stop_e, start_e, "int32")), Const(step.value, "int32")), "int32"))), "int32")
@@ -1350,3 +1361,28 @@ def _check_size(op: str, a, b, error) -> None:
         raise error()
     if op == "**" and b > 0 and abs(a) > 1 and b * math.log2(abs(a)) > 4096:
         raise error()
+
+
+def _per_step(inc, step: int):
+    """inc / step when a loop stepping by `step` advances a value by inc = step * m each
+    iteration (`tl.advance(p, (0, BLOCK_N))` in `range(lo, hi, BLOCK_N)`, `a_ptrs += BLOCK_K *
+    stride_ak` in `range(0, K, BLOCK_K)`): m (an int when inc is one), so that the value after
+    `(var - start) / step` iterations is `(var - start) * m`, without the division. None
+    otherwise."""
+    if step <= 1:
+        return None
+    value = try_int(inc)
+    if value is not None:
+        return value // step if value % step == 0 else None
+    if isinstance(inc, BinOp) and inc.op == "*":
+        for const, other in ((inc.a, inc.b), (inc.b, inc.a)):
+            if try_int(const) == step:
+                return other
+    return None
+
+
+def _plus_zero(e):
+    """`0 + x` (a block pointer advanced from offset 0) as x."""
+    while isinstance(e, BinOp) and e.op == "+" and isinstance(e.a, Const) and e.a.value == 0:
+        e = e.b
+    return e

@@ -12,6 +12,9 @@ other program gathers from the same view as before.
 
 Only shared tiles are rewritten (what a GEMM or attention K loop stages); extents and strides
 must be scalar parameters (or a unit stride), which the port then binds from the tensor's shape.
+A load with no mask (`tl.load(a_ptrs)`, a kernel only defined at whole tiles) takes its extents
+from how its origin steps over a size in whole tiles (a K loop over cdiv(K, BK), a grid axis of
+cdiv(M, BM)): there the aligned program's copy reads what the original reads.
 """
 
 from __future__ import annotations
@@ -302,7 +305,7 @@ def _through_lets(e, lets: dict, depth: int = 0):
     return map_expr(e, step)
 
 
-def _gather(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps: dict):
+def _gather(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps: _Steps):
     """(buffer, View, origin) when the loop is `tile[i, j] = mask ? buffer[index] : 0` over
     the whole of a shared tile, index = [b * sb +] (r0 + i) * s0 + (c0 + j) * s1 and mask =
     r0 + i < R and c0 + j < C; None otherwise. A dimension no mask bounds is the tile's, from
@@ -316,7 +319,7 @@ def _gather(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps: di
     return None
 
 
-def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps: dict):
+def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps: _Steps):
     if len(loop.vars) != 2 or len(loop.body) != 1 or not isinstance(loop.body[0], TileStore):
         return None
     store = loop.body[0]

@@ -731,3 +731,17 @@ def test_unmasked_tiles_that_overlap_or_skip_stay_gathers(tmp_path):
     src.write_text(UNMASKED_STEPS.read_text().replace("range(0, D, TD)", "range(0, D, TD // 2)"))
     text = _converted(src, tmp_path / "half_tl.py")
     assert "T.copy(" not in text and "StridedTensor" not in text
+
+
+def test_block_pointer_loads_are_copied_with_or_without_a_boundary_check(tmp_path):
+    """`tl.load(blk, boundary_check=(0, 1))` also tests `r0 + i >= 0`, true for every tile a
+    program id or a loop from 0 reads; without the check the load is unmasked and its origins
+    step over M and K in whole tiles. Either way the aligned program copies both operands."""
+    checked = ROOT / "tests" / "fresh" / "triton" / "matmul_block_pointers.py"
+    for src in (checked, tmp_path / "unchecked.py"):
+        if src != checked:
+            src.write_text(checked.read_text().replace(", boundary_check=(0, 1))\n        b =", ")\n        b =")
+                           .replace("b = tl.load(b_blk, boundary_check=(0, 1))", "b = tl.load(b_blk)"))
+        text = _converted(src, tmp_path / f"{src.stem}_tl.py")
+        assert "T.copy(a_ptr[BM * pid_m, k], a)" in text and "T.copy(b_ptr[k, BN * pid_n], b)" in text, src
+        assert ("grid[0] * BM <= M" in text) == (src != checked)  # an unmasked load's tiles need the grid test

@@ -346,7 +346,7 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps:
         return None
     try:
         index = to_poly(map_expr(_named(_through_lets(load.index, lets)), unwrap))
-        bounds = [_bound(c, lets) for c in conjuncts(mask) if not _at_least_zero(c, lets)]
+        bounds = [_bound(c, lets) for c in conjuncts(mask) if not _at_least_zero(c, lets, params)]
         wrapped = {}  # dimension -> (origin, extent name, the wrapped index as written)
         for name, (node, extent) in wraps.items():
             inner = to_poly(_named(_through_lets(node.a, lets)))
@@ -534,17 +534,20 @@ def _bound(c, lets):
     return None
 
 
-def _at_least_zero(c, lets) -> bool:
-    """`r0 + i >= 0` with every term of r0 + i a positive multiple of names (program ids, loop
-    variables from 0, lanes, sizes): the lower half of a block pointer's boundary_check, true
-    for every element a tile reads."""
+def _at_least_zero(c, lets, params: dict) -> bool:
+    """`r0 + i >= 0` with every term of r0 + i a positive multiple of names that are not the
+    caller's scalars (program ids, loop variables, lanes, constexprs): the lower half of a block
+    pointer's boundary_check, true for every element a tile reads. (A scalar argument may be
+    negative: `off + i >= 0` stays a bound the copy rule does not read.)"""
     if not (isinstance(c, BinOp) and c.op == ">=" and isinstance(c.b, Const) and c.b.value == 0):
         return False
     try:
-        terms = to_poly(_named(_through_lets(c.a, lets))).terms()
+        poly = to_poly(_named(_through_lets(c.a, lets)))
     except NotAffine:
         return False
-    return all(t.split_coefficient()[0] > 0 for t in terms)
+    if any(isinstance(params.get(x.name), ScalarParam) for x in poly.free_symbols):
+        return False
+    return all(t.split_coefficient()[0] > 0 for t in poly.terms())
 
 
 def _origin(bound, lane: Poly, params: dict):

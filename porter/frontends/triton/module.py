@@ -111,7 +111,8 @@ class TritonFrontend:
         self.info = ModuleInfo(self.path, tree)
         self.host = HostEval(self.info)
         kernels = self.kernel_functions()
-        if not kernels:
+        nested = self._nested_kernels(tree)
+        if not kernels and not nested:
             generated = self._generated_kernels(tree)
             if generated is not None:
                 fn, decorator = generated
@@ -120,7 +121,7 @@ class TritonFrontend:
                                     "@triton.jit functions and does not expand other decorators",
                                     self.loc(fn))
             raise TileportError("TP200", "no @triton.jit kernel in this file", Loc(self.path, 1, 1))
-        converted, failures = [], []
+        converted, failures = [], [self._nested_failure(fn, host) for fn, host in nested]
         for fn in kernels:
             try:
                 converted.append(self.convert_generic(fn))
@@ -250,6 +251,31 @@ class TritonFrontend:
         for n in fixed:
             kernel.constexpr_origin[n] = "variant"
         return kernel
+
+    def _nested_kernels(self, tree) -> list:
+        """(kernel, host function) for each @triton.jit function defined inside a function or
+        class (the old matmul tutorial's `f8_to_f16` defines and launches its `kernel`): it is
+        created when the host runs, and its names may be the host's locals."""
+        out = []
+
+        def visit(node, host):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    if host is not None and isinstance(child, ast.FunctionDef) and any(
+                            self.info.qualname(d.func if isinstance(d, ast.Call) else d).split(".")[-1] == "jit"
+                            for d in child.decorator_list):
+                        out.append((child, host))
+                    visit(child, child if host is None else host)
+                else:
+                    visit(child, host)
+        visit(tree, None)
+        return out
+
+    def _nested_failure(self, fn, host) -> KernelFailure:
+        kind = "class" if isinstance(host, ast.ClassDef) else "function"
+        return KernelFailure(fn.name, self.loc(fn), Diagnostic(
+            "TP205", f"kernel '{fn.name}' is defined inside the {kind} '{host.name}' (line {host.lineno}): "
+            "tileport ports kernels defined at module level", self.loc(fn)))
 
     def _generated_kernels(self, tree):
         """(function, decorator) of a function that uses `tl.*` under a decorator that is not

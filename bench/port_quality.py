@@ -56,7 +56,8 @@ def widest_global_access(source: str, buffers: list) -> int:
 
 
 def runtime_lines(text: str) -> int:
-    """Lines of a port module outside its programs, wrappers and docstrings (imports count)."""
+    """Lines of a port module outside its programs, their T.macro helpers, wrappers and
+    docstrings (imports count)."""
     tree = ast.parse(text)
     launched = {t.id for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
                 and getattr(n.value.func, "id", "") == "_TritonKernel" for t in n.targets
@@ -70,6 +71,8 @@ def runtime_lines(text: str) -> int:
             continue  # a program factory or a wrapper
         if isinstance(node, ast.FunctionDef) and name.startswith("_") and name.lstrip("_") in launched:
             continue  # a Triton launcher body `_kernel` behind `kernel = _TritonKernel(_kernel)`
+        if isinstance(node, ast.FunctionDef) and any(ast.unparse(d) == "T.macro" for d in node.decorator_list):
+            continue  # kernel code the programs inline (the Philox rounds), not a runtime
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
                 getattr(node.value.func, "id", "") == "_TritonKernel":
             continue

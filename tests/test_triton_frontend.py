@@ -787,10 +787,27 @@ def test_tl_rand_is_the_philox_stream(tmp_path):
             offs = tl.arange(0, BLOCK)
             tl.store(out_ptr + offs, tl.rand(seed, offs))
     """)
-    (k,) = convert_triton(src).kernels
-    text = format_module(convert_triton(src))
-    assert "3528531795" in text and "3449720151" in text  # Philox-4x32 round multipliers
-    assert sum(1 for s in walk_stmts(k.body) if isinstance(s, Decl) and s.var.name.startswith("philox_c0")) == 11
+    module = convert_triton(src)
+    (k,) = module.kernels
+    (word,) = [s for s in walk_stmts(k.body) if isinstance(s, Decl) and s.var.name.startswith("philox_")]
+    assert format_expr(word.init) == "philox(seed, (uint32)offs, 0, 0)"  # word 0 of counter (offs, 0)
+    # the port: the rounds once, as a macro (it printed 70 inline temporaries per draw before)
+    from porter.emit.tilelang import emit_module
+
+    text = emit_module(module, src)
+    macro = text.split("@T.macro\ndef _philox(seed, c0, c1):", 1)[1].split("\n\n\n", 1)[0]
+    assert macro.count("c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)") == 10
+    assert macro.count("k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)") == 9
+    assert "T.uint64(0xD2511F53) * T.Cast(T.uint64, c0)" in text and "T.uint32(0xCD9E8D57) * c2" in text
+    assert "philox_c0 = _philox(seed, T.Cast(T.uint32, offs), T.uint32(0))[0]" in text
+    program = text.split("def k_program", 1)[1]
+    assert program.count("_philox(") == 1 and "_philox_round" not in program and "philox_k" not in program
+    plain = emit_module(convert_triton(write(tmp_path, """
+        @triton.jit
+        def k(out_ptr, BLOCK: tl.constexpr = 64):
+            tl.store(out_ptr + tl.arange(0, BLOCK), 1.0)
+    """, "plain.py")), "plain.py")
+    assert "_philox" not in plain
 
 
 def test_a_pointer_advanced_by_the_loops_own_step_is_its_variable_without_a_division(tmp_path):

@@ -66,6 +66,9 @@ class ExprEmitter:
                 return f"{_WARP_CALLS[e.func]}({', '.join(self(a) for a in e.args)})", _PREC["atom"]
             if e.func == "ceildiv":
                 return f"T.ceildiv({', '.join(self(a) for a in e.args)})", _PREC["atom"]
+            if e.func == "philox":  # the module's macro (templates/runtime.py.j2): four words
+                *counters, word = e.args
+                return f"_philox({', '.join(self(a) for a in counters)})[{int(word.value)}]", _PREC["atom"]
             if e.dtype in ("float16", "bfloat16") and e.func not in ("max", "min"):
                 # Half-precision math is computed in float32 and rounded once, as CUDA's h* functions do.
                 wide = Call(e.func, tuple(Cast("float32", a) for a in e.args), "float32")

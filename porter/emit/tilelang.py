@@ -30,7 +30,7 @@ from porter.ir.tiles import (
     Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, fp32_products, is_tile_level,
     whole_tile_fills,
 )
-from porter.ir.walk import declared_names, walk_stmts
+from porter.ir.walk import all_exprs, declared_names, walk_stmts
 from porter.jinja_env import environment
 
 def _templates_dir() -> Path:
@@ -577,8 +577,21 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
     failures = [{"name": f.name, "line": f.loc.line, "code": f.diagnostic.code,
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]
     text = template.render(version=__version__, source=source_name, language=module.language,
-                           kernels=views, failures=failures, deep_pipelines=any(_deep_pipelines(v) for v in views))
+                           kernels=views, failures=failures, deep_pipelines=any(_deep_pipelines(v) for v in views),
+                           philox=_philox_constants(module))
     return lay_out_module(text)
+
+
+def _philox_constants(module: Module) -> dict | None:
+    """The Philox constants for the module's `_philox` macro when a kernel (any form the port
+    prints) draws random numbers; None when none does."""
+    from porter.frontends.triton import random
+
+    forms = [f for k in module.kernels for f in (k, k.emit_as, *k.variants, *k.launch_values) if f is not None]
+    if not any(isinstance(e, Call) and e.func == "philox" for f in forms for e in all_exprs(f.body)):
+        return None
+    return {"rounds": random.ROUNDS, "key_a": f"0x{random.KEY_A:08X}", "key_b": f"0x{random.KEY_B:08X}",
+            "round_a": f"0x{random.ROUND_A:08X}", "round_b": f"0x{random.ROUND_B:08X}"}
 
 
 def _deep_pipelines(view: KernelView) -> bool:

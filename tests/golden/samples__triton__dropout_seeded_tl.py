@@ -46,6 +46,49 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+@T.macro
+def _philox_round(c0, c1, c2, c3, k0, k1):
+    """One Philox-4x32 round (umulhi: the high half of the 64-bit product)."""
+    hi_b = T.Cast(T.uint32, T.uint64(0xCD9E8D57) * T.Cast(T.uint64, c2) >> T.uint64(32))
+    hi_a = T.Cast(T.uint32, T.uint64(0xD2511F53) * T.Cast(T.uint64, c0) >> T.uint64(32))
+    return (
+        hi_b ^ c1 ^ k0,
+        T.uint32(0xCD9E8D57) * c2,
+        hi_a ^ c3 ^ k1,
+        T.uint32(0xD2511F53) * c0,
+    )
+
+
+@T.macro
+def _philox(seed, c0, c1):
+    """Triton's philox: the four words of counter (c0, c1, 0, 0) after 10 rounds
+    keyed by the seed's two halves, bit for bit as tl.rand/tl.randint draw them."""
+    k0 = T.Cast(T.uint32, T.Cast(T.uint64, seed) & T.uint64(0xFFFFFFFF))
+    k1 = T.Cast(T.uint32, T.Cast(T.uint64, seed) >> T.uint64(32))
+    c2 = T.uint32(0)
+    c3 = T.uint32(0)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    k0, k1 = k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    k0, k1 = k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    k0, k1 = k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    k0, k1 = k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    k0, k1 = k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    k0, k1 = k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    k0, k1 = k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    k0, k1 = k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    k0, k1 = k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)
+    c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)
+    return c0, c1, c2, c3
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a
     tuple's item."""
@@ -141,203 +184,11 @@ def dropout_kernel_program(BLOCK_SIZE=4096, threads=128):
             for tx in T.Parallel(BLOCK_SIZE):
                 offsets = pid * BLOCK_SIZE + tx
                 x = T.if_then_else(offsets < n_elements, x_ptr[offsets], T.float32(0.0))
-                philox_k0 = T.Cast(
-                    T.uint32, T.Cast(T.uint64, seed) & T.uint64(4294967295)
-                )
-                philox_k1 = T.Cast(T.uint32, T.Cast(T.uint64, seed) >> T.uint64(32))
-                philox_c0 = T.Cast(T.uint32, offsets)
-                philox_c0_1 = T.uint32(0) ^ philox_k0
-                philox_c2 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3528531795) * T.Cast(T.uint64, philox_c0)
-                        >> T.uint64(32),
-                    )
-                    ^ T.uint32(0)
-                    ^ philox_k1
-                )
-                philox_c3 = T.uint32(3528531795) * philox_c0
-                philox_k0_1 = philox_k0 + T.uint32(2654435769)
-                philox_k1_1 = philox_k1 + T.uint32(3144134277)
-                philox_c0_2 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3449720151) * T.Cast(T.uint64, philox_c2)
-                        >> T.uint64(32),
-                    )
-                    ^ T.uint32(0)
-                    ^ philox_k0_1
-                )
-                philox_c1 = T.uint32(3449720151) * philox_c2
-                philox_c2_1 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_1)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c3
-                    ^ philox_k1_1
-                )
-                philox_c3_1 = T.uint32(3528531795) * philox_c0_1
-                philox_k0_2 = philox_k0_1 + T.uint32(2654435769)
-                philox_k1_2 = philox_k1_1 + T.uint32(3144134277)
-                philox_c0_3 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_1)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c1
-                    ^ philox_k0_2
-                )
-                philox_c1_1 = T.uint32(3449720151) * philox_c2_1
-                philox_c2_2 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_2)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c3_1
-                    ^ philox_k1_2
-                )
-                philox_c3_2 = T.uint32(3528531795) * philox_c0_2
-                philox_k0_3 = philox_k0_2 + T.uint32(2654435769)
-                philox_k1_3 = philox_k1_2 + T.uint32(3144134277)
-                philox_c0_4 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_2)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c1_1
-                    ^ philox_k0_3
-                )
-                philox_c1_2 = T.uint32(3449720151) * philox_c2_2
-                philox_c2_3 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_3)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c3_2
-                    ^ philox_k1_3
-                )
-                philox_c3_3 = T.uint32(3528531795) * philox_c0_3
-                philox_k0_4 = philox_k0_3 + T.uint32(2654435769)
-                philox_k1_4 = philox_k1_3 + T.uint32(3144134277)
-                philox_c0_5 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_3)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c1_2
-                    ^ philox_k0_4
-                )
-                philox_c1_3 = T.uint32(3449720151) * philox_c2_3
-                philox_c2_4 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_4)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c3_3
-                    ^ philox_k1_4
-                )
-                philox_c3_4 = T.uint32(3528531795) * philox_c0_4
-                philox_k0_5 = philox_k0_4 + T.uint32(2654435769)
-                philox_k1_5 = philox_k1_4 + T.uint32(3144134277)
-                philox_c0_6 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_4)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c1_3
-                    ^ philox_k0_5
-                )
-                philox_c1_4 = T.uint32(3449720151) * philox_c2_4
-                philox_c2_5 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_5)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c3_4
-                    ^ philox_k1_5
-                )
-                philox_c3_5 = T.uint32(3528531795) * philox_c0_5
-                philox_k0_6 = philox_k0_5 + T.uint32(2654435769)
-                philox_k1_6 = philox_k1_5 + T.uint32(3144134277)
-                philox_c0_7 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_5)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c1_4
-                    ^ philox_k0_6
-                )
-                philox_c1_5 = T.uint32(3449720151) * philox_c2_5
-                philox_c2_6 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_6)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c3_5
-                    ^ philox_k1_6
-                )
-                philox_c3_6 = T.uint32(3528531795) * philox_c0_6
-                philox_k0_7 = philox_k0_6 + T.uint32(2654435769)
-                philox_k1_7 = philox_k1_6 + T.uint32(3144134277)
-                philox_c0_8 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_6)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c1_5
-                    ^ philox_k0_7
-                )
-                philox_c2_7 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_7)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c3_6
-                    ^ philox_k1_7
-                )
-                philox_c3_7 = T.uint32(3528531795) * philox_c0_7
-                philox_k0_8 = philox_k0_7 + T.uint32(2654435769)
-                philox_k1_8 = philox_k1_7 + T.uint32(3144134277)
-                philox_c1_7 = T.uint32(3449720151) * philox_c2_7
-                philox_c2_8 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3528531795) * T.Cast(T.uint64, philox_c0_8)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c3_7
-                    ^ philox_k1_8
-                )
-                philox_k0_9 = philox_k0_8 + T.uint32(2654435769)
-                philox_c0_10 = (
-                    T.Cast(
-                        T.uint32,
-                        T.uint64(3449720151) * T.Cast(T.uint64, philox_c2_8)
-                        >> T.uint64(32),
-                    )
-                    ^ philox_c1_7
-                    ^ philox_k0_9
-                )
+                philox_c0 = _philox(seed, T.Cast(T.uint32, offsets), T.uint32(0))[0]
                 r = T.Cast(
                     T.float32,
                     T.if_then_else(
-                        philox_c0_10 >= T.uint32(2147483648),
-                        ~philox_c0_10,
-                        philox_c0_10,
+                        philox_c0 >= T.uint32(2147483648), ~philox_c0, philox_c0
                     ),
                 ) * T.float32(4.6566127342e-10)
                 y = T.if_then_else(r > p, x / (T.float32(1.0) - p), T.float32(0.0))

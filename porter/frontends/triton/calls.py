@@ -422,14 +422,14 @@ class TritonCalls:
         words = philox_words(self._as_expr(seed, self._dt(seed)),
                              self._as_expr(offset, self._dt(offset)), bind)
         if name == "randint":
-            return TV(Cast("int32", words[0]), shape)
+            return TV(Cast("int32", words(0)), shape)
         if name == "randint4x":
-            return TupleV(tuple(TV(Cast("int32", w), shape) for w in words))
+            return TupleV(tuple(TV(Cast("int32", words(i)), shape) for i in range(4)))
         if name == "rand":
-            return TV(uniform(words[0]), shape)
+            return TV(uniform(words(0)), shape)
         if name == "rand4x":
-            return TupleV(tuple(TV(uniform(w), shape) for w in words))
-        return TV(normal(uniform(words[0]), uniform(words[1])), shape)
+            return TupleV(tuple(TV(uniform(words(i)), shape) for i in range(4)))
+        return TV(normal(uniform(words(0)), uniform(words(1))), shape)
 
     def tile_call(self, name, args, kwargs, node):
         """Reductions, scans and tl.dot: tile operations (tiles.py), in tile mode only."""

@@ -23,36 +23,24 @@ def _u32(value: int) -> Const:
     return Const(value & 0xFFFFFFFF, U32)
 
 
-def _umulhi(a, b):
-    wide = BinOp("*", Cast("uint64", a), Cast("uint64", b), "uint64")
-    return Cast(U32, BinOp(">>", wide, Const(32, "uint64"), "uint64"))
-
-
 def philox_words(seed, offset, bind):
-    """The four Philox output words for (seed, offset). `bind(name, expr)` names a value and
-    returns the expression that reads it (so each round is computed once)."""
-    seed64 = Cast("uint64", seed)
-    k0 = Cast(U32, BinOp("&", seed64, Const(0xFFFFFFFF, "uint64"), "uint64"))
-    k1 = Cast(U32, BinOp(">>", seed64, Const(32, "uint64"), "uint64"))
+    """`word(i)`: the i-th of the four Philox output words for (seed, offset), as the value
+    `philox(seed, c0, c1, i)` named by `bind(name, expr)` (which returns the expression that
+    reads it) on first use, so each word a kernel reads is computed once and no other is. The
+    port prints `philox` as its `_philox` macro (templates/runtime.py.j2), the 10 rounds of
+    Triton's philox_impl keyed by the seed's two halves, with the KEY_* and ROUND_* constants."""
     if offset.dtype in ("int64", "uint64"):
         c0 = Cast(U32, offset)
         c1 = Cast(U32, BinOp(">>", offset, Const(32, offset.dtype), offset.dtype))
     else:
-        c0 = Cast(U32, offset)
-        c1 = _u32(0)
-    c2, c3 = _u32(0), _u32(0)
-    k0, k1 = bind("philox_k0", k0), bind("philox_k1", k1)
-    c0, c1 = bind("philox_c0", c0), bind("philox_c1", c1)
-    for r in range(ROUNDS):
-        n0 = BinOp("^", BinOp("^", _umulhi(_u32(ROUND_B), c2), c1, U32), k0, U32)
-        n2 = BinOp("^", BinOp("^", _umulhi(_u32(ROUND_A), c0), c3, U32), k1, U32)
-        n1 = BinOp("*", _u32(ROUND_B), c2, U32)
-        n3 = BinOp("*", _u32(ROUND_A), c0, U32)
-        c0, c1, c2, c3 = (bind(f"philox_c{i}", e) for i, e in enumerate((n0, n1, n2, n3)))
-        if r < ROUNDS - 1:
-            k0 = bind("philox_k0", BinOp("+", k0, _u32(KEY_A), U32))
-            k1 = bind("philox_k1", BinOp("+", k1, _u32(KEY_B), U32))
-    return c0, c1, c2, c3
+        c0, c1 = Cast(U32, offset), _u32(0)
+    named: dict = {}
+
+    def word(i: int):
+        if i not in named:
+            named[i] = bind(f"philox_c{i}", Call("philox", (seed, c0, c1, Const(i, "int32")), U32))
+        return named[i]
+    return word
 
 
 def uniform(word):

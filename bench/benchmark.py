@@ -108,20 +108,21 @@ def scaled_problem(kernel, scale: float, given: dict, multiples: dict | None = N
 
     Returns (scalars, names of the size parameters)."""
     from porter.ir.extents import INDEX_LIMIT
-    from porter.verify.inputs import contiguous_strides, problem_sizes, size_params, stride_test, whole_tile_sizes
+    from porter.verify.inputs import (_round_up, contiguous_strides, problem_sizes, size_params, stride_test,
+                                      whole_tile_sizes)
 
     problems = problem_sizes(kernel, given)
     scalars = dict(problems[1] if len(problems) > 1 else problems[-1])  # the larger prime problem
     stride = stride_test(kernel)
     found = [s for s in size_params(kernel) if s not in given]
     sizes = [s for s in found if not stride(s)]
-    tiles = {**whole_tile_sizes(kernel)}
+    tiles = whole_tile_sizes(kernel)
     for name, multiple in (multiples or {}).items():
         tiles[name] = math.lcm(tiles.get(name, 1), multiple)
     for name in sizes:
         scalars[name] = max(1, round(scalars[name] * scale))
         if name in tiles:
-            scalars[name] = -(-scalars[name] // tiles[name]) * tiles[name]
+            scalars[name] = _round_up(scalars[name], tiles[name])
     contiguous_strides(kernel, scalars, given)
     if INDEX_LIMIT in scalars:
         scalars[INDEX_LIMIT] = min((scalars[s] for s in sizes), default=16)

@@ -65,7 +65,7 @@ def _raise_copies(kernel, crowded_too: bool):
     crowded_loops = _crowded_pipelines(kernel.body)
     crowded = {id(x) for loop in crowded_loops for x in walk_stmts(loop.body)}
     steps = _tile_steps(kernel, lets, params)
-    checks: dict = {}  # (grid axis, size, tile): the aligned program's tiles stay inside the size
+    checks: dict = {}  # buffer -> {(grid axis, size, tile)}: the aligned program's tiles stay inside the size
     for s in walk_stmts(kernel.body):
         if isinstance(s, ParallelFor) and (crowded_too or id(s) not in crowded):
             hit = _gather(s, shared, params, lets, steps)
@@ -74,7 +74,7 @@ def _raise_copies(kernel, crowded_too: bool):
                 buffer, view, origin, wrapped, grid_checks = hit
                 written = {d: node for d, (_, _, node) in wrapped.items()}
                 found.setdefault(buffer, []).append((s, view, origin, written))
-                checks.update(dict.fromkeys(grid_checks))
+                checks.setdefault(buffer, {}).update(dict.fromkeys(grid_checks))
     loads = read_counts(kernel.body, Load)
     views = {}
     for buffer, hits in found.items():
@@ -116,7 +116,7 @@ def _raise_copies(kernel, crowded_too: bool):
                 if isinstance(stride, str):
                     multiples[stride] = max(1, 16 // (dtype_bits(p.dtype) // 8))
         new_params.append(p)
-    grid_checks = tuple(c for c in checks if c[1] in {d for hits in views.values() for d in hits[0][1].shape})
+    grid_checks = tuple(dict.fromkeys(c for buffer in views for c in checks.get(buffer, ())))
     return dataclasses.replace(kernel, body=body, params=new_params, aligned_sizes=multiples,
                                aligned_grid=tuple(dict.fromkeys(kernel.aligned_grid + grid_checks)),
                                unit_strides=tuple(dict.fromkeys(kernel.unit_strides + tuple(units))),

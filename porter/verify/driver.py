@@ -26,7 +26,8 @@ from porter.ir.nodes import Atomic, BufferParam, Kernel, Store, is_float
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.verify.compare import TOLERANCES, BufferComparison, as_float, compare, written_share
-from porter.verify.inputs import loop_quanta, make_args, problem_sizes, stride_test, unmasked_tile_reads
+from porter.verify.inputs import (loop_quanta, make_args, problem_sizes, stride_test, unmasked_tile_reads,
+                                  whole_tile_sizes)
 from porter.verify.locate import buffer_dims
 from porter.verify.targets import target_notes
 from porter.verify.port_exec import run_port_jobs
@@ -524,7 +525,7 @@ def whole_tile_notes(kernel, problems: list) -> list:
     """A line saying the original loads tiles without a mask (inputs.unmasked_tile_reads),
     which sizes it then needs whole, and whether a case had them."""
     reads = unmasked_tile_reads(kernel)
-    tiles = {n: t for sizes in reads.values() for n, t in sizes.items()}
+    tiles = whole_tile_sizes(kernel)
     if not reads or not tiles:
         return []
     names = sorted(tiles)

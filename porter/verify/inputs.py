@@ -246,12 +246,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     # Strides: a buffer's innermost one small, the others the widest size plus padding, then
     # each spread past what is inside it (_spread_strides): rows never overlap, and a port that
     # assumes contiguous rows or unit steps meets neither.
-    stride = stride_test(kernel)
-    strides = [s for s in found if stride(s)]
-    # a stride that bounds nothing the analyses see (a block pointer's, a row loop's) is still
-    # a stride: 3 would make rows overlap and hide a port that mixes them up
-    strides += [p.name for p in kernel.scalars if stride(p.name) and p.name not in given and
-                p.name not in strides and not is_float(p.dtype) and p.dtype != "bool"]
+    strides = _stride_names(kernel, found, given)
     sizes = [s for s in found if s not in strides]
     divisors = _grid_divisors(kernel)
     sets = _size_sets(kernel, sizes, divisors)
@@ -384,6 +379,17 @@ def spread_strides(kernel: Kernel, strides: list, scalars: dict, given: dict, wi
                 scalars[n] = widest + 3
 
 
+def _stride_names(kernel: Kernel, found: list, given: dict) -> list:
+    """The strides (by stride_test) among the size parameters `found`, then among the other
+    integer scalars not given: a stride that bounds nothing the analyses see (a block
+    pointer's, a row loop's) is still a stride, which a size's small value would make rows
+    overlap with."""
+    stride = stride_test(kernel)
+    strides = [s for s in found if stride(s)]
+    return strides + [p.name for p in kernel.scalars if stride(p.name) and p.name not in given and
+                      p.name not in strides and not is_float(p.dtype) and p.dtype != "bool"]
+
+
 def contiguous_strides(kernel: Kernel, scalars: dict, given: dict) -> None:
     """Each stride (by stride_test) as contiguous tensors have it, in place: a buffer's
     innermost one 1, each other just past what the buffer's extent says the dimensions inside
@@ -391,9 +397,7 @@ def contiguous_strides(kernel: Kernel, scalars: dict, given: dict) -> None:
     counts a masked K loop's last tile whole). What a caller passes, for timing
     (bench/benchmark.py); verify's own strides are the adversarial ones of first_strides and
     spread_strides."""
-    stride = stride_test(kernel)
-    strides = [p.name for p in kernel.scalars if stride(p.name) and p.name not in given and
-               not is_float(p.dtype) and p.dtype != "bool"]
+    strides = _stride_names(kernel, [s for s in size_params(kernel) if s not in given], given)
     elements = _element_strides(kernel, strides)
     for name in strides:
         scalars[name] = 1 if name in elements else 0

@@ -294,13 +294,18 @@ class ModuleInfo:
             return f"{self.qualname(node.value)}.{node.attr}"
         return ""
 
+    def is_jit(self, decorator) -> bool:
+        """Whether a decorator is Triton's `@triton.jit` (or `jit` imported from it)."""
+        q = self.qualname(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        return q.split(".")[-1] == "jit" and (q.startswith("triton") or q == "jit")
+
     def _read_decorators(self, fn):
         is_jit = False
         for d in fn.decorator_list:
             target = d.func if isinstance(d, ast.Call) else d
             q = self.qualname(target)
             short = q.split(".")[-1]
-            if short == "jit" and (q.startswith("triton") or q == "jit"):
+            if self.is_jit(d):
                 is_jit = True
             elif short == "autotune" and isinstance(d, ast.Call):
                 self.autotune[fn.name] = d

@@ -470,8 +470,10 @@ class KernelConverter(TritonCalls, TritonMemory):
             elif per_step == 1 and _plus_zero(fold(init)) == fold(start_e):  # from the loop's own start
                 slot.expr = cast(var, dt)
             else:
-                factor = Const(per_step, dt) if isinstance(per_step, int) else per_step
-                advanced = cast(count, dt) if per_step == 1 else BinOp("*", cast(count, dt), factor, dt)
+                advanced = cast(count, dt)
+                if per_step != 1:
+                    factor = Const(per_step, dt) if isinstance(per_step, int) else per_step
+                    advanced = BinOp("*", advanced, factor, dt)
                 slot.expr = fold(BinOp("+", init, advanced, dt))
         else:
             if step.value != 1:

@@ -261,9 +261,8 @@ class TritonFrontend:
         def visit(node, host):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    if host is not None and isinstance(child, ast.FunctionDef) and any(
-                            self.info.qualname(d.func if isinstance(d, ast.Call) else d).split(".")[-1] == "jit"
-                            for d in child.decorator_list):
+                    if host is not None and isinstance(child, ast.FunctionDef) and \
+                            any(self.info.is_jit(d) for d in child.decorator_list):
                         out.append((child, host))
                     visit(child, child if host is None else host)
                 else:

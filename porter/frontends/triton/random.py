@@ -2,9 +2,9 @@
 
 Triton draws from Philox-4x32 with 10 rounds keyed by the seed, one counter per offset
 (triton/language/random.py). The port computes the same function with integer arithmetic,
-so a seeded port reproduces the original's stream bit for bit: `umulhi(a, b)` is the high
-half of the 64-bit product. Each round's four words are named values, so the expression does
-not grow with the rounds.
+so a seeded port reproduces the original's stream bit for bit: each word a kernel reads is a
+`philox(...)` value, which the port prints as its `_philox` macro (templates/runtime.py.j2,
+the rounds written out once per module, umulhi as the high half of the 64-bit product).
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def measure(path: str, archs: list) -> list:
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
     from porter.match import raise_module
-    from porter.verify.port_exec import aligned_arguments, load_port, pass_configs, program_stages
+    from porter.verify.port_exec import aligned_arguments, load_port, program_configs
 
     try:
         module = raise_module(load_module(path))
@@ -137,12 +137,13 @@ def measure(path: str, archs: list) -> list:
                     generic = {n: v for n, v in k.constexprs.items()
                                if n in getattr(k, "generic", ()) and n not in k.derived_constexprs}
                     buffers = [p.name for p in k.params]
-                    configs = pass_configs(port, program_stages(program, generic))  # 3+ stages unroll
+                    configs = program_configs(port, program, generic)  # as the wrapper compiles it
                     row.update(lowered(program(*derived, **generic), arch, configs, buffers))
                     if "aligned" in inspect.signature(program).parameters:
                         # the program the wrapper takes for whole tiles of aligned, unit-stride rows
-                        fast = lowered(program(*derived, **{**generic, **aligned_arguments(program)}), arch,
-                                       configs, buffers)
+                        fast_kwargs = {**generic, **aligned_arguments(program)}
+                        fast = lowered(program(*derived, **fast_kwargs), arch,
+                                       program_configs(port, program, fast_kwargs), buffers)
                         row.update(aligned_async_copies=fast["async_copies"],
                                    aligned_shared_bytes=fast["shared_bytes"])
                 except Exception as exc:  # noqa: BLE001 - a lowering TileLang refuses: the row says so
@@ -173,7 +174,7 @@ def measure_reference(path: str, archs: list) -> list:
 
     if Path(path).name not in REFERENCES:
         return []
-    what, make = REFERENCES[Path(path).name]
+    what, make, *configs = REFERENCES[Path(path).name]
     rows = []
     for arch in archs:
         row = {"file": Path(path).name, "kernel": f"reference: {what}", "arch": arch, "level": "tile",
@@ -181,7 +182,8 @@ def measure_reference(path: str, archs: list) -> list:
         try:
             func = make()
             row["t_copy"] = func.script().count("T.copy(")  # as TileLang parsed it
-            row.update(lowered(func, arch, {}, ["A", "B", "C", "Q", "K", "V", "O"]), stages=2)
+            row.update(lowered(func, arch, configs[0] if configs else {}, ["A", "B", "C", "Q", "K", "V", "O"]),
+                       stages=2)
         except Exception as exc:  # noqa: BLE001 - a lowering TileLang refuses: the row says so
             row["error"] = refusal(exc)
         rows.append(row)

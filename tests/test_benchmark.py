@@ -61,14 +61,18 @@ def test_without_a_gpu_nothing_is_timed(tmp_path):
 
 def test_reference_programs_parse_and_lower_like_the_ports_they_stand_beside():
     """bench/port_quality.py's references: each builds; the fp32 gemm's pipelined copies are
-    asynchronous on sm_80 with two stages of shared buffers, as the gemm ports' are."""
+    asynchronous on sm_80 with two stages of shared buffers, as the gemm ports' are; the attention
+    reference lowers on sm_80 with the pass configs it carries (explicit unroll)."""
     sys.path.insert(0, str(ROOT / "bench"))
     from reference_ports import REFERENCES
 
     from porter.verify.port_exec import async_copies, lower, shared_bytes
 
-    for name, (what, make) in REFERENCES.items():
+    for name, (what, make, *_configs) in REFERENCES.items():
         assert (ROOT / "samples" / ("cuda" if name.endswith(".cu") else "triton") / name).is_file(), name
         assert "T.copy(" in make().script(), what
     gemm = lower(REFERENCES["matmul_tiled.cu"][1](), {"kind": "cuda", "arch": "sm_80"}, {})
     assert async_copies(gemm.kernel_source) >= 2 and shared_bytes(gemm) == 2 * (64 * 16 + 16 * 64) * 4
+    _what, make, configs = REFERENCES["attention_fwd_small.py"]
+    attention = lower(make(), {"kind": "cuda", "arch": "sm_80"}, configs)
+    assert async_copies(attention.kernel_source) >= 2

@@ -619,25 +619,26 @@ def test_triton_flag_variants_keep_their_dispatch_when_loads_become_copies(tmp_p
     assert text.count("T.copy(x_ptr[BR * bx, BD * step], xs)") == 2
 
 
-def test_attention_copies_keys_and_values_in_a_program_compiled_for_its_length(tmp_path):
-    """The K/V loop holds two products: TileLang lowers its async copies on sm_80 only for a
-    trip count known when compiling, so the aligned program takes the sequence length by value
-    (the wrapper compiles it per length); the general program keeps it dynamic."""
+def test_attention_copies_keys_and_values_in_an_unrolled_aligned_program(tmp_path):
+    """The K/V loop holds two products: TileLang 0.1.15 lowers its async copies on sm_80 only
+    with loops unrolled before code generation, so the aligned program compiles with
+    _DEEP_PIPELINE_CONFIGS, its sequence length dynamic; the general program (gathers) does not."""
     sample = ROOT / "samples" / "triton" / "attention_fwd_small.py"
     out = tmp_path / "attn_tl.py"
     text = _converted(sample, out)
     assert "T.copy(k_ptr[head, start_n, 0], k)" in text and "T.copy(v_ptr[head, start_n, 0], v)" in text
-    assert 'seq_len = seq_len if aligned and seq_len is not None else T.dynamic("seq_len")' in text
-    assert "seq_len=int(seq_len) if aligned else None" in text
-    from porter.verify.port_exec import aligned_arguments, async_copies, load_port, lower, pass_configs
+    assert 'seq_len = T.dynamic("seq_len")' in text and "unrolled=aligned or num_stages >= 3" in text
+    from porter.verify.port_exec import aligned_arguments, async_copies, load_port, lower, program_configs
 
     module = load_port(str(out))
     factory = module.attention_fwd_kernel_program
-    assert aligned_arguments(factory) == {"aligned": True, "seq_len": 4096}
-    target, configs = {"kind": "cuda", "arch": "sm_80"}, pass_configs(module)
-    fast = lower(factory(aligned=True, seq_len=256), target, configs)
+    assert aligned_arguments(factory) == {"aligned": True}
+    assert "tl.UnrollLoop" in program_configs(module, factory, {"aligned": True})
+    assert "tl.UnrollLoop" not in program_configs(module, factory, {})
+    target = {"kind": "cuda", "arch": "sm_80"}
+    fast = lower(factory(aligned=True), target, program_configs(module, factory, {"aligned": True}))
     assert async_copies(fast.kernel_source) >= 3  # q, and k and v into two stages
-    assert async_copies(lower(factory(), target, configs).kernel_source) == 0  # the general program gathers
+    assert async_copies(lower(factory(), target, program_configs(module, factory, {})).kernel_source) == 0
 
 
 def test_a_constant_stored_over_a_whole_tile_is_a_clear_or_a_fill():

@@ -72,11 +72,10 @@ class KernelView:
     shaped: list = field(default_factory=list)
     batched: bool = False                           # a view with a batch count (the runtime's _batched)
     aligned: str = ""                               # the wrapper's test for the aligned program
-    by_value: list = field(default_factory=list)    # sizes the aligned program is compiled for
     factory_params: list = field(default_factory=list)
     compile_key: str = ""                           # _compiled's key and program, as Python text
     program_call: str = ""
-    stages_arg: str = ""                            # ", 3": _compiled's stages, for 3 and more
+    unrolled_arg: str = ""                          # ", unrolled=True": _compiled's unrolled
     constexprs: list = field(default_factory=list)  # (name, value)
     derived: list = field(default_factory=list)     # (name, Python expression over wrapper params)
     triton: dict | None = None                      # Triton's calling convention (triton_view)
@@ -161,8 +160,6 @@ class KernelEmitter:
                 unit = p.name in k.unit_strides  # 1 in the aligned program: the view's rows are contiguous
                 if unit:
                     declared = f"1 if aligned else T.dynamic({arguments})"
-                elif p.name in k.static_sizes:  # the aligned program's value, passed by the wrapper
-                    declared = f"{name} if aligned and {name} is not None else T.dynamic({arguments})"
                 else:
                     declared = f"T.dynamic({arguments})"
                 v.dynamic.append((name, declared))
@@ -251,7 +248,7 @@ class KernelEmitter:
                 v.signature += [f"{g}: T.int32" for g in self.grid_names]
                 v.call_args += ["*grid"]
             v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread", aligned=bool(v.aligned),
-                                   by_value=v.by_value)
+                                   unrolled_when_aligned=self.k.unrolled_when_aligned)
             if v.level != "thread":
                 threads = "threads"  # num_warps * 32, the caller's
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
@@ -275,19 +272,16 @@ class KernelEmitter:
             v.aligned = " and ".join(tests)
             names.append("aligned")
         v.factory_params = names[:-1] + ["aligned=False"] if v.aligned else list(names)
-        # the sizes the aligned program is compiled for by value (their names in the port): the
-        # trip count of a pipelined loop TileLang can lower only when it is known
-        v.by_value = [self.param_names[n] for n in self.k.static_sizes if n in self.param_names] if v.aligned else []
-        v.factory_params += [f"{n}=None" for n in v.by_value]
         if names:
-            passed = [f"int({n}) if aligned else None" for n in v.by_value]
-            v.compile_key = f'("{v.name}", {", ".join(names + passed)})'
-            arguments = names + [f"{n}={value}" for n, value in zip(v.by_value, passed)]
-            v.program_call = f"lambda: {v.program}({', '.join(arguments)})"
+            v.compile_key = f'("{v.name}", {", ".join(names)})'
+            v.program_call = f"lambda: {v.program}({', '.join(names)})"
         else:
             v.compile_key, v.program_call = f'"{v.name}"', v.program
-        stages = pipeline_stages(self.k.body)
-        v.stages_arg = f", {stages}" if stages >= 3 else ""
+        # _compiled unrolls loops before code generation where a pipeline's wait counts need it
+        if pipeline_stages(self.k.body) >= 3:
+            v.unrolled_arg = ", unrolled=True"
+        elif self.k.unrolled_when_aligned and v.aligned:
+            v.unrolled_arg = ", unrolled=aligned"
 
     def allocations(self, body) -> list:
         """Shared and local arrays, declared once at the top of the kernel as TileLang requires."""
@@ -578,6 +572,8 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]
     text = template.render(version=__version__, source=source_name, language=module.language,
                            kernels=views, failures=failures, deep_pipelines=any(_deep_pipelines(v) for v in views),
+                           unrolled_when_aligned=[v.program for k, v in zip(module.kernels, views)
+                                                  if k.unrolled_when_aligned and v.aligned],
                            philox=_philox_constants(module))
     return lay_out_module(text)
 
@@ -595,9 +591,10 @@ def _philox_constants(module: Module) -> dict | None:
 
 
 def _deep_pipelines(view: KernelView) -> bool:
-    """Whether a kernel's program may pipeline at 3 stages or more: a literal count, or
-    Triton's num_stages, which the launch may raise."""
-    return bool(view.stages_arg or (view.triton or {}).get("stages_arg"))
+    """Whether a kernel's program may be compiled with loops unrolled: 3 stages or more (a
+    literal count, or Triton's num_stages, which the launch may raise), or an aligned program
+    that pipelines two products in one loop."""
+    return bool(view.unrolled_arg or (view.triton or {}).get("unrolled_arg"))
 
 
 def _docstring_safe(text: str) -> str:

@@ -18,11 +18,12 @@ from porter.ir.loops import pipeline_stages
 from porter.ir.printer import format_expr
 
 
-def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool = False, by_value=()) -> dict:
+def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool = False,
+                unrolled_when_aligned: bool = False) -> dict:
     """The wrapper's and factory's parts the template lays out (see module.py.j2). A thread-level
     port has one thread per lane of the block, whatever num_warps says; `aligned`: the program
-    factory also takes the aligned specialization (the wrapper's `aligned` test), compiled for
-    the values of the sizes in `by_value`."""
+    factory also takes the aligned specialization (the wrapper's `aligned` test), compiled with
+    loops unrolled when `unrolled_when_aligned` (as every program of 3 stages or more is)."""
     values = emitter.values
     k = emitter.k
     derived = list(values.derived_constexprs)
@@ -46,10 +47,6 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         factory.append("aligned=False")
         program_args.append("aligned=aligned")
         key.append("aligned")
-        for n in by_value:  # the aligned program is compiled for these values
-            factory.append(f"{n}=None")
-            program_args.append(f"{n}=int({n}) if aligned else None")
-            key.append(f"int({n}) if aligned else None")
     keywords = [f"{n}=None" for n in derived] + [f"{n}={values.constexprs[n]!r}" for n in generic + fixed]
     keywords.append("grid=None")
     # a constexpr named like a launch option takes the keyword, and serves both (as in Triton)
@@ -67,8 +64,9 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         "keywords": keywords,
         "key": key,
         "program_args": program_args,
-        # _compiled's stages (a deep pipeline compiles with other configs)
-        "stages_arg": ", num_stages" if stages else "",
+        # _compiled's unrolled: 3 stages or more (Triton's num_stages), or the aligned program
+        "unrolled_arg": "" if not stages else ", unrolled=aligned or num_stages >= 3"
+        if aligned and unrolled_when_aligned else ", unrolled=num_stages >= 3",
         "meta": meta,
         "axes": len(k.launch.grid),
         "tiles": _tile_count(k, kept),

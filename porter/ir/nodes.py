@@ -352,7 +352,9 @@ class Kernel:
     # strides the aligned program takes as 1 (a Triton view's column stride: T.copy's rows must
     # be contiguous); the wrapper tests `stride == 1`, verify runs one case with each 1
     unit_strides: tuple = ()
-    static_sizes: tuple = ()  # sizes the aligned program takes by value (a pipelined loop's trip count)
+    # the aligned program pipelines a loop of two products (attention's K/V loop): TileLang 0.1.15
+    # prints its cp.async wait counts only once loops are unrolled before code generation
+    unrolled_when_aligned: bool = False
     # (grid axis, size, tile): the aligned program reads whole tiles without a mask at the program
     # id's origin, so the wrapper checks the caller's grid holds no tile past the size
     aligned_grid: tuple = ()

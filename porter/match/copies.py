@@ -44,30 +44,24 @@ def raise_copies(kernel):
     """The kernel with its block gathers into shared tiles as T.copy, and the buffers they read
     as 2-D views; the kernel unchanged when any read of such a buffer is not one.
 
-    A pipelined loop with two products (attention's K/V loop) takes copies only with its trip
-    count fixed when compiling (see _crowded_pipelines): the sizes it depends on become the
-    aligned program's `static_sizes`, which the wrapper passes by value. When they are not all
-    sizes of the views (T.dynamic symbols the program may pin), its loads stay gathers."""
+    A pipelined loop with two products (attention's K/V loop) drains, at a trip count known
+    only at run time, through a loop whose cp.async wait count depends on its variable (see
+    _crowded_pipelines): when its loads become copies the aligned program is
+    `unrolled_when_aligned`, compiled with loops unrolled before code generation."""
     kernel = dataclasses.replace(kernel, body=_transposed_operands(kernel.body))
-    raised = _raise_copies(kernel, crowded_too=True)
-    if raised is not kernel and raised.static_sizes:
-        shape_sizes = {d for p in raised.params if getattr(p, "shape", None) for d in p.shape if isinstance(d, str)}
-        if not set(raised.static_sizes) <= shape_sizes:
-            raised = _raise_copies(kernel, crowded_too=False)
-    return raised
+    return _raise_copies(kernel)
 
 
-def _raise_copies(kernel, crowded_too: bool):
+def _raise_copies(kernel):
     params = {p.name: p for p in kernel.params}
     lets = _lets(kernel.body)
     shared = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
     found: dict = {}   # buffer -> [(ParallelFor, View, origin, wrapped indices)]
-    crowded_loops = _crowded_pipelines(kernel.body)
-    crowded = {id(x) for loop in crowded_loops for x in walk_stmts(loop.body)}
+    crowded = {id(x) for loop in _crowded_pipelines(kernel.body) for x in walk_stmts(loop.body)}
     steps = _tile_steps(kernel, lets, params)
     checks: dict = {}  # buffer -> {(grid axis, size, tile)}: the aligned program's tiles stay inside the size
     for s in walk_stmts(kernel.body):
-        if isinstance(s, ParallelFor) and (crowded_too or id(s) not in crowded):
+        if isinstance(s, ParallelFor):
             hit = _gather(s, shared, params, lets, steps)
             if hit is not None and (not hit[3] or _wraps_discarded(kernel.body, s.body[0].buffer, hit[3], lets,
                                                                     params)):
@@ -86,11 +80,7 @@ def _raise_copies(kernel, crowded_too: bool):
         views[buffer] = hits
     if not views:
         return kernel
-    static = ()
-    if any(id(loop) in crowded for hits in views.values() for loop, _, _, _ in hits):
-        static = tuple(dict.fromkeys(e.name for loop in crowded_loops for x in (loop.start, loop.cond)
-                                     for e in walk_expr(x) if isinstance(e, Var)
-                                     and isinstance(params.get(e.name), ScalarParam)))
+    unrolled = any(id(loop) in crowded for hits in views.values() for loop, _, _, _ in hits)
     aligned = Var("aligned", "bool")
     replace = {id(loop): If(aligned, [Copy(buffer, origin, loop.body[0].buffer, loop.loc)],
                             [_gather_2d(loop, origin, written)], loop.loc)
@@ -120,7 +110,7 @@ def _raise_copies(kernel, crowded_too: bool):
     return dataclasses.replace(kernel, body=body, params=new_params, aligned_sizes=multiples,
                                aligned_grid=tuple(dict.fromkeys(kernel.aligned_grid + grid_checks)),
                                unit_strides=tuple(dict.fromkeys(kernel.unit_strides + tuple(units))),
-                               static_sizes=tuple(dict.fromkeys(kernel.static_sizes + static)))
+                               unrolled_when_aligned=kernel.unrolled_when_aligned or unrolled)
 
 
 def _gather_2d(loop: ParallelFor, origin: tuple, written: dict) -> ParallelFor:
@@ -218,11 +208,13 @@ def _guards(cond, lane, origin: Poly, extent: str, lets: dict, params: dict) -> 
 
 def _crowded_pipelines(body: list) -> list:
     """The pipelined loops that hold more than one gemm (attention's K/V loop). TileLang 0.1.15
-    cannot lower async copies there on sm_80 for a trip count known only at run time: the
-    pipeline's `cp.async.wait_group` count comes out symbolic and CUDA codegen fails ("Downcast
-    from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852), whether the products are T.gemm or fp32
-    FMA loops (sm_90a lowers them to TMA). With the trip count known when compiling, sm_80
-    lowers them to cp.async (measured on the reference attention, 256 keys)."""
+    drains such a loop's pipeline, at a trip count known only at run time, through a loop whose
+    `cp.async.wait_group` count depends on its variable, and CUDA codegen for sm_80 fails
+    ("Downcast from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852), whether the products are
+    T.gemm or fp32 FMA loops; sm_90a lowers them to TMA. Unrolled before code generation (the
+    port's _DEEP_PIPELINE_CONFIGS) every count is a constant: sm_80 lowers the attention sample
+    to cp.async with its length dynamic, and with a trip count that depends on the program id
+    (a causal loop up to the diagonal)."""
     return [s for s in walk_stmts(body)
             if isinstance(s, For) and s.stages and sum(isinstance(x, Gemm) for x in walk_stmts(s.body)) > 1]
 

@@ -135,13 +135,13 @@ def install(module) -> None:
     own = module._compiled
     cache: dict = {}
 
-    def compiled(name, program, target=None, *stages):
+    def compiled(name, program, target=None, *options, **keywords):
         if target is None:
             import torch
 
             target = "cuda" if torch.cuda.is_available() else "c"
         if str(target) != "c":
-            return own(name, program, target, *stages)
+            return own(name, program, target, *options, **keywords)
         if name not in cache:
             register_cpu_math()
             enable_bfloat16()

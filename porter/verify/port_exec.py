@@ -127,7 +127,7 @@ def _emulate(module, job: dict) -> dict:
         kwargs = call["program_kwargs"] if call else {}
         func = factory(*call["program_args"], **kwargs) if call else factory()
         with checked_lowering() as preludes:  # accesses outside a buffer or tile are reported
-            artifact = lower(func, {"kind": "cuda", "arch": "sm_80"}, pass_configs(module, program_stages(factory, kwargs)))
+            artifact = lower(func, {"kind": "cuda", "arch": "sm_80"}, program_configs(module, factory, kwargs))
         _EMULATED[key] = (func, "".join(preludes.values()) + artifact.kernel_source, shared_bytes(artifact))
     func, source, smem = _EMULATED[key]
     values = {}
@@ -266,21 +266,12 @@ def _run(module, job: dict, torch) -> dict:
     return {"ok": True, "args": out, "seconds": seconds, "outside": outside, "strays": strays(captured.text)}
 
 
-#: The value a compile check gives a size the aligned program takes by value (the wrapper
-#: passes the real one): a multiple of every power-of-two tile.
-STATIC_STAND_IN = 4096
-
-
 def aligned_arguments(factory) -> dict:
-    """The keywords that select a program factory's aligned program for a compile check:
-    aligned=True, and a stand-in for each size it is compiled for by value (the parameters
-    after `aligned` that default to None)."""
+    """The keywords that select a program factory's aligned program for a compile check
+    (aligned=True), {} for a factory without one."""
     import inspect
 
-    parameters = list(inspect.signature(factory).parameters.values())
-    names = [p.name for p in parameters]
-    after = parameters[names.index("aligned") + 1:] if "aligned" in names else []
-    return {"aligned": True, **{p.name: STATIC_STAND_IN for p in after if p.default is None}}
+    return {"aligned": True} if "aligned" in inspect.signature(factory).parameters else {}
 
 
 def _compile(module, job: dict) -> dict:
@@ -294,7 +285,7 @@ def _compile(module, job: dict) -> dict:
     factory = getattr(module, job["program"])
     args, kwargs = job.get("program_args", ()), job.get("program_kwargs", {})
     func = factory(*args, **kwargs)
-    target, configs = {"kind": "cuda", "arch": arch}, pass_configs(module, program_stages(factory, kwargs))
+    target, configs = {"kind": "cuda", "arch": arch}, program_configs(module, factory, kwargs)
     start = time.perf_counter()
     kernel = tilelang.compile(func, target=target, execution_backend="tvm_ffi", pass_configs=configs)
     seconds = time.perf_counter() - start
@@ -310,8 +301,9 @@ def _compile(module, job: dict) -> dict:
               "message": "; ".join(problems) or f"cubin built for {arch}, {shared} B shared memory"}
     if "aligned" in inspect.signature(factory).parameters:
         # the program the wrapper takes for whole tiles: its copies should be asynchronous
-        fast = tilelang.compile(factory(*args, **{**kwargs, **aligned_arguments(factory)}), target=target,
-                                execution_backend="tvm_ffi", pass_configs=configs)
+        fast_kwargs = {**kwargs, **aligned_arguments(factory)}
+        fast = tilelang.compile(factory(*args, **fast_kwargs), target=target, execution_backend="tvm_ffi",
+                                pass_configs=program_configs(module, factory, fast_kwargs))
         copies = async_copies(fast.get_kernel_source())
         result["async_copies"] = copies
         result["message"] += f"; aligned program: {copies} async copies"
@@ -326,11 +318,8 @@ def _lowered(module, job: dict) -> dict:
     lowered sources are the same text are the same kernel on that arch."""
     factory = getattr(module, job["program"])
     kwargs = job.get("program_kwargs", {})
-    if kwargs.get("aligned"):  # with stand-ins for the sizes it takes by value, unless given
-        kwargs = {**aligned_arguments(factory), **kwargs}
     func = factory(*job.get("program_args", ()), **kwargs)
-    artifact = lower(func, {"kind": "cuda", "arch": job.get("arch", "sm_80")},
-                     pass_configs(module, program_stages(factory, kwargs)))
+    artifact = lower(func, {"kind": "cuda", "arch": job.get("arch", "sm_80")}, program_configs(module, factory, kwargs))
     return {"ok": True, "source": artifact.kernel_source}
 
 
@@ -359,13 +348,23 @@ def lower(func, target: dict, configs: dict | None = None):
         return tilelang.lower(func, target=target)
 
 
-def pass_configs(module, stages: int = 2) -> dict:
+def pass_configs(module, stages: int = 2, unrolled: bool = False) -> dict:
     """The pass configs a port module compiles a program of `stages` pipeline stages with
-    (`_PASS_CONFIGS`, or `_DEEP_PIPELINE_CONFIGS` from 3 stages), {} for older ports."""
+    (`_PASS_CONFIGS`, or `_DEEP_PIPELINE_CONFIGS` from 3 stages or when `unrolled`), {} for
+    older ports."""
     deep = getattr(module, "_DEEP_PIPELINE_CONFIGS", None)
-    if deep and stages >= 3:
+    if deep and (stages >= 3 or unrolled):
         return dict(deep)
     return dict(getattr(module, "_PASS_CONFIGS", None) or {})
+
+
+def program_configs(module, factory, kwargs: dict) -> dict:
+    """The pass configs the port's wrapper compiles `factory(**kwargs)` with: unrolled at 3
+    stages or more, and for an aligned program the module lists in `_UNROLLED_WHEN_ALIGNED`
+    (a loop of two products)."""
+    unrolled = bool(kwargs.get("aligned")) and getattr(factory, "__name__", "") in \
+        getattr(module, "_UNROLLED_WHEN_ALIGNED", ())
+    return pass_configs(module, program_stages(factory, kwargs), unrolled)
 
 
 def program_stages(factory, kwargs: dict) -> int:

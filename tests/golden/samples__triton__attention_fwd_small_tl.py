@@ -22,24 +22,26 @@ _COMPILED = {}
 # original's own guards keep the port in bounds, and the extra checks would split vector
 # accesses.
 _PASS_CONFIGS = {"tl.disable_safe_memory_legalize": True}
-# A pipelined loop of a run-time trip count at 3 stages or more drains through a loop
-# whose cp.async wait count depends on its variable; tilelang 0.1.15 only prints a
-# constant one, so such programs unroll their loops before code generation (which makes
-# their compile several times slower: 2 stages do without).
+# A pipelined loop of a run-time trip count drains through a loop whose cp.async wait
+# count depends on its variable at 3 stages or more, and at 2 when the loop holds two
+# products (attention); tilelang 0.1.15 only prints a constant count, so such programs
+# unroll their loops before code generation (which makes their compile slower).
 _DEEP_PIPELINE_CONFIGS = {
     **_PASS_CONFIGS,
     "tl.UnrollLoop": {"explicit_unroll": True},
 }
+# the programs whose aligned specialization compiles unrolled (two products in one loop)
+_UNROLLED_WHEN_ALIGNED = ("attention_fwd_kernel_program",)
 
 
-def _compiled(name, program, target=None, stages=2):
-    """Compile a program once per target (default: CUDA); `stages`: its pipelined loops'
-    num_stages. `tileport verify` runs ports on the CPU through TileLang's C target with
-    stand-ins of its own."""
+def _compiled(name, program, target=None, unrolled=False):
+    """Compile a program once per target (default: CUDA); `unrolled`: with its loops
+    unrolled before code generation. `tileport verify` runs ports on the CPU through
+    TileLang's C target with stand-ins of its own."""
     target = "cuda" if target is None else target
     key = (name, str(target))
     if key not in _COMPILED:
-        configs = _DEEP_PIPELINE_CONFIGS if stages >= 3 else _PASS_CONFIGS
+        configs = _DEEP_PIPELINE_CONFIGS if unrolled else _PASS_CONFIGS
         _COMPILED[key] = tilelang.compile(
             program(), target=target, pass_configs=configs
         )
@@ -165,13 +167,7 @@ def _specialised(name, constexpr, given, value):
 
 
 def attention_fwd_kernel_program(
-    BLOCK_M=32,
-    BLOCK_N=16,
-    HEAD_DIM=32,
-    threads=128,
-    stages=2,
-    aligned=False,
-    seq_len=None,
+    BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=128, stages=2, aligned=False
 ):
     """The TileLang program for `attention_fwd_kernel`: one T.Kernel block per Triton
     program."""
@@ -179,7 +175,7 @@ def attention_fwd_kernel_program(
     k_ptr_batches = T.dynamic("k_ptr_batches")
     v_ptr_batches = T.dynamic("v_ptr_batches")
     o_ptr_numel = T.dynamic("o_ptr_numel")
-    seq_len = seq_len if aligned and seq_len is not None else T.dynamic("seq_len")
+    seq_len = T.dynamic("seq_len")
     stride_qh = T.dynamic("stride_qh")
     stride_qs = T.dynamic("stride_qs")
     stride_kh = T.dynamic("stride_kh")
@@ -404,8 +400,6 @@ def _attention_fwd_kernel(
         and stride_vs % 4 == 0
         and _aligned16(q_ptr, k_ptr, v_ptr)
     )
-    # compiled for each seq_len: TileLang pipelines async copies
-    # through a loop of two products only when its trip count is known
     kernel = _compiled(
         (
             "attention_fwd_kernel",
@@ -415,7 +409,6 @@ def _attention_fwd_kernel(
             num_warps,
             num_stages,
             aligned,
-            int(seq_len) if aligned else None,
         ),
         lambda: attention_fwd_kernel_program(
             BLOCK_M=BLOCK_M,
@@ -424,10 +417,9 @@ def _attention_fwd_kernel(
             threads=num_warps * 32,
             stages=num_stages,
             aligned=aligned,
-            seq_len=int(seq_len) if aligned else None,
         ),
         target,
-        num_stages,
+        unrolled=aligned or num_stages >= 3,
     )
     o_ptr = _flat(o_ptr, "o_ptr", "float32")
     kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, stride_oh, stride_os, *grid)

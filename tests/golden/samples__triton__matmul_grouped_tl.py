@@ -24,24 +24,24 @@ _COMPILED = {}
 # original's own guards keep the port in bounds, and the extra checks would split vector
 # accesses.
 _PASS_CONFIGS = {"tl.disable_safe_memory_legalize": True}
-# A pipelined loop of a run-time trip count at 3 stages or more drains through a loop
-# whose cp.async wait count depends on its variable; tilelang 0.1.15 only prints a
-# constant one, so such programs unroll their loops before code generation (which makes
-# their compile several times slower: 2 stages do without).
+# A pipelined loop of a run-time trip count drains through a loop whose cp.async wait
+# count depends on its variable at 3 stages or more, and at 2 when the loop holds two
+# products (attention); tilelang 0.1.15 only prints a constant count, so such programs
+# unroll their loops before code generation (which makes their compile slower).
 _DEEP_PIPELINE_CONFIGS = {
     **_PASS_CONFIGS,
     "tl.UnrollLoop": {"explicit_unroll": True},
 }
 
 
-def _compiled(name, program, target=None, stages=2):
-    """Compile a program once per target (default: CUDA); `stages`: its pipelined loops'
-    num_stages. `tileport verify` runs ports on the CPU through TileLang's C target with
-    stand-ins of its own."""
+def _compiled(name, program, target=None, unrolled=False):
+    """Compile a program once per target (default: CUDA); `unrolled`: with its loops
+    unrolled before code generation. `tileport verify` runs ports on the CPU through
+    TileLang's C target with stand-ins of its own."""
     target = "cuda" if target is None else target
     key = (name, str(target))
     if key not in _COMPILED:
-        configs = _DEEP_PIPELINE_CONFIGS if stages >= 3 else _PASS_CONFIGS
+        configs = _DEEP_PIPELINE_CONFIGS if unrolled else _PASS_CONFIGS
         _COMPILED[key] = tilelang.compile(
             program(), target=target, pass_configs=configs
         )
@@ -329,7 +329,7 @@ def _matmul_grouped_kernel(
             aligned=aligned,
         ),
         target,
-        num_stages,
+        unrolled=num_stages >= 3,
     )
     c_ptr = _flat(c_ptr, "c_ptr", "float32")
     kernel(a_ptr, b_ptr, c_ptr, stride_cm, stride_cn)

@@ -15,7 +15,9 @@ and wrappers (the runtime every port carries). Registers need ptxas: reported wh
 the PATH, else "-". Programs that take constexprs are lowered with the defaults the port's
 launcher would use; a kernel whose lowering fails gets a row saying why. A sample with a
 reference program (bench/reference_ports.py: the operation written as tilelang's examples
-write it, same tiles) gets its rows too, measured the same way.
+write it, same tiles) gets its rows too, measured the same way; its aligned columns are the
+same program at static whole-tile sizes (TileLang predicates each element of a copy at dynamic
+sizes, and a predicated 2-byte copy is no cp.async).
 """
 
 from __future__ import annotations
@@ -182,8 +184,11 @@ def measure_reference(path: str, archs: list) -> list:
         try:
             func = make()
             row["t_copy"] = func.script().count("T.copy(")  # as TileLang parsed it
-            row.update(lowered(func, arch, configs[0] if configs else {}, ["A", "B", "C", "Q", "K", "V", "O"]),
-                       stages=2)
+            buffers = ["A", "B", "C", "Q", "K", "V", "O"]
+            row.update(lowered(func, arch, configs[0] if configs else {}, buffers), stages=2)
+            # at whole tiles, as the port's aligned program: no per-element predicate
+            whole = lowered(make(whole_tiles=True), arch, configs[0] if configs else {}, buffers)
+            row.update(aligned_async_copies=whole["async_copies"], aligned_shared_bytes=whole["shared_bytes"])
         except Exception as exc:  # noqa: BLE001 - a lowering TileLang refuses: the row says so
             row["error"] = refusal(exc)
         rows.append(row)

@@ -5,22 +5,29 @@ sample could look like at best, measured the same way.
 
 Written for this project (no example code copied): T.copy of whole tiles between global and
 shared memory, T.gemm on the tiles, a pipelined K (or KV) loop, the accumulator copied out.
-Sizes are dynamic where the sample's are, so the references meet the same TileLang limits.
+Sizes are dynamic where the sample's are, so the references meet the same TileLang limits;
+`whole_tiles=True` builds the same program at static sizes of WHOLE_TILES (a multiple of every
+tile), the case of a port's aligned program, where TileLang needs no per-element predicate (a
+2-byte element's predicated copy cannot be cp.async).
 
 No `from __future__ import annotations` here: TVMScript reads a prim_func's annotations as
 values, and the shapes they name are the factories' locals.
 """
 
 
+#: the static size of every dimension of a whole-tile reference
+WHOLE_TILES = 1024
+
+
 def gemm(dtype: str, accum: str, bm: int, bn: int, bk: int, threads: int = 128, stages: int = 2,
-         transpose_b: bool = False, batched: bool = False, swizzle: int = 0):
+         transpose_b: bool = False, batched: bool = False, swizzle: int = 0, whole_tiles: bool = False):
     """C = A @ B (B stored (N, K) when transpose_b), one (bm, bn) tile of C per block; a batch
     of such products on the grid's z axis when batched; blocks rasterized in panels of
     `swizzle` rows when given (T.use_swizzle, Triton's GROUP_M)."""
     import tilelang.language as T
 
-    M, N, K = T.dynamic("M"), T.dynamic("N"), T.dynamic("K")
-    batch = T.dynamic("batch")
+    M, N, K = (WHOLE_TILES,) * 3 if whole_tiles else (T.dynamic("M"), T.dynamic("N"), T.dynamic("K"))
+    batch = 4 if whole_tiles else T.dynamic("batch")
     a_shape = (batch, M, K) if batched else (M, K)
     b_core = (N, K) if transpose_b else (K, N)
     b_shape = (batch,) + b_core if batched else b_core
@@ -54,12 +61,13 @@ def gemm(dtype: str, accum: str, bm: int, bn: int, bk: int, threads: int = 128, 
     return main
 
 
-def attention(dtype: str, block_m: int, block_n: int, dim: int, threads: int = 128, stages: int = 2):
+def attention(dtype: str, block_m: int, block_n: int, dim: int, threads: int = 128, stages: int = 2,
+              whole_tiles: bool = False):
     """softmax(Q K^T * scale) V for one (block_m, dim) tile of Q per block, online over blocks of
     block_n keys; (heads, seq, dim) tensors, the sequence length known at run time."""
     import tilelang.language as T
 
-    heads, seq = T.dynamic("heads"), T.dynamic("seq")
+    heads, seq = (4, WHOLE_TILES) if whole_tiles else (T.dynamic("heads"), T.dynamic("seq"))
     shape = (heads, seq, dim)
 
     @T.prim_func
@@ -113,17 +121,18 @@ def attention(dtype: str, block_m: int, block_n: int, dim: int, threads: int = 1
 # before code generation when the loop holds two products at a run-time trip count (sm_80)
 UNROLLED = {"tl.UnrollLoop": {"explicit_unroll": True}}
 
-# sample file name -> (what the reference is, a factory of its program[, pass configs]): the
-# sample's tiles
+# sample file name -> (what the reference is, a factory of its program taking whole_tiles[, pass
+# configs]): the sample's tiles
 REFERENCES = {
-    "matmul_tiled.cu": ("gemm fp32, 64x64x16", lambda: gemm("float32", "float32", 64, 64, 16)),
+    "matmul_tiled.cu": ("gemm fp32, 64x64x16", lambda **kw: gemm("float32", "float32", 64, 64, 16, **kw)),
     "gemm_tn_half_bias_relu.cu": ("gemm fp16 (B as N x K), 64x64x32",
-                                  lambda: gemm("float16", "float32", 64, 64, 32, transpose_b=True)),
-    "bmm_strided_batched.cu": ("batched gemm fp32, 64x64x16", lambda: gemm("float32", "float32", 64, 64, 16,
-                                                                          batched=True)),
-    "matmul_fp16.py": ("gemm fp16, 64x64x32", lambda: gemm("float16", "float32", 64, 64, 32)),
+                                  lambda **kw: gemm("float16", "float32", 64, 64, 32, transpose_b=True,
+                                                               **kw)),
+    "bmm_strided_batched.cu": ("batched gemm fp32, 64x64x16", lambda **kw: gemm("float32", "float32", 64, 64, 16,
+                                                                              batched=True, **kw)),
+    "matmul_fp16.py": ("gemm fp16, 64x64x32", lambda **kw: gemm("float16", "float32", 64, 64, 32, **kw)),
     "matmul_grouped.py": ("gemm fp32, 32x32x16, swizzle 2",
-                          lambda: gemm("float32", "float32", 32, 32, 16, swizzle=2)),
-    "attention_fwd_small.py": ("attention fp32, 32x16, head dim 32", lambda: attention("float32", 32, 16, 32),
+                          lambda **kw: gemm("float32", "float32", 32, 32, 16, swizzle=2, **kw)),
+    "attention_fwd_small.py": ("attention fp32, 32x16, head dim 32", lambda **kw: attention("float32", 32, 16, 32, **kw),
                                UNROLLED),
 }

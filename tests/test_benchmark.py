@@ -62,7 +62,8 @@ def test_without_a_gpu_nothing_is_timed(tmp_path):
 def test_reference_programs_parse_and_lower_like_the_ports_they_stand_beside():
     """bench/port_quality.py's references: each builds; the fp32 gemm's pipelined copies are
     asynchronous on sm_80 with two stages of shared buffers, as the gemm ports' are; the attention
-    reference lowers on sm_80 with the pass configs it carries (explicit unroll)."""
+    reference lowers on sm_80 with the pass configs it carries (explicit unroll); the fp16 gemm's
+    whole-tile variant copies asynchronously where the dynamic one cannot."""
     sys.path.insert(0, str(ROOT / "bench"))
     from reference_ports import REFERENCES
 
@@ -76,3 +77,8 @@ def test_reference_programs_parse_and_lower_like_the_ports_they_stand_beside():
     _what, make, configs = REFERENCES["attention_fwd_small.py"]
     attention = lower(make(), {"kind": "cuda", "arch": "sm_80"}, configs)
     assert async_copies(attention.kernel_source) >= 2
+    # an fp16 gemm's copies are predicated per element at dynamic sizes (no cp.async on sm_80);
+    # at whole tiles, as a port's aligned program, they are asynchronous
+    fp16 = REFERENCES["matmul_fp16.py"][1]
+    assert async_copies(lower(fp16(), {"kind": "cuda", "arch": "sm_80"}, {}).kernel_source) == 0
+    assert async_copies(lower(fp16(whole_tiles=True), {"kind": "cuda", "arch": "sm_80"}, {}).kernel_source) >= 2

@@ -177,6 +177,7 @@ def measure_reference(path: str, archs: list) -> list:
     if Path(path).name not in REFERENCES:
         return []
     what, make, *configs = REFERENCES[Path(path).name]
+    configs = configs[0] if configs else {}
     rows = []
     for arch in archs:
         row = {"file": Path(path).name, "kernel": f"reference: {what}", "arch": arch, "level": "tile",
@@ -185,9 +186,9 @@ def measure_reference(path: str, archs: list) -> list:
             func = make()
             row["t_copy"] = func.script().count("T.copy(")  # as TileLang parsed it
             buffers = ["A", "B", "C", "Q", "K", "V", "O"]
-            row.update(lowered(func, arch, configs[0] if configs else {}, buffers), stages=2)
+            row.update(lowered(func, arch, configs, buffers), stages=2)
             # at whole tiles, as the port's aligned program: no per-element predicate
-            whole = lowered(make(whole_tiles=True), arch, configs[0] if configs else {}, buffers)
+            whole = lowered(make(whole_tiles=True), arch, configs, buffers)
             row.update(aligned_async_copies=whole["async_copies"], aligned_shared_bytes=whole["shared_bytes"])
         except Exception as exc:  # noqa: BLE001 - a lowering TileLang refuses: the row says so
             row["error"] = refusal(exc)

@@ -542,6 +542,14 @@ def _tuple(handles: str, n: int) -> str:
     return f"({handles})" if n > 1 else handles
 
 
+def _names_tuple(names: list) -> str:
+    """A tuple of strings as Python text (`("a",)`, `("a", "b")`), "" for none."""
+    if not names:
+        return ""
+    quoted = [f'"{n}"' for n in names]
+    return f"({', '.join(quoted)}{',' if len(quoted) == 1 else ''})"
+
+
 def _product(xs) -> int:
     out = 1
     for x in xs:
@@ -572,8 +580,8 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]
     text = template.render(version=__version__, source=source_name, language=module.language,
                            kernels=views, failures=failures, deep_pipelines=any(_deep_pipelines(v) for v in views),
-                           unrolled_when_aligned=[v.program for k, v in zip(module.kernels, views)
-                                                  if k.unrolled_when_aligned and v.aligned],
+                           unrolled_when_aligned=_names_tuple([v.program for k, v in zip(module.kernels, views)
+                                                               if k.unrolled_when_aligned and v.aligned]),
                            philox=_philox_constants(module))
     return lay_out_module(text)
 

@@ -47,6 +47,9 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         factory.append("aligned=False")
         program_args.append("aligned=aligned")
         key.append("aligned")
+    # _compiled's unrolled: 3 stages or more (Triton's num_stages), or the aligned program
+    unrolled = ", unrolled=aligned or num_stages >= 3" if aligned and unrolled_when_aligned else \
+        ", unrolled=num_stages >= 3"
     keywords = [f"{n}=None" for n in derived] + [f"{n}={values.constexprs[n]!r}" for n in generic + fixed]
     keywords.append("grid=None")
     # a constexpr named like a launch option takes the keyword, and serves both (as in Triton)
@@ -64,9 +67,7 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         "keywords": keywords,
         "key": key,
         "program_args": program_args,
-        # _compiled's unrolled: 3 stages or more (Triton's num_stages), or the aligned program
-        "unrolled_arg": "" if not stages else ", unrolled=aligned or num_stages >= 3"
-        if aligned and unrolled_when_aligned else ", unrolled=num_stages >= 3",
+        "unrolled_arg": unrolled if stages else "",
         "meta": meta,
         "axes": len(k.launch.grid),
         "tiles": _tile_count(k, kept),

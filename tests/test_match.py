@@ -746,3 +746,48 @@ def test_block_pointer_loads_are_copied_with_or_without_a_boundary_check(tmp_pat
         text = _converted(src, tmp_path / f"{src.stem}_tl.py")
         assert "T.copy(a_ptr[BM * pid_m, k], a)" in text and "T.copy(b_ptr[k, BN * pid_n], b)" in text, src
         assert ("grid[0] * BM <= M" in text) == (src != checked)  # an unmasked load's tiles need the grid test
+
+
+CAUSAL = ROOT / "tests" / "fresh" / "triton" / "attention_causal_block_ptrs.py"
+
+
+def test_causal_block_pointer_attention_copies_q_k_and_v_from_batches_of_heads(tmp_path):
+    """Tutorial-06-style attention: the batch offset `b * s_b + h * s_h` with h = bh % heads is
+    two dimensions of a (batches, heads, seq, D) view; the key sweeps run over
+    `range(first, last, BKV)` with first/last from the query block (left of the diagonal, then
+    the diagonal block), whose whole tiles end inside seq where the caller's grid does; K, read
+    as (D, BKV) blocks with order=(0, 1), is staged transposed so that its rows are contiguous."""
+    text = _converted(CAUSAL, tmp_path / "causal_tl.py")
+    for name in ("Qp", "Kp", "Vp"):
+        assert f"{name}: T.StridedTensor(({name}_batches, heads, seq, D), (s_b, s_h, s_t, s_d), T.float16)" \
+            in text, name
+    assert "T.copy(Qp[b, h, BQ * qb, 0], q_tile)" in text
+    assert "T.copy(Kp[b, h, BKV * kv_step, 0], kt)" in text  # left of the diagonal: from 0
+    assert "T.copy(Kp[b, h, BKV * kv_1_step + BQ * qb, 0], kt_1)" in text  # the diagonal block
+    assert "T.copy(Vp[b, h, BKV * kv_1_step + BQ * qb, 0], vals_1)" in text
+    assert "T.gemm(q_tile, kt, acc_4, transpose_B=True, clear_accum=True)" in text
+    assert "kt[j, i] = Kp[b, h, BKV * kv_step + j, i]" in text  # the general program, same view
+    aligned = text.split("aligned = ", 1)[1].split("\n", 1)[0]
+    assert "s_d == 1" in aligned and "s_t == 1" not in aligned and "grid[0] * BQ <= seq" in aligned
+
+
+@pytest.mark.parametrize("change, left", [
+    # the source says K's rows are contiguous: no transposition, and its own strides
+    ("block_shape=(D, BKV), order=(0, 1)", "block_shape=(D, BKV), order=(1, 0)"),
+    # a head index that is not a remainder: no bound for the heads dimension
+    ("h = bh % heads", "h = bh - b * heads"),
+    # sweeps that end half a block past the diagonal: not whole tiles of the span
+    ("first, last = 0, qb * BQ", "first, last = 0, qb * BQ + BKV // 2"),
+])
+def test_causal_attention_views_need_their_evidence(change, left, tmp_path):
+    src = tmp_path / "changed.py"
+    assert change in CAUSAL.read_text()
+    src.write_text(CAUSAL.read_text().replace(change, left))
+    text = _converted(src, tmp_path / "changed_tl.py")
+    if "order=(1, 0)" in left:
+        assert "transpose_B" not in text and "(Kp_batches, heads, D, seq), (s_b, s_h, s_d, s_t)" in text
+        assert "s_t == 1" in text.split("aligned = ", 1)[1].split("\n", 1)[0]
+    elif "heads" in left:
+        assert "StridedTensor" not in text and "T.copy(" not in text
+    else:
+        assert "T.copy(Kp" not in text and "T.copy(Qp[b, h, BQ * qb, 0], q_tile)" in text

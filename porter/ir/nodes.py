@@ -355,12 +355,18 @@ class Kernel:
     # the aligned program pipelines a loop of two products (attention's K/V loop): TileLang 0.1.15
     # prints its cp.async wait counts only once loops are unrolled before code generation
     unrolled_when_aligned: bool = False
+    # such a loop also gathers whole unmasked rows in the general program, which TileLang makes
+    # cp.async too: every program of the kernel compiles unrolled
+    unrolled_always: bool = False
     # (grid axis, size, tile): the aligned program reads whole tiles without a mask at the program
     # id's origin, so the wrapper checks the caller's grid holds no tile past the size
     aligned_grid: tuple = ()
     # sizes the port's program steps over in tiles (`T.ceildiv(cols, 256)`): size -> tile;
     # verify makes its problems span two of them
     port_tiles: dict = field(default_factory=dict)
+    # Triton: buffer -> stride parameters that a block pointer's `order` declares its
+    # fastest-varying (contiguous) dimension's: the copy rule stages such tiles transposed
+    fastest_strides: dict = field(default_factory=dict)
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
 

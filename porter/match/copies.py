@@ -34,7 +34,7 @@ from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_p
 class View:
     """A buffer seen as (rows, cols) with strides: parameter names, 1 for a unit stride, an
     int for a tile-wide dimension no mask bounds; ("*", rows, cols) for a batch of matrices,
-    as many as the tensor holds."""
+    as many as the tensor holds; ("*", H, rows, cols) for batches of H matrices each."""
 
     shape: tuple
     strides: tuple
@@ -47,9 +47,28 @@ def raise_copies(kernel):
     A pipelined loop with two products (attention's K/V loop) drains, at a trip count known
     only at run time, through a loop whose cp.async wait count depends on its variable (see
     _crowded_pipelines): when its loads become copies the aligned program is
-    `unrolled_when_aligned`, compiled with loops unrolled before code generation."""
+    `unrolled_when_aligned`, compiled with loops unrolled before code generation. A gather
+    without a mask in such a loop is asynchronous in every program: `unrolled_always`."""
     kernel = dataclasses.replace(kernel, body=_transposed_operands(kernel.body))
-    return _raise_copies(kernel)
+    kernel = dataclasses.replace(kernel, body=_transposed_gathers(kernel))
+    kernel = _raise_copies(kernel)
+    params = {p.name for p in kernel.params}
+    shared = {s.name for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
+    if any(_unmasked_gather(s, params, shared) for loop in _crowded_pipelines(kernel.body) for s in walk_stmts(loop.body)):
+        kernel = dataclasses.replace(kernel, unrolled_always=True)
+    return kernel
+
+
+def _unmasked_gather(s, params: set, shared: set) -> bool:
+    """`tile[i, j] = buffer[...]` into a shared tile, reading a buffer argument (flat, or its
+    view) with no mask:
+    TileLang's pipeline makes such a gather a cp.async, with the wait counts
+    _crowded_pipelines describes."""
+    if not (isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore) and
+            s.body[0].buffer in shared):
+        return False
+    value = s.body[0].value
+    return isinstance(value, (Load, TileLoad)) and value.buffer in params
 
 
 def _raise_copies(kernel):
@@ -102,9 +121,9 @@ def _raise_copies(kernel):
                         multiples[extent] = known if len(known) > 1 else known[0]
             if view.strides[-1] != 1:
                 units.append(view.strides[-1])
-            for stride in view.strides[:-1]:
+            for stride in view.strides[:-1]:  # shared by buffers of two dtypes: the wider multiple
                 if isinstance(stride, str):
-                    multiples[stride] = max(1, 16 // (dtype_bits(p.dtype) // 8))
+                    multiples[stride] = max(multiples.get(stride, 1), 16 // (dtype_bits(p.dtype) // 8))
         new_params.append(p)
     grid_checks = tuple(dict.fromkeys(c for buffer in views for c in checks.get(buffer, ())))
     return dataclasses.replace(kernel, body=body, params=new_params, aligned_sizes=multiples,
@@ -265,6 +284,59 @@ def _transposed_operands(body: list) -> list:
     return rewrite_stmts(body, rebuild)
 
 
+def _transposed_gathers(kernel) -> list:
+    """A shared tile gathered as `tile[i, j] = buffer[... + i * s0 + j * s1]`, where the source
+    declares s0 the contiguous stride (a block pointer's `order=(0, 1)`, kernel.fastest_strides)
+    and not s1, and read only as one gemm's B: staged transposed, `tile[j, i]`, read by the
+    gemm with transpose_B. Its rows are then the contiguous ones that T.copy (cp.async, TMA)
+    takes; as written they would be columns, and the aligned program, which needs unit-stride
+    rows, would never run on the tensors the source was written for (attention's K, read as
+    (HEAD_DIM, BLOCK_N) blocks of a (N_CTX, HEAD_DIM) tensor)."""
+    fastest = kernel.fastest_strides
+    body = kernel.body
+    if not fastest:
+        return body
+    lets = _lets(body)
+    tiles = {s.name: s for s in walk_stmts(body) if isinstance(s, TileBuffer) and s.scope == "shared"}
+    stores: dict = {}
+    for s in walk_stmts(body):
+        if isinstance(s, TileStore):
+            stores[s.buffer] = stores.get(s.buffer, 0) + 1
+    reads = read_counts(body, TileLoad)
+    gemms = [s for s in walk_stmts(body) if isinstance(s, Gemm)]
+    loops, flipped = {}, {}
+    for s in walk_stmts(body):
+        if not (isinstance(s, ParallelFor) and len(s.vars) == 2 and len(s.body) == 1 and
+                isinstance(s.body[0], TileStore)):
+            continue
+        store, (i, j) = s.body[0], s.vars
+        tile = tiles.get(store.buffer)
+        load = store.value.a if isinstance(store.value, Select) else store.value
+        if tile is None or tuple(store.indices) != (i, j) or tuple(tile.shape) != tuple(s.extents) or \
+                not isinstance(load, Load) or load.buffer not in fastest or stores.get(tile.name) != 1 or \
+                reads.get(tile.name):
+            continue
+        try:
+            index = to_poly(_named(_through_lets(load.index, lets)))
+        except NotAffine:
+            continue
+        s0, s1 = index.coeff(Poly.symbol(i.name)), index.coeff(Poly.symbol(j.name))
+        if not (s0.is_symbol and s0.name in fastest[load.buffer]) or s1 == 1 or \
+                (s1.is_symbol and s1.name in fastest[load.buffer]):
+            continue
+        users = [g for g in gemms if tile.name in (g.a, g.b, g.c)]
+        if len(users) != 1 or users[0].b != tile.name or users[0].transpose_b or \
+                tile.name in (users[0].a, users[0].c):
+            continue
+        loops[id(s)] = dataclasses.replace(s, vars=(j, i), extents=tuple(s.extents)[::-1],
+                                           body=[dataclasses.replace(store, indices=(j, i))])
+        flipped[id(tile)] = dataclasses.replace(tile, shape=tuple(tile.shape)[::-1])
+        flipped[id(users[0])] = dataclasses.replace(users[0], transpose_b=True)
+    if not loops:
+        return body
+    return rewrite_stmts(body, lambda s: loops.get(id(s), flipped.get(id(s), s)))
+
+
 def _lets(body) -> dict:
     """Integer locals declared once with a value and never assigned (`pid_m = program_id(0)`,
     `k_left = K - k * BLOCK_K`): name -> value, for reading masks and offsets through them."""
@@ -396,11 +468,10 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps:
     batch = rest - r0 * s0 - c0 * s1
     shape, origin_polys = (rows_name, cols_name), (r0, c0)
     if batch != 0:  # one matrix of a batch: `head * stride_qh` (head a block index or a name)
-        found = batch_term(batch, params)
+        found = _batch_dims(batch, params, steps.lets)
         if found is None:
             return None
-        b, stride = found
-        shape, strides, origin_polys = ("*",) + shape, (stride,) + strides, (b,) + origin_polys
+        shape, strides, origin_polys = found[0] + shape, found[1] + strides, found[2] + origin_polys
     try:
         origin = tuple(from_poly(x, names) for x in origin_polys)
     except KeyError:
@@ -417,12 +488,16 @@ class _Steps:
     `k`; the program id of a grid axis of ceildiv(M, 128) at `128 * pid`). A grid axis the
     caller launches (coefficient None: any tile) needs the wrapper's check that it holds no
     tile past the size (`on_grid`: the axis).
+    `spans` maps the variable of a loop over `ceildiv(span, tile)` steps, the span a local
+    length rather than a size (`range(lo, hi, BLOCK_N)`: hi - lo), to (span Poly, tile): an
+    origin `lo + tile * step` then ends at `lo + span` (see _spanned_extent).
     `values`: the constexprs' values, which origins name; `lets`: the kernel's (_lets)."""
 
     by_name: dict
     on_grid: dict
     values: dict
     lets: dict
+    spans: dict = dataclasses.field(default_factory=dict)
 
 
 def _tile_steps(kernel, lets: dict, params: dict) -> _Steps:
@@ -443,7 +518,7 @@ def _tile_steps(kernel, lets: dict, params: dict) -> _Steps:
             return param(e.args[0]), try_int(e.args[1])
         return None
 
-    by_name, on_grid = {}, {}
+    by_name, on_grid, spans = {}, {}, {}
     assigned = {s.var.name for s in walk_stmts(kernel.body) if isinstance(s, Assign)}
     for s in walk_stmts(kernel.body):
         if not (isinstance(s, For) and try_int(s.start) == 0 and isinstance(s.cond, BinOp) and s.cond.op == "<" and
@@ -455,6 +530,13 @@ def _tile_steps(kernel, lets: dict, params: dict) -> _Steps:
             by_name[s.var.name] = (tiles[0], tiles[1], 1)
         elif step > 1 and param(size(s.cond.b)):
             by_name[s.var.name] = (param(size(s.cond.b)), 1, step)
+        elif step == 1 and isinstance(s.cond.b, Call) and s.cond.b.func == "ceildiv" and \
+                len(s.cond.b.args) == 2 and try_int(s.cond.b.args[1]):
+            try:
+                spans[s.var.name] = (to_poly(_named(_through_lets(s.cond.b.args[0], lets))),
+                                     try_int(s.cond.b.args[1]))
+            except NotAffine:
+                pass
     grid = kernel.launch.tile_grid or kernel.launch.grid
     for axis, extent in enumerate(grid):
         tiles = ceildiv(extent)
@@ -466,7 +548,7 @@ def _tile_steps(kernel, lets: dict, params: dict) -> _Steps:
                 by_name[name] = (tiles[0], None, 1)  # stand-in keeps the launch site's numbers)
                 on_grid[name] = axis
     values = {k: v for k, v in kernel.constexprs.items() if isinstance(v, int) and not isinstance(v, bool)}
-    return _Steps(by_name, on_grid, values, lets)
+    return _Steps(by_name, on_grid, values, lets, spans)
 
 
 def _stepped_extent(start: Poly, tile, steps: _Steps):
@@ -474,19 +556,31 @@ def _stepped_extent(start: Poly, tile, steps: _Steps):
     the size in tiles of `tile` (see _Steps); None otherwise."""
     if tile is None:
         return None
-    for _ in range(8):  # through the locals (`k = k_step * BLOCK_K`, `pid_m = blockIdx.y`)
-        named = [x for x in start.free_symbols if x.name in steps.lets]
+    start = _resolved(start, steps)
+    if start is None:
+        return None
+    found = _tile_end(start, tile, steps) if len(start.terms()) == 1 else None
+    return found if found is not None else _spanned_extent(start, tile, steps)
+
+
+def _resolved(poly: Poly, steps: _Steps):
+    """The Poly read through the locals (`k = k_step * BLOCK_K`, `pid_m = blockIdx.y`), with
+    the constexprs' values; None when a local is not affine."""
+    for _ in range(8):
+        named = [x for x in poly.free_symbols if x.name in steps.lets]
         if not named:
             break
         try:
-            start = start.subs({x: to_poly(_named(steps.lets[x.name])) for x in named})
+            poly = poly.subs({x: to_poly(_named(steps.lets[x.name])) for x in named})
         except NotAffine:
             return None
-    start = start.subs({Poly.symbol(n): Poly.integer(v) for n, v in steps.values.items()})
-    terms = start.terms()
-    if len(terms) != 1:
-        return None
-    coeff, name = terms[0].split_coefficient()
+    return poly.subs({Poly.symbol(n): Poly.integer(v) for n, v in steps.values.items()})
+
+
+def _tile_end(origin: Poly, tile, steps: _Steps):
+    """(size,) or (size, grid check) when `origin` is one term `coefficient * name` that steps
+    over the size in tiles of `tile` (see _Steps); None otherwise."""
+    coeff, name = origin.split_coefficient()
     if not name.is_symbol or name.name not in steps.by_name:
         return None
     extent, per, step = steps.by_name[name.name]
@@ -495,6 +589,73 @@ def _stepped_extent(start: Poly, tile, steps: _Steps):
     if name.name in steps.on_grid:
         return extent, (steps.on_grid[name.name], extent, tile)
     return (extent,)
+
+
+def _spanned_extent(start: Poly, tile, steps: _Steps):
+    """The extent for `lo + tile * step`, the step a loop over ceildiv(span, tile) (`range(lo,
+    hi, BLOCK_N)`, spans in _Steps). At whole tiles of the span (each of its terms a multiple
+    of the tile) the tiles end at lo + span, which must be within a program's own tile:
+    `BM * pid + c` with 0 <= c <= BM, pid stepping over a size in tiles of BM (a causal
+    attention's blocks below the diagonal end at `start_m * BLOCK_M`, the diagonal's at
+    `(start_m + 1) * BLOCK_M`). lo is a sum of positive multiples of such names: never
+    negative. Every tile then lies inside the size."""
+    loops = [x for x in start.free_symbols if x.name in steps.spans]
+    if len(loops) != 1:
+        return None
+    step = loops[0]
+    span, per = steps.spans[step.name]
+    span = _resolved(span, steps)
+    if span is None or per != tile or start.coeff(step) != tile:
+        return None
+    lo = start - tile * step
+    named = [t.split_coefficient() for t in lo.terms() if not t.is_integer]
+    if lo.has(step) or span.has(step) or any(c <= 0 or not (x.is_symbol and x.name in steps.by_name)
+                                             for c, x in named) or int(lo - sum(
+                                                 (c * x for c, x in named), Poly.integer(0))) != 0:
+        return None
+    if any(t.split_coefficient()[0] % tile for t in span.terms()):
+        return None  # not whole tiles of the span
+    end = lo + span
+    own = [t for t in end.terms() if not t.is_integer]
+    if len(own) != 1:
+        return None
+    width, _ = own[0].split_coefficient()
+    offset = int(end - own[0])
+    if not 0 <= offset <= width:
+        return None
+    return _tile_end(own[0], width, steps)
+
+
+def _batch_dims(batch: Poly, params: dict, lets: dict):
+    """(shape, strides, origins) of the dimensions before a matrix that `batch` selects:
+    `head * stride_qh` is one, as many as the tensor holds ("*"); `z * stride_z + h * stride_h`
+    with h = x % H (Triton's `off_h = off_hz % H`) is two, the inner one H wide. None for any
+    other offset."""
+    found = [batch_term(t, params) for t in batch.terms()]
+    if None in found or len(found) > 2:
+        return None
+    if len(found) == 1:
+        (index, stride), = found
+        return ("*",), (stride,), (index,)
+    widths = [_remainder_of(index, lets, params) for index, _ in found]
+    if widths.count(None) != 1:
+        return None
+    inner = 0 if widths[0] else 1
+    (z, sz), (h, sh) = found[1 - inner], found[inner]
+    return ("*", widths[inner]), (sz, sh), (z, h)
+
+
+def _remainder_of(index: Poly, lets: dict, params: dict):
+    """The int32 scalar parameter P when `index` names a local `x % P` of a never-negative x (a
+    sum of positive multiples of names that are not scalar parameters: program ids), so that
+    0 <= index < P; None otherwise."""
+    value = lets.get(index.name) if index.is_symbol else None
+    if not (isinstance(value, BinOp) and value.op == "%" and isinstance(value.b, Var) and
+            isinstance(params.get(value.b.name), ScalarParam) and params[value.b.name].dtype == "int32"):
+        return None
+    if not _at_least_zero(BinOp(">=", value.a, Const(0, value.a.dtype), "bool"), lets, params):
+        return None
+    return value.b.name
 
 
 def batch_term(batch: Poly, params: dict, dtypes=("int32",)):

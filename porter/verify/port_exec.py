@@ -360,10 +360,11 @@ def pass_configs(module, stages: int = 2, unrolled: bool = False) -> dict:
 
 def program_configs(module, factory, kwargs: dict) -> dict:
     """The pass configs the port's wrapper compiles `factory(**kwargs)` with: unrolled at 3
-    stages or more, and for an aligned program the module lists in `_UNROLLED_WHEN_ALIGNED`
-    (a loop of two products)."""
-    unrolled = bool(kwargs.get("aligned")) and getattr(factory, "__name__", "") in \
-        getattr(module, "_UNROLLED_WHEN_ALIGNED", ())
+    stages or more, for an aligned program the module lists in `_UNROLLED_WHEN_ALIGNED`
+    (a loop of two products), and any program it lists in `_UNROLLED_ALWAYS`."""
+    name = getattr(factory, "__name__", "")
+    unrolled = (bool(kwargs.get("aligned")) and name in getattr(module, "_UNROLLED_WHEN_ALIGNED", ())) or \
+        name in getattr(module, "_UNROLLED_ALWAYS", ())
     return pass_configs(module, program_stages(factory, kwargs), unrolled)
 
 

@@ -22,7 +22,7 @@ from porter.frontends.triton.values import (
 )
 from porter.frontends.triton.values import _is_number
 from porter.ir.fold import fold
-from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, is_float
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, Var, is_float
 from porter.ir.walk import walk_expr
 
 
@@ -352,7 +352,22 @@ class TritonCalls:
             self._values(self._need(args, kwargs, i, key, node, "tl.make_block_ptr"), dims,
                          f"tl.make_block_ptr {key}", node)
             for i, key in ((1, "shape"), (2, "strides"), (3, "offsets")))
+        self._note_fastest_stride(base.buffer, strides, self._arg(args, kwargs, 5, "order", None))
         return BlockPtrV(base.buffer, base.offset, shape, strides, offsets, block, base.elem)
+
+    def _note_fastest_stride(self, buffer, strides, order):
+        """`order` lists a block pointer's dimensions from the fastest-varying: its first names
+        the dimension whose stride the source declares contiguous (`order=(0, 1)`: K read as
+        (HEAD_DIM, BLOCK_N) with the head dimension innermost). The copy rule reads it to
+        stage such a tile transposed, rows contiguous (copies._transposed_gathers)."""
+        items = order.items if isinstance(order, TupleV) else \
+            tuple(PyC(x) for x in order.value) if isinstance(order, PyC) and isinstance(order.value, (tuple, list)) \
+            else ()
+        if len(items) != len(strides) or not all(isinstance(x, PyC) and isinstance(x.value, int) for x in items):
+            return
+        stride = strides[items[0].value] if 0 <= items[0].value < len(strides) else None
+        if isinstance(stride, TV) and isinstance(stride.expr, Var) and stride.expr.name in self.scalar_dtypes:
+            self.evidence.fastest_strides.setdefault(buffer, set()).add(stride.expr.name)
 
     def make_tensor_descriptor(self, args, kwargs, node):
         """A tensor descriptor: a block pointer whose window offsets each load/store names,

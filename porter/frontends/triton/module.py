@@ -586,6 +586,7 @@ class TritonFrontend:
         kernel.derived_constexprs = dict(self.derived_exprs.get(fn.name, {}))
         kernel.constexpr_origin = dict(self.origins.get(fn.name, {}))
         kernel.note = self.config_notes.get(fn.name, "")
+        kernel.fastest_strides = {b: tuple(sorted(s)) for b, s in conv.evidence.fastest_strides.items()}
         kernel.launch = self._launch(kernel, fn, conv, site, config, constexprs)
         annotate_buffers(kernel)
         return kernel

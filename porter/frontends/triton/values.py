@@ -345,6 +345,8 @@ class Evidence:
 
     float_params: set = field(default_factory=set)
     buffer_hints: dict = field(default_factory=dict)  # buffer -> dtype suggested by the kernel
+    # buffer -> stride parameters a block pointer's `order` declares fastest-varying
+    fastest_strides: dict = field(default_factory=dict)
 
 
 def _is_number(v) -> bool:

@@ -582,7 +582,8 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
     text = template.render(version=__version__, source=source_name, language=module.language,
                            kernels=views, failures=failures, deep_pipelines=any(_deep_pipelines(v) for v in views),
                            unrolled_when_aligned=_names_tuple([v.program for k, v in zip(module.kernels, views)
-                                                               if k.unrolled_when_aligned and v.aligned]),
+                                                               if k.unrolled_when_aligned and v.aligned and
+                                                               not k.unrolled_always]),
                            unrolled_always=_names_tuple([v.program for k, v in zip(module.kernels, views)
                                                          if k.unrolled_always]),
                            philox=_philox_constants(module))

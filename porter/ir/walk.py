@@ -182,6 +182,15 @@ def rewrite_stmts(stmts: list, fn: Callable) -> list:
     return out
 
 
+def store_counts(stmts) -> dict:
+    """How many tile stores (`tile[i, j] = ...`) of each tile the statements hold."""
+    counts: dict = {}
+    for s in walk_stmts(stmts):
+        if isinstance(s, TileStore):
+            counts[s.buffer] = counts.get(s.buffer, 0) + 1
+    return counts
+
+
 def read_counts(stmts, kind) -> dict:
     """How many reads of each buffer (`kind`: Load for global memory, TileLoad for tiles) the
     statements' text holds."""

@@ -25,7 +25,8 @@ from porter.ir.fold import try_int
 from porter.ir.nodes import (Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Store,
                              Var, dtype_bits, is_float)
 from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import all_exprs, map_expr, read_counts, rewrite_stmts, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import (all_exprs, map_expr, read_counts, rewrite_stmts, stmt_exprs, store_counts, walk_expr,
+                            walk_stmts)
 from porter.match.summary import conjuncts
 from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
 
@@ -61,9 +62,8 @@ def raise_copies(kernel):
 
 def _unmasked_gather(s, params: set, shared: set) -> bool:
     """`tile[i, j] = buffer[...]` into a shared tile, reading a buffer argument (flat, or its
-    view) with no mask:
-    TileLang's pipeline makes such a gather a cp.async, with the wait counts
-    _crowded_pipelines describes."""
+    view) with no mask: TileLang's pipeline makes such a gather a cp.async, with the wait
+    counts _crowded_pipelines describes."""
     if not (isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore) and
             s.body[0].buffer in shared):
         return False
@@ -244,10 +244,7 @@ def _transposed_operands(body: list) -> list:
     transpose_B, so that its load is a block copy like any other operand's."""
     tiles = {s.name: s for s in walk_stmts(body) if isinstance(s, TileBuffer)}
     reads = read_counts(body, TileLoad)
-    writes: dict = {}
-    for s in walk_stmts(body):
-        if isinstance(s, TileStore):
-            writes[s.buffer] = writes.get(s.buffer, 0) + 1
+    writes = store_counts(body)
     gemms = [s for s in walk_stmts(body) if isinstance(s, Gemm)]
     moves, dropped, shared = {}, set(), {}
     for s in walk_stmts(body):
@@ -298,10 +295,7 @@ def _transposed_gathers(kernel) -> list:
         return body
     lets = _lets(body)
     tiles = {s.name: s for s in walk_stmts(body) if isinstance(s, TileBuffer) and s.scope == "shared"}
-    stores: dict = {}
-    for s in walk_stmts(body):
-        if isinstance(s, TileStore):
-            stores[s.buffer] = stores.get(s.buffer, 0) + 1
+    stores = store_counts(body)
     reads = read_counts(body, TileLoad)
     gemms = [s for s in walk_stmts(body) if isinstance(s, Gemm)]
     loops, flipped = {}, {}
@@ -608,10 +602,9 @@ def _spanned_extent(start: Poly, tile, steps: _Steps):
     if span is None or per != tile or start.coeff(step) != tile:
         return None
     lo = start - tile * step
-    named = [t.split_coefficient() for t in lo.terms() if not t.is_integer]
-    if lo.has(step) or span.has(step) or any(c <= 0 or not (x.is_symbol and x.name in steps.by_name)
-                                             for c, x in named) or int(lo - sum(
-                                                 (c * x for c, x in named), Poly.integer(0))) != 0:
+    terms = [t.split_coefficient() for t in lo.terms() if t != 0]  # a constant term is no name
+    if lo.has(step) or span.has(step) or not all(c > 0 and x.is_symbol and x.name in steps.by_name
+                                                 for c, x in terms):
         return None
     if any(t.split_coefficient()[0] % tile for t in span.terms()):
         return None  # not whole tiles of the span
@@ -653,7 +646,7 @@ def _remainder_of(index: Poly, lets: dict, params: dict):
     if not (isinstance(value, BinOp) and value.op == "%" and isinstance(value.b, Var) and
             isinstance(params.get(value.b.name), ScalarParam) and params[value.b.name].dtype == "int32"):
         return None
-    if not _at_least_zero(BinOp(">=", value.a, Const(0, value.a.dtype), "bool"), lets, params):
+    if not _never_negative(value.a, lets, params):
         return None
     return value.b.name
 
@@ -692,10 +685,15 @@ def _at_least_zero(c, lets, params: dict) -> bool:
     caller's scalars (program ids, loop variables, lanes, constexprs): the lower half of a block
     pointer's boundary_check, true for every element a tile reads. (A scalar argument may be
     negative: `off + i >= 0` stays a bound the copy rule does not read.)"""
-    if not (isinstance(c, BinOp) and c.op == ">=" and isinstance(c.b, Const) and c.b.value == 0):
-        return False
+    return isinstance(c, BinOp) and c.op == ">=" and isinstance(c.b, Const) and c.b.value == 0 and \
+        _never_negative(c.a, lets, params)
+
+
+def _never_negative(e, lets, params: dict) -> bool:
+    """Every term of `e` (read through the locals) a positive multiple of names that are not
+    scalar parameters: program ids, loop variables, lanes, constexprs."""
     try:
-        poly = to_poly(_named(_through_lets(c.a, lets)))
+        poly = to_poly(_named(_through_lets(e, lets)))
     except NotAffine:
         return False
     if any(isinstance(params.get(x.name), ScalarParam) for x in poly.free_symbols):

@@ -332,10 +332,16 @@ class TritonCalls:
             raise self.err("TP217", f"triton.{name} inside a kernel", node)
         raise self.err("TP215", f"tl.{name} is not supported yet", node)
 
+    @staticmethod
+    def _items(v):
+        """The items of a tuple value (a TupleV, or a compile-time tuple as PyC items); None
+        for anything else."""
+        return v.items if isinstance(v, TupleV) else \
+            tuple(PyC(x) for x in v.value) if isinstance(v, PyC) and isinstance(v.value, (tuple, list)) else None
+
     def _values(self, v, n, what, node) -> tuple:
         """A tuple of n scalar runtime values (TV or PyC)."""
-        items = v.items if isinstance(v, TupleV) else \
-            tuple(PyC(x) for x in v.value) if isinstance(v, PyC) and isinstance(v.value, (tuple, list)) else None
+        items = self._items(v)
         if items is None or len(items) != n or not all(
                 isinstance(x, PyC) or (isinstance(x, TV) and x.shape == ()) for x in items):
             raise self.err("TP218", f"{what} must be a tuple of {n} scalars", node)
@@ -360,9 +366,7 @@ class TritonCalls:
         the dimension whose stride the source declares contiguous (`order=(0, 1)`: K read as
         (HEAD_DIM, BLOCK_N) with the head dimension innermost). The copy rule reads it to
         stage such a tile transposed, rows contiguous (copies._transposed_gathers)."""
-        items = order.items if isinstance(order, TupleV) else \
-            tuple(PyC(x) for x in order.value) if isinstance(order, PyC) and isinstance(order.value, (tuple, list)) \
-            else ()
+        items = self._items(order) or ()
         if len(items) != len(strides) or not all(isinstance(x, PyC) and isinstance(x.value, int) for x in items):
             return
         stride = strides[items[0].value] if 0 <= items[0].value < len(strides) else None

@@ -354,7 +354,7 @@ def _print_report(report) -> None:
                                           f"{w['actual']:.6g}" for w in b.where["worst"][:3])
                         stdout.print(f"  {b.name} ({', '.join(f'{n}={v}' for n, v in case.sizes.items())}): "
                                      f"{b.mismatches} wrong, {b.where['detail']}\n    worst: {worst}",
-                                     markup=False, highlight=False)
+                                     markup=False, highlight=False, soft_wrap=True)
             strays = {}  # one line per distinct stray access or false assumption, with its cases
             for n, case in enumerate(k.cases):
                 for stray in case.strays:

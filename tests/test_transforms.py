@@ -121,3 +121,83 @@ def test_the_port_refuses_a_grid_other_than_one_program_per_tile(tmp_path):
         module.mm[(7,)](*args, BM=32, BN=32, BK=16, GM=4, target="c")
     with pytest.raises(ValueError, match="one program per output tile"):
         module.mm[(12,)](*args, BM=32, BN=32, BK=16, GM=4, target="c")
+
+
+# ----------------------------------------------------------------------------- tile copies
+
+def _tile(name, *shape):
+    from porter.ir.tiles import TileBuffer
+
+    return TileBuffer(name, "float32", tuple(shape))
+
+
+def _each(buffer, value_of, n=8):
+    """`for i in T.Parallel(n): buffer[i] = value_of(i)`."""
+    from porter.ir.nodes import Var
+    from porter.ir.tiles import ParallelFor, TileStore
+
+    i = Var("i", "int32")
+    return ParallelFor((i,), (n,), [TileStore(buffer, (i,), value_of(i))])
+
+
+def _at(buffer, index):
+    from porter.ir.tiles import TileLoad
+
+    return TileLoad(buffer, (index,), "float32")
+
+
+def _loop(body):
+    from porter.ir.nodes import BinOp, Const, For, Var
+
+    k = Var("k", "int32")
+    return For(k, Const(0, "int32"), BinOp("<", k, Const(4, "int32"), "bool"),
+               Const(1, "int32"), body)
+
+
+def _tiles_and_text(body):
+    from porter.ir.printer import format_stmts
+    from porter.ir.tiles import TileBuffer
+    from porter.ir.walk import walk_stmts
+
+    return ({s.name for s in walk_stmts(body) if isinstance(s, TileBuffer)},
+            "\n".join(format_stmts(body)))
+
+
+def test_a_loop_carried_accumulator_is_updated_in_place_under_its_name():
+    from porter.ir.nodes import BinOp
+    from porter.transforms.tile_copies import coalesce_tile_copies
+
+    # acc_1 = acc * scale; acc_2 = acc_1; acc_2 += x (a gemm's accumulator); acc = acc_2
+    body = [_tile("acc", 8), _tile("scale", 8), _tile("x", 8), _each("acc", lambda i: _at("x", i)),
+            _loop([_tile("acc_1", 8), _each("acc_1", lambda i: BinOp("*", _at("acc", i), _at("scale", i), "float32")),
+                   _tile("acc_2", 8), _each("acc_2", lambda i: _at("acc_1", i)),
+                   _each("acc_2", lambda i: BinOp("+", _at("acc_2", i), _at("x", i), "float32")),
+                   _each("acc", lambda i: _at("acc_2", i))]),
+            _each("x", lambda i: _at("acc", i))]
+    tiles, text = _tiles_and_text(coalesce_tile_copies(body))
+    assert tiles == {"acc", "scale", "x"}
+    assert "acc[i] = (acc[i] * scale[i])" in text and "acc[i] = (acc[i] + x[i])" in text
+    assert "acc_" not in text
+
+
+def test_tile_copies_stay_where_both_values_are_needed_or_a_step_would_read_its_own_writes():
+    from porter.ir.nodes import BinOp, Const
+    from porter.transforms.tile_copies import coalesce_tile_copies
+
+    def one(i):
+        return Const(1.0, "float32")
+
+    # a running max: m_new needs the old m after it is made (alpha = m - m_new), so m = m_new
+    # at the loop end is a copy of two live values
+    running = [_tile("m", 8), _each("m", one),
+               _loop([_tile("m_new", 8), _each("m_new", lambda i: BinOp("+", _at("m", i), one(i), "float32")),
+                      _tile("alpha", 8), _each("alpha", lambda i: BinOp("-", _at("m", i), _at("m_new", i), "float32")),
+                      _each("m", lambda i: _at("m_new", i))]),
+               _each("alpha", lambda i: BinOp("*", _at("m", i), _at("alpha", i), "float32"))]
+    # a shift: y[i] = x[7 - i] then x = y; one fragment would read elements it already wrote
+    shifted = [_tile("x", 8), _each("x", one), _tile("y", 8),
+               _each("y", lambda i: _at("x", BinOp("-", Const(7, "int32"), i, "int32"))),
+               _each("x", lambda i: _at("y", i)), _each("x", lambda i: BinOp("*", _at("x", i), _at("x", i), "float32"))]
+    for body, kept in ((running, {"m", "m_new", "alpha"}), (shifted, {"x", "y"})):
+        tiles, _ = _tiles_and_text(coalesce_tile_copies(body))
+        assert tiles == kept

@@ -166,6 +166,51 @@ def test_dtypes_override(tmp_path):
     assert x.dtype == "bfloat16"
 
 
+def test_autograd_function_callers_type_forward_and_backward_launches(tmp_path):
+    # forward(ctx, x, w) is reached through Scaled.apply (an alias of it); backward's tensors
+    # are the ones forward saved. Without those links every buffer falls back to float32.
+    src = write(tmp_path, """
+        @triton.jit
+        def scale_fwd(x_ptr, w_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * tl.load(w_ptr + offs, mask=m), mask=m)
+
+        @triton.jit
+        def scale_bwd(dy_ptr, w_ptr, dx_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            tl.store(dx_ptr + offs, tl.load(dy_ptr + offs, mask=m) * tl.load(w_ptr + offs, mask=m), mask=m)
+
+        class Scaled(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, w):
+                y = torch.empty_like(x)
+                scale_fwd[(triton.cdiv(x.numel(), 256),)](x, w, y, x.numel(), BLOCK=256)
+                ctx.save_for_backward(x, w)
+                return y
+
+            @staticmethod
+            def backward(ctx, dy):
+                x, w = ctx.saved_tensors
+                dx = torch.empty_like(x)
+                scale_bwd[(triton.cdiv(x.numel(), 256),)](dy.half(), w, dx, x.numel(), BLOCK=256)
+                return dx, None
+
+        scaled = Scaled.apply
+
+        def demo(n=4096):
+            x = torch.randn(n, dtype=torch.bfloat16, requires_grad=True)
+            w = torch.randn(n, dtype=torch.float16)
+            return scaled(x, w)
+        """)
+    fwd, bwd = convert_triton(src).kernels
+    assert {p.name: p.dtype for p in fwd.buffers} == \
+        {"x_ptr": "bfloat16", "w_ptr": "float16", "y_ptr": "bfloat16"}
+    assert {p.name: p.dtype for p in bwd.buffers} == \
+        {"dy_ptr": "float16", "w_ptr": "float16", "dx_ptr": "bfloat16"}
+
+
 # ----------------------------------------------------------------------------- semantics
 
 

@@ -225,10 +225,7 @@ def attention_fwd_kernel_program(
             alpha = T.alloc_fragment((BLOCK_M,), T.float32)
             p = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
             p_sum = T.alloc_fragment((BLOCK_M,), T.float32)
-            l_i_1 = T.alloc_fragment((BLOCK_M,), T.float32)
-            acc_1 = T.alloc_fragment((BLOCK_M, HEAD_DIM), T.float32)
             a_shared = T.alloc_shared((BLOCK_M, BLOCK_N), T.float32)
-            acc_3 = T.alloc_fragment((BLOCK_M, HEAD_DIM), T.float32)
             out = T.alloc_fragment((BLOCK_M, HEAD_DIM), T.float32)
             if aligned:
                 T.copy(q_ptr[head, BLOCK_M * pid_m, 0], q)
@@ -290,23 +287,16 @@ def attention_fwd_kernel_program(
                     )
                 T.reduce_sum(p, p_sum, dim=1)
                 for i in T.Parallel(BLOCK_M):
-                    l_i_1[i] = l_i[i] * alpha[i] + p_sum[i]
+                    l_i[i] = l_i[i] * alpha[i] + p_sum[i]
                 for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
-                    acc_1[i, j] = acc[i, j] * alpha[i]
+                    acc[i, j] = acc[i, j] * alpha[i]
                 for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     a_shared[i, j] = p[i, j]
-                for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
-                    acc_3[i, j] = acc_1[i, j]
-                for acc_3_i, acc_3_j in T.Parallel(BLOCK_M, HEAD_DIM):
-                    for acc_3_k in T.serial(BLOCK_N):
-                        acc_3[acc_3_i, acc_3_j] = (
-                            acc_3[acc_3_i, acc_3_j]
-                            + a_shared[acc_3_i, acc_3_k] * v[acc_3_k, acc_3_j]
+                for acc_i, acc_j in T.Parallel(BLOCK_M, HEAD_DIM):
+                    for acc_k in T.serial(BLOCK_N):
+                        acc[acc_i, acc_j] = (
+                            acc[acc_i, acc_j] + a_shared[acc_i, acc_k] * v[acc_k, acc_j]
                         )
-                for i in T.Parallel(BLOCK_M):
-                    l_i[i] = l_i_1[i]
-                for i, j in T.Parallel(BLOCK_M, HEAD_DIM):
-                    acc[i, j] = acc_3[i, j]
                 for i in T.Parallel(BLOCK_M):
                     m_i[i] = m_new[i]
             for i, j in T.Parallel(BLOCK_M, HEAD_DIM):

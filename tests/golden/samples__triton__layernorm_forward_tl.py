@@ -147,14 +147,10 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
         with T.Kernel(grid_x, threads=threads) as row:
             acc = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            acc_1 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_3 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x_sum = T.alloc_fragment((1,), T.float32)
             acc_var = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x_1 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             d = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            acc_var_1 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_4 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x_sum_1 = T.alloc_fragment((1,), T.float32)
             w = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             b = T.alloc_fragment((BLOCK_SIZE,), T.float32)
@@ -169,13 +165,9 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
                         off + i < N, x_ptr[row * x_row_stride + off + i], T.float32(0.0)
                     )
                 for i in T.Parallel(BLOCK_SIZE):
-                    acc_1[i] = acc[i] + x[i]
-                for i in T.Parallel(BLOCK_SIZE):
-                    acc[i] = acc_1[i]
+                    acc[i] = acc[i] + x[i]
                 off = off + BLOCK_SIZE
-            for i in T.Parallel(BLOCK_SIZE):
-                x_3[i] = acc[i]
-            T.reduce_sum(x_3, x_sum, dim=0)
+            T.reduce_sum(acc, x_sum, dim=0)
             mean = x_sum[0] / T.Cast(T.float32, N)
             T.clear(acc_var)
             off_1 = T.alloc_var(T.int32)
@@ -190,13 +182,9 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
                 for i in T.Parallel(BLOCK_SIZE):
                     d[i] = T.if_then_else(off_1 + i < N, x_1[i] - mean, T.float32(0.0))
                 for i in T.Parallel(BLOCK_SIZE):
-                    acc_var_1[i] = acc_var[i] + d[i] * d[i]
-                for i in T.Parallel(BLOCK_SIZE):
-                    acc_var[i] = acc_var_1[i]
+                    acc_var[i] = acc_var[i] + d[i] * d[i]
                 off_1 = off_1 + BLOCK_SIZE
-            for i in T.Parallel(BLOCK_SIZE):
-                x_4[i] = acc_var[i]
-            T.reduce_sum(x_4, x_sum_1, dim=0)
+            T.reduce_sum(acc_var, x_sum_1, dim=0)
             var = x_sum_1[0] / T.Cast(T.float32, N)
             rstd = T.float32(1.0) / T.sqrt(var + eps)
             mean_ptr[row] = mean

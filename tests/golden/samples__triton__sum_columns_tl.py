@@ -139,8 +139,6 @@ def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
         with T.Kernel(grid_x, threads=threads) as pid:
             acc = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
             x = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-            acc_1 = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-            x_1 = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
             x_sum = T.alloc_fragment((BLOCK_N,), T.float32)
             T.clear(acc)
             start_m = T.alloc_var(T.int32)
@@ -155,13 +153,9 @@ def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
                         T.float32(0.0),
                     )
                 for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                    acc_1[i, j] = acc[i, j] + x[i, j]
-                for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                    acc[i, j] = acc_1[i, j]
+                    acc[i, j] = acc[i, j] + x[i, j]
                 start_m = start_m + BLOCK_M
-            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                x_1[i, j] = acc[i, j]
-            T.reduce_sum(x_1, x_sum, dim=0)
+            T.reduce_sum(acc, x_sum, dim=0)
             for i in T.Parallel(BLOCK_N):
                 if pid * BLOCK_N + i < N:
                     out_ptr[pid * BLOCK_N + i] = x_sum[i]

@@ -530,16 +530,14 @@ class HostEval:
             return ann or UNKNOWN
         opts = []
         missing = False
-        for call, cscope in self.info.calls:
-            if not (isinstance(call.func, ast.Name) and call.func.id == fn.name):
-                continue
+        for call, cscope, skipped in self._callers(fn, scope):
             if any(isinstance(a, ast.Starred) for a in call.args) or \
                     any(k.arg is None for k in call.keywords):
                 opts.append(UNKNOWN)
                 continue
             node = None
-            if ev.index is not None and ev.index < len(call.args):
-                node = call.args[ev.index]
+            if ev.index is not None and 0 <= ev.index - skipped < len(call.args):
+                node = call.args[ev.index - skipped]
             for k in call.keywords:
                 if k.arg == ev.node.arg:
                     node = k.value
@@ -554,6 +552,68 @@ class HostEval:
                 not (isinstance(ann, HScalar) and isinstance(v, HConst)):
             return ann
         return v
+
+    def _callers(self, fn, scope: HostScope):
+        """The calls of a host function, each with how many of its leading parameters the
+        caller does not pass: `fn(...)` passes all; `Cls.apply(...)` (or a name bound to it)
+        calls the `forward(ctx, ...)` of a `torch.autograd.Function` subclass without ctx."""
+        cls = scope.parent.node if scope.parent is not None else None
+        autograd = (fn.name == "forward" and isinstance(cls, ast.ClassDef)
+                    and any(self.info.qualname(b).endswith("Function") for b in cls.bases))
+        for call, cscope in self.info.calls:
+            if isinstance(call.func, ast.Name) and call.func.id == fn.name:
+                yield call, cscope, 0
+            elif autograd and self._is_apply_of(call.func, cls.name, cscope):
+                yield call, cscope, 1
+
+    def _is_apply_of(self, func, cls_name: str, scope: HostScope) -> bool:
+        """Whether `func` is `cls_name.apply`, directly or through a name assigned it."""
+        if isinstance(func, ast.Attribute):
+            return func.attr == "apply" and isinstance(func.value, ast.Name) and \
+                func.value.id == cls_name
+        if not isinstance(func, ast.Name):
+            return False
+        b = self.lookup(func.id, scope, _pos(func))
+        if b is None:
+            return False
+        bound = self._scope_ids[b.scope].events[func.id][b.index]
+        return bound.kind == "assign" and not bound.path and \
+            isinstance(bound.value, ast.Attribute) and self._is_apply_of(bound.value, cls_name, scope)
+
+    def _saved_tensors(self, ctx: ast.Name, scope: HostScope):
+        """`ctx.saved_tensors` in a `torch.autograd.Function`'s backward(ctx, ...): the
+        tensors its forward passed to `ctx.save_for_backward(...)`, as a tuple; None when
+        `ctx` is not such a parameter or no single such call exists."""
+        b = self.lookup(ctx.id, scope, _pos(ctx))
+        if b is None:
+            return None
+        owner = self._scope_ids[b.scope]
+        event = owner.events[ctx.id][b.index]
+        cls = owner.parent.node if owner.parent is not None else None
+        if event.kind != "param" or event.index != 0 or not isinstance(cls, ast.ClassDef):
+            return None
+        forward = next((st for st in cls.body if isinstance(st, ast.FunctionDef)
+                        and st.name == "forward" and st.args.args), None)
+        if forward is None:
+            return None
+        fscope = self.info.scope_of.get(id(forward))
+        forward_ctx = forward.args.args[0].arg
+        saves = [(call, cscope) for call, cscope in self.info.calls
+                 if isinstance(call.func, ast.Attribute) and call.func.attr == "save_for_backward"
+                 and isinstance(call.func.value, ast.Name) and call.func.value.id == forward_ctx
+                 and self._within(cscope, fscope)]
+        if len(saves) != 1 or any(isinstance(a, ast.Starred) for a in saves[0][0].args):
+            return None
+        call, cscope = saves[0]
+        return HTuple(tuple(self.value(a, cscope) for a in call.args))
+
+    @staticmethod
+    def _within(scope: HostScope, outer: HostScope) -> bool:
+        while scope is not None:
+            if scope is outer:
+                return True
+            scope = scope.parent
+        return False
 
     def _annotation(self, node):
         if node is None:
@@ -600,6 +660,10 @@ class HostEval:
                 return HTensor(None, b)
             return v
         if isinstance(node, ast.Attribute):
+            if node.attr == "saved_tensors" and isinstance(node.value, ast.Name):
+                saved = self._saved_tensors(node.value, scope)
+                if saved is not None:
+                    return saved
             base = self._value(node.value, scope, env)
             if isinstance(base, HModule):
                 path = f"{base.path}.{node.attr}"

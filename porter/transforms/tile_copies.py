@@ -1,0 +1,226 @@
+"""Whole-tile copies between fragments that hold one value become one fragment.
+
+The front ends give every new tile value a fresh fragment (Triton values are immutable), so
+a loop-carried accumulator reaches the port as a chain of copies:
+
+    acc_1[i, j] = acc[i, j] * alpha[i]          acc[i, j] = acc[i, j] * alpha[i]
+    acc_5[i, j] = acc_1[i, j]            ->     T.gemm(p, v, acc)
+    T.gemm(p, v, acc_5)
+    acc[i, j] = acc_5[i, j]   (loop end)
+
+A TileLang author writes the right-hand side: one fragment updated in place, under the
+user's name, with no extra registers. A copy `dst = src` merges the two fragments when their
+values never need to exist at once (no statement other than the copy writes one while the
+other is still to be read), and when no statement that reads one and writes the other would
+then read an element another iteration writes (an element-wise step is in place only when
+it reads the element it stores). The name declared first survives: the loop-carried one,
+or the caller's name for a helper's parameter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from porter.ir.nodes import For, If, Var, While
+from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
+from porter.ir.walk import map_stmts, rewrite_stmts, stmt_exprs, walk_expr, walk_stmts
+
+
+def coalesce_tile_copies(body: list) -> list:
+    """The body with every mergeable whole-fragment copy merged (see the module docstring)."""
+    for _ in range(256):  # each round merges one copy; a body has far fewer
+        tiles = {s.name: s for s in walk_stmts(body) if isinstance(s, TileBuffer)}
+        merge = next((pair for pair in _copies(body, tiles) if _mergeable(body, *pair)), None)
+        if merge is None:
+            return body
+        body = _renamed(body, tiles, *merge)
+    return body
+
+
+def _copies(body: list, tiles: dict) -> list:
+    """(src, dst) of each `dst[i, j] = src[i, j]` over the whole of two like fragments."""
+    pairs = []
+    for s in walk_stmts(body):
+        if not (isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore)):
+            continue
+        store = s.body[0]
+        value = store.value
+        if not isinstance(value, TileLoad) or value.buffer == store.buffer:
+            continue
+        src, dst = tiles.get(value.buffer), tiles.get(store.buffer)
+        if src is None or dst is None or src.scope != "fragment" or dst.scope != "fragment":
+            continue
+        if src.dtype != dst.dtype or not tuple(src.shape) == tuple(dst.shape) == tuple(s.extents):
+            continue
+        if _is_identity(store.indices, s.vars) and _is_identity(value.indices, s.vars):
+            pairs.append((src.name, dst.name))
+    return pairs
+
+
+def _is_identity(indices, variables) -> bool:
+    return len(indices) == len(variables) and all(
+        isinstance(i, Var) and i.name == v.name for i, v in zip(indices, variables))
+
+
+# ----------------------------------------------------------------------- effects
+
+
+def _tile_reads(s) -> set:
+    """Tiles a statement (nested statements included) reads."""
+    reads = set()
+    for t in [s, *(_nested(s))]:
+        for e in stmt_exprs(t):
+            reads |= {x.buffer for x in walk_expr(e) if isinstance(x, TileLoad)}
+        if isinstance(t, Gemm):
+            reads |= {t.a, t.b} | (set() if t.clear else {t.c})
+        elif isinstance(t, (Reduce, Cumsum)):
+            reads.add(t.src)
+    return reads
+
+
+def _tile_writes(s) -> set:
+    writes = set()
+    for t in [s, *(_nested(s))]:
+        if isinstance(t, (TileStore, Fill)):
+            writes.add(t.buffer)
+        elif isinstance(t, Gemm):
+            writes.add(t.c)
+        elif isinstance(t, (Reduce, Cumsum)):
+            writes.add(t.dst)
+        elif isinstance(t, Copy):
+            writes.add(t.tile)
+    return writes
+
+
+def _kills(s, tiles: dict) -> set:
+    """Tiles a simple statement overwrites whole (their old value is then dead)."""
+    if isinstance(s, (Fill, Reduce, Cumsum, Copy)):
+        return {s.buffer if isinstance(s, Fill) else s.tile if isinstance(s, Copy) else s.dst}
+    if isinstance(s, Gemm) and s.clear:
+        return {s.c}
+    if isinstance(s, ParallelFor):
+        return {t.buffer for t in s.body if isinstance(t, TileStore) and t.buffer in tiles
+                and tuple(tiles[t.buffer].shape) == tuple(s.extents) and _is_identity(t.indices, s.vars)}
+    return set()
+
+
+def _nested(s) -> list:
+    if isinstance(s, If):
+        return list(walk_stmts(s.then)) + list(walk_stmts(s.orelse))
+    if isinstance(s, (For, While, ParallelFor)):
+        return list(walk_stmts(s.body))
+    return []
+
+
+# ----------------------------------------------------------------------- liveness
+
+
+def _live_outs(body: list, tiles: dict) -> list:
+    """(simple statement, tiles live after it) for every statement that is not an If or loop,
+    from a backward pass over the structured body (a loop's body repeats until stable)."""
+    found: list = []
+
+    def block(stmts: list, live: set, record: bool) -> set:
+        for s in reversed(stmts):
+            live = stmt(s, live, record)
+        return live
+
+    def stmt(s, live: set, record: bool) -> set:
+        if isinstance(s, If):
+            return block(s.then, live, record) | block(s.orelse, live, record) | _tile_reads_of_exprs(s)
+        if isinstance(s, (For, While)):
+            around = set(live)
+            while True:  # live across the back edge: what the body reads before it writes
+                inner = block(s.body, around, False) | _tile_reads_of_exprs(s)
+                if inner | live == around:
+                    break
+                around = inner | live
+            block(s.body, around, record)
+            return around
+        if record:
+            found.append((s, frozenset(live)))
+        return (live - _kills(s, tiles)) | _tile_reads(s)
+
+    entry = block(body, set(), True)
+    found.append((None, frozenset(entry)))  # what is read before any write
+    return found
+
+
+def _tile_reads_of_exprs(s) -> set:
+    return {x.buffer for e in stmt_exprs(s) for x in walk_expr(e) if isinstance(x, TileLoad)}
+
+
+def _mergeable(body: list, src: str, dst: str) -> bool:
+    tiles = {s.name: s for s in walk_stmts(body) if isinstance(s, TileBuffer)}
+    pair = {src, dst}
+    for s, live in _live_outs(body, tiles):
+        if s is None:
+            if pair & live:  # one of them is read before it is written
+                return False
+            continue
+        if _is_the_copy(s, src, dst):
+            continue
+        writes, reads = _tile_writes(s) & pair, _tile_reads(s) & pair
+        if any((other in live) for w in writes for other in pair - {w}):
+            return False
+        if writes and reads and (writes | reads) == pair and not _in_place(s, pair):
+            return False
+    return True
+
+
+def _is_the_copy(s, src: str, dst: str) -> bool:
+    if not (isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore)):
+        return False
+    store = s.body[0]
+    return store.buffer == dst and isinstance(store.value, TileLoad) and store.value.buffer == src \
+        and _is_identity(store.indices, s.vars) and _is_identity(store.value.indices, s.vars)
+
+
+def _in_place(s, pair: set) -> bool:
+    """Whether a statement that reads one of the pair and writes the other stays right with
+    both one fragment: an element-wise step that reads only the elements it stores."""
+    if not isinstance(s, ParallelFor):
+        return False
+    stores = [t for t in walk_stmts(s.body) if isinstance(t, TileStore) and t.buffer in pair]
+    if len(stores) != 1 or stores[0] not in s.body:
+        return False
+    index = tuple(stores[0].indices)
+    for t in walk_stmts(s.body):
+        for e in stmt_exprs(t):
+            for x in walk_expr(e):
+                if isinstance(x, TileLoad) and x.buffer in pair and tuple(x.indices) != index:
+                    return False
+    return True
+
+
+# ----------------------------------------------------------------------- renaming
+
+
+def _renamed(body: list, tiles: dict, src: str, dst: str) -> list:
+    """One fragment for src and dst: the one declared first keeps its name; copies of it
+    onto itself go."""
+    order = [s.name for s in walk_stmts(body) if isinstance(s, TileBuffer)]
+    keep, gone = (src, dst) if order.index(src) < order.index(dst) else (dst, src)
+
+    def name(n: str) -> str:
+        return keep if n == gone else n
+
+    def load(e):
+        return dataclasses.replace(e, buffer=keep) if isinstance(e, TileLoad) and e.buffer == gone else None
+
+    def rename(s):
+        if isinstance(s, TileBuffer):
+            return None if s.name == gone else s
+        (s,) = map_stmts([s], load)
+        if isinstance(s, (TileStore, Fill)):
+            s = dataclasses.replace(s, buffer=name(s.buffer))
+        elif isinstance(s, Gemm):
+            s = dataclasses.replace(s, a=name(s.a), b=name(s.b), c=name(s.c))
+        elif isinstance(s, (Reduce, Cumsum)):
+            s = dataclasses.replace(s, src=name(s.src), dst=name(s.dst))
+        elif isinstance(s, Copy):
+            s = dataclasses.replace(s, tile=name(s.tile))
+        return s
+
+    body = rewrite_stmts(body, rename)
+    return rewrite_stmts(body, lambda s: None if _is_the_copy(s, keep, keep) else s)

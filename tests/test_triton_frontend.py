@@ -211,6 +211,37 @@ def test_autograd_function_callers_type_forward_and_backward_launches(tmp_path):
         {"dy_ptr": "float16", "w_ptr": "float16", "dx_ptr": "bfloat16"}
 
 
+def test_a_launcher_that_asserts_a_dtype_types_its_tensors(tmp_path):
+    # no caller in the file: the launcher's asserts are what says the tensors are half and bf16
+    src = write(tmp_path, """
+        @triton.jit
+        def axpy(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = offs < n
+            y = tl.load(y_ptr + offs, mask=m).to(tl.float32)
+            tl.store(out_ptr + offs, a * tl.load(x_ptr + offs, mask=m) + y, mask=m)
+
+        def launch(x, y, a: float):
+            assert x.is_contiguous() and x.dtype == torch.float16
+            assert y.dtype is torch.bfloat16, "y must be bf16"
+            out = torch.empty_like(x)
+            axpy[(triton.cdiv(x.numel(), 512),)](x, y, out, a, x.numel(), BLOCK=512)
+            return out
+        """)
+    (k,) = convert_triton(src).kernels
+    assert {p.name: p.dtype for p in k.buffers} == \
+        {"x_ptr": "float16", "y_ptr": "bfloat16", "out_ptr": "float16"}
+
+
+def test_block_pointer_offsets_multiply_in_64_bits():
+    # make_block_ptr holds its strides as int64: row * stride must not wrap at 2**31 elements
+    (k,) = convert_triton(str(ROOT / "tests/fresh/triton/matmul_block_pointers.py")).kernels
+    (store,) = stores(k)
+    index = format_expr(store.index)
+    assert "(int64)scm" in index and "(int64)scn" in index
+    assert "* scm)" not in index and "* scn)" not in index
+
+
 # ----------------------------------------------------------------------------- semantics
 
 
@@ -878,7 +909,9 @@ def test_a_pointer_advanced_by_the_loops_own_step_is_its_variable_without_a_divi
         """)
     (kernel,) = convert_triton(path, constexprs={"BN": 32, "BK": 16}).kernels
     reads = sorted(format_expr(e.index) for e in all_exprs(kernel.body) if isinstance(e, Load))
-    assert reads == ["(((0 + i) * N) + ((n + j) * 1))", "((i * stride_y) + (k * stride_y))"], reads
+    # (block pointers multiply by their strides in 64 bits, as Triton's int64 strides do)
+    assert reads == ["(((int64)(0 + i) * (int64)N) + (int64)((n + j) * 1))",
+                     "((i * stride_y) + (k * stride_y))"], reads
 
 
 NESTED = """

@@ -249,8 +249,7 @@ class KernelEmitter:
                 v.signature += [f"{g}: T.int32" for g in self.grid_names]
                 v.call_args += ["*grid"]
             v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread", aligned=bool(v.aligned),
-                                   unrolled_when_aligned=self.k.unrolled_when_aligned,
-                                   unrolled_always=self.k.unrolled_always)
+                                   unrolled=self.k.unrolled)
             if v.level != "thread":
                 threads = "threads"  # num_warps * 32, the caller's
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
@@ -280,9 +279,9 @@ class KernelEmitter:
         else:
             v.compile_key, v.program_call = f'"{v.name}"', v.program
         # _compiled unrolls loops before code generation where a pipeline's wait counts need it
-        if pipeline_stages(self.k.body) >= 3 or self.k.unrolled_always:
+        if pipeline_stages(self.k.body) >= 3 or self.k.unrolled == "always":
             v.unrolled_arg = ", unrolled=True"
-        elif self.k.unrolled_when_aligned and v.aligned:
+        elif self.k.unrolled == "aligned" and v.aligned:
             v.unrolled_arg = ", unrolled=aligned"
 
     def allocations(self, body) -> list:
@@ -583,10 +582,9 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
     text = template.render(version=__version__, source=source_name, language=module.language,
                            kernels=views, failures=failures, deep_pipelines=any(_deep_pipelines(v) for v in views),
                            unrolled_when_aligned=_names_tuple([v.program for k, v in zip(module.kernels, views)
-                                                               if k.unrolled_when_aligned and v.aligned and
-                                                               not k.unrolled_always]),
+                                                               if k.unrolled == "aligned" and v.aligned]),
                            unrolled_always=_names_tuple([v.program for k, v in zip(module.kernels, views)
-                                                         if k.unrolled_always]),
+                                                         if k.unrolled == "always"]),
                            philox=_philox_constants(module))
     return lay_out_module(text)
 

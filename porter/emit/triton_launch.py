@@ -19,12 +19,12 @@ from porter.ir.printer import format_expr
 
 
 def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool = False,
-                unrolled_when_aligned: bool = False, unrolled_always: bool = False) -> dict:
+                unrolled: str = "") -> dict:
     """The wrapper's and factory's parts the template lays out (see module.py.j2). A thread-level
     port has one thread per lane of the block, whatever num_warps says; `aligned`: the program
-    factory also takes the aligned specialization (the wrapper's `aligned` test), compiled with
-    loops unrolled when `unrolled_when_aligned` (as every program of 3 stages or more is, and
-    every program when `unrolled_always`)."""
+    factory also takes the aligned specialization (the wrapper's `aligned` test). Programs of 3
+    stages or more compile with loops unrolled, and so do the aligned one (`unrolled`
+    "aligned") or all of them ("always"): Kernel.unrolled."""
     values = emitter.values
     k = emitter.k
     derived = list(values.derived_constexprs)
@@ -49,8 +49,8 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         program_args.append("aligned=aligned")
         key.append("aligned")
     # _compiled's unrolled: 3 stages or more (Triton's num_stages), or the aligned program
-    unrolled = ", unrolled=True" if unrolled_always else \
-        ", unrolled=aligned or num_stages >= 3" if aligned and unrolled_when_aligned else \
+    unrolled = ", unrolled=True" if unrolled == "always" else \
+        ", unrolled=aligned or num_stages >= 3" if aligned and unrolled == "aligned" else \
         ", unrolled=num_stages >= 3"
     keywords = [f"{n}=None" for n in derived] + [f"{n}={values.constexprs[n]!r}" for n in generic + fixed]
     keywords.append("grid=None")

@@ -352,12 +352,12 @@ class Kernel:
     # strides the aligned program takes as 1 (a Triton view's column stride: T.copy's rows must
     # be contiguous); the wrapper tests `stride == 1`, verify runs one case with each 1
     unit_strides: tuple = ()
-    # the aligned program pipelines a loop of two products (attention's K/V loop): TileLang 0.1.15
-    # prints its cp.async wait counts only once loops are unrolled before code generation
-    unrolled_when_aligned: bool = False
-    # such a loop also gathers whole unmasked rows in the general program, which TileLang makes
-    # cp.async too: every program of the kernel compiles unrolled
-    unrolled_always: bool = False
+    # which programs compile with loops unrolled before code generation besides those of 3
+    # stages or more: "aligned" when the aligned program pipelines a loop of two products
+    # (attention's K/V loop; TileLang 0.1.15 prints its cp.async wait counts only once loops are
+    # unrolled); "always" when such a loop also gathers whole unmasked rows in the general
+    # program, which TileLang makes cp.async too; "" for none
+    unrolled: str = ""
     # (grid axis, size, tile): the aligned program reads whole tiles without a mask at the program
     # id's origin, so the wrapper checks the caller's grid holds no tile past the size
     aligned_grid: tuple = ()

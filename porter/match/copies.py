@@ -48,15 +48,15 @@ def raise_copies(kernel):
     A pipelined loop with two products (attention's K/V loop) drains, at a trip count known
     only at run time, through a loop whose cp.async wait count depends on its variable (see
     _crowded_pipelines): when its loads become copies the aligned program is
-    `unrolled_when_aligned`, compiled with loops unrolled before code generation. A gather
-    without a mask in such a loop is asynchronous in every program: `unrolled_always`."""
+    unrolled "aligned", compiled with loops unrolled before code generation. A gather without a
+    mask in such a loop is asynchronous in every program: unrolled "always"."""
     kernel = dataclasses.replace(kernel, body=_transposed_operands(kernel.body))
     kernel = dataclasses.replace(kernel, body=_transposed_gathers(kernel))
     kernel = _raise_copies(kernel)
     params = {p.name for p in kernel.params}
     shared = {s.name for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
     if any(_unmasked_gather(s, params, shared) for loop in _crowded_pipelines(kernel.body) for s in walk_stmts(loop.body)):
-        kernel = dataclasses.replace(kernel, unrolled_always=True)
+        kernel = dataclasses.replace(kernel, unrolled="always")
     return kernel
 
 
@@ -129,7 +129,7 @@ def _raise_copies(kernel):
     return dataclasses.replace(kernel, body=body, params=new_params, aligned_sizes=multiples,
                                aligned_grid=tuple(dict.fromkeys(kernel.aligned_grid + grid_checks)),
                                unit_strides=tuple(dict.fromkeys(kernel.unit_strides + tuple(units))),
-                               unrolled_when_aligned=kernel.unrolled_when_aligned or unrolled)
+                               unrolled=kernel.unrolled or ("aligned" if unrolled else ""))
 
 
 def _gather_2d(loop: ParallelFor, origin: tuple, written: dict) -> ParallelFor:

@@ -407,7 +407,7 @@ class TritonCalls:
             lane_shape = tuple(bp.block[d] if j == d else 1 for j in range(rank))
             lane = TV(Builtin("thread_idx", rank - 1 - d, "int32"), lane_shape)
             index = self.binop("+", bp.offsets[d], lane, node)
-            ptr = self.binop("+", ptr, self.binop("*", index, bp.strides[d], node), node)
+            ptr = self.binop("+", ptr, self.binop("*", index, _wide(bp.strides[d]), node), node)
             if d in dims:
                 inside = self.binop("<", index, bp.shape[d], node)
                 start = bp.offsets[d]
@@ -600,3 +600,11 @@ def _dot_precision(input_precision, allow_tf32) -> str:
     if isinstance(input_precision, PyC) and input_precision.value == "tf32":
         return "tf32"
     return "ieee"
+
+
+def _wide(stride):
+    """A block pointer's run-time stride as Triton holds it, in 64 bits (make_block_ptr takes
+    int64 strides), so an offset times the stride cannot overflow 32 bits."""
+    if isinstance(stride, TV) and stride.shape == () and stride.expr.dtype in ("int32", "int16", "int8"):
+        return TV(fold(Cast("int64", stride.expr)), ())
+    return stride

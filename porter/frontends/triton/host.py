@@ -548,10 +548,36 @@ class HostEval:
         if (missing or not opts) and ev.value is not None:
             opts.append(self.value(ev.value, scope.parent or scope))
         v = merge(opts) if opts else UNKNOWN
+        asserted = self._asserted_dtype(fn, ev.node.arg, scope)
+        if asserted is not None and (v is UNKNOWN or isinstance(v, HTensor)):
+            return HTensor(asserted)  # the function refuses any other dtype
         if ann is not None and not isinstance(v, type(ann)) and \
                 not (isinstance(ann, HScalar) and isinstance(v, HConst)):
             return ann
         return v
+
+    def _asserted_dtype(self, fn, name: str, scope: HostScope) -> str | None:
+        """The dtype a host function asserts a parameter has (`assert x.dtype == torch.float16`,
+        also within `and` and chained `==`), or None."""
+        found = set()
+
+        def visit(test):
+            if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+                for value in test.values:
+                    visit(value)
+            elif isinstance(test, ast.Compare) and all(isinstance(op, (ast.Eq, ast.Is)) for op in test.ops):
+                items = [test.left, *test.comparators]
+                of_tensors = [i for i in items if isinstance(i, ast.Attribute) and i.attr == "dtype"]
+                named = any(isinstance(i.value, ast.Name) and i.value.id == name for i in of_tensors)
+                dtypes = {v.dtype for i in items if i not in of_tensors
+                          and isinstance(v := self.value(i, scope), HDType) and v.dtype is not None}
+                if named and len(dtypes) == 1:
+                    found.update(dtypes)
+
+        for node in _own_statements(fn):
+            if isinstance(node, ast.Assert):
+                visit(node.test)
+        return found.pop() if len(found) == 1 else None
 
     def _callers(self, fn, scope: HostScope):
         """The calls of a host function, each with how many of its leading parameters the
@@ -1060,6 +1086,16 @@ def _own_returns(fn) -> list:
 
     visit(fn)
     return out
+
+
+def _own_statements(fn):
+    """The statements of a function, its nested functions and classes left out."""
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt))
 
 
 def merge(opts: list):

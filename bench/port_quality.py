@@ -71,7 +71,9 @@ def runtime_lines(text: str) -> int:
         name = getattr(node, "name", "")
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not name.startswith("_"):
             continue  # a program factory or a wrapper
-        if isinstance(node, ast.FunctionDef) and name.startswith("_") and name.lstrip("_") in launched:
+        if isinstance(node, ast.FunctionDef) and name.endswith("_program"):
+            continue  # the program factory of a kernel whose own name starts with "_"
+        if isinstance(node, ast.FunctionDef) and name[1:] in launched:
             continue  # a Triton launcher body `_kernel` behind `kernel = _TritonKernel(_kernel)`
         if isinstance(node, ast.FunctionDef) and any(ast.unparse(d) == "T.macro" for d in node.decorator_list):
             continue  # kernel code the programs inline (the Philox rounds), not a runtime

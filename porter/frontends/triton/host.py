@@ -8,7 +8,9 @@ parameter types), or a grid expression in terms of the kernel's scalar parameter
 
 Names are resolved to their binding at the point of use (the last assignment before it in
 the same function, then enclosing scopes); a host function's parameter is resolved through
-every call of that function in the file, and through its default and annotation.
+every call of that function in the file (`Cls.apply(...)` for a torch.autograd.Function's
+forward), through its default and annotation, and through the function's own
+`assert x.dtype == ...`.
 """
 
 from __future__ import annotations

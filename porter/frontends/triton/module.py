@@ -19,7 +19,9 @@ Dtype heuristics (Triton pointers and scalars are untyped in the source):
   * buffers: `dtypes[name]` when given; else the host code: the tensor passed at the launch
     site, traced through assignments, `.half()` / `.to(torch.float16)` / `.contiguous()`...,
     `torch.randn(..., dtype=...)`, `torch.empty_like(x)` and the callers of the host function
-    (several different dtypes at the callers count as no answer); a tensor made `*_like` another
+    (several different dtypes at the callers count as no answer; an autograd Function's forward
+    is called through `.apply`, its backward's `ctx.saved_tensors` are what forward saved), or
+    its `assert x.dtype == torch.float16`; a tensor made `*_like` another
     launch argument gets that argument's dtype; else the kernel: `.to(tl.float32)` applied to a
     load (directly or to the variable holding it) suggests the buffer holds float16, and
     storing a value explicitly cast `.to(tl.float16)` / `.to(tl.bfloat16)` suggests that dtype;

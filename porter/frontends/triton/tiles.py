@@ -321,12 +321,13 @@ class TileMaterializer:
         for i, slot in enumerate(self.slots):
             self.slot_names[i] = self._name(slot.name)
         self.tile_names = {}
+        owners = {}  # tile -> the first slot holding it (one pass: files unroll to thousands)
+        for i, slot in enumerate(self.slots):
+            if slot.tile is not None:
+                owners.setdefault(slot.tile, i)
         for t, info in enumerate(self.tiles):
-            owner = next((s for s in self.slots if s.tile == t), None)
-            if owner is not None:
-                self.tile_names[t] = self.slot_names[self.slots.index(owner)]
-            else:
-                self.tile_names[t] = self._name(info.hint)
+            owner = owners.get(t)
+            self.tile_names[t] = self.slot_names[owner] if owner is not None else self._name(info.hint)
         self.vars = [Var(self._name(n), "int32") for n in ("i", "j", "k", "l")]
 
     def _name(self, hint: str) -> str:

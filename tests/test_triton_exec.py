@@ -236,3 +236,28 @@ def test_timeout_is_tp422(tmp_path):
         run_kernel(src, "anything", (1,), [np.zeros(1, np.float32)], timeout=3)
     diag = info.value.diagnostic
     assert diag.code == "TP422" and diag.message.endswith("timed out after 3s")
+
+
+def test_a_constexpr_between_runtime_parameters_and_math_imported_under_a_host_switch(tmp_path):
+    # Liger-style: the math functions come from a module-level `if` on host checks that verify
+    # cannot run (vendor_is_new() is not defined anywhere), and a constexpr sits between two
+    # runtime parameters, so the run passes arguments by name
+    src = write_kernel(tmp_path, """
+        if vendor_is_new():
+            try:
+                from triton.language.extra.libdevice import tanh, rsqrt
+            except ModuleNotFoundError:
+                from triton.language.extra.cuda.libdevice import tanh, rsqrt
+        else:
+            from triton.language.math import rsqrt
+
+        @triton.jit
+        def squash(x_ptr, out_ptr, SHIFT: tl.constexpr, n, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n, other=1.0)
+            tl.store(out_ptr + offs, tanh(x) * rsqrt(x + SHIFT), mask=offs < n)
+        """)
+    x = np.linspace(0.1, 3.0, 100, dtype=np.float32)
+    out = np.zeros_like(x)
+    _, got, _ = run_kernel(src, "squash", (1,), [x, out, 100], constexprs={"SHIFT": 2, "BLOCK": 128})
+    np.testing.assert_allclose(got, np.tanh(x) / np.sqrt(x + 2), rtol=1e-5)

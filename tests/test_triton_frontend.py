@@ -233,6 +233,37 @@ def test_a_launcher_that_asserts_a_dtype_types_its_tensors(tmp_path):
         {"x_ptr": "float16", "y_ptr": "bfloat16", "out_ptr": "float16"}
 
 
+def test_a_static_range_bound_is_never_generic(tmp_path, monkeypatch):
+    # the port holds one copy of the loop body per iteration: NB stays the launch's value, and
+    # no stand-in conversion unrolls it (a Liger kernel's 32-block static_range took 120 s
+    # of stand-ins), while BLOCK is generic
+    from porter.frontends.triton.module import TritonFrontend
+
+    tried = []
+    real = TritonFrontend._convert_overriding
+
+    def recording(self, fn, overrides):
+        tried.append(dict(overrides))
+        return real(self, fn, overrides)
+
+    monkeypatch.setattr(TritonFrontend, "_convert_overriding", recording)
+    src = write(tmp_path, """
+        @triton.jit
+        def sum_blocks(x_ptr, out_ptr, n, NB: tl.constexpr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            total = tl.zeros((BLOCK,), dtype=tl.float32)
+            for b in tl.static_range(0, NB):
+                total += tl.load(x_ptr + b * n + offs, mask=offs < n, other=0.0)
+            tl.store(out_ptr + offs, total, mask=offs < n)
+
+        def run(x, out):
+            sum_blocks[(1,)](x, out, x.shape[1], NB=4, BLOCK=256)
+        """)
+    (k,) = convert_triton(src).kernels
+    assert "BLOCK" in k.generic and "NB" not in k.generic
+    assert any("BLOCK" in o for o in tried) and not any(o.get("NB", 4) != 4 for o in tried)
+
+
 def test_block_pointer_offsets_multiply_in_64_bits():
     # make_block_ptr holds its strides as int64: row * stride must not wrap at 2**31 elements
     (k,) = convert_triton(str(ROOT / "tests/fresh/triton/matmul_block_pointers.py")).kernels

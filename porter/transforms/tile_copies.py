@@ -27,13 +27,23 @@ from porter.ir.walk import map_stmts, rewrite_stmts, stmt_exprs, walk_expr, walk
 
 
 def coalesce_tile_copies(body: list) -> list:
-    """The body with every mergeable whole-fragment copy merged (see the module docstring)."""
-    for _ in range(256):  # each round merges one copy; a body has far fewer
+    """The body with every mergeable whole-fragment copy merged (see the module docstring).
+    Each round reads liveness once and merges every copy whose two fragments no other merge
+    of the round touches (their checks do not depend on each other)."""
+    for _ in range(64):  # a round merges all it can; chains need a few
         tiles = {s.name: s for s in walk_stmts(body) if isinstance(s, TileBuffer)}
-        merge = next((pair for pair in _copies(body, tiles) if _mergeable(body, *pair)), None)
-        if merge is None:
+        order = {name: n for n, name in enumerate(tiles)}
+        facts = _Facts(body, tiles)
+        renames, touched = {}, set()
+        for src, dst in _copies(body, tiles):
+            if {src, dst} & touched or not _mergeable(facts, src, dst):
+                continue
+            keep, gone = (src, dst) if order[src] < order[dst] else (dst, src)
+            renames[gone] = keep
+            touched |= {src, dst}
+        if not renames:
             return body
-        body = _renamed(body, tiles, *merge)
+        body = _renamed(body, renames)
     return body
 
 
@@ -115,55 +125,59 @@ def _nested(s) -> list:
 # ----------------------------------------------------------------------- liveness
 
 
-def _live_outs(body: list, tiles: dict) -> list:
-    """(simple statement, tiles live after it) for every statement that is not an If or loop,
-    from a backward pass over the structured body (a loop's body repeats until stable)."""
-    found: list = []
+class _Facts:
+    """Liveness of a body's fragments, indexed for the merge checks: per tile, the simple
+    statements (not an If or loop) that write it, each with the tiles live after it, the
+    tiles it reads and those it writes; and the tiles read before any write."""
 
-    def block(stmts: list, live: set, record: bool) -> set:
-        for s in reversed(stmts):
-            live = stmt(s, live, record)
-        return live
+    def __init__(self, body: list, tiles: dict):
+        self.writers: dict = {}
+        effects: dict = {}  # id(statement) -> (reads, kills, writes), each found once
 
-    def stmt(s, live: set, record: bool) -> set:
-        if isinstance(s, If):
-            return block(s.then, live, record) | block(s.orelse, live, record) | _tile_reads_of_exprs(s)
-        if isinstance(s, (For, While)):
-            around = set(live)
-            while True:  # live across the back edge: what the body reads before it writes
-                inner = block(s.body, around, False) | _tile_reads_of_exprs(s)
-                if inner | live == around:
-                    break
-                around = inner | live
-            block(s.body, around, record)
-            return around
-        if record:
-            found.append((s, frozenset(live)))
-        return (live - _kills(s, tiles)) | _tile_reads(s)
+        def block(stmts: list, live: set, record: bool) -> set:
+            for s in reversed(stmts):
+                live = stmt(s, live, record)
+            return live
 
-    entry = block(body, set(), True)
-    found.append((None, frozenset(entry)))  # what is read before any write
-    return found
+        def stmt(s, live: set, record: bool) -> set:
+            if isinstance(s, If):
+                return block(s.then, live, record) | block(s.orelse, live, record) | _tile_reads_of_exprs(s)
+            if isinstance(s, (For, While)):
+                around = set(live)
+                while True:  # live across the back edge: what the body reads before it writes
+                    inner = block(s.body, around, False) | _tile_reads_of_exprs(s)
+                    if inner | live == around:
+                        break
+                    around = inner | live
+                block(s.body, around, record)
+                return around
+            if id(s) not in effects:
+                effects[id(s)] = (_tile_reads(s), _kills(s, tiles), _tile_writes(s))
+            reads, kills, writes = effects[id(s)]
+            if record:
+                fact = (s, frozenset(live), reads, writes)
+                for name in writes:
+                    self.writers.setdefault(name, []).append(fact)
+            return (live - kills) | reads
+
+        self.entry = frozenset(block(body, set(), True))
 
 
 def _tile_reads_of_exprs(s) -> set:
     return {x.buffer for e in stmt_exprs(s) for x in walk_expr(e) if isinstance(x, TileLoad)}
 
 
-def _mergeable(body: list, src: str, dst: str) -> bool:
-    tiles = {s.name: s for s in walk_stmts(body) if isinstance(s, TileBuffer)}
+def _mergeable(facts: _Facts, src: str, dst: str) -> bool:
     pair = {src, dst}
-    for s, live in _live_outs(body, tiles):
-        if s is None:
-            if pair & live:  # one of them is read before it is written
-                return False
-            continue
+    if pair & facts.entry:  # one of them is read before it is written
+        return False
+    for s, live, all_reads, all_writes in facts.writers.get(src, []) + facts.writers.get(dst, []):
+        writes, reads = all_writes & pair, all_reads & pair
         if _is_the_copy(s, src, dst):
             continue
-        writes, reads = _tile_writes(s) & pair, _tile_reads(s) & pair
         if any((other in live) for w in writes for other in pair - {w}):
             return False
-        if writes and reads and (writes | reads) == pair and not _in_place(s, pair):
+        if reads and (writes | reads) == pair and not _in_place(s, pair):
             return False
     return True
 
@@ -196,31 +210,33 @@ def _in_place(s, pair: set) -> bool:
 # ----------------------------------------------------------------------- renaming
 
 
-def _renamed(body: list, tiles: dict, src: str, dst: str) -> list:
-    """One fragment for src and dst: the one declared first keeps its name; copies of it
-    onto itself go."""
-    order = [s.name for s in walk_stmts(body) if isinstance(s, TileBuffer)]
-    keep, gone = (src, dst) if order.index(src) < order.index(dst) else (dst, src)
+def _renamed(body: list, renames: dict) -> list:
+    """Each fragment in `renames` under the name it maps to (the one declared first); copies
+    of a fragment onto itself go."""
 
     def name(n: str) -> str:
-        return keep if n == gone else n
+        return renames.get(n, n)
 
     def load(e):
-        return dataclasses.replace(e, buffer=keep) if isinstance(e, TileLoad) and e.buffer == gone else None
+        return dataclasses.replace(e, buffer=renames[e.buffer]) \
+            if isinstance(e, TileLoad) and e.buffer in renames else None
 
     def rename(s):
         if isinstance(s, TileBuffer):
-            return None if s.name == gone else s
-        (s,) = map_stmts([s], load)
+            return None if s.name in renames else s
         if isinstance(s, (TileStore, Fill)):
-            s = dataclasses.replace(s, buffer=name(s.buffer))
-        elif isinstance(s, Gemm):
-            s = dataclasses.replace(s, a=name(s.a), b=name(s.b), c=name(s.c))
-        elif isinstance(s, (Reduce, Cumsum)):
-            s = dataclasses.replace(s, src=name(s.src), dst=name(s.dst))
-        elif isinstance(s, Copy):
-            s = dataclasses.replace(s, tile=name(s.tile))
+            return dataclasses.replace(s, buffer=name(s.buffer))
+        if isinstance(s, Gemm):
+            return dataclasses.replace(s, a=name(s.a), b=name(s.b), c=name(s.c))
+        if isinstance(s, (Reduce, Cumsum)):
+            return dataclasses.replace(s, src=name(s.src), dst=name(s.dst))
+        if isinstance(s, Copy):
+            return dataclasses.replace(s, tile=name(s.tile))
         return s
 
-    body = rewrite_stmts(body, rename)
-    return rewrite_stmts(body, lambda s: None if _is_the_copy(s, keep, keep) else s)
+    def self_copy(s) -> bool:
+        return isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore) \
+            and _is_the_copy(s, s.body[0].buffer, s.body[0].buffer)
+
+    body = rewrite_stmts(map_stmts(body, load), rename)
+    return rewrite_stmts(body, lambda s: None if self_copy(s) else s)

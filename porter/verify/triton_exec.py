@@ -114,11 +114,13 @@ def _child_main(req: dict) -> dict:
 
                 triton_block_ptr.install()  # Triton 3.9's interpreter lost block pointers
         module = _import_user_module(source)
+        if device == "cpu":
+            _interpretable_math(module)
         kernel, kernel_fn = _find_kernel(module, req["kernel_name"], source)
         tensors = [_to_torch(a, torch) for a in req["args"]]
         if device != "cpu":
             tensors = [t.to(device) if isinstance(t, torch.Tensor) else t for t in tensors]
-        kernel[req["grid"]](*tensors, **req["constexprs"], **req["launch_options"])
+        kernel[req["grid"]](**_by_name(kernel_fn, tensors), **req["constexprs"], **req["launch_options"])
         if device != "cpu":
             torch.cuda.synchronize()
             tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]
@@ -149,6 +151,46 @@ def _import_user_module(source: str):
     sys.modules[name] = module  # dataclasses, pickling and inspect look modules up here
     spec.loader.exec_module(module)
     return module
+
+
+def _interpretable_math(module) -> None:
+    """Math functions a file imports by name (`from triton.language.extra.libdevice import
+    tanh`, `from triton.language.math import rsqrt`) as the interpreter can run them: it
+    patches `tl.math.<f>` while a kernel runs, not the function a name already holds, and
+    runs no libdevice at all (a call returned None). A name becomes a call of `tl.math.<f>`
+    looked up at run time, or, for a libdevice function tl.math lacks, its formula in
+    interpretable tl operations (tanh x = 2 sigmoid(2x) - 1)."""
+    import triton.language as tl
+
+    formulas = {"tanh": lambda x: 2 * tl.sigmoid(2 * x) - 1,
+                "rsqrt": lambda x: tl.math.rsqrt(x),
+                "pow": lambda x, y: tl.exp2(y * tl.log2(x)),
+                "log1p": lambda x: tl.log(1 + x),
+                "expm1": lambda x: tl.exp(x) - 1}
+    for name, value in list(vars(module).items()):
+        home = getattr(value, "__module__", None) or ""
+        if not callable(value) or not home.startswith(("triton.language.math", "triton.language.extra")):
+            continue
+        function = getattr(value, "__name__", name)
+        if hasattr(tl.math, function):
+            setattr(module, name, (lambda f: lambda *a, **k: getattr(tl.math, f)(*a, **k))(function))
+        elif function in formulas:
+            setattr(module, name, formulas[function])
+
+
+def _by_name(fn, values: list) -> dict:
+    """The runtime arguments by parameter name: a constexpr may sit between two runtime
+    parameters (`X, HAVE_BETA: tl.constexpr, M`), so positions would put M in its place."""
+    import inspect
+
+    import triton.language as tl
+
+    runtime = [p.name for p in inspect.signature(fn).parameters.values()
+               if not (p.annotation is tl.constexpr or
+                       (isinstance(p.annotation, str) and p.annotation.split(".")[-1] == "constexpr"))]
+    if len(runtime) != len(values):
+        raise TypeError(f"{fn.__name__} takes {len(runtime)} runtime arguments, verify has {len(values)}")
+    return dict(zip(runtime, values))
 
 
 def _find_kernel(module, kernel_name: str, source: str):

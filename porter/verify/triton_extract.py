@@ -72,6 +72,11 @@ class _Extractor:
                     if not _is_jit_decorator(d):
                         for line in range(d.lineno, d.end_lineno + 1):
                             keep_lines[line] = False
+        headers = {}  # line -> its text: the test of a kept `if` of imports
+        for st in tree.body:
+            if id(st) in kept and isinstance(st, ast.If):
+                for offset, text in enumerate(_taken_branch_header(st, lines)):
+                    headers[st.lineno + offset] = text
         new = []
         starts = {st.lineno: st for st in tree.body if id(st) in replaced}
         skip_until = 0
@@ -84,7 +89,7 @@ class _Extractor:
             if number <= skip_until or not keep_lines[number]:
                 new.append("\n")
                 continue
-            new.append(line)
+            new.append(headers.get(number, line))
         if file_name is None:
             digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
             file_name = f"_tileport_{path.stem}_{digest}.py"
@@ -150,16 +155,34 @@ def _top_level_binders(tree: ast.Module) -> dict:
                 for n in ast.walk(t):
                     if isinstance(n, ast.Name):
                         bind(n.id, st)
-        elif isinstance(st, ast.Try):
-            inner = st.body + [s for h in st.handlers for s in h.body] + st.orelse
-            if all(isinstance(s, _STATEMENTS_KEPT_WHOLE) for s in inner):
-                for s in inner:
-                    for n in ast.walk(s):
-                        if isinstance(n, ast.alias):
-                            bind(n.asname or n.name.split(".")[0], st)
-                        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-                            bind(n.id, st)
+        elif isinstance(st, (ast.Try, ast.If)) and _only_bindings(st):
+            for s in ast.walk(st):
+                if isinstance(s, ast.alias):
+                    bind(s.asname or s.name.split(".")[0], st)
+                elif isinstance(s, ast.Name) and isinstance(s.ctx, ast.Store):
+                    bind(s.id, st)
     return out
+
+
+def _only_bindings(st) -> bool:
+    """A `try:` or `if` whose every branch only imports or assigns (a version or backend
+    switch of imports: `if triton_3: from ...libdevice import tanh else: ...`)."""
+    if isinstance(st, ast.Try):
+        inner = st.body + [s for h in st.handlers for s in h.body] + st.orelse
+    elif isinstance(st, ast.If):
+        inner = st.body + st.orelse
+    else:
+        return isinstance(st, _STATEMENTS_KEPT_WHOLE)
+    return all(_only_bindings(s) for s in inner)
+
+
+def _taken_branch_header(st: ast.If, lines: list) -> list:
+    """The lines of a kept `if`'s test, as `if True:`: verify takes the first branch (the
+    CUDA machine the original targets, as the front end reads such tests) without running
+    the host code the test calls (`compare_version(...)`, `is_npu_available()`)."""
+    last = st.body[0].lineno - 1
+    indent = lines[st.lineno - 1][: len(lines[st.lineno - 1]) - len(lines[st.lineno - 1].lstrip())]
+    return [indent + "if True:\n"] + ["\n"] * (last - st.lineno)
 
 
 def _plainest(statements: list, name: str) -> list:
@@ -177,6 +200,8 @@ def _free_names(st) -> set:
     the dropped autotune/heuristics decorators' configs are not needed."""
     if isinstance(st, (ast.Import, ast.ImportFrom)):
         return set()
+    if isinstance(st, ast.If):  # its test is replaced (_taken_branch_header): only the branches
+        return set().union(*(_free_names(s) for s in st.body + st.orelse))
     if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     body = st.body if isinstance(st.body, list) else [st.body]

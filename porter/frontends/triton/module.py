@@ -249,7 +249,11 @@ class TritonFrontend:
         def with_stand_ins(overrides: dict) -> Kernel:
             return reconvert({**pinned, **overrides})
 
-        kernel.generic, kernel.emit_as = find_generic(kernel, with_stand_ins, self.path, exclude=enums)
+        # a tl.static_range bound sets how many copies of the loop body the port holds: never
+        # generic (and its stand-ins could unroll hundreds of copies)
+        unrolled = _loop_bound_names(fn, ("static_range",))
+        kernel.generic, kernel.emit_as = find_generic(kernel, with_stand_ins, self.path,
+                                                      exclude=enums | unrolled)
         for n in fixed:
             kernel.constexpr_origin[n] = "variant"
         return kernel
@@ -891,14 +895,15 @@ def _given_dtype(name: str, dtype: str) -> str:
     raise TileportError("TP007", f"--dtype {name}={dtype}: not a dtype tileport knows (one of {known})")
 
 
-def _loop_bound_names(fn) -> set:
-    """Names used directly as the bounds or step of `range` / `tl.range` loops in `fn`."""
+def _loop_bound_names(fn, kinds=("range", "static_range")) -> set:
+    """Names used directly as the bounds or step of `range` / `tl.range` loops in `fn` (of
+    `kinds`: the loop functions' short names)."""
     names = set()
     for node in ast.walk(fn):
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Call):
             f = node.iter.func
             short = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-            if short in ("range", "static_range"):
+            if short in kinds:
                 names |= {a.id for a in node.iter.args if isinstance(a, ast.Name)}
     return names
 

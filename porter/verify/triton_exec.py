@@ -173,9 +173,19 @@ def _interpretable_math(module) -> None:
             continue
         function = getattr(value, "__name__", name)
         if hasattr(tl.math, function):
-            setattr(module, name, (lambda f: lambda *a, **k: getattr(tl.math, f)(*a, **k))(function))
+            setattr(module, name, _late_math(function))
         elif function in formulas:
             setattr(module, name, formulas[function])
+
+
+def _late_math(function: str):
+    """A call of `tl.math.<function>` as it is when the call runs (patched while a kernel runs)."""
+    import triton.language as tl
+
+    def call(*args, **kwargs):
+        return getattr(tl.math, function)(*args, **kwargs)
+
+    return call
 
 
 def _by_name(fn, values: list) -> dict:

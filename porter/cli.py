@@ -327,7 +327,7 @@ def _print_report(report) -> None:
         style = _VERDICT_STYLE[k.verdict]
         stdout.print(f"[bold]{k.name}[/]  ({report.original}:{k.loc.line})  [{style}]{k.verdict}[/]")
         if k.error is not None:
-            stdout.print(f"  {k.error.render()}", markup=False)
+            stdout.print(f"  {k.error.render()}", markup=False, soft_wrap=True)
         if k.cases:
             table = Table(show_edge=False, pad_edge=False)
             for col in ("sizes", "device", "buffer", "dtype", "written", "max abs", "max rel", "rtol / atol",

@@ -133,10 +133,16 @@ def test_verify_text_report_names_buffers_and_tolerances(tmp_path):
 @pytest.mark.slow
 def test_port_that_crashes_is_could_not_run(tmp_path):
     port, _ = convert_and_verify("samples/cuda/saxpy.cu", tmp_path, "--no-compile-check")
-    port.write_text(port.read_text().replace("kernel(n, a, x, y)", "import os; os.abort()"))
-    result = tileport("verify", "samples/cuda/saxpy.cu", port, "--no-compile-check")
+    crashing = tmp_path / ("a_long_folder_name_" * 6) / port.name  # a line past 160 columns
+    crashing.parent.mkdir()
+    crashing.write_text(port.read_text().replace("kernel(n, a, x, y)", "import os; os.abort()"))
+    result = tileport("verify", "samples/cuda/saxpy.cu", crashing, "--no-compile-check")
     assert result.returncode == 3, result.stdout + result.stderr
     assert "error TP44" in result.stdout + result.stderr
+    # the diagnostic is one line however long its path (the console does not wrap it)
+    (line,) = [ln for ln in result.stdout.splitlines() if "error TP44" in ln]
+    assert len(line.strip()) > 160 and line.strip().startswith(str(crashing)), result.stdout
+    assert line.rstrip().endswith("signal SIGABRT"), result.stdout
 
 
 

@@ -51,20 +51,27 @@ def _copies(body: list, tiles: dict) -> list:
     """(src, dst) of each `dst[i, j] = src[i, j]` over the whole of two like fragments."""
     pairs = []
     for s in walk_stmts(body):
-        if not (isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore)):
+        pair = _copy_pair(s)
+        if pair is None or pair[0] == pair[1]:
             continue
-        store = s.body[0]
-        value = store.value
-        if not isinstance(value, TileLoad) or value.buffer == store.buffer:
-            continue
-        src, dst = tiles.get(value.buffer), tiles.get(store.buffer)
+        src, dst = tiles.get(pair[0]), tiles.get(pair[1])
         if src is None or dst is None or src.scope != "fragment" or dst.scope != "fragment":
             continue
-        if src.dtype != dst.dtype or not tuple(src.shape) == tuple(dst.shape) == tuple(s.extents):
-            continue
-        if _is_identity(store.indices, s.vars) and _is_identity(value.indices, s.vars):
-            pairs.append((src.name, dst.name))
+        if src.dtype == dst.dtype and tuple(src.shape) == tuple(dst.shape) == tuple(s.extents):
+            pairs.append(pair)
     return pairs
+
+
+def _copy_pair(s):
+    """(src, dst) when `s` is `for ... in T.Parallel: dst[i, j] = src[i, j]` (each element
+    onto the same element), else None."""
+    if not (isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore)):
+        return None
+    store = s.body[0]
+    if isinstance(store.value, TileLoad) and _is_identity(store.indices, s.vars) and \
+            _is_identity(store.value.indices, s.vars):
+        return store.value.buffer, store.buffer
+    return None
 
 
 def _is_identity(indices, variables) -> bool:
@@ -79,8 +86,7 @@ def _tile_reads(s) -> set:
     """Tiles a statement (nested statements included) reads."""
     reads = set()
     for t in [s, *(_nested(s))]:
-        for e in stmt_exprs(t):
-            reads |= {x.buffer for x in walk_expr(e) if isinstance(x, TileLoad)}
+        reads |= _tile_reads_of_exprs(t)
         if isinstance(t, Gemm):
             reads |= {t.a, t.b} | (set() if t.clear else {t.c})
         elif isinstance(t, (Reduce, Cumsum)):
@@ -105,7 +111,7 @@ def _tile_writes(s) -> set:
 def _kills(s, tiles: dict) -> set:
     """Tiles a simple statement overwrites whole (their old value is then dead)."""
     if isinstance(s, (Fill, Reduce, Cumsum, Copy)):
-        return {s.buffer if isinstance(s, Fill) else s.tile if isinstance(s, Copy) else s.dst}
+        return _tile_writes(s)
     if isinstance(s, Gemm) and s.clear:
         return {s.c}
     if isinstance(s, ParallelFor):
@@ -183,11 +189,7 @@ def _mergeable(facts: _Facts, src: str, dst: str) -> bool:
 
 
 def _is_the_copy(s, src: str, dst: str) -> bool:
-    if not (isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore)):
-        return False
-    store = s.body[0]
-    return store.buffer == dst and isinstance(store.value, TileLoad) and store.value.buffer == src \
-        and _is_identity(store.indices, s.vars) and _is_identity(store.value.indices, s.vars)
+    return _copy_pair(s) == (src, dst)
 
 
 def _in_place(s, pair: set) -> bool:
@@ -235,8 +237,8 @@ def _renamed(body: list, renames: dict) -> list:
         return s
 
     def self_copy(s) -> bool:
-        return isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore) \
-            and _is_the_copy(s, s.body[0].buffer, s.body[0].buffer)
+        pair = _copy_pair(s)
+        return pair is not None and pair[0] == pair[1]
 
     body = rewrite_stmts(map_stmts(body, load), rename)
     return rewrite_stmts(body, lambda s: None if self_copy(s) else s)

@@ -20,6 +20,7 @@ import tempfile
 import time
 
 from porter.diagnostics import Loc, TileportError
+from porter.kernel_budget import set_file_deadline
 
 #: The child's address space beyond what it starts with (the caller's own mappings).
 MEMORY_BYTES = int(os.environ.get("TILEPORT_FRONTEND_MEMORY", str(1 << 30)))
@@ -56,6 +57,7 @@ def _child(write_fd: int, fn, args, kwargs, seconds: float, memory: int) -> None
     status = 0
     try:
         _limit_child(seconds, memory)
+        set_file_deadline(seconds)
         try:
             payload = ("ok", fn(*args, **kwargs))
         except TileportError as exc:

@@ -169,3 +169,51 @@ def test_a_write_that_fails_half_way_is_a_diagnostic_and_leaves_no_temp_file(tmp
     assert "Traceback" not in run.stderr
     coded(run, "TP015")
     assert list(tmp_path.iterdir()) == []
+
+
+_THREE_KERNELS = ("import triton\nimport triton.language as tl\n\n\n" + "".join(
+    f"@triton.jit\ndef {name}(x_ptr):\n    tl.store(x_ptr, tl.load(x_ptr) + 1.0)\n\n\n"
+    for name in ("before", "stuck", "after")))
+
+
+def _stuck_in(monkeypatch, name: str) -> None:
+    """The Triton front end spins forever on kernel `name` (the forked child inherits it)."""
+    from porter.frontends.triton.module import TritonFrontend
+
+    real = TritonFrontend.convert_generic
+
+    def convert_generic(self, fn):
+        while fn.name == name:
+            pass
+        return real(self, fn)
+
+    monkeypatch.setattr(TritonFrontend, "convert_generic", convert_generic)
+
+
+def test_a_kernel_past_its_time_budget_costs_only_itself(tmp_path, monkeypatch):
+    from porter.frontends.load import load_module
+
+    source = tmp_path / "k.py"
+    source.write_text(_THREE_KERNELS)
+    _stuck_in(monkeypatch, "stuck")
+    monkeypatch.setenv("TILEPORT_KERNEL_SECONDS", "1")
+    module = load_module(str(source))
+    assert [k.name for k in module.kernels] == ["before", "after"]
+    [failure] = module.failures
+    assert (failure.name, failure.diagnostic.code, failure.diagnostic.loc.line) == ("stuck", "TP019", 11)
+    assert "longer than 1 s" in failure.diagnostic.message
+
+
+def test_kernels_left_when_the_files_time_runs_out_are_reported_not_lost(tmp_path, monkeypatch):
+    import porter.isolated
+    from porter.frontends.load import load_module
+
+    source = tmp_path / "k.py"
+    source.write_text(_THREE_KERNELS)
+    _stuck_in(monkeypatch, "stuck")
+    monkeypatch.setenv("TILEPORT_KERNEL_SECONDS", "0")  # no per-kernel budget: the file's 5 s hold
+    monkeypatch.setattr(porter.isolated, "SECONDS", 5.0)
+    module = load_module(str(source))
+    assert [k.name for k in module.kernels] == ["before"]
+    assert [(f.name, f.diagnostic.code) for f in module.failures] == [("stuck", "TP019"), ("after", "TP019")]
+    assert "ran out before kernel 'after'" in module.failures[1].diagnostic.message

@@ -25,6 +25,7 @@ from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.launch import LaunchReader
 from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates
 from porter.frontends.cuda.units import Inventory, is_user_cursor
+from porter.kernel_budget import OutOfTime, kernel_budget
 from porter.ir.extents import annotate_buffers
 from porter.ir.geometry import infer_launch
 from porter.ir.loops import insert_before_continue
@@ -79,7 +80,11 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 if errors:
                     raise errors[0]
                 key = (inst.name, inst.template_args) if inst else k.spelling
-                out.append(self.convert_kernel(k, launches.get(key), inst))
+                with kernel_budget():
+                    out.append(self.convert_kernel(k, launches.get(key), inst))
+            except OutOfTime as out_of_time:
+                failures.append(KernelFailure(name, ct.loc_of(k), Diagnostic(
+                    "TP019", out_of_time.message(name), ct.loc_of(k))))
             except TileportError as exc:
                 failures.append(KernelFailure(name, ct.loc_of(k), exc.diagnostic))
             except (RecursionError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:

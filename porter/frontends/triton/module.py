@@ -44,6 +44,7 @@ import math
 from pathlib import Path
 
 from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
+from porter.kernel_budget import OutOfTime, kernel_budget
 from porter.frontends.triton.generic import find_generic
 from porter.frontends.triton.modules import ModuleIndex, find_module
 from porter.frontends.triton.host import (
@@ -126,7 +127,11 @@ class TritonFrontend:
         converted, failures = [], [self._nested_failure(fn, host) for fn, host in nested]
         for fn in kernels:
             try:
-                converted.append(self.convert_generic(fn))
+                with kernel_budget():
+                    converted.append(self.convert_generic(fn))
+            except OutOfTime as out:
+                failures.append(KernelFailure(fn.name, self.loc(fn), Diagnostic(
+                    "TP019", out.message(fn.name), self.loc(fn))))
             except TileportError as exc:
                 diagnostic = exc.diagnostic
                 if diagnostic.loc is None:  # raised where no node was at hand: the kernel's line

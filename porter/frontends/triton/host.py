@@ -585,14 +585,21 @@ class HostEval:
         """The calls of a host function, each with how many of its leading parameters the
         caller does not pass: `fn(...)` passes all; `Cls.apply(...)` (or a name bound to it)
         calls the `forward(ctx, ...)` of a `torch.autograd.Function` subclass without ctx."""
-        cls = scope.parent.node if scope.parent is not None else None
-        autograd = (fn.name == "forward" and isinstance(cls, ast.ClassDef)
-                    and any(self.info.qualname(b).endswith("Function") for b in cls.bases))
+        cls = self._autograd_class(scope) if fn.name == "forward" else None
+        autograd = cls is not None
         for call, cscope in self.info.calls:
             if isinstance(call.func, ast.Name) and call.func.id == fn.name:
                 yield call, cscope, 0
             elif autograd and self._is_apply_of(call.func, cls.name, cscope):
                 yield call, cscope, 1
+
+    def _autograd_class(self, scope: HostScope):
+        """The class a method's scope belongs to when it subclasses a `...Function`
+        (`torch.autograd.Function`, or a name ending so); None otherwise."""
+        cls = scope.parent.node if scope.parent is not None else None
+        if isinstance(cls, ast.ClassDef) and any(self.info.qualname(b).endswith("Function") for b in cls.bases):
+            return cls
+        return None
 
     def _is_apply_of(self, func, cls_name: str, scope: HostScope) -> bool:
         """Whether `func` is `cls_name.apply`, directly or through a name assigned it."""
@@ -617,8 +624,8 @@ class HostEval:
             return None
         owner = self._scope_ids[b.scope]
         event = owner.events[ctx.id][b.index]
-        cls = owner.parent.node if owner.parent is not None else None
-        if event.kind != "param" or event.index != 0 or not isinstance(cls, ast.ClassDef):
+        cls = self._autograd_class(owner)
+        if event.kind != "param" or event.index != 0 or cls is None:
             return None
         forward = next((st for st in cls.body if isinstance(st, ast.FunctionDef)
                         and st.name == "forward" and st.args.args), None)

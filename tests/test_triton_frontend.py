@@ -495,6 +495,28 @@ def test_constexpr_without_value_is_chosen_and_generic(tmp_path):
     assert k.generic == ("BLOCK",)
 
 
+def test_a_kernel_of_more_runtime_sizes_than_powers_of_two_still_gets_a_value_for_each(tmp_path):
+    """Liger's mhc kernels take a dozen strides as constexprs from `t.stride(i)` of tensors the
+    launcher makes, with the block shapes last: the shapes get the powers of two, every stride
+    a distinct value, and a count that only `tl.static_range` unrolls a small one."""
+    strides = [f"s{i}" for i in range(10)]
+    src = write(tmp_path, f"""
+        @triton.jit
+        def k(x_ptr, {", ".join(s + ": tl.constexpr" for s in strides)}, STEPS: tl.constexpr,
+              BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            acc = tl.load(x_ptr + offs * s0)
+            for t in tl.static_range(0, STEPS):
+                acc += tl.load(x_ptr + offs * ({" + ".join(strides)}) + t)
+            tl.store(x_ptr + offs, acc)
+    """)
+    k = convert_triton(src).kernels[0]
+    values = [k.constexprs[n] for n in strides + ["STEPS", "BLOCK"]]
+    assert len(set(values)) == len(values), values
+    assert k.constexprs["BLOCK"] in (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+    assert k.constexprs["STEPS"] < 16
+
+
 def test_static_assert(tmp_path):
     src = write(tmp_path, """
         @triton.jit

@@ -5,7 +5,8 @@ The port takes such a constexpr as a program parameter; this value is only its d
 what `tileport verify` runs when nothing pins it (`--constexpr NAME=V`). It is chosen so the
 kernel's paths run: a flag tested by `if` is True, an enum compared with `==` takes the first
 value compared, a shape (`tl.arange`, `tl.zeros([...])`, `tl.static_range`) is a power of two
-no other constexpr has (so the port prints it by name), a pipelining hint is 2, and a float
+no other constexpr has (so the port prints it by name), another int a distinct power of two or,
+when those run out, a distinct multiple of 16, a pipelining hint is 2, and a float
 named like a tolerance is 1e-5.
 """
 
@@ -19,6 +20,10 @@ _PIPELINE_KEYWORDS = {"num_stages", "loop_unroll_factor", "warp_specialize", "fl
 _FLOAT_NAMES = ("eps", "epsilon", "scale", "alpha", "beta", "slope", "temperature", "momentum",
                 "sm_scale", "theta", "p_drop", "dropout")
 _POWERS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+#: For an int that is no shape (a size or stride, `stride_xn: tl.constexpr`) once the powers are
+#: taken: multiples of 16 that no power is, so a kernel of a dozen such constexprs still has one
+#: distinct value for each.
+_SPARE = [16 * k for k in range(3, 64) if k & (k - 1)]
 
 
 def choose_value(fn: ast.FunctionDef, name: str, taken: set):
@@ -35,10 +40,27 @@ def choose_value(fn: ast.FunctionDef, name: str, taken: set):
     lowered = name.lower()
     if "shape" not in uses and any(part in lowered for part in _FLOAT_NAMES):
         return 1e-5 if "eps" in lowered else 0.5
-    for power in _POWERS:
-        if power not in taken:
-            return power
+    for value in _candidates(uses):
+        if value not in taken:
+            return value
     return None
+
+
+def _candidates(uses: dict) -> list:
+    """Powers of two first; past them, a loop bound only `tl.static_range` takes gets a small
+    count (it is unrolled), another int a spare multiple of 16; a block shape has no more."""
+    calls = uses.get("shape_calls", set())
+    if not calls:
+        return _POWERS + _SPARE
+    if calls == {"static_range"}:
+        return _POWERS + [8, 4, 2, 3, 5, 6, 7]
+    return _POWERS
+
+
+def power_first(fn: ast.FunctionDef, names) -> list:
+    """`names` in the order their values should be chosen: those only a power of two may be
+    (block shapes) before the others, which have spare values when the powers run out."""
+    return sorted(names, key=lambda n: set(_uses(fn, n).get("shape_calls", ())) in (set(), {"static_range"}))
 
 
 # A kernel has at most this many flag/enum specializations in one port (2 flags and a 2-way enum).
@@ -106,4 +128,5 @@ def _uses(fn: ast.FunctionDef, name: str) -> dict:
                 short = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
                 if short in _SHAPE_CALLS:
                     uses["shape"] = True
+                    uses.setdefault("shape_calls", set()).add(short)
     return uses

@@ -51,7 +51,7 @@ from porter.frontends.triton.host import (
     GridBuilder, HConfig, HConst, HDict, HDType, HostEval, HScalar, HTensor, HTuple,
     ModuleInfo,
 )
-from porter.frontends.triton.choose import MAX_VARIANTS, choose_value, discrete_choices
+from porter.frontends.triton.choose import power_first, MAX_VARIANTS, choose_value, discrete_choices
 from porter.frontends.triton.tiles import NeedTiles
 from porter.frontends.triton.values import (
     DTypeV, FnV, ModV, PyC, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TORCH_DTYPES, pyconst_dtype,
@@ -725,7 +725,7 @@ class TritonFrontend:
         self._heuristics(fn, names, values, default_values, site, site_args)
         origin.update({n: "heuristics" for n in set(values) - before})
         taken = {v.value for v in values.values() if isinstance(v, PyC)}
-        for n in names:
+        for n in power_first(fn, names):
             if n in values:
                 continue
             if n in default_values:

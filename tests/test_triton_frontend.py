@@ -995,3 +995,40 @@ def test_a_kernel_defined_inside_a_host_function_is_reported_not_missed(tmp_path
     assert failure.diagnostic.loc.line == line_of(str(tmp_path / "kern.py"), "def inner")
     only = write(tmp_path, "\n    def negate" + NESTED.split("    def negate", 1)[1], "only.py")
     assert convert_error(only).diagnostic.code == "TP205"
+
+
+def test_a_dtype_constexpr_looked_up_in_a_table_of_another_module_is_the_tensors_dtype(tmp_path):
+    """Liger passes `torch_to_triton_dtype[X.dtype]` (a dict in its utils module) as
+    `X_dtype: tl.constexpr`: the port is specialised for X's buffer dtype, whichever way that
+    is known (an assert of a caller, --dtype), and the table is read from the other module."""
+    ops = tmp_path / "lib" / "ops"
+    ops.mkdir(parents=True)
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (ops / "__init__.py").write_text("")
+    (ops / "utils.py").write_text(HEADER + "\ntorch_to_triton_dtype = {torch.float32: tl.float32, "
+                                  "torch.float16: tl.float16, torch.bfloat16: tl.bfloat16}\n")
+    body = textwrap.dedent("""
+        from lib.ops.utils import torch_to_triton_dtype
+
+
+        @triton.jit
+        def scale(x_ptr, y_ptr, n, X_dtype: tl.constexpr, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
+            tl.store(y_ptr + offs, (x * 2.0).to(X_dtype), mask=offs < n)
+
+
+        def launch(x):
+            y = torch.empty_like(x)
+            scale[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), torch_to_triton_dtype[x.dtype], BLOCK=256)
+            return y
+    """)
+    plain = ops / "plain.py"
+    plain.write_text(HEADER + body)
+    (k,) = convert_triton(str(plain), dtypes={"x_ptr": "bfloat16"}).kernels
+    assert k.constexprs["X_dtype"] == "bfloat16" and kinds(k)["x_ptr"] == ("buffer", "bfloat16")
+    asserted = ops / "asserted.py"
+    asserted.write_text(HEADER + body + "\n\ndef half(x):\n    assert x.dtype == torch.float16\n"
+                        "    return launch(x)\n")
+    (k,) = convert_triton(str(asserted)).kernels
+    assert k.constexprs["X_dtype"] == "float16" and kinds(k)["x_ptr"] == ("buffer", "float16")

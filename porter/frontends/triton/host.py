@@ -66,6 +66,23 @@ class HDict:
     items: dict
 
 
+@dataclass(frozen=True)
+class DTypeKey:
+    """A dtype as a dict key (`torch_to_triton_dtype = {torch.float16: tl.float16, ...}`)."""
+    dtype: str
+
+
+def _dtype_entry(table: HDict, key: HDType):
+    """`table[x.dtype]`: the entry of a known dtype; for a dtype known only as "that of tensor
+    x", a table that maps each dtype to itself (torch's to Triton's) gives x's dtype back."""
+    if key.dtype:
+        return table.items.get(DTypeKey(key.dtype), UNKNOWN)
+    if table.items and all(isinstance(k, DTypeKey) and isinstance(v, HDType) and v.dtype == k.dtype
+                           for k, v in table.items.items()):
+        return HDType(None, key.like)
+    return UNKNOWN
+
+
 @dataclass
 class HFunc:
     node: object  # ast.Lambda / ast.FunctionDef
@@ -416,6 +433,9 @@ class HostEval:
         self._scope_ids = {id(s): s for s in info.scopes}
         self._parents: dict = {}  # scope id -> {id(ast node): its parent}
         self._active_functions: set = set()
+        #: name -> the host value of a module-level name another module of the tree binds
+        #: (`from .utils import torch_to_triton_dtype`), or None; set by the front end
+        self.imported = None
 
     # ------------------------------------------------------------------ names
 
@@ -522,6 +542,10 @@ class HostEval:
         if ev.kind == "def":
             return HFunc(ev.node, self.info.scope_of.get(id(ev.node)))
         if ev.kind == "import":
+            if self.imported is not None:  # a constant of another module of the user's tree
+                v = self.imported(b.name)
+                if isinstance(v, (HConst, HDict, HTuple, HDType)):
+                    return v
             return HModule(ev.value)
         return UNKNOWN
 
@@ -717,6 +741,10 @@ class HostEval:
                 return UNKNOWN
             if isinstance(base, HMulti):
                 return merge([self._attr_of(o, node.attr) for o in base.options])
+            if node.attr == "dtype" and isinstance(node.value, ast.Name) and isinstance(base, HUnknown):
+                # `x.dtype` of a parameter nothing calls: whatever x's buffer turns out to be
+                b = self.lookup(node.value.id, scope, _pos(node.value))
+                return HDType(None, b) if b is not None else UNKNOWN
             return UNKNOWN
         if isinstance(node, (ast.Tuple, ast.List)):
             return HTuple(tuple(self._value(e, scope, env) for e in node.elts))
@@ -724,6 +752,9 @@ class HostEval:
             items = {}
             for k, v in zip(node.keys, node.values):
                 kv = self._value(k, scope, env) if k is not None else UNKNOWN
+                if isinstance(kv, HDType) and kv.dtype:  # `{torch.float16: tl.float16, ...}`
+                    items[DTypeKey(kv.dtype)] = self._value(v, scope, env)
+                    continue
                 if not isinstance(kv, HConst):
                     return UNKNOWN
                 items[kv.value] = self._value(v, scope, env)
@@ -743,6 +774,8 @@ class HostEval:
             idx = self._value(node.slice, scope, env)
             if isinstance(idx, HConst):
                 return self.index(base, idx.value)
+            if isinstance(idx, HDType) and isinstance(base, HDict):
+                return _dtype_entry(base, idx)
             if isinstance(base, HTensor):
                 return base
             if isinstance(base, HShape):

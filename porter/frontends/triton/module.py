@@ -91,9 +91,11 @@ class TritonFrontend:
         self.dtypes = {name: _given_dtype(name, dtype) for name, dtype in (dtypes or {}).items()}
         self.given_grid = tuple(int(g) for g in grid) if grid else None
         self._globals: dict = {}
+        self._importing: set = set()  # tree imports being read (a cycle reads as nothing)
         self.derived: dict = {}        # kernel -> {constexpr: stand-in value}
         self.config_notes: dict = {}   # kernel -> which autotune config the port took
         self.derived_exprs: dict = {}  # kernel -> {constexpr: IR expression over its scalars}
+        self.dtype_of_tensor: dict = {}  # kernel -> {constexpr: the tensor binding whose dtype it is}
 
     def loc(self, node) -> Loc:
         return Loc(self.path, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
@@ -113,6 +115,7 @@ class TritonFrontend:
                                 Loc(self.path, exc.lineno or 0, exc.offset or 0)) from exc
         self.info = ModuleInfo(self.path, tree)
         self.host = HostEval(self.info)
+        self.host.imported = self.imported_host_value
         kernels = self.kernel_functions()
         nested = self._nested_kernels(tree)
         if not kernels and not nested:
@@ -423,6 +426,20 @@ class TritonFrontend:
         other = self.sibling(imported[0])
         return other.host_function(imported[1], other.info.scopes[0], depth + 1)
 
+    def imported_host_value(self, name: str, depth: int = 0):
+        """The host value of `name` imported from a module of the tree (a dtype table, a
+        constant), as that module binds it at its top level; None when it is not one."""
+        imported = self._tree_import(name)
+        if imported is None or depth > 8 or imported in self._importing:
+            return None
+        other = self.sibling(imported[0])
+        self._importing.add(imported)
+        try:
+            node = ast.Name(imported[1], ast.Load(), lineno=10**9, col_offset=0)
+            return other.host.value(node, other.info.scopes[0])
+        finally:
+            self._importing.discard(imported)
+
     def sibling(self, source) -> TritonFrontend:
         """The front end of another module of the tree, parsed once per conversion."""
         key = str(source)
@@ -433,6 +450,7 @@ class TritonFrontend:
             tree = self.modules.tree(source)
             fe.info = ModuleInfo(key, tree if tree is not None else ast.Module(body=[], type_ignores=[]))
             fe.host = HostEval(fe.info)
+            fe.host.imported = fe.imported_host_value
         return self.siblings[key]
 
     @staticmethod
@@ -552,6 +570,10 @@ class TritonFrontend:
                     fixed_scalar.pop(p)
             buffer_dtypes = {p: self._buffer_dtype(p, pointers, host_tensor, hints)
                              for p in runtime if p in pointers}
+            for n, like in self.dtype_of_tensor.get(fn.name, {}).items():
+                same = [p for p in sorted(buffer_dtypes) if self._tensor_binding(p, host_tensor, site, site_args) == like]
+                if same and n in constexprs:
+                    constexprs[n] = DTypeV(buffer_dtypes[same[0]])
             unknown = {p for p in scalar_dtypes if p not in fixed_scalar}
             conv = KernelConverter(self, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
                                    unknown, tile_mode, self._num_stages(site, config))
@@ -601,6 +623,17 @@ class TritonFrontend:
         kernel.launch = self._launch(kernel, fn, conv, site, config, constexprs)
         annotate_buffers(kernel)
         return kernel
+
+    def _tensor_binding(self, param: str, host_tensor: dict, site, site_args: dict):
+        """The host binding of the tensor the launch passes for pointer `param` (for a
+        constexpr that is that tensor's dtype), or None."""
+        h = host_tensor.get(param)
+        if h is not None and h.dtype is None and h.like is not None:
+            return h.like
+        arg = site_args.get(param)
+        if isinstance(arg, ast.Name) and site is not None:
+            return self.host.lookup(arg.id, site.scope, (arg.lineno, arg.col_offset))
+        return None
 
     def _is_constexpr_annotation(self, ann) -> bool:
         if ann is None:
@@ -683,6 +716,8 @@ class TritonFrontend:
         origin.clear()
         self.derived.pop(fn.name, None)
         self.derived_exprs.pop(fn.name, None)
+        tensor_dtypes = self.dtype_of_tensor.setdefault(fn.name, {})
+        tensor_dtypes.clear()
         for n in names:
             v = None
             if n in self.overrides:
@@ -696,6 +731,10 @@ class TritonFrontend:
             if n in site_args:
                 hv = self.host.value(site_args[n], site.scope)
                 v = self.from_host(hv)
+                if v is None and isinstance(hv, HDType) and hv.like is not None:
+                    # `torch_to_triton_dtype[x.dtype]`: x's buffer dtype, once the kernel has it
+                    tensor_dtypes[n] = hv.like
+                    v = DTypeV("float32")
                 options = [o if isinstance(o, PyC) else self.from_host(o) if not isinstance(o, (int, float))
                            else PyC(o) for o in getattr(hv, "options", ())]
                 if v is None and options and all(isinstance(o, PyC) for o in options):

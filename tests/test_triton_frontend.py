@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -1032,3 +1033,18 @@ def test_a_dtype_constexpr_looked_up_in_a_table_of_another_module_is_the_tensors
                         "    return launch(x)\n")
     (k,) = convert_triton(str(asserted)).kernels
     assert k.constexprs["X_dtype"] == "float16" and kinds(k)["x_ptr"] == ("buffer", "float16")
+
+
+def test_a_flag_variant_generic_over_a_stride_the_main_form_fixes_is_kept():
+    """With KEEP_HISTORY the history stride is unrolled into constants (fixed); without it the
+    stride is unused (generic). The port keeps both forms, and refuses another stride only
+    under the flag (before, the variant was dropped and KEEP_HISTORY=False refused)."""
+    from porter.emit.tilelang import emit_module
+
+    module = convert_triton(str(ROOT / "tests" / "fresh" / "triton" / "damped_steps.py"))
+    text = emit_module(module)
+    assert "    if KEEP_HISTORY:\n" in text and "    if not KEEP_HISTORY:\n" in text
+    assert re.search(r'    if KEEP_HISTORY:\n        _specialised\("_damped_steps_kernel", "stride_step"', text)
+    assert "no variant for" in text  # any other flag value is still refused
+    (k,) = module.kernels
+    assert k.dtype_constexprs == ("OUT_DTYPE",) and k.constexprs["OUT_DTYPE"] == kinds(k)["out_ptr"][1]

@@ -65,6 +65,7 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
     return {
         "factory": factory,
         "fixed": [(n, repr(values.constexprs[n])) for n in fixed],
+        "fixed_when": [],  # (condition, name, value): refused only where a variant is specialised
         "generic": generic,
         "keywords": keywords,
         "key": key,
@@ -139,23 +140,32 @@ def host_python(e, names: dict, constexprs=frozenset()) -> str:
 def add_variants(view, kernel, make_view) -> None:
     """Let the port dispatch on the flag/enum constexprs its variants were converted for: each
     variant's prim_func under `if HAS_BIAS and MODE == "mean":` in one program factory. A
-    variant whose signature differs (another pointer set, another level) is left out."""
+    variant whose signature differs (another pointer set, another level) is left out.
+
+    The factory takes every constexpr some form is generic over (a stride only a flag's
+    branch uses is generic where that branch is absent); a form specialised for one of them
+    refuses other values only when its own condition holds."""
     kept = []
     for variant in kernel.variants:
         other = make_view(variant)
         if other.triton and other.signature == view.signature and other.buffers == view.buffers and \
-                other.level == view.level and other.triton["generic"] == view.triton["generic"]:
+                other.level == view.level:
             kept.append((variant, other))
     if not kept:
         return
     t = view.triton
-    discrete = [n for n in kernel.constexprs if n not in t["generic"] and
+    generic = list(dict.fromkeys(t["generic"] + [n for _, o in kept for n in o.triton["generic"]]))
+    discrete = [n for n in kernel.constexprs if n not in generic and
                 any(v.constexprs.get(n) != kernel.constexprs[n] for v, _ in kept)]
-    t["fixed"] = [(n, value) for n, value in t["fixed"] if n not in discrete]
+    forms = [(kernel, view)] + kept
+    t["fixed_when"] = [(_condition(form, discrete), n, repr(form.constexprs[n]))
+                       for form, form_view in forms for n in generic if n not in form_view.triton["generic"]]
+    widened = [n for n in generic if n not in t["generic"]]
+    t["fixed"] = [(n, value) for n, value in t["fixed"] if n not in discrete and n not in widened]
     at = next((i for i, p in enumerate(t["factory"]) if p.startswith(("threads=", "stages="))), len(t["factory"]))
-    t["factory"][at:at] = [f"{n}={kernel.constexprs[n]!r}" for n in discrete]
-    t["program_args"] += [f"{n}={n}" for n in discrete]
-    t["key"] += discrete
+    t["factory"][at:at] = [f"{n}={kernel.constexprs[n]!r}" for n in widened + discrete]
+    t["program_args"] += [f"{n}={n}" for n in widened + discrete]
+    t["key"] += widened + discrete
     t["variants"] = [{"condition": _condition(kernel, discrete), "kernel_line": view.kernel_line,
                       "body": view.body, "rule": view.rule}]
     t["variants"] += [{"condition": _condition(v, discrete), "kernel_line": o.kernel_line, "body": o.body,

@@ -331,6 +331,7 @@ class Kernel:
     # stand-in values that the port is printed from (None: print this kernel itself)
     generic: tuple = ()
     constexpr_origin: dict = field(default_factory=dict)
+    dtype_constexprs: tuple = ()  # Triton: constexprs whose value is a dtype (`OUT_DTYPE: tl.constexpr`)
     emit_as: Kernel | None = None
     # Triton: the same kernel converted for the other values of its flag/enum constexprs
     # (HAS_BIAS both ways, each compared `mode`); the port dispatches on them

@@ -257,7 +257,9 @@ def _run_original_triton(kernel: Kernel, grid: tuple, args: list, original: str,
     params = [kernel.params[i] for i in kept]
     bf16 = [j for j, p in enumerate(params) if isinstance(p, BufferParam) and p.dtype == "bfloat16"]
     out = triton_exec.run_kernel(original, kernel.name, grid, [args[i] for i in kept],
-                                 constexprs=call["constexprs"], launch_options={"num_warps": call["num_warps"]},
+                                 constexprs={n: triton_exec.TritonDType(v) if n in kernel.dtype_constexprs else v
+                                             for n, v in call["constexprs"].items()},
+                                 launch_options={"num_warps": call["num_warps"]},
                                  timeout=opts.timeout, bf16_args=bf16, device=device)
     result = list(args)
     for j, i in enumerate(kept):

@@ -18,6 +18,7 @@ import os
 import sys
 import traceback
 from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,13 @@ from porter.verify.child import child_io, run_in_child
 
 
 # --------------------------------------------------------------------------- parent side
+
+
+@dataclass(frozen=True)
+class TritonDType:
+    """A dtype constexpr (`OUT_DTYPE=tl.float16`), sent by name: the child passes tl's dtype."""
+
+    name: str
 
 
 def run_kernel(
@@ -61,7 +69,8 @@ def run_kernel(
         "kernel_name": kernel_name,
         "grid": tuple(int(g) for g in grid),
         "args": [_encode_arg(i, a, bf16_args, source_path) for i, a in enumerate(args)],
-        "constexprs": dict(constexprs or {}),
+        "constexprs": {n: v.name if isinstance(v, TritonDType) else v for n, v in (constexprs or {}).items()},
+        "dtype_constexprs": [n for n, v in (constexprs or {}).items() if isinstance(v, TritonDType)],
         "launch_options": dict(launch_options or {}),
         "device": device,
     }
@@ -120,7 +129,10 @@ def _child_main(req: dict) -> dict:
         tensors = [_to_torch(a, torch) for a in req["args"]]
         if device != "cpu":
             tensors = [t.to(device) if isinstance(t, torch.Tensor) else t for t in tensors]
-        kernel[req["grid"]](**_by_name(kernel_fn, tensors), **req["constexprs"], **req["launch_options"])
+        import triton.language as tl
+
+        constexprs = {n: getattr(tl, v) if n in req["dtype_constexprs"] else v for n, v in req["constexprs"].items()}
+        kernel[req["grid"]](**_by_name(kernel_fn, tensors), **constexprs, **req["launch_options"])
         if device != "cpu":
             torch.cuda.synchronize()
             tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]

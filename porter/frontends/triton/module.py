@@ -617,6 +617,7 @@ class TritonFrontend:
                         constexprs={n: (v.dtype if isinstance(v, DTypeV) else v.value)
                                     for n, v in constexprs.items()})
         kernel.derived_constexprs = dict(self.derived_exprs.get(fn.name, {}))
+        kernel.dtype_constexprs = tuple(n for n, v in constexprs.items() if isinstance(v, DTypeV))
         kernel.constexpr_origin = dict(self.origins.get(fn.name, {}))
         kernel.note = self.config_notes.get(fn.name, "")
         kernel.fastest_strides = {b: tuple(sorted(s)) for b, s in conv.evidence.fastest_strides.items()}

@@ -1033,6 +1033,12 @@ def test_a_dtype_constexpr_looked_up_in_a_table_of_another_module_is_the_tensors
                         "    return launch(x)\n")
     (k,) = convert_triton(str(asserted)).kernels
     assert k.constexprs["X_dtype"] == "float16" and kinds(k)["x_ptr"] == ("buffer", "float16")
+    chosen = ops / "chosen.py"  # Liger's group_norm: `tl.float32 if X.dtype == torch.float32 else tl.bfloat16`
+    chosen.write_text(HEADER + body.replace("torch_to_triton_dtype[x.dtype]",
+                                            "tl.float32 if x.dtype == torch.float32 else tl.bfloat16"))
+    for given, expected in (("float16", "bfloat16"), ("float32", "float32")):
+        (k,) = convert_triton(str(chosen), dtypes={"x_ptr": given}).kernels
+        assert k.constexprs["X_dtype"] == expected, given
 
 
 def test_a_flag_variant_generic_over_a_stride_the_main_form_fixes_is_kept():

@@ -54,6 +54,15 @@ class HScalar:
 class HDType:
     dtype: str | None
     like: Binding | None = None
+    # with `like` and no dtype: the dtype is mapped from that tensor's (`tl.float32 if
+    # x.dtype == torch.float32 else tl.bfloat16`): its entry in `mapping`, else `otherwise`,
+    # else the tensor's own
+    mapping: tuple = ()
+    otherwise: str | None = None
+
+    def of(self, tensor_dtype: str) -> str:
+        """This dtype once the tensor it follows is known to be `tensor_dtype`."""
+        return dict(self.mapping).get(tensor_dtype, self.otherwise or tensor_dtype)
 
 
 @dataclass
@@ -74,12 +83,12 @@ class DTypeKey:
 
 def _dtype_entry(table: HDict, key: HDType):
     """`table[x.dtype]`: the entry of a known dtype; for a dtype known only as "that of tensor
-    x", a table that maps each dtype to itself (torch's to Triton's) gives x's dtype back."""
+    x", x's dtype mapped through the table (torch's dtypes to Triton's: x's own)."""
     if key.dtype:
         return table.items.get(DTypeKey(key.dtype), UNKNOWN)
-    if table.items and all(isinstance(k, DTypeKey) and isinstance(v, HDType) and v.dtype == k.dtype
-                           for k, v in table.items.items()):
-        return HDType(None, key.like)
+    if not key.mapping and table.items and all(isinstance(k, DTypeKey) and isinstance(v, HDType) and v.dtype
+                                               for k, v in table.items.items()):
+        return HDType(None, key.like, tuple((k.dtype, v.dtype) for k, v in table.items.items()))
     return UNKNOWN
 
 
@@ -782,6 +791,9 @@ class HostEval:
                 return HScalar("int")
             return UNKNOWN
         if isinstance(node, ast.IfExp):
+            chosen = self._dtype_choice(node, scope, env)
+            if chosen is not None:
+                return chosen
             test = self._value(node.test, scope, env)
             if not isinstance(test, HConst) and machine_test(node.test) is not None:
                 test = HConst(machine_test(node.test))
@@ -802,6 +814,26 @@ class HostEval:
                 except Exception:  # noqa: BLE001 - the user's host arithmetic failed: not a constant
                     return UNKNOWN
         return UNKNOWN
+
+    def _dtype_choice(self, node: ast.IfExp, scope, env):
+        """`tl.float32 if x.dtype == torch.float32 else tl.bfloat16` where x's dtype is known
+        only later (the buffer's): an HDType mapped from x's; None for any other IfExp."""
+        test = node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and
+                isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.Is, ast.IsNot))):
+            return None
+        a, b = self._value(test.left, scope, env), self._value(test.comparators[0], scope, env)
+        if isinstance(b, HDType) and b.like is not None and not b.dtype:
+            a, b = b, a
+        if not (isinstance(a, HDType) and a.like is not None and not a.dtype and not a.mapping
+                and isinstance(b, HDType) and b.dtype):
+            return None
+        then, other = self._value(node.body, scope, env), self._value(node.orelse, scope, env)
+        if not (isinstance(then, HDType) and then.dtype and isinstance(other, HDType) and other.dtype):
+            return None
+        if isinstance(test.ops[0], (ast.NotEq, ast.IsNot)):
+            then, other = other, then
+        return HDType(None, a.like, ((b.dtype, then.dtype),), other.dtype)
 
     def _attr_of(self, base, attr):
         if isinstance(base, HTensor) and attr == "dtype":

@@ -95,7 +95,7 @@ class TritonFrontend:
         self.derived: dict = {}        # kernel -> {constexpr: stand-in value}
         self.config_notes: dict = {}   # kernel -> which autotune config the port took
         self.derived_exprs: dict = {}  # kernel -> {constexpr: IR expression over its scalars}
-        self.dtype_of_tensor: dict = {}  # kernel -> {constexpr: the tensor binding whose dtype it is}
+        self.dtype_of_tensor: dict = {}  # kernel -> {constexpr: HDType following a tensor's dtype}
 
     def loc(self, node) -> Loc:
         return Loc(self.path, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
@@ -570,10 +570,11 @@ class TritonFrontend:
                     fixed_scalar.pop(p)
             buffer_dtypes = {p: self._buffer_dtype(p, pointers, host_tensor, hints)
                              for p in runtime if p in pointers}
-            for n, like in self.dtype_of_tensor.get(fn.name, {}).items():
-                same = [p for p in sorted(buffer_dtypes) if self._tensor_binding(p, host_tensor, site, site_args) == like]
+            for n, follows in self.dtype_of_tensor.get(fn.name, {}).items():
+                same = [p for p in sorted(buffer_dtypes)
+                        if self._tensor_binding(p, host_tensor, site, site_args) == follows.like]
                 if same and n in constexprs:
-                    constexprs[n] = DTypeV(buffer_dtypes[same[0]])
+                    constexprs[n] = DTypeV(follows.of(buffer_dtypes[same[0]]))
             unknown = {p for p in scalar_dtypes if p not in fixed_scalar}
             conv = KernelConverter(self, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
                                    unknown, tile_mode, self._num_stages(site, config))
@@ -734,8 +735,8 @@ class TritonFrontend:
                 v = self.from_host(hv)
                 if v is None and isinstance(hv, HDType) and hv.like is not None:
                     # `torch_to_triton_dtype[x.dtype]`: x's buffer dtype, once the kernel has it
-                    tensor_dtypes[n] = hv.like
-                    v = DTypeV("float32")
+                    tensor_dtypes[n] = hv
+                    v = DTypeV(hv.of("float32"))
                 options = [o if isinstance(o, PyC) else self.from_host(o) if not isinstance(o, (int, float))
                            else PyC(o) for o in getattr(hv, "options", ())]
                 if v is None and options and all(isinstance(o, PyC) for o in options):

@@ -261,3 +261,20 @@ def test_a_constexpr_between_runtime_parameters_and_math_imported_under_a_host_s
     out = np.zeros_like(x)
     _, got, _ = run_kernel(src, "squash", (1,), [x, out, 100], constexprs={"SHIFT": 2, "BLOCK": 128})
     np.testing.assert_allclose(got, np.tanh(x) / np.sqrt(x + 2), rtol=1e-5)
+
+
+def test_a_float_argument_is_an_fp32_scalar_and_a_dtype_constexpr_is_tls(tmp_path):
+    """`eps.to(OUT)` on a float argument (Liger's norms) compiles for a GPU, where a float is an
+    fp32 scalar; the interpreter passed it as a Python float. A dtype constexpr goes by name."""
+    from porter.verify.triton_exec import TritonDType
+
+    src = write_kernel(tmp_path, """
+        @triton.jit
+        def shift(x_ptr, eps, OUT: tl.constexpr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            e = eps.to(OUT)
+            tl.store(x_ptr + offs, (tl.load(x_ptr + offs) + e).to(OUT))
+    """)
+    x = np.arange(64, dtype=np.float16)
+    res = run_kernel(src, "shift", (1,), [x, 0.25], {"OUT": TritonDType("float16"), "BLOCK": 64})
+    np.testing.assert_array_equal(res[0], x + np.float16(0.25))

@@ -118,6 +118,7 @@ def _child_main(req: dict) -> dict:
 
         if device == "cpu":
             _patch_interpreter_bf16()
+            _patch_interpreter_floats()
             if "make_block_ptr" in Path(source).read_text(encoding="utf-8", errors="replace"):
                 from porter.verify import triton_block_ptr
 
@@ -308,6 +309,27 @@ def _same_file(a: str, b: str) -> bool:
 
 _bf16_to_f32 = bf16.from_bits
 _f32_to_bf16 = bf16.to_bits  # the GPU's truncf rounds; the interpreter truncates
+
+
+def _patch_interpreter_floats() -> None:
+    """Pass a Python float argument as the fp32 scalar a compiled kernel receives.
+
+    Triton 3.9's interpreter wraps bools, ints and tensors but hands a float to the kernel as
+    is, so `eps.to(tl.float32)` (Liger's norms) fails there, while it compiles for a GPU."""
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
+    if getattr(interp._implicit_cvt, "_tileport_floats", False):
+        return
+    orig = interp._implicit_cvt
+
+    def implicit_cvt(arg):
+        if isinstance(arg, float):
+            return tl.tensor(interp.TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+        return orig(arg)
+
+    implicit_cvt._tileport_floats = True
+    interp._implicit_cvt = implicit_cvt
 
 
 def _patch_interpreter_bf16() -> None:

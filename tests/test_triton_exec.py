@@ -278,3 +278,17 @@ def test_a_float_argument_is_an_fp32_scalar_and_a_dtype_constexpr_is_tls(tmp_pat
     x = np.arange(64, dtype=np.float16)
     res = run_kernel(src, "shift", (1,), [x, 0.25], {"OUT": TritonDType("float16"), "BLOCK": 64})
     np.testing.assert_array_equal(res[0], x + np.float16(0.25))
+
+
+def test_a_kernel_that_declares_num_warps_as_a_constexpr_gets_it_once(tmp_path):
+    """Liger's multi_token_attention declares `num_warps: tl.constexpr`; verify also passes
+    num_warps as a launch option, and the launch failed with "multiple values"."""
+    src = write_kernel(tmp_path, """
+        @triton.jit
+        def fill(x_ptr, BLOCK: tl.constexpr, num_warps: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, tl.zeros([BLOCK], tl.float32) + num_warps)
+    """)
+    res = run_kernel(src, "fill", (1,), [np.zeros(32, np.float32)], {"BLOCK": 32, "num_warps": 4},
+                     launch_options={"num_warps": 4})
+    np.testing.assert_array_equal(res[0], 4.0)

@@ -1054,3 +1054,25 @@ def test_a_flag_variant_generic_over_a_stride_the_main_form_fixes_is_kept():
     assert "no variant for" in text  # any other flag value is still refused
     (k,) = module.kernels
     assert k.dtype_constexprs == ("OUT_DTYPE",) and k.constexprs["OUT_DTYPE"] == kinds(k)["out_ptr"][1]
+
+
+def test_a_float_constexpr_of_one_never_names_a_size_one_fragment(tmp_path):
+    """Liger's grpo_loss has `SAPO_TEMP_POS: tl.constexpr` = 1.0: the (1,) fragments of its
+    scalar reductions printed as `(SAPO_TEMP_POS,)`, which TileLang rejects as a shape."""
+    from porter.emit.tilelang import emit_module
+
+    src = write(tmp_path, """
+        @triton.jit
+        def row_lse(x_ptr, out_ptr, n, TEMP: tl.constexpr, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            offs = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + row * n + offs, mask=offs < n, other=-float("inf")) / TEMP
+            m = tl.max(x, axis=0)
+            tl.store(out_ptr + row, m + tl.log(tl.sum(tl.exp(x - m), axis=0)))
+
+
+        def launch(x, out):
+            row_lse[(x.shape[0],)](x, out, x.shape[1], TEMP=1.0, BLOCK=128)
+    """)
+    text = emit_module(convert_triton(src))
+    assert "(TEMP,)" not in text and "T.alloc_fragment((1,), T.float32)" in text

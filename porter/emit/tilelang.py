@@ -304,8 +304,9 @@ class KernelEmitter:
         return self.named(value) if self.k.language == "triton" else str(value)
 
     def named(self, value: int) -> str:
-        """A block extent by the constexpr that set it, when exactly one has that value."""
-        names = [n for n, v in self.constants.items() if v == value]
+        """A block extent by the int constexpr that set it, when exactly one has that value (a
+        float constexpr of 1.0 never names a size-1 fragment)."""
+        names = [n for n, v in self.constants.items() if type(v) is int and v == value]
         return names[0] if len(names) == 1 else str(value)
 
     def _launch_note(self) -> str:

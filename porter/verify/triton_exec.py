@@ -133,7 +133,9 @@ def _child_main(req: dict) -> dict:
         import triton.language as tl
 
         constexprs = {n: getattr(tl, v) if n in req["dtype_constexprs"] else v for n, v in req["constexprs"].items()}
-        kernel[req["grid"]](**_by_name(kernel_fn, tensors), **constexprs, **req["launch_options"])
+        # a kernel may declare `num_warps: tl.constexpr` itself: the launch passes it once
+        options = {k: v for k, v in req["launch_options"].items() if k not in constexprs}
+        kernel[req["grid"]](**_by_name(kernel_fn, tensors), **constexprs, **options)
         if device != "cpu":
             torch.cuda.synchronize()
             tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]

@@ -246,8 +246,9 @@ def _run(module, job: dict, torch) -> dict:
     call = job.get("triton")
     with CapturedStderr() as captured:
         if call:  # Triton's calling convention: the original's arguments, grid and constexprs
-            fn(*[tensors[i] for i in call["keep"]], grid=tuple(job["grid"]), num_warps=call["num_warps"],
-               target=target, **call["constexprs"])
+            # a kernel that declares `num_warps: tl.constexpr` takes it once, as Triton's launch does
+            options = {"num_warps": call["num_warps"], **call["constexprs"]}
+            fn(*[tensors[i] for i in call["keep"]], grid=tuple(job["grid"]), target=target, **options)
         else:
             fn(*_regroup(tensors, job.get("groups", ())), target=target)
     if target == "cuda":

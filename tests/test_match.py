@@ -101,20 +101,22 @@ def test_an_fp32_fma_loop_keeps_fp32_products_unless_tf32_is_allowed(tmp_path):
 
 def test_row_major_operands_are_copied_and_the_aligned_program_copies_asynchronously(tmp_path):
     """A[row * K + k] and B[k * N + col], bounded by M, N, K: 2-D views, T.copy into the shared
-    tiles inside T.Pipelined; the wrapper takes the program that may assume whole tiles when
+    tiles inside T.Pipelined; the wrapper takes the program that may assume whole tiles along
+    each operand's rows (K for A, N for B; M may be ragged: T.copy predicates whole rows) when
     the sizes allow, and TileLang lowers its copies to cp.async (sm_80) and TMA (sm_90a)."""
     text = one_line(emit_module(raise_module(load_module(str(ROOT / "samples/cuda/matmul_tiled.cu")))))
     assert "A: T.Tensor((M, K), T.float32)" in text and "B: T.Tensor((K, N), T.float32)" in text
     assert "T.copy(A[by * 64, ko * 16], a_tile)" in text and "T.copy(B[ko * 16, bx * 64], b_tile)" in text
-    assert "aligned = M % 64 == 0 and N % 64 == 0 and K % 16 == 0 and _aligned16(A, B)" in text
+    assert "aligned = N % 64 == 0 and K % 16 == 0 and _aligned16(A, B)" in text
     port = tmp_path / "mm_tl.py"
     port.write_text(text)
     from porter.verify.port_exec import async_copies, load_port, lower, pass_configs
 
     module = load_port(str(port))
-    for arch, marker in (("sm_80", "cp_async_gs<16>"), ("sm_90a", "tma_load")):
+    # B's tiles are whole; A's rows past M are one predicate per 16-byte copy
+    for arch, markers in (("sm_80", ("cp_async_gs<16>", "cp_async_gs_conditional<16>")), ("sm_90a", ("tma_load",))):
         fast = lower(module.sgemm_tiled_program(aligned=True), {"kind": "cuda", "arch": arch}, pass_configs(module))
-        assert marker in fast.kernel_source and async_copies(fast.kernel_source) >= 2, arch
+        assert all(m in fast.kernel_source for m in markers) and async_copies(fast.kernel_source) >= 2, arch
     # ragged sizes: still asynchronous, one predicated 4-byte copy per element
     general = lower(module.sgemm_tiled_program(), {"kind": "cuda", "arch": "sm_80"}, pass_configs(module))
     assert "cp_async_gs_conditional<4>" in general.kernel_source and "cp_async_gs<16>" not in general.kernel_source
@@ -191,7 +193,7 @@ def test_batched_operands_are_3d_views_copied_asynchronously_and_verify(tmp_path
                             "--format", "json"], cwd=ROOT, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     cases = json.loads(check.stdout)["kernels"][0]["cases"]
-    aligned = [c["sizes"] for c in cases if c["sizes"]["M"] % 64 == 0 and c["sizes"]["stride_x"] % 4 == 0]
+    aligned = [c["sizes"] for c in cases if c["sizes"]["stride_x"] % 4 == 0 and c["sizes"]["K"] % 16 == 0]
     assert aligned and all(c["stride_x"] >= c["M"] * c["K"] for c in aligned)
 
 
@@ -212,7 +214,8 @@ def test_an_operand_with_a_row_stride_is_a_strided_view_and_verifies(tmp_path):
                             "--format", "json"], cwd=ROOT, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     cases = json.loads(check.stdout)["kernels"][0]["cases"]
-    assert any(c["sizes"]["M"] == 128 and c["sizes"]["lda"] % 4 == 0 and c["sizes"]["lda"] > 128 for c in cases)
+    # the aligned program's case: lda a multiple, and M ragged (T.copy predicates the rows past it)
+    assert any(c["sizes"]["M"] % 64 and c["sizes"]["lda"] % 4 == 0 and c["sizes"]["K"] % 16 == 0 for c in cases)
     assert all(c["sizes"]["lda"] > c["sizes"]["K"] for c in cases)  # padded rows show a mixed-up stride
 
 
@@ -446,8 +449,8 @@ def xw(x, w):
 def test_triton_block_loads_become_copies_of_strided_views_with_an_async_program(tmp_path):
     """`tl.load(base + rows[:, None] * s0 + cols[None, :] * s1, mask=bounds)` into a dot
     operand: a (rows, depth) view with the kernel's strides; the wrapper takes the program
-    whose T.copy is asynchronous when the tiles are whole and the rows contiguous and 16-byte
-    aligned, the other gathers from the same view; verify runs a case of each."""
+    whose T.copy is asynchronous when the rows are contiguous and 16-byte aligned, the other
+    gathers from the same view; verify runs a case of each (the aligned one at ragged rows)."""
     src = tmp_path / "xw.py"
     src.write_text(TRITON_DOT)
     out = tmp_path / "xw_tl.py"
@@ -459,7 +462,10 @@ def test_triton_block_loads_become_copies_of_strided_views_with_an_async_program
     assert "x_ptr: T.StridedTensor((rows, depth), (sx_r, sx_d), T.float16)" in text
     assert 'sx_d = 1 if aligned else T.dynamic("sx_d")' in text
     assert "T.copy(x_ptr[BR * bx, BD * step], xs)" in text and "T.copy(w_ptr[BD * step, BC * by], ws)" in text
-    assert "sx_d == 1 and sw_c == 1 and rows % BR == 0" in text
+    # whole tiles along the rows of each operand (depth for x, cols for w); rows past `rows` are
+    # T.copy's predicate, one per 16-byte row piece, so `rows` may be ragged
+    assert "sx_d == 1 and sw_c == 1 and depth % BD == 0" in text and "cols % BC == 0" in text
+    assert "rows % BR" not in text
     from porter.verify.port_exec import async_copies, load_port, lower, pass_configs
 
     module = load_port(str(out))
@@ -471,7 +477,7 @@ def test_triton_block_loads_become_copies_of_strided_views_with_an_async_program
                             "--format", "json", *dtypes], cwd=ROOT, capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
     cases = [c["sizes"] for c in json.loads(check.stdout)["kernels"][0]["cases"]]
-    assert any(c["sx_d"] == 1 and c["sw_c"] == 1 and c["rows"] % 32 == 0 for c in cases)
+    assert any(c["sx_d"] == 1 and c["sw_c"] == 1 and c["rows"] % 32 != 0 for c in cases)
     assert any(c["sx_d"] != 1 for c in cases)
 
 
@@ -791,3 +797,24 @@ def test_causal_attention_views_need_their_evidence(change, left, tmp_path):
         assert "StridedTensor" not in text and "T.copy(" not in text
     else:
         assert "T.copy(Kp" not in text and "T.copy(Qp[b, h, BQ * qb, 0], q_tile)" in text
+
+
+CROSS = ROOT / "tests" / "fresh" / "triton" / "cross_attention_fp16.py"
+
+
+def test_masked_rows_of_half_tiles_copy_asynchronously_at_any_length(tmp_path):
+    """fp16 attention whose Q, K and V loads are masked by their lengths: the aligned program
+    asks only for 16-byte aligned rows, not for lengths that are multiples of a tile (a row past
+    the length is T.copy's own predicate, one per 16-byte copy), so it is the one that runs at
+    ragged lengths, and its copies are cp.async (sm_80) and TMA (sm_90a) there."""
+    text = _converted(CROSS, tmp_path / "cross_tl.py")
+    test = text.split("aligned = ", 1)[1].split("\n", 1)[0]
+    assert "q_row % 8 == 0" in test and "kv_row % 8 == 0" in test
+    assert "len_q" not in test and "len_kv" not in test and "T.assume(len_" not in text
+    from porter.verify.port_exec import async_copies, load_port, lower, program_configs
+
+    module = load_port(str(tmp_path / "cross_tl.py"))
+    factory = module.cross_attn_fwd_program
+    fast = lower(factory(aligned=True), {"kind": "cuda", "arch": "sm_80"},
+                 program_configs(module, factory, {"aligned": True}))
+    assert "cp_async_gs_conditional<16>" in fast.kernel_source and async_copies(fast.kernel_source) >= 6

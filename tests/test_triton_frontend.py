@@ -11,7 +11,7 @@ import pytest
 from porter.diagnostics import TileportError
 from porter.frontends.triton import convert_triton
 from porter.ir.nodes import (
-    Assign, Atomic, BinOp, For, While, Builtin, BufferParam, Call, Cast, Decl, If, Load, ScalarParam, Select, Store,
+    Assign, Atomic, BinOp, For, While, Builtin, BufferParam, Call, Cast, Decl, If, Load, ScalarParam, Select, Store, Var,
 )
 from porter.ir.printer import format_expr, format_module
 from porter.ir.tiles import Gemm, ParallelFor, Reduce, TileBuffer
@@ -1076,3 +1076,33 @@ def test_a_float_constexpr_of_one_never_names_a_size_one_fragment(tmp_path):
     """)
     text = emit_module(convert_triton(src))
     assert "(TEMP,)" not in text and "T.alloc_fragment((1,), T.float32)" in text
+
+
+def test_a_grid_size_named_like_a_kernel_local_gets_its_own_name(tmp_path):
+    """The host's `bh` sizes the grid and the kernel's `bh = tl.program_id(1)` is a local: one
+    name to the IR made the grid's size read as the program id, verify sized each buffer for
+    one batch, and the original (the interpreter) read past its buffers and crashed."""
+    from porter.verify.inputs import buffer_lengths, problem_sizes
+
+    path = write(tmp_path, """
+        @triton.jit
+        def rows_copy(src, dst, n, s_bh, BLOCK: tl.constexpr):
+            bh = tl.program_id(1)
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            keep = offs < n
+            tl.store(dst + bh * s_bh + offs, tl.load(src + bh * s_bh + offs, mask=keep), mask=keep)
+
+
+        def run(x):
+            bh, n = x.shape
+            y = torch.empty_like(x)
+            rows_copy[(triton.cdiv(n, 128), bh)](x, y, n, x.stride(0), BLOCK=128)
+            return y
+    """)
+    (k,) = convert_triton(path).kernels
+    axis = k.launch.grid[1]
+    assert isinstance(axis, Var) and axis.name != "bh" and "bh" in decls(k)
+    sizes = problem_sizes(k, {})[0]
+    lengths = buffer_lengths(k, sizes, {})
+    # every program row's last element: (grid rows - 1) * s_bh + n
+    assert lengths["src"] >= (sizes[axis.name] - 1) * sizes["s_bh"] + sizes["n"]

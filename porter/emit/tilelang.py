@@ -22,7 +22,7 @@ from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue, pipeline_stages
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, BufferParam, Call, Comment, Const, Continue, Decl, For, If,
-    Kernel, Module, Return, Store, Sync, UnaryOp, While,
+    Kernel, Module, Return, Store, Sync, UnaryOp, Var, While,
 )
 from porter.ir.printer import format_expr
 from porter.emit.vectors import vectorize_lanes
@@ -263,7 +263,7 @@ class KernelEmitter:
         constexpr, and, for a kernel with an aligned specialization (whole tiles, 16-byte aligned
         2-D operands: TileLang's async copies), per `aligned`."""
         names = [n for n, _ in v.derived]
-        if (self.k.aligned_sizes or self.k.unit_strides) and v.shaped:
+        if (self.k.aligned_sizes or self.k.unit_strides or _has_aligned_program(self.k.body)) and v.shaped:
             tests = [f"{self.param_names[n]} == 1" for n in self.k.unit_strides]
             tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in _each_multiple(self.k.aligned_sizes)]
             # unmasked tiles at the program id: the caller's grid launches no tile past the size
@@ -512,6 +512,12 @@ def needs_threads(kernel: Kernel) -> bool:
     if any(isinstance(s, (Alloc, Sync, Atomic, Break, Continue)) for s in walk_stmts(kernel.body)):
         return True
     return any(isinstance(e, Call) and e.func in _THREAD_CALLS for e in all_exprs(kernel.body))
+
+
+def _has_aligned_program(body) -> bool:
+    """Whether the body branches on `aligned` (match/copies.py's T.copy), also when nothing but
+    the operands' 16-byte alignment selects it (masked rows of a contiguous view)."""
+    return any(isinstance(s, If) and s.cond == Var("aligned", "bool") for s in walk_stmts(body))
 
 
 def _each_multiple(aligned_sizes: dict) -> list:

@@ -6,9 +6,11 @@ element through a flat pointer. When every read of the buffer is such a gather, 
 extents and strides, the buffer is a (R, C) tensor with strides (s0, s1), and the gather is the
 tile-shaped region of it at (row origin, column origin): `T.copy` reads exactly the elements the
 mask lets through and zero elsewhere, and `T.Pipelined` can then make the copy asynchronous.
-TMA and cp.async need whole tiles of unit-stride rows: the copy is the port's `aligned` program,
-which the wrapper takes when the sizes and strides allow (Triton passes them at run time); the
-other program gathers from the same view as before.
+TMA and cp.async need unit-stride, 16-byte aligned rows, and whole tiles along them (a 2-byte
+element under a per-element predicate is no cp.async); rows past a masked size are T.copy's own
+predicate, one per 16-byte piece, so the row count may be ragged. The copy is the port's `aligned`
+program, which the wrapper takes when the strides and those sizes allow (Triton passes them at
+run time); the other program gathers from the same view as before.
 
 Only shared tiles are rewritten (what a GEMM or attention K loop stages); extents and strides
 must be scalar parameters (or a unit stride), which the port then binds from the tensor's shape.
@@ -84,9 +86,9 @@ def _raise_copies(kernel):
             hit = _gather(s, shared, params, lets, steps)
             if hit is not None and (not hit[3] or _wraps_discarded(kernel.body, s.body[0].buffer, hit[3], lets,
                                                                     params)):
-                buffer, view, origin, wrapped, grid_checks = hit
+                buffer, view, origin, wrapped, grid_checks, bounded = hit
                 written = {d: node for d, (_, _, node) in wrapped.items()}
-                found.setdefault(buffer, []).append((s, view, origin, written))
+                found.setdefault(buffer, []).append((s, view, origin, written, bounded))
                 checks.setdefault(buffer, {}).update(dict.fromkeys(grid_checks))
     loads = read_counts(kernel.body, Load)
     views = {}
@@ -94,16 +96,16 @@ def _raise_copies(kernel):
         param = params.get(buffer)
         if param is None or getattr(param, "shape", None) or loads.get(buffer) != len(hits):
             continue  # read elsewhere too: its flat indices would need the view's 2-D ones
-        if len({view for _, view, _, _ in hits}) != 1:
+        if len({hit[1] for hit in hits}) != 1:
             continue
         views[buffer] = hits
     if not views:
         return kernel
-    unrolled = any(id(loop) in crowded for hits in views.values() for loop, _, _, _ in hits)
+    unrolled = any(id(loop) in crowded for hits in views.values() for loop, *_ in hits)
     aligned = Var("aligned", "bool")
     replace = {id(loop): If(aligned, [Copy(buffer, origin, loop.body[0].buffer, loop.loc)],
                             [_gather_2d(loop, origin, written)], loop.loc)
-               for buffer, hits in views.items() for loop, _, origin, written in hits}
+               for buffer, hits in views.items() for loop, _, origin, written, _ in hits}
     body = rewrite_stmts(kernel.body, lambda s: replace.get(id(s), s))  # unread lets: the emitter drops them
     new_params, units, multiples = [], [], dict(kernel.aligned_sizes)
     for p in kernel.params:
@@ -111,10 +113,14 @@ def _raise_copies(kernel):
             view = views[p.name][0][1]
             contiguous = len(view.shape) == 2 and view.strides == (view.shape[1], 1)
             p = dataclasses.replace(p, shape=view.shape, strides=None if contiguous else view.strides)
-            # the copyable program: whole tiles (no per-element predicate, which a 2-byte element
-            # cannot take into cp.async), rows of unit-stride elements, each row 16-byte aligned
-            for loop, _, _, _ in views[p.name]:
-                for extent, tile in zip(view.shape[-2:], loop.extents):
+            # the copyable program: rows of unit-stride elements, each row 16-byte aligned, and
+            # whole tiles along the columns (a per-element predicate, which a 2-byte element cannot
+            # take into cp.async) and along rows no bound guards. A row past a bounded size is
+            # T.copy's own predicate, one per row: its 16-byte chunks are all in or all out
+            for loop, _, _, _, bounded in views[p.name]:
+                for d, (extent, tile) in enumerate(zip(view.shape[-2:], loop.extents)):
+                    if d == 0 and 0 in bounded:
+                        continue
                     if isinstance(extent, str):  # each tile that steps over it, by its own name
                         known = multiples.get(extent, ())
                         known = tuple(dict.fromkeys((known if isinstance(known, tuple) else (known,)) + (int(tile),)))
@@ -470,7 +476,11 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps:
         origin = tuple(from_poly(x, names) for x in origin_polys)
     except KeyError:
         return None
-    return load.buffer, View(shape, strides), origin, wrapped, grid_checks
+    # the dimensions whose tiles may reach past the size, where T.copy, bounded by the view's
+    # shape, reads what the original does: masked ones, and wrapped ones (rows T.copy zero-fills
+    # only make outputs the kernel never stores, _wraps_discarded)
+    bounded = frozenset(d for d, found in ((0, rows), (1, cols)) if found or d in wrapped)
+    return load.buffer, View(shape, strides), origin, wrapped, grid_checks, bounded
 
 
 @dataclasses.dataclass(frozen=True)

@@ -362,10 +362,12 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     new_params = [dataclasses.replace(p, shape=shapes[p.name][0], strides=shapes[p.name][1])
                   if p.name in shapes else p for p in kernel.params]
     aligned = {}
-    if len(shapes) == 2:  # whole tiles on every axis: the async-copy specialization
+    if len(shapes) == 2:  # the async-copy specialization
+        # whole tiles along each operand's rows (a 2-byte element under a per-element predicate is
+        # no cp.async); a tile's rows past a size are T.copy's own predicate, one per row
         multiple = {extent[m_sym].name: bm, extent[n_sym].name: bn, k_stop.name: bk}  # M, N, K
-        used = {d for shape, _ in shapes.values() for d in shape}
-        aligned = {d: m for d, m in multiple.items() if d in used}
+        columns = {shape[-1] for shape, _ in shapes.values()}
+        aligned = {d: m for d, m in multiple.items() if d in columns}
         for _, strides in shapes.values():  # rows (and batch matrices) 16 bytes apart: 128-bit copies
             for stride in (strides or ())[:-1]:
                 aligned[stride] = math.lcm(aligned.get(stride, 1), max(1, 16 // (dtype_bits(dtype) // 8)))

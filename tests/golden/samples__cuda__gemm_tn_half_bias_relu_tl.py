@@ -101,7 +101,6 @@ def gemm_tn_bias_relu_program(aligned=False):
             if aligned:
                 T.assume(M % 64 == 0)
                 T.assume(N % 64 == 0)
-                T.assume(K % 32 == 0)
             acc = T.alloc_fragment((64, 64), T.float32)
             a_tile = T.alloc_shared((32, 64), T.float16)
             b_tile = T.alloc_shared((32, 64), T.float16)
@@ -133,7 +132,7 @@ def gemm_tn_bias_relu(At, B, bias, Y, M, N, K, *, target=None):
     At = _shaped(At, "At", "float16", (K, M))
     B = _shaped(B, "B", "float16", (K, N))
     # whole tiles and aligned operands: the program whose copies are asynchronous
-    aligned = M % 64 == 0 and N % 64 == 0 and K % 32 == 0 and _aligned16(At, B)
+    aligned = M % 64 == 0 and N % 64 == 0 and _aligned16(At, B)
     kernel = _compiled(
         ("gemm_tn_bias_relu", aligned),
         lambda: gemm_tn_bias_relu_program(aligned),

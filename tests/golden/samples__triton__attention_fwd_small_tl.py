@@ -203,8 +203,6 @@ def attention_fwd_kernel_program(
     ):
         with T.Kernel(grid_x, grid_y_, threads=threads) as (pid_m, head):
             if aligned:
-                T.assume(seq_len % BLOCK_M == 0)
-                T.assume(seq_len % BLOCK_N == 0)
                 T.assume(stride_qh % 4 == 0)
                 T.assume(stride_qs % 4 == 0)
                 T.assume(stride_kh % 4 == 0)
@@ -380,9 +378,7 @@ def _attention_fwd_kernel(
     # unit-stride rows, 16-byte aligned: the program whose copies are asynchronous
     # (TMA, cp.async)
     aligned = (
-        seq_len % BLOCK_M == 0
-        and seq_len % BLOCK_N == 0
-        and stride_qh % 4 == 0
+        stride_qh % 4 == 0
         and stride_qs % 4 == 0
         and stride_kh % 4 == 0
         and stride_ks % 4 == 0

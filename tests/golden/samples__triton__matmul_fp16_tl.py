@@ -179,7 +179,6 @@ def matmul_fp16_kernel_program(
     ):
         with T.Kernel(grid_x, grid_y, threads=threads) as (pid_m, pid_n):
             if aligned:
-                T.assume(M % BLOCK_M == 0)
                 T.assume(K % BLOCK_K == 0)
                 T.assume(stride_am % 8 == 0)
                 T.assume(N % BLOCK_N == 0)
@@ -286,7 +285,6 @@ def _matmul_fp16_kernel(
     aligned = (
         stride_ak == 1
         and stride_bn == 1
-        and M % BLOCK_M == 0
         and K % BLOCK_K == 0
         and stride_am % 8 == 0
         and N % BLOCK_N == 0

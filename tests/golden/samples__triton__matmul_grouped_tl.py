@@ -184,7 +184,6 @@ def matmul_grouped_kernel_program(
             T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=threads
         ) as (pid_n, pid_m):
             if aligned:
-                T.assume(M % BLOCK_M == 0)
                 T.assume(K % BLOCK_K == 0)
                 T.assume(stride_am % 4 == 0)
                 T.assume(N % BLOCK_N == 0)
@@ -301,7 +300,6 @@ def _matmul_grouped_kernel(
     aligned = (
         stride_ak == 1
         and stride_bn == 1
-        and M % BLOCK_M == 0
         and K % BLOCK_K == 0
         and stride_am % 4 == 0
         and N % BLOCK_N == 0

@@ -58,7 +58,7 @@ from porter.frontends.triton.values import (
 )
 from porter.ir.extents import annotate_buffers
 from porter.ir.nodes import Builtin, BufferParam, Const, Kernel, Launch, Module, ScalarParam, Var
-from porter.ir.walk import stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import declared_names, stmt_exprs, walk_expr, walk_stmts
 
 from porter.frontends.triton.grids import infer_grid
 from porter.frontends.triton.kernels import KernelConverter
@@ -845,7 +845,9 @@ class TritonFrontend:
         dims = GridBuilder(self.host, site, fn, scalar_dtypes, cvals).build(partial=True)
         if not dims or len(dims) > 3:
             return None
-        taken = {p.name for p in kernel.params} | set(constexprs) | _RESERVED
+        # not a local of the kernel either (`bh = tl.program_id(1)` beside a host `bh` of the
+        # grid): the two would be one name to the IR, and the grid's size would read as the id
+        taken = {p.name for p in kernel.params} | set(constexprs) | _RESERVED | set(declared_names(kernel.body))
         out = []
         for axis, d in enumerate(dims):
             if not isinstance(d, ast.AST):
@@ -863,7 +865,7 @@ class TritonFrontend:
         of the original: the port takes the grid from its caller, verify chooses it."""
         used = {e.axis for s in walk_stmts(kernel.body) for x in stmt_exprs(s)
                 for e in walk_expr(x) if isinstance(e, Builtin) and e.kind in ("block_idx", "grid_dim")}
-        taken = {p.name for p in kernel.params} | set(kernel.constexprs) | _RESERVED
+        taken = {p.name for p in kernel.params} | set(kernel.constexprs) | _RESERVED | set(declared_names(kernel.body))
         dims = []
         for axis in range(max(used | {0}) + 1):
             name = _unique(f"grid_{'xyz'[axis]}", taken)

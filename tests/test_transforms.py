@@ -201,3 +201,44 @@ def test_tile_copies_stay_where_both_values_are_needed_or_a_step_would_read_its_
     for body, kept in ((running, {"m", "m_new", "alpha"}), (shifted, {"x", "y"})):
         tiles, _ = _tiles_and_text(coalesce_tile_copies(body))
         assert tiles == kept
+
+
+def test_a_cast_masked_load_is_a_guarded_store_and_lowers_under_its_mask(tmp_path):
+    """`x[i] = T.Cast(f32, T.if_then_else(i < N, X[i], 0))`: TileLang 0.1.15's DecoupleTypeCast
+    copies X into a local buffer before the vectorized loop without the select's mask (a read
+    past X on the GPU); as `x[i] = 0; if i < N: x[i] = T.Cast(f32, X[i])` the load stays under
+    the mask. An update that reads its own tile (`acc[i] = acc[i] + ...`) is left alone."""
+    from porter.ir.nodes import BinOp, Cast, Const, If, Load, Select, Var
+    from porter.ir.tiles import ParallelFor, TileLoad, TileStore
+    from porter.transforms.guarded_loads import guard_cast_loads
+
+    i = Var("i", "int32")
+    masked = Select(BinOp("<", i, Const(16, "int32"), "bool"), Load("X", i, "float16"), Const(0.0, "float16"),
+                    "float16")
+    loop = ParallelFor((i,), (1024,), [TileStore("x", (i,), Cast("float32", masked))])
+    (after,) = guard_cast_loads([loop], {"X"})
+    default, guarded = after.body
+    assert default == TileStore("x", (i,), Const(0.0, "float32"))
+    assert isinstance(guarded, If) and guarded.cond == masked.cond
+    assert guarded.then == [TileStore("x", (i,), Cast("float32", Load("X", i, "float16")))]
+    update = ParallelFor((i,), (1024,), [TileStore("x", (i,), BinOp("+", TileLoad("x", (i,), "float32"),
+                                                                     Cast("float32", masked), "float32"))])
+    assert guard_cast_loads([update], {"X"}) == [update]
+    same_type = ParallelFor((i,), (1024,), [TileStore("x", (i,), masked)])
+    assert guard_cast_loads([same_type], {"X"}) == [same_type]
+
+    # the fresh sample's port: Gamma's 16 elements are read under the mask on sm_80
+    port = tmp_path / "gain_tl.py"
+    from porter.cli import main
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(main, ["convert", "tests/fresh/triton/colwise_gain_bwd.py", "-o", str(port)])
+    assert result.exit_code == 0, result.output
+    from porter.verify.port_exec import load_port, lower, pass_configs
+
+    module = load_port(str(port))
+    cuda = lower(module.gain_tanh_bwd_program(), {"kind": "cuda", "arch": "sm_80"}, pass_configs(module)).kernel_source
+    assert "gain_ptr_local_cast" not in cuda
+    lines = cuda.splitlines()
+    line = next(n for n, text in enumerate(lines) if "gain_ptr +" in text or "gain_ptr[" in text)
+    assert any(text.strip().startswith("if (") for text in lines[line - 3:line]), lines[line - 3:line + 1]

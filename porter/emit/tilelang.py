@@ -31,6 +31,7 @@ from porter.ir.tiles import (
     whole_tile_fills,
 )
 from porter.ir.walk import all_exprs, declared_names, walk_stmts
+from porter.transforms.guarded_loads import guard_cast_loads
 from porter.transforms.tile_copies import coalesce_tile_copies
 from porter.jinja_env import environment
 
@@ -219,6 +220,7 @@ class KernelEmitter:
         if is_tile_level(body):
             # Tile level: whole-tile statements; each element-wise step is its own T.Parallel.
             body = whole_tile_fills(coalesce_tile_copies(body))
+            body = guard_cast_loads(body, {p.name for p in k.params if isinstance(p, BufferParam)})
             v.level = "tile"
             v.rule = ", ".join(tile_primitives(body)) or "T.Parallel steps"
             v.rule = f"rule {k.rule}: {v.rule}" if k.rule else f"blocks: {v.rule}"

@@ -643,9 +643,11 @@ GENEROUS_CAP = 1 << 23
 
 def _generous_length(kernel: Kernel, p, scalars: dict) -> int:
     """A buffer whose index the extent analysis could not bound (div/mod chains, data-dependent
-    offsets): every integer problem size multiplied together, times 4 — more than any index
-    built from those sizes in the kernels seen — within GENEROUS_CAP; past it, a diagnostic."""
-    product = 4
+    offsets): every integer problem size multiplied together, and by the widest int constexpr
+    the buffer's own indices name (a row stride: `r * FEATURES + col`, r a row a strided loop
+    visits; one factor, since a tile's width is one too), times 4 — more than any index built
+    from those sizes in the kernels seen — within GENEROUS_CAP; past it, a diagnostic."""
+    product = 4 * max(_index_constexprs(kernel, p.name).values(), default=1)
     stride = stride_test(kernel)
     for name in size_params(kernel):
         if stride(name):
@@ -658,6 +660,20 @@ def _generous_length(kernel: Kernel, p, scalars: dict) -> int:
                             f"'{kernel.name}' needs, and the product of its sizes ({product}) is too "
                             f"large to allocate blindly; pass --arg {p.name}=<elements>", p.loc or kernel.loc)
     return product
+
+
+def _index_constexprs(kernel: Kernel, buffer: str) -> dict:
+    """name -> value of the int constexprs (> 1) in the index expressions of the buffer's loads
+    and stores."""
+    found = {}
+    indices = [e.index for e in all_exprs(kernel.body) if isinstance(e, Load) and e.buffer == buffer]
+    indices += [s.index for s in walk_stmts(kernel.body) if isinstance(s, Store) and s.buffer == buffer]
+    for index in indices:
+        for e in walk_expr(index):
+            value = kernel.constexprs.get(e.name) if isinstance(e, Const) and e.name else None
+            if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+                found[e.name] = value
+    return found
 
 
 #: How much wider than [-2, 2] verify's "wide" case draws floats: far enough that a softmax

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -217,6 +218,38 @@ def test_four_nested_strides_stay_within_memory():
     for sizes in problem_sizes(kernel, {}):
         assert all(sizes[n] <= STRIDE_CAP for n in names), sizes
         assert buffer_lengths(kernel, sizes, {})["x"] < 1 << 24
+
+
+def test_an_unbounded_buffer_spans_the_row_stride_constexpr_its_index_names(tmp_path):
+    """`for r in range(pid, rows, step)` with a run-time step (of either sign: a while loop the
+    extent analysis does not bound), then `x + r * WIDTH + col`: the buffer is sized without
+    an extent, and must span rows * WIDTH; the sizes alone (rows * 4) had the original write
+    past its buffers (heap corruption in the Triton interpreter)."""
+    from porter.frontends.triton import convert_triton
+    from porter.verify.inputs import buffer_lengths, problem_sizes
+
+    src = tmp_path / "rows.py"
+    src.write_text(textwrap.dedent("""
+        import torch
+        import triton
+        import triton.language as tl
+
+
+        @triton.jit
+        def every_other_row(x_ptr, rows, step, WIDTH: tl.constexpr):
+            col = tl.arange(0, WIDTH)
+            for r in range(tl.program_id(0), rows, step):
+                v = tl.load(x_ptr + r * WIDTH + col)
+                tl.store(x_ptr + r * WIDTH + col, v * 2.0)
+
+
+        def run(x):
+            every_other_row[(2,)](x, x.shape[0], 2, WIDTH=64)
+    """))
+    (kernel,) = convert_triton(str(src)).kernels
+    assert kernel.param("x_ptr").extent is None
+    for sizes in problem_sizes(kernel, {"step": "2"}):  # (a user's --arg step=2)
+        assert buffer_lengths(kernel, sizes, {"step": "2"})["x_ptr"] >= sizes["rows"] * 64
 
 
 def test_the_report_shows_the_share_of_each_buffer_the_original_wrote(tmp_path):

@@ -593,6 +593,8 @@ class KernelConverter(TritonCalls, TritonMemory):
             after[name] = value
         if isinstance(step, PyC):
             cond = BinOp("<" if step.value > 0 else ">", var, stop_e, "bool")
+        elif _positive(step_e):  # `range(pid, n, tl.num_programs(0))`: a grid-stride loop
+            cond = BinOp("<", var, stop_e, "bool")
         else:
             zero = Const(0, "int32")
             cond = BinOp("||", BinOp("&&", BinOp(">", step_e, zero, "bool"),
@@ -1388,3 +1390,15 @@ def _plus_zero(e):
     while isinstance(e, BinOp) and e.op == "+" and isinstance(e.a, Const) and e.a.value == 0:
         e = e.b
     return e
+
+
+def _positive(e) -> bool:
+    """Whether a loop step is positive whenever the kernel runs: a grid's or block's size (a
+    launch of none runs nothing), a positive constant, or sums and products of those."""
+    if isinstance(e, Cast):
+        return _positive(e.a)
+    if isinstance(e, Builtin):
+        return e.kind in ("grid_dim", "block_dim")
+    if isinstance(e, Const):
+        return not isinstance(e.value, bool) and e.value > 0
+    return isinstance(e, BinOp) and e.op in ("*", "+") and _positive(e.a) and _positive(e.b)

@@ -518,6 +518,29 @@ def test_a_kernel_of_more_runtime_sizes_than_powers_of_two_still_gets_a_value_fo
     assert k.constexprs["STEPS"] < 16
 
 
+def test_a_size_a_mask_bounds_a_block_by_is_chosen_below_the_block(tmp_path):
+    """Liger's rope takes `n_qh`, `hd` and their padded powers `pad_n_qh`, `pad_hd` as
+    constexprs the launch computes (`pad_hd = next_power_of_2(head_dim)`): with every int a
+    power of its own, n_qh * hd made rows of 512 K elements and verify refused the sizes
+    (TP433). A size that masks a block (`tl.arange(0, PAD) < n`, also through `// 2`) is now
+    a little below that block, as the launch makes it, and the mask cuts the block."""
+    src = write(tmp_path, """
+        @triton.jit
+        def heads(x_ptr, row_stride, n_h: tl.constexpr, hd: tl.constexpr, PAD_H: tl.constexpr,
+                  PAD_D: tl.constexpr):
+            row = tl.program_id(0)
+            offs = tl.arange(0, PAD_H)[:, None] * hd + tl.arange(0, PAD_D // 2)[None, :]
+            mask = (tl.arange(0, PAD_H)[:, None] < n_h) & (tl.arange(0, PAD_D // 2)[None, :] < hd // 2)
+            v = tl.load(x_ptr + row * row_stride + offs, mask=mask, other=0.0)
+            tl.store(x_ptr + row * row_stride + offs, v * 2.0, mask=mask)
+    """)
+    k = convert_triton(src).kernels[0]
+    values = k.constexprs
+    assert values["n_h"] < values["PAD_H"] and values["hd"] < values["PAD_D"]
+    assert values["hd"] // 2 < values["PAD_D"] // 2 and len(set(values.values())) == 4
+    assert all(k.constexpr_origin[n] == "chosen" for n in values)
+
+
 def test_static_assert(tmp_path):
     src = write(tmp_path, """
         @triton.jit

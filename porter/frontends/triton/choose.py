@@ -5,7 +5,8 @@ The port takes such a constexpr as a program parameter; this value is only its d
 what `tileport verify` runs when nothing pins it (`--constexpr NAME=V`). It is chosen so the
 kernel's paths run: a flag tested by `if` is True, an enum compared with `==` takes the first
 value compared, a shape (`tl.arange`, `tl.zeros([...])`, `tl.static_range`) is a power of two
-no other constexpr has (so the port prints it by name), another int a distinct power of two or,
+no other constexpr has (so the port prints it by name), a size that masks a block
+(`tl.arange(0, PAD) < n`) a little below that block, another int a distinct power of two or,
 when those run out, a distinct multiple of 16, a pipelining hint is 2, and a float
 named like a tolerance is 1e-5.
 """
@@ -26,8 +27,9 @@ _POWERS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
 _SPARE = [16 * k for k in range(3, 64) if k & (k - 1)]
 
 
-def choose_value(fn: ast.FunctionDef, name: str, taken: set):
-    """A value for constexpr `name` of kernel `fn`, or None when its use tells nothing."""
+def choose_value(fn: ast.FunctionDef, name: str, taken: set, chosen: dict | None = None):
+    """A value for constexpr `name` of kernel `fn`, or None when its use tells nothing.
+    `chosen`: the values of the constexprs chosen before it (block shapes come first)."""
     uses = _uses(fn, name)
     if "string" in uses:
         return uses["string"]
@@ -40,10 +42,24 @@ def choose_value(fn: ast.FunctionDef, name: str, taken: set):
     lowered = name.lower()
     if "shape" not in uses and any(part in lowered for part in _FLOAT_NAMES):
         return 1e-5 if "eps" in lowered else 0.5
+    bound = _bound_value(uses, chosen or {})
+    if bound is not None:
+        return next((v for v in range(bound - 3, 0, -1) if v not in taken), None)
     for value in _candidates(uses):
         if value not in taken:
             return value
     return None
+
+
+def _bound_value(uses: dict, chosen: dict):
+    """The smallest block shape a mask bounds by this constexpr (`tl.arange(0, PAD) < n`, also
+    `tl.arange(0, PAD // 2) < n // 2`), when it has a value: the size is then a little below it,
+    as the launch's `PAD = next_power_of_2(n)` makes it, and the mask cuts the block (a size of
+    its own power, above the block, made indices reach past verify's buffers)."""
+    if "shape" in uses or not uses.get("bounds"):
+        return None
+    values = [chosen[n] for n in uses["bounds"] if isinstance(chosen.get(n), int) and not isinstance(chosen[n], bool)]
+    return min(values) if values and min(values) > 4 else None
 
 
 def _candidates(uses: dict) -> list:
@@ -93,6 +109,16 @@ def _uses(fn: ast.FunctionDef, name: str) -> dict:
         if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
             continue
         parent = parents.get(id(node))
+        compare, above = parent, node
+        while isinstance(compare, ast.BinOp):  # `n // 2` in `tl.arange(0, PAD // 2) < n // 2`
+            compare, above = parents.get(id(compare)), compare
+        if isinstance(compare, ast.Compare) and len(compare.ops) == 1 and \
+                isinstance(compare.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            other = compare.comparators[0] if compare.left is above else compare.left
+            for call in ast.walk(other):
+                if isinstance(call, ast.Call) and _short(call.func) == "arange" and len(call.args) == 2:
+                    uses.setdefault("bounds", set()).update(
+                        n.id for n in ast.walk(call.args[1]) if isinstance(n, ast.Name))
         if isinstance(parent, ast.Compare):
             others = [parent.left] + parent.comparators
             for other in others:
@@ -124,9 +150,13 @@ def _uses(fn: ast.FunctionDef, name: str) -> dict:
                     break
                 call = parents.get(id(call))
             if isinstance(call, ast.Call):
-                f = call.func
-                short = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                short = _short(call.func)
                 if short in _SHAPE_CALLS:
                     uses["shape"] = True
                     uses.setdefault("shape_calls", set()).add(short)
     return uses
+
+
+def _short(f) -> str:
+    """`tl.arange` -> "arange"; `arange` -> "arange"."""
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""

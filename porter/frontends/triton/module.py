@@ -773,7 +773,7 @@ class TritonFrontend:
                 values[n] = default_values[n]
                 origin[n] = "default"
                 continue
-            chosen = choose_value(fn, n, taken)
+            chosen = choose_value(fn, n, taken, {k: v.value for k, v in values.items() if isinstance(v, PyC)})
             if chosen is None:
                 reason = missing.get(n, "no launch site, autotune config or default gives it")
                 raise TileportError("TP220", f"constexpr '{n}' of kernel '{fn.name}' has no value: "

@@ -541,6 +541,34 @@ def test_a_size_a_mask_bounds_a_block_by_is_chosen_below_the_block(tmp_path):
     assert all(k.constexpr_origin[n] == "chosen" for n in values)
 
 
+def test_a_scalar_only_a_flag_branch_reads_keeps_its_type_in_the_other_form(tmp_path):
+    """Liger's vocab-parallel cross entropy subtracts `eps` only `if HAS_SMOOTHING`: the form
+    converted for False never reads it, typed it int32, and its signature differed, so the port
+    dropped that form and refused HAS_SMOOTHING=False. Both forms are in the port now."""
+    from porter.emit.tilelang import emit_module
+    from porter.match import raise_module
+
+    src = write(tmp_path, """
+        @triton.jit
+        def shift(x_ptr, eps, n, HAS_SMOOTHING: tl.constexpr, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+            if HAS_SMOOTHING:
+                x = x - eps
+            tl.store(x_ptr + offs, x * 2.0, mask=offs < n)
+
+
+        def run(x, eps):
+            shift[(triton.cdiv(x.numel(), 256),)](x, eps, x.numel(), HAS_SMOOTHING=eps > 0, BLOCK=256)
+    """)
+    module = convert_triton(src)
+    (k,) = module.kernels
+    assert len(k.variants) == 1 and k.variants[0].param("eps").dtype == k.param("eps").dtype == "float32"
+    text = emit_module(raise_module(module), src)
+    assert "    if HAS_SMOOTHING:" in text and "    if not HAS_SMOOTHING:" in text
+    assert "specialised for" not in text.split("def _shift(", 1)[1]
+
+
 def test_static_assert(tmp_path):
     src = write(tmp_path, """
         @triton.jit

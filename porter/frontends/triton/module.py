@@ -58,7 +58,7 @@ from porter.frontends.triton.values import (
 )
 from porter.ir.extents import annotate_buffers
 from porter.ir.nodes import Builtin, BufferParam, Const, Kernel, Launch, Module, ScalarParam, Var
-from porter.ir.walk import declared_names, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import all_exprs, declared_names, stmt_exprs, walk_expr, walk_stmts
 
 from porter.frontends.triton.grids import infer_grid
 from porter.frontends.triton.kernels import KernelConverter
@@ -74,6 +74,22 @@ def _pinnable(kernel: Kernel) -> dict:
     values; not those the launch derives from the arguments)."""
     return {n: v for n, v in kernel.constexprs.items() if n not in kernel.derived_constexprs and
             isinstance(v, (bool, int, float, str))}
+
+
+def _unused_scalars_typed_as(variant: Kernel, main: Kernel) -> Kernel:
+    """The variant with each scalar parameter its body never reads typed as in the main form:
+    its use is what types a scalar, and a flag's branch may be its only use (`if
+    HAS_SMOOTHING: g = g - eps`), so the other form would take `eps` as an int and its
+    signature would differ from the main form's (the port then dropped that form)."""
+    dtypes = {p.name: p.dtype for p in main.scalars}
+    for form in (variant, variant.emit_as):  # (emit_as: the stand-in conversion it prints from)
+        if form is None:
+            continue
+        read = {e.name for e in all_exprs(form.body) if isinstance(e, Var)}
+        form.params = [dataclasses.replace(p, dtype=dtypes[p.name])
+                       if isinstance(p, ScalarParam) and p.name not in read and p.name in dtypes else p
+                       for p in form.params]
+    return variant
 
 
 class TritonFrontend:
@@ -176,7 +192,7 @@ class TritonFrontend:
         try:
             for combo in combos[1:]:
                 try:
-                    kernel.variants.append(self._convert_with_generic(fn, combo))
+                    kernel.variants.append(_unused_scalars_typed_as(self._convert_with_generic(fn, combo), kernel))
                 except TileportError:
                     continue
             self._launch_values(fn, kernel)

@@ -569,6 +569,22 @@ def test_a_scalar_only_a_flag_branch_reads_keeps_its_type_in_the_other_form(tmp_
     assert "specialised for" not in text.split("def _shift(", 1)[1]
 
 
+def test_a_dtype_called_as_a_constructor_is_a_typed_scalar(tmp_path):
+    """`m = tl.float32(-float("inf"))` (Liger's multi-block softmax) was TP217, "this value is
+    not callable in a kernel"; it is the value in that dtype."""
+    src = write(tmp_path, """
+        @triton.jit
+        def row_max(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            m = tl.float32(-float("inf"))
+            for start in range(0, n, BLOCK):
+                offs = start + tl.arange(0, BLOCK)
+                m = tl.maximum(m, tl.max(tl.load(x_ptr + offs, mask=offs < n, other=-float("inf")), axis=0))
+            tl.store(out_ptr, m)
+    """)
+    text = format_module(convert_triton(src))
+    assert "float32 m;" in text and "m = -inf;" in text
+
+
 def test_static_assert(tmp_path):
     src = write(tmp_path, """
         @triton.jit

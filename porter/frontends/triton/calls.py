@@ -39,6 +39,8 @@ class TritonCalls:
             raise self.err("TP217", "*args / **kwargs in calls are not supported", node)
         args = [self.ev(a, env) for a in node.args]
         kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords}
+        if isinstance(f, DTypeV) and len(args) == 1 and not kwargs:
+            return self.to(args[0], [f], {}, node)  # `tl.float32(-float("inf"))`: a typed scalar
         if not isinstance(f, FnV):
             raise self.err("TP217", "this value is not callable in a kernel", node)
         if f.kind == "jit":

@@ -585,6 +585,27 @@ def test_a_dtype_called_as_a_constructor_is_a_typed_scalar(tmp_path):
     assert "float32 m;" in text and "m = -inf;" in text
 
 
+def test_a_loop_bound_loaded_from_an_untyped_pointer_makes_it_an_int_buffer(tmp_path):
+    """Liger's MoE backward kernels loop `for k in tl.range(0, end - start, BLOCK)` with both
+    ends loaded from an offsets pointer nothing types (its dtype guessed float32): TP210 "loop
+    bounds must be integers". A bound loaded from a guessed buffer makes that buffer int32."""
+    src = write(tmp_path, """
+        @triton.jit
+        def segment_sum(offsets_ptr, x_ptr, out_ptr, BLOCK: tl.constexpr):
+            seg = tl.program_id(0)
+            start = tl.load(offsets_ptr + seg)
+            end = tl.load(offsets_ptr + seg + 1)
+            n = end - start
+            acc = tl.zeros([BLOCK], dtype=tl.float32)
+            for k in tl.range(0, n, BLOCK):
+                offs = k + tl.arange(0, BLOCK)
+                acc += tl.load(x_ptr + start + offs, mask=offs < n, other=0.0)
+            tl.store(out_ptr + seg, tl.sum(acc, axis=0))
+    """)
+    (k,) = convert_triton(src).kernels
+    assert k.param("offsets_ptr").dtype == "int32" and k.param("x_ptr").dtype == "float32"
+
+
 def test_static_assert(tmp_path):
     src = write(tmp_path, """
         @triton.jit

@@ -567,6 +567,9 @@ class TritonCalls:
         buf = self._loaded_buffer(getattr(v, "expr", None))
         if buf is None and hasattr(v, "expr"):
             buf = self._tile_source(v.expr)
+        if buf is None and hasattr(v, "expr"):  # `end - start`, both loaded: through the locals
+            sources = self._sources(v.expr)
+            buf = sources.pop() if len(sources) == 1 else None
         if buf is None or buf not in self.guessed or self.buffer_dtypes.get(buf) != "float32" or \
                 dtype not in ("float16", "bfloat16", "int32") or self.evidence.buffer_hints.get(buf) == dtype:
             return
@@ -578,6 +581,16 @@ class TritonCalls:
         """The buffer a value was loaded from, when its expression loads from one buffer only."""
         buffers = {sub.buffer for sub in walk_expr(e) if isinstance(sub, Load)} if e is not None else set()
         return buffers.pop() if len(buffers) == 1 else None
+
+    def _sources(self, e, depth: int = 0) -> set:
+        """The buffers an expression loads from, read through its locals' values."""
+        found = set()
+        for sub in walk_expr(e):
+            if isinstance(sub, Load):
+                found.add(sub.buffer)
+            elif isinstance(sub, SlotRef) and depth < 8 and self.slots[sub.slot].expr is not None:
+                found |= self._sources(self.slots[sub.slot].expr, depth + 1)
+        return found
 
     def _loaded_buffer(self, e):
         if isinstance(e, SlotRef):

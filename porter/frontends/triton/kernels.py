@@ -358,6 +358,8 @@ class KernelConverter(TritonCalls, TritonMemory):
                 continue
             if isinstance(v, TV) and v.shape != ():
                 raise self.err("TP210", "loop bounds must be scalars, not block tensors", it)
+            if isinstance(v, TV):  # loaded from a buffer whose dtype was only a guess: ints
+                self.retype_loaded(v, "int32")
             raise self.err("TP210", "loop bounds must be integers", it)
         if isinstance(step, PyC) and step.value == 0:
             raise self.err("TP210", "range() step must not be zero", it)

@@ -69,6 +69,10 @@ def test_every_sample_converts(path):
         assert format_module(module)  # printable: no placeholder left in the IR
         for p in k.buffers:
             assert p.extent is not None
+        # the genericity proof renders each conversion and takes a failed render for "not
+        # generic": an emitter that raises would silently specialise every constexpr
+        from porter.frontends.triton.generic import render
+        assert render(k, str(path)) is not None
 
 
 def test_add_sample():

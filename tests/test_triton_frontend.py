@@ -610,6 +610,34 @@ def test_a_loop_bound_loaded_from_an_untyped_pointer_makes_it_an_int_buffer(tmp_
     assert k.param("offsets_ptr").dtype == "int32" and k.param("x_ptr").dtype == "float32"
 
 
+def test_tl_split_takes_the_last_dimension_apart(tmp_path):
+    """`re, im = tl.split(z)` of a (BLOCK, 2) block (Liger's llama4 rope, complex numbers stored
+    as pairs): the halves read the block's fragment at [i, 0] and [i, 1]; a last dimension
+    other than 2 is refused."""
+    fresh = str(ROOT / "tests" / "fresh" / "triton" / "complex_scale_split.py")
+    text = format_module(convert_triton(fresh))
+    assert "(z[i, 0] * w_re) - (z[i, 1] * w_im)" in text and "(z[i, 0] * w_im) + (z[i, 1] * w_re)" in text
+    src = write(tmp_path, """
+        @triton.jit
+        def halves(x_ptr, a_ptr, b_ptr, BLOCK: tl.constexpr):
+            rows = tl.arange(0, BLOCK)
+            pairs = tl.load(x_ptr + rows[:, None] * 2 + tl.arange(0, 2)[None, :])
+            a, b = tl.split(pairs)
+            tl.store(a_ptr + rows, a)
+            tl.store(b_ptr + rows, b)
+    """)
+    text = format_module(convert_triton(src))
+    assert "a_ptr[i] = pairs[i, 0];" in text and "b_ptr[i] = pairs[i, 1];" in text
+    wide = write(tmp_path, """
+        @triton.jit
+        def bad(x_ptr, BLOCK: tl.constexpr):
+            v = tl.load(x_ptr + tl.arange(0, BLOCK)[:, None] * 4 + tl.arange(0, 4)[None, :])
+            a, b = tl.split(v)
+            tl.store(x_ptr + tl.arange(0, BLOCK), a + b)
+    """, name="bad.py")
+    assert convert_error(wide).diagnostic.code == "TP223"
+
+
 def test_static_assert(tmp_path):
     src = write(tmp_path, """
         @triton.jit

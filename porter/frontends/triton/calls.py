@@ -15,15 +15,15 @@ from porter.frontends.triton.tables import (
     _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY,
     _MISSING, _RANDOM, _RESHAPE, _REDUCE,
 )
-from porter.frontends.triton.tiles import TILE_OPS, NeedTiles
+from porter.frontends.triton.tiles import TILE_OPS, NeedTiles, TileRef
 from porter.frontends.triton.values import (
     BlockPtrV, DTypeV, FnV, PtrV, PyC, SlotRef, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TV, TupleV,
-    broadcast_shapes, cast, computation_type, const_of, pyconst_dtype,
+    broadcast_shapes, cast, computation_type, const_of, pyconst_dtype, remap,
 )
 from porter.frontends.triton.values import _is_number
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, Var, is_float
-from porter.ir.walk import walk_expr
+from porter.ir.walk import map_expr, walk_expr
 
 
 class TritonCalls:
@@ -171,6 +171,8 @@ class TritonCalls:
             deltas = self._values(deltas, len(bp.block), "tl.advance offsets", node)
             return dataclasses.replace(bp, offsets=tuple(self.binop("+", o, d, node)
                                                          for o, d in zip(bp.offsets, deltas)))
+        if name == "split":
+            return self.split(self._need(args, kwargs, 0, "a", node, "tl.split"), node)
         self._refuse(name, node)
         if name == "program_id" or name == "num_programs":
             axis = self._const_int(self._arg(args, kwargs, 0, "axis", PyC(0)), "the axis", node)
@@ -581,6 +583,44 @@ class TritonCalls:
         """The buffer a value was loaded from, when its expression loads from one buffer only."""
         buffers = {sub.buffer for sub in walk_expr(e) if isinstance(sub, Load)} if e is not None else set()
         return buffers.pop() if len(buffers) == 1 else None
+
+    def split(self, x, node):
+        """`tl.split(a)`: a's last dimension, of size 2, as two blocks (`re, im =
+        tl.split(pairs)`): a's expression with that lane read at 0 and at 1, the lanes to its
+        left one axis lower. Locals are read through their values; a block held in a fragment
+        (tile mode) has no lane to fix and is refused."""
+        if not isinstance(x, TV) or not x.shape or x.shape[-1] != 2:
+            raise self.err("TP223", "tl.split needs a block whose last dimension is 2", node)
+        expr = self._through_locals(x.expr, node)
+        shape = x.shape[:-1]
+
+        def half(c):
+            def step(n):
+                if isinstance(n, Builtin) and n.kind == "thread_idx":
+                    return Const(c, n.dtype) if n.axis == 0 else Builtin(n.kind, n.axis - 1, n.dtype)
+                if isinstance(n, TileRef):  # a fragment's element: the split dimension fixed
+                    lanes = tuple(a if isinstance(a, Const) else Const(c, "int32") if a == 0 else a - 1
+                                  for a in n.lanes)
+                    return TileRef(n.tile, lanes, n.dtype)
+                return None
+            return TV(map_expr(expr, step), shape)
+        return TupleV((half(0), half(1)))
+
+    def _through_locals(self, e, node, depth: int = 0):
+        """The expression with each local replaced by its value at the referencing lanes (a
+        fragment's by a read of the fragment)."""
+        def step(n):
+            if isinstance(n, SlotRef):
+                slot = self.slots[n.slot]
+                if slot.tile is not None and slot.shape:
+                    k = len(slot.shape)
+                    return TileRef(slot.tile, tuple(n.axes[k - 1 - j] for j in range(k)), slot.dtype)
+                if slot.expr is None or slot.phi or depth > 8:
+                    raise self.err("TP223", f"tl.split of '{slot.name}', a value assigned in a loop "
+                                   "or branch, is not supported yet", node)
+                return self._through_locals(remap(slot.expr, dict(enumerate(n.axes))), node, depth + 1)
+            return None
+        return map_expr(e, step)
 
     def _sources(self, e, depth: int = 0) -> set:
         """The buffers an expression loads from, read through its locals' values."""

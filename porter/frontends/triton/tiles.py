@@ -102,7 +102,7 @@ def lane_axes(shape: tuple) -> tuple:
 
 
 def remap_tile_ref(ref: TileRef, mapping: dict) -> TileRef:
-    return TileRef(ref.tile, tuple(mapping.get(a, a) for a in ref.lanes), ref.dtype)
+    return TileRef(ref.tile, tuple(a if isinstance(a, Const) else mapping.get(a, a) for a in ref.lanes), ref.dtype)
 
 
 # --------------------------------------------------------------------------- operations
@@ -360,8 +360,9 @@ class TileMaterializer:
 
     def _load(self, tile: int, lanes: tuple):
         info = self.tiles[tile]
-        idx = tuple(Const(0, "int32") if d == 1 else Builtin("thread_idx", lanes[j], "int32")
-                    for j, d in enumerate(info.shape))
+        # a lane may be a constant (one half of a tl.split): that element of the dimension
+        idx = tuple(Const(0, "int32") if d == 1 else lanes[j] if isinstance(lanes[j], Const) else
+                    Builtin("thread_idx", lanes[j], "int32") for j, d in enumerate(info.shape))
         return TileLoad(self.tile_names[tile], idx, info.dtype)
 
     def place(self, e, shape: tuple, loc):

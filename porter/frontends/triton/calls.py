@@ -587,8 +587,8 @@ class TritonCalls:
     def split(self, x, node):
         """`tl.split(a)`: a's last dimension, of size 2, as two blocks (`re, im =
         tl.split(pairs)`): a's expression with that lane read at 0 and at 1, the lanes to its
-        left one axis lower. Locals are read through their values; a block held in a fragment
-        (tile mode) has no lane to fix and is refused."""
+        left one axis lower. Locals are read through their values, and a block held in a
+        fragment (tile mode) at a constant index of its last dimension."""
         if not isinstance(x, TV) or not x.shape or x.shape[-1] != 2:
             raise self.err("TP223", "tl.split needs a block whose last dimension is 2", node)
         expr = self._through_locals(x.expr, node)

@@ -10,7 +10,7 @@ whole tiles). Written as two statements, a default then a guarded store, the loo
 sequence, which that pass leaves alone, and the load stays under its mask (a predicated
 vector load):
 
-    x[i] = T.Cast(f32, T.if_then_else(i < n, X[i], 0))   ->   x[i] = T.Cast(f32, 0)
+    x[i] = T.Cast(f32, T.if_then_else(i < n, X[i], 0))   ->   x[i] = T.float32(0.0)
                                                               if i < n:
                                                                   x[i] = T.Cast(f32, X[i])
 

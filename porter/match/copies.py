@@ -86,9 +86,9 @@ def _raise_copies(kernel):
             hit = _gather(s, shared, params, lets, steps)
             if hit is not None and (not hit[3] or _wraps_discarded(kernel.body, s.body[0].buffer, hit[3], lets,
                                                                     params)):
-                buffer, view, origin, wrapped, grid_checks, bounded = hit
+                buffer, view, origin, wrapped, grid_checks, rows_bounded = hit
                 written = {d: node for d, (_, _, node) in wrapped.items()}
-                found.setdefault(buffer, []).append((s, view, origin, written, bounded))
+                found.setdefault(buffer, []).append((s, view, origin, written, rows_bounded))
                 checks.setdefault(buffer, {}).update(dict.fromkeys(grid_checks))
     loads = read_counts(kernel.body, Load)
     views = {}
@@ -117,9 +117,9 @@ def _raise_copies(kernel):
             # whole tiles along the columns (a per-element predicate, which a 2-byte element cannot
             # take into cp.async) and along rows no bound guards. A row past a bounded size is
             # T.copy's own predicate, one per row: its 16-byte chunks are all in or all out
-            for loop, _, _, _, bounded in views[p.name]:
+            for loop, _, _, _, rows_bounded in views[p.name]:
                 for d, (extent, tile) in enumerate(zip(view.shape[-2:], loop.extents)):
-                    if d == 0 and 0 in bounded:
+                    if d == 0 and rows_bounded:
                         continue
                     if isinstance(extent, str):  # each tile that steps over it, by its own name
                         known = multiples.get(extent, ())
@@ -476,11 +476,11 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps:
         origin = tuple(from_poly(x, names) for x in origin_polys)
     except KeyError:
         return None
-    # the dimensions whose tiles may reach past the size, where T.copy, bounded by the view's
-    # shape, reads what the original does: masked ones, and wrapped ones (rows T.copy zero-fills
-    # only make outputs the kernel never stores, _wraps_discarded)
-    bounded = frozenset(d for d, found in ((0, rows), (1, cols)) if found or d in wrapped)
-    return load.buffer, View(shape, strides), origin, wrapped, grid_checks, bounded
+    # whether the tile's rows may reach past the size, where T.copy, bounded by the view's shape,
+    # reads what the original does: masked rows, and wrapped ones (rows T.copy zero-fills only
+    # make outputs the kernel never stores, _wraps_discarded)
+    rows_bounded = bool(rows) or 0 in wrapped
+    return load.buffer, View(shape, strides), origin, wrapped, grid_checks, rows_bounded
 
 
 @dataclasses.dataclass(frozen=True)

@@ -196,7 +196,19 @@ class CallsMixin:
                 if fields is not None:
                     inner.structs[p.hash] = self.record_argument(p, a, fields, name, written, scope, loc)
                     continue
-                dtype = dtype_of(p.type, ct.loc_of(p), what=f"parameter '{p.spelling}'")
+                if by_ref:
+                    # `uint &a`: the caller's variable or buffer element itself (its writes are
+                    # the caller's); a temporary bound to a const reference is a plain value
+                    target = self.target_var(a, scope) or self.lvalue_load(a, scope)
+                    pointee = dtype_of(p.type.get_pointee(), ct.loc_of(p), what=f"parameter '{p.spelling}'")
+                    if target is not None and target.dtype == pointee:
+                        inner.values[p.hash] = target
+                        continue
+                    if not p.type.get_pointee().is_const_qualified():
+                        raise TileportError("TP120", f"'{p.spelling}' is a reference to something that is "
+                                            "not a variable or buffer element", ct.loc_of(a))
+                dtype = dtype_of(p.type.get_pointee() if by_ref else p.type, ct.loc_of(p),
+                                 what=f"parameter '{p.spelling}'")
                 value = self.coerce(self.expr(a, scope), dtype)
                 if isinstance(value, (Const, Var, Builtin)) and p.hash not in written:
                     inner.values[p.hash] = value

@@ -150,7 +150,13 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         for p in cursor.get_arguments():
             ploc = ct.loc_of(p)
             c_type = p.type.spelling if inst is None and not is_scalar(p.type) else _plain_spelling(p.type)
-            if is_pointer(p.type):
+            if is_pointer(p.type) and vector_info(p.type.get_pointee()) is not None:
+                # `float4 *v`, `uchar4 *img`, `typedef float2 Cplx; Cplx *a`: the same bits as a
+                # flat buffer of the component type, seen `lanes` elements at a time
+                dtype, _lanes = vector_info(p.type.get_pointee())
+                params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
+                scope.vector_views[p.hash] = (p.spelling, None)
+            elif is_pointer(p.type):
                 dtype = pointee_dtype(p.type, ploc)
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.pointers[p.hash] = (p.spelling, None)
@@ -653,7 +659,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                     and c.spelling in ("x", "y", "z"):
                 dtype = "uint32"
                 return Builtin(_BUILTIN_VARS[base.spelling], "xyz".index(c.spelling), dtype)
-            component = self.vector_member(c, scope)
+            component = self.vector_member(c, scope) or self.vector_lane(c, scope)
             if component is not None:
                 return component
             base = self.skip_implicit(self.first_child(c))

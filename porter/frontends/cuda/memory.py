@@ -187,6 +187,28 @@ class MemoryMixin:
                 return parts["xyzw".index(c.spelling)]
         return None
 
+    def vector_lane(self, c, scope):
+        """`v4[i].x`, `tile[t].z`, `p->w`: component of a vector in a buffer or array, as a
+        Load of that element (a store target too), else None."""
+        if c.spelling not in ("x", "y", "z", "w"):
+            return None
+        base = self.skip_implicit(self.first_child(c))
+        if base is None:
+            return None
+        arrow = is_pointer(base.type)
+        vector = vector_info(base.type.get_pointee() if arrow else base.type)
+        if vector is None or "xyzw".index(c.spelling) >= vector[1]:
+            return None
+        if arrow:
+            buf, first = self.vector_address_of(base, scope, vector[1])
+        elif base.kind == self.K.ARRAY_SUBSCRIPT_EXPR or \
+                (base.kind == self.K.UNARY_OPERATOR and ct.unary_operator(base) == "*"):
+            buf, first = self.vector_address(base, scope, vector[1])
+        else:
+            return None
+        lane = self.add_index(first, Const("xyzw".index(c.spelling), first.dtype))
+        return Load(buf, lane, self.buffer_dtype(buf))
+
     def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
         dtype, lanes = vector
         values = [self.coerce(v, dtype) for v in self.vector_expr(rhs, scope, lanes)]
@@ -214,14 +236,23 @@ class MemoryMixin:
                 shape.append(size)
             t = t.get_array_element_type()
         if not shape:
-            raise TileportError("TP142", f"__shared__ scalar '{d.spelling}' is not supported yet; "
-                                "declare a one-element array", loc)
-        dtype = dtype_of(t, loc, what=f"array '{d.spelling}'")
+            return self.shared_scalar(d, scope, loc)
+        vector = vector_info(t)
+        dtype = vector[0] if vector else dtype_of(t, loc, what=f"array '{d.spelling}'")
         name = self.unique(d.spelling, scope)
         dynamic = shape == [0]
+        if vector is not None:
+            # `__shared__ uchar4 tile[128]`: the components, flat, seen `lanes` at a time
+            if len(shape) > 1 or values is not None:
+                raise TileportError("TP143", f"array '{d.spelling}' of {t.spelling} must be one-dimensional "
+                                    "and uninitialised", loc)
+            shape = [shape[0] * vector[1]]
         alloc = Alloc(name, dtype, tuple(shape), "shared" if shared else "local", dynamic, loc)
-        scope.arrays[d.hash] = alloc
         self._buffer_dtypes[name] = dtype
+        if vector is not None:
+            scope.vector_views[d.hash] = (name, None)
+            return [alloc]
+        scope.arrays[d.hash] = alloc
         if values is None:
             return [alloc]
         count = 1
@@ -232,6 +263,15 @@ class MemoryMixin:
         zero = 0.0 if dtype.startswith(("float", "bfloat")) else 0
         values = values + [zero] * (count - len(values))
         return [alloc] + [Store(name, Const(i, "int32"), Const(v, dtype), loc) for i, v in enumerate(values)]
+
+    def shared_scalar(self, d, scope, loc) -> list:
+        """`__shared__ int count;`: a one-element shared array, read and written as element 0
+        (and its address taken by atomics)."""
+        dtype = dtype_of(d.type, loc, what=f"__shared__ variable '{d.spelling}'")
+        name = self.unique(d.spelling, scope)
+        self._buffer_dtypes[name] = dtype
+        scope.values[d.hash] = Load(name, Const(0, "int32"), dtype)
+        return [Alloc(name, dtype, (1,), "shared", False, loc)]
 
     def constant_initialiser(self, d, shared: bool, loc) -> list:
         """`T a[N] = {}`, `= {0}`, `= {1, 2, 3}` (nested too): the listed constants, row-major."""

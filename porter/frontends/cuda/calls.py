@@ -199,7 +199,9 @@ class CallsMixin:
                 if by_ref:
                     # `uint &a`: the caller's variable or buffer element itself (its writes are
                     # the caller's); a temporary bound to a const reference is a plain value
-                    target = self.target_var(a, scope) or self.lvalue_load(a, scope)
+                    lvalue = self.skip_implicit(a).kind in (
+                        self.K.DECL_REF_EXPR, self.K.ARRAY_SUBSCRIPT_EXPR, self.K.MEMBER_REF_EXPR, self.K.UNARY_OPERATOR)
+                    target = (self.target_var(a, scope) or self.lvalue_load(a, scope)) if lvalue else None
                     pointee = dtype_of(p.type.get_pointee(), ct.loc_of(p), what=f"parameter '{p.spelling}'")
                     if target is not None and target.dtype == pointee:
                         inner.values[p.hash] = target

@@ -4,11 +4,13 @@ with one operator flipped or one index shifted must fail with exit 1."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -261,3 +263,47 @@ def test_the_report_shows_the_share_of_each_buffer_the_original_wrote(tmp_path):
         assert written["x"] == 0.0 and written["y"] > 0.99, written
     text = tileport("verify", "samples/cuda/saxpy.cu", tmp_path / "samples_cuda_saxpy_tl.py", "--no-compile-check")
     assert " written " in text.stdout.splitlines()[1] and "100%" in text.stdout and " 0% " in text.stdout
+
+
+# A CUDA file whose host code needs headers this machine lacks (cuBLAS, helper_cuda.h): verify
+# builds it from the front end's host-free text, copied into a tileport-original-* folder.
+HOST_FREE = "tests/fresh/cuda/missing_headers_host_api.cu"
+
+
+@pytest.mark.slow
+def test_verify_leaves_nothing_in_the_temp_folder(tmp_path):
+    port = tmp_path / "port_tl.py"
+    assert tileport("convert", HOST_FREE, "-o", port).returncode == 0
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    # cold children: a warm worker's socket folder (tileport-warm-<uid>) is meant to outlive the run
+    env = dict(os.environ, TMPDIR=str(temp), TILEPORT_WARM="0")
+    result = subprocess.run([sys.executable, "-m", "porter.cli", "verify", HOST_FREE, str(port), "--format",
+                             "json", "--no-compile-check"], cwd=ROOT, capture_output=True, text=True,
+                            timeout=900, env=env)
+    assert_equivalent(result)
+    assert not [p.name for p in temp.iterdir() if p.name.startswith("tileport-")]
+
+
+def test_the_host_free_copy_is_removed_when_a_run_fails(tmp_path, monkeypatch):
+    import tempfile
+
+    from porter.verify import driver
+
+    port = tmp_path / "port_tl.py"
+    assert tileport("convert", HOST_FREE, "-o", port).returncode == 0
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    built = []
+
+    def failing_run(module, kernel, scalars, given, grid, original, *rest, **kw):
+        built.append(Path(original))
+        assert Path(original).is_file() and temp in Path(original).parents  # the copy, being built
+        raise RuntimeError("the original's run failed")
+
+    monkeypatch.setattr(driver, "_informative_run", failing_run)
+    with pytest.raises(RuntimeError, match="run failed"):
+        driver.verify(str(ROOT / HOST_FREE), str(port), driver.VerifyOptions(compile_check=False))
+    assert built and built[0].name == Path(HOST_FREE).name
+    assert not list(temp.iterdir())

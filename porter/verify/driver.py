@@ -14,6 +14,7 @@ import os
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -275,33 +276,44 @@ def _smem(kernel: Kernel, args: list) -> int:
     return int(evaluate(smem, scalars))
 
 
-def _host_free_copy(module, original: str, opts: VerifyOptions):
-    """Build the original from the front end's host-free text (good kernels untouched), in a
-    private folder: the main file and the changed headers of its own tree mirrored beside it,
-    the original's folder on the include path, empty stand-ins for headers this machine lacks.
-    The user's tree is never written."""
+@contextmanager
+def _original_to_build(module, original: str, opts: VerifyOptions):
+    """(path, opts) of the original as the emulator builds it, while the block runs.
+
+    A CUDA file whose host code cannot be compiled here is built from the front end's host-free
+    text (good kernels untouched), in a private folder: the main file and the changed headers
+    of its own tree mirrored beside it, the original's folder on the include path, empty
+    stand-ins for headers this machine lacks. The user's tree is never written; the folder is
+    removed when the block ends, by an error too. Any other original is built as it is."""
+    if module.language != "cuda" or (module.emulator_source is None and not module.emulator_headers
+                                     and not module.stand_ins):
+        yield original, opts
+        return
     import dataclasses
-    import os
+    import shutil
     import tempfile
 
     from porter.frontends.cuda.parse import stand_in_dir
 
     folder = Path(tempfile.mkdtemp(prefix="tileport-original-"))
-    home = Path(original).resolve().parent
-    copy = folder / Path(original).name
-    text = module.emulator_source if module.emulator_source is not None else \
-        Path(original).read_text(encoding="utf-8", errors="surrogateescape")
-    copy.write_text(f'#line 1 "{Path(original).resolve()}"\n' + text, encoding="utf-8")
-    for header, body in module.emulator_headers.items():
-        rel = os.path.relpath(os.path.realpath(header), home)
-        if rel.startswith(".."):
-            continue  # outside the original's folder: built as it is
-        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        (folder / rel).write_text(f'#line 1 "{os.path.realpath(header)}"\n' + body, encoding="utf-8")
-    include_dirs = tuple(opts.include_dirs) + (str(home),)
-    if module.stand_ins:
-        include_dirs += (str(stand_in_dir(module.stand_ins)),)
-    return str(copy), dataclasses.replace(opts, include_dirs=include_dirs)
+    try:
+        home = Path(original).resolve().parent
+        copy = folder / Path(original).name
+        text = module.emulator_source if module.emulator_source is not None else \
+            Path(original).read_text(encoding="utf-8", errors="surrogateescape")
+        copy.write_text(f'#line 1 "{Path(original).resolve()}"\n' + text, encoding="utf-8")
+        for header, body in module.emulator_headers.items():
+            rel = os.path.relpath(os.path.realpath(header), home)
+            if rel.startswith(".."):
+                continue  # outside the original's folder: built as it is
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder / rel).write_text(f'#line 1 "{os.path.realpath(header)}"\n' + body, encoding="utf-8")
+        include_dirs = tuple(opts.include_dirs) + (str(home),)
+        if module.stand_ins:
+            include_dirs += (str(stand_in_dir(module.stand_ins)),)
+        yield str(copy), dataclasses.replace(opts, include_dirs=include_dirs)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _struct_groups(kernel: Kernel) -> list:
@@ -364,10 +376,14 @@ def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared
     port_tree = _port_tree(port)
     port_text = Path(port).read_text(encoding="utf-8", errors="replace")
     functions = _port_functions(port_tree)
-    shown = original
-    if module.language == "cuda" and (module.emulator_source is not None or module.emulator_headers
-                                      or module.stand_ins):
-        original, opts = _host_free_copy(module, original, opts)
+    with _original_to_build(module, original, opts) as (built, built_opts):
+        return _run_originals(module, kernels, original, built, port, port_tree, port_text, functions, built_opts,
+                              progress)
+
+
+def _run_originals(module, kernels: list, shown: str, original: str, port: str, port_tree, port_text: str,
+                   functions, opts: VerifyOptions, progress) -> Prepared:
+    """prepare's runs of the original (SHOWN: the user's file, ORIGINAL: the file built)."""
     report = VerifyReport(shown, port, gpu=_gpu_available())
     plans = []
     devices = ["cpu", "cuda"] if report.gpu else ["cpu"]

@@ -318,6 +318,8 @@ class KernelEmitter:
                  "inferred": "inferred from the kernel's guards (no launch site found)",
                  "given": "given on the command line",
                  "given-block": "block given on the command line, grid inferred",
+                 "template-launch-block": "block from a launch that names this instantiation (inside "
+                                          "host code tileport reads as a template), grid inferred",
                  "caller": "the caller's (a library kernel: no launch site, no mask that bounds it)",
                  "caller-axes": "no launch site: the axes no guard bounds are the caller's (" +
                                 ", ".join(p.name for p in self.values.params if getattr(p, "grid_axis", None)

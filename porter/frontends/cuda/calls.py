@@ -9,9 +9,9 @@ from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.types import dtype_of, is_pointer, is_reference, vector_info
-from porter.frontends.cuda import groups
+from porter.frontends.cuda import groups, intrinsics
 from porter.ir.returns import eliminate_returns
-from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, UnaryOp, Var
+from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, Return, UnaryOp, Var
 
 
 _UNSUPPORTED_CALLS = {
@@ -47,6 +47,12 @@ def _no_tilelang_equivalent(name: str, call) -> str | None:
            for ch in call.get_children()):
         return f"launching '{name}' from a kernel (dynamic parallelism) has no TileLang equivalent"
     return None
+
+
+class ReturnedPointer:
+    """Where an inlined function's `return p;` puts a pointer: (buffer, offset), set once."""
+
+    bound = None
 
 
 class CallsMixin:
@@ -121,6 +127,10 @@ class CallsMixin:
         if kind == "const":
             return Const(float(canonical), dtype)
         values = [self.expr(a, scope) for a in args]
+        if kind == "intrinsic":  # integer intrinsics: arguments as the declared parameter types
+            params = [dtype_of(p.type, loc) for p in callee.get_arguments()]
+            values = [self.coerce(v, t) for v, t in zip(values, params)]
+            return intrinsics.build(canonical, values, dtype, lambda v, n: self.materialize(v, n, scope, loc))
         if kind == "math":
             values = [self.coerce(v, dtype) for v in values]
             return Call(canonical, tuple(values), dtype)
@@ -144,7 +154,8 @@ class CallsMixin:
 
     def is_device_function(self, callee) -> bool:
         static_method = callee.kind == self.K.CXX_METHOD and callee.is_static_method()
-        if callee.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE) and not static_method:
+        if callee.kind not in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE) and not static_method \
+                and not self.is_stateless_method(callee):
             return False
         definition = callee.get_definition()
         if definition is None or not definition.location.file:
@@ -152,6 +163,24 @@ class CallsMixin:
         if definition.location.file.name.startswith(str(ct.SHIM_DIR)):
             return False
         return any(ch.kind == self.K.COMPOUND_STMT for ch in definition.get_children())
+
+    def is_stateless_method(self, callee) -> bool:
+        """A method of a struct without fields (`SharedMemory<T>::operator T*()`,
+        `getPointer()`): it reads no object, so it inlines like a free function."""
+        if callee.kind not in (self.K.CXX_METHOD, self.K.CONVERSION_FUNCTION):
+            return False
+        parent = callee.semantic_parent
+        return parent is not None and parent.kind in (self.K.STRUCT_DECL, self.K.CLASS_DECL) and \
+            not list(parent.type.get_canonical().get_fields())
+
+    def pointer_call(self, c, scope, loc):
+        """A `__device__` function returning a pointer into a buffer or shared array (the
+        SharedMemory<T> idiom: `extern __shared__ int s[]; return (T*)s;`): inlined, and the
+        pointer it returns is the call's value."""
+        _, result = self.inline(c.referenced, list(c.get_arguments()), scope, loc, want_value=True)
+        if not isinstance(result, ReturnedPointer) or result.bound is None:
+            raise TileportError("TP133", f"'{c.spelling}' must return one pointer, on every path", loc)
+        return result.bound
 
     def inline(self, callee, args, scope, loc, want_value: bool, captured=None):
         """Inline a __device__ function: params bound to args, locals renamed, returns folded.
@@ -226,6 +255,8 @@ class CallsMixin:
                 result = inner.result = self.packed_local(f"{name}_result", packed, scope, loc)
             elif fields is not None:  # a struct result: one local per field
                 result = inner.result = self.record_locals(f"{name}_result", fields, scope)
+            elif want_value and is_pointer(definition.result_type):
+                result = inner.result = ReturnedPointer()
             elif vector is not None:  # a float4 result: one local per component
                 result = inner.result = [Var(self.unique(f"{name}_result_{k}", scope), vector[0])
                                          for k in "xyzw"[:vector[1]]]
@@ -245,7 +276,10 @@ class CallsMixin:
             body = self.block(body_cursor, inner)
             body = self.prelude + body
             self.prelude = saved
-            body = eliminate_returns(body, in_function=True, loc=loc)
+            body = eliminate_returns(body, in_function=True, loc=loc, fresh=lambda n: self.unique(n, scope))
+            if isinstance(result, ReturnedPointer):
+                self.prelude.extend(s for s in body if not isinstance(s, Return))
+                return [], result
             if isinstance(result, Alloc):
                 self.prelude.append(result)
             elif isinstance(result, (dict, list)):

@@ -16,7 +16,9 @@ from porter.frontends.cuda.types import (
     dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
 )
 from porter.frontends.cuda import groups
-from porter.frontends.cuda.calls import _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, _no_tilelang_equivalent
+from porter.frontends.cuda.calls import (
+    _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, ReturnedPointer, _no_tilelang_equivalent,
+)
 from porter.frontends.cuda.memory import MemoryMixin
 from porter.frontends.cuda.packed import PackedMixin
 from porter.frontends.cuda.lambdas import LambdasMixin, is_lambda
@@ -82,6 +84,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 key = (inst.name, inst.template_args) if inst else k.spelling
                 with kernel_budget():
                     out.append(self.convert_kernel(k, launches.get(key), inst))
+                if inst is not None and inst.origin == "chosen":
+                    out[-1].note = (f"template arguments {inst.template_args} chosen by tileport: nothing in "
+                                    "this file instantiates the template (type parameters take float, value "
+                                    "parameters their default, else 256, the default block size)")
             except OutOfTime as out_of_time:
                 failures.append(KernelFailure(name, ct.loc_of(k), Diagnostic(
                     "TP019", out_of_time.message(name), ct.loc_of(k))))
@@ -133,7 +139,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         extra = []
         for inst in find_instantiations(parsed.tu, self.K, templates):
             template = next(t for t in templates if t.spelling == inst.name)
-            extra.append(instantiation_source(self.path, text, template, inst, self.K))
+            extra.append(instantiation_source(template, inst, self.K))
             self.instances[inst.namespace] = inst
         if not extra:
             return parsed
@@ -172,13 +178,14 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         body_cursor = [c for c in cursor.get_children() if c.kind == self.K.COMPOUND_STMT][0]
         self._moved = self.assigned_decls(cursor)
         self._alignments = {}
+        self._dynamic_shared = {}  # `extern __shared__` name (as written and as emitted) -> its Alloc
         self._offset_terms = {}  # moving pointer offset local -> the names its moves add
         moving = []  # pointer parameters the kernel advances: an offset variable each
         for p in cursor.get_arguments():
             if p.hash in self._moved and p.hash in scope.pointers:
                 moving += self.moving_pointer(p, scope.pointers[p.hash], scope, ct.loc_of(p))
         body = moving + self.block(body_cursor, scope)
-        body = eliminate_returns(body)
+        body = eliminate_returns(body, fresh=lambda name: self.unique(name, scope))
         kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc,
                         template_args=inst.template_args if inst else "")
         scalars = {p.name for p in params if isinstance(p, ScalarParam)}
@@ -186,13 +193,19 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if launch is not None and launch.grid is None:
             # the launch site gave the block but its grid could not be traced to the parameters
             line = launch.loc.line if launch.loc else "?"
-            launch = infer_launch(kernel, launch.block, self.given_grid,
+            # the axes no guard sizes are the caller's (grid_x ... parameters of the port)
+            launch = infer_launch(kernel, launch.block, self.given_grid, caller_grid=True,
                                   why=f"has a launch site (line {line}) whose grid uses host values the "
                                       "kernel does not receive,")
-            launch.origin = "launch-site-block"
+            if launch.origin != "caller-axes":
+                launch.origin = "launch-site-block"
         # no launch site at all: a library kernel, whose caller chooses what no guard bounds
-        kernel.launch = launch if launch is not None else infer_launch(kernel, self.given_block,
-                                                                       self.given_grid, caller_grid=True)
+        # (the block of a template's launch inside host code that names it, when constant)
+        block = self.given_block or (inst.block if inst is not None else None)
+        kernel.launch = launch if launch is not None else infer_launch(kernel, block, self.given_grid,
+                                                                       caller_grid=True)
+        if launch is None and not self.given_block and block and kernel.launch.origin == "given-block":
+            kernel.launch.origin = "template-launch-block"
         self.size_dynamic_shared(kernel)
         annotate_buffers(kernel)
         return kernel
@@ -208,6 +221,17 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 if not isinstance(kernel.launch.smem_bytes, int):
                     raise TileportError("TP145", f"'extern __shared__ {s.name}[]' is sized by a runtime "
                                         "value at the launch site; TileLang needs a constant size", s.loc)
+                if kernel.launch.smem_bytes == 0 and kernel.launch.origin != "launch-site":
+                    # no launch says how many bytes: two elements per thread (a tree reduction's
+                    # `s[tid + stride]`), which the port's header states; verify launches the
+                    # original with the same bytes
+                    threads = 1
+                    for b in kernel.launch.block:
+                        threads *= b
+                    kernel.launch.smem_bytes = 2 * threads * dtype_bits(s.dtype) // 8
+                    kernel.launch.note = "; ".join(filter(None, [kernel.launch.note, (
+                        f"no launch gives the shared-memory bytes of 'extern __shared__ {s.name}[]': the "
+                        f"port takes {kernel.launch.smem_bytes} (two elements per thread)")]))
                 count = kernel.launch.smem_bytes * 8 // dtype_bits(s.dtype)
                 if count <= 0:
                     raise TileportError("TP144", f"'extern __shared__ {s.name}[]' is sized at launch, but "
@@ -272,6 +296,12 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 pre, values = self.with_prelude(lambda: self.record_value(kids[0], fields, scope))
                 return pre + [Assign(v, self.coerce(e, v.dtype), loc)
                               for v, e in zip(scope.result.values(), values or [])] + [Return(loc)]
+            if isinstance(scope.result, ReturnedPointer):
+                if self._nest or scope.result.bound is not None:
+                    raise TileportError("TP133", "a function returning a pointer must return it once, "
+                                        "outside loops and branches", loc)
+                scope.result.bound = self.pointer(kids[0], scope)
+                return [Return(loc)]
             if scope.result is not None:
                 if not kids:
                     raise TileportError("TP113", "return without a value in a value function", loc)
@@ -338,6 +368,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         fields = None if is_array(d.type) else self.record_fields(d.type, loc)
         if fields is not None:
             return self.record_declaration(d, fields, init_cursor, scope, loc)
+        if is_struct(d.type) and not list(d.type.get_canonical().get_fields()) and \
+                self.K.CUDASHARED_ATTR not in kinds:
+            return []  # `SharedMemory<T> smem;`: an object without state, only its methods matter
         if self.K.CUDASHARED_ATTR in kinds or is_array(d.type):
             return self.array_declaration(d, scope, shared=self.K.CUDASHARED_ATTR in kinds,
                                           init=init_cursor)
@@ -376,8 +409,20 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if init is None or cond is None or inc is None:
             raise TileportError("TP117", "for loops need a condition and an increment", loc)
         init_stmts = self.statement(init, scope)
-        if len(init_stmts) != 1 or not isinstance(init_stmts[0], (Decl, Assign)):
-            raise TileportError("TP117", "for loop initialiser must set one loop variable", loc)
+        if not init_stmts or not all(isinstance(s, (Decl, Assign)) for s in init_stmts):
+            raise TileportError("TP117", "for loop initialiser must set the loop variables", loc)
+        if len(init_stmts) > 1:
+            inductive = self.induction_loop(init_stmts, cond, inc, body, scope, loc)
+            if inductive is not None:
+                return inductive
+            # otherwise the loop as `init; while (cond) {body; increments}`
+            pre, cond_e = self.with_prelude(lambda: self.as_bool(self.expr(cond, scope)))
+            if pre:
+                raise TileportError("TP117", "a loop condition may not call a multi-statement "
+                                    "__device__ function", ct.loc_of(cond))
+            increment = self.statement(inc, scope)
+            body_ir = insert_before_continue(self.block(body, scope), increment)
+            return init_stmts + [While(cond_e, body_ir + increment, loc)]
         first = init_stmts[0]
         var = first.var
         start = first.init if isinstance(first, Decl) else first.value
@@ -395,6 +440,52 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                                 ct.loc_of(inc))
         body_ir = insert_before_continue(self.block(body, scope), increment)
         return init_stmts + [While(cond_e, body_ir + increment, loc)]
+
+    def induction_loop(self, init_stmts, cond, inc, body, scope, loc):
+        """`for (int a = a0, b = b0; a <= end; a += sa, b += sb)` where the body never writes
+        a or b: a counted loop over a, with b computed from the trip count (`b = b0 + (a - a0) /
+        sa * sb`), so loop bounds and buffer extents stay readable. None: not of that shape."""
+        parts = self.comma_parts(inc)
+        loop_vars = [s.var for s in init_stmts]
+        if len(parts) != len(loop_vars) or any(not isinstance(s, Decl) for s in init_stmts):
+            return None
+        steps = []
+        for var in loop_vars:
+            found = [st for st in (self.loop_step(p, var, scope) for p in parts) if st is not None]
+            if len(found) != 1:
+                return None
+            steps.append(found[0])
+        written = {scope.values[h].name for h in self.assigned_decls(body)
+                   if isinstance(scope.values.get(h), Var)}
+        if any(v.name in written for v in loop_vars):
+            return None
+        pre, cond_e = self.with_prelude(lambda: self.as_bool(self.expr(cond, scope)))
+        if pre:
+            return None
+        var, start, step = loop_vars[0], init_stmts[0].init, steps[0]
+        out = list(init_stmts[1:])
+        starts = []
+        for d in init_stmts[1:]:  # each companion's first value, kept before the loop
+            first = Var(self.unique(f"{d.var.name}_start", scope), d.var.dtype)
+            out.append(Decl(first, d.var, loc))
+            starts.append(first)
+        if not isinstance(start, (Const, Var)):
+            first = Var(self.unique(f"{var.name}_start", scope), var.dtype)
+            out.append(Decl(first, start, loc))
+            start = first
+        trips = BinOp("/", BinOp("-", var, start, var.dtype), step, var.dtype)
+        companions = [Assign(d.var, BinOp("+", first, BinOp("*", self.coerce(trips, d.var.dtype),
+                                                             self.coerce(st, d.var.dtype), d.var.dtype),
+                                          d.var.dtype), loc)
+                      for d, first, st in zip(init_stmts[1:], starts, steps[1:])]
+        return out + [For(var, start, cond_e, step, companions + self.block(body, scope), loc)]
+
+    def comma_parts(self, c) -> list:
+        """`a += s, b += t` -> [a += s, b += t]."""
+        c = self.skip_parens(c)
+        if c.kind == self.K.BINARY_OPERATOR and ct.binary_operator(c) == ",":
+            return [p for k in c.get_children() for p in self.comma_parts(k)]
+        return [c]
 
     def for_parts(self, c):
         """libclang drops empty for-clauses, so place each child by the header's semicolons."""
@@ -498,6 +589,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             moved = self.pointer_update(c, scope, loc)
             if moved is not None:
                 return moved
+        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == ",":  # `a += s, b += t`
+            return [s for part in c.get_children() for s in self.statement(part, scope)]
         if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
             lhs, rhs = list(c.get_children())
             stored = self.bytes_store(lhs, rhs, scope, loc) if vector_info(lhs.type) else None
@@ -645,6 +738,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 raise TileportError("TP130", "unsupported expression", loc)
             inner = self.expr(kids[0], scope)
             return self.implicit_cast(inner, c)
+        if kind == K.COMPOUND_ASSIGNMENT_OPERATOR:  # `a[i] = (acc += x)`: as the plain `=` above
+            self.prelude.extend(self.expression_statement(c, scope))
+            return self.expr(list(c.get_children())[0], scope)
         if kind in (K.INTEGER_LITERAL, K.FLOATING_LITERAL, K.CXX_BOOL_LITERAL_EXPR):
             value = ct.evaluate(c)
             if value is None:
@@ -675,7 +771,12 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                                 "(structs and vector types come with thread-level support)", loc)
         if kind == K.BINARY_OPERATOR:
             op = ct.binary_operator(c)
-            if op in ("=", ","):
+            if op == "=":
+                # `s[tid] = sum = sum + s[tid + k]`: the inner assignment runs first, and its
+                # value is what the target then holds
+                self.prelude.extend(self.expression_statement(c, scope))
+                return self.expr(list(c.get_children())[0], scope)
+            if op == ",":
                 raise TileportError("TP132", f"'{op}' inside an expression is not supported", loc)
             a, b = list(c.get_children())
             if op in ("==", "!=") and (is_pointer(a.type) or is_pointer(b.type)):

@@ -44,6 +44,10 @@ class MemoryMixin:
             return list(scope.vectors[c.referenced.hash])
         if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
             return [self.expr(a, scope) for a in c.get_arguments()]
+        if c.kind == K.INIT_LIST_EXPR:  # `float3 v = {a, b, c}`, `{}`: missing components are zero
+            values = [self.expr(a, scope) for a in c.get_children()]
+            zero = Const(0, values[0].dtype if values else "int32")
+            return (values + [zero] * lanes)[:lanes]
         if c.kind == K.CALL_EXPR and c.spelling in _CACHE_HINT_LOADS and len(list(c.get_arguments())) == 1:
             # `__ldcs(&v4[i])`, `__ldg(p4)`: a load with a cache hint, which the port does not keep
             address = self.skip_implicit(list(c.get_arguments())[0])
@@ -247,7 +251,13 @@ class MemoryMixin:
                 raise TileportError("TP143", f"array '{d.spelling}' of {t.spelling} must be one-dimensional "
                                     "and uninitialised", loc)
             shape = [shape[0] * vector[1]]
+        if dynamic and d.spelling in self._dynamic_shared:
+            # every `extern __shared__` array of a kernel is the same launch-sized storage
+            scope.arrays[d.hash] = self._dynamic_shared[d.spelling]
+            return []
         alloc = Alloc(name, dtype, tuple(shape), "shared" if shared else "local", dynamic, loc)
+        if dynamic:
+            self._dynamic_shared[d.spelling] = self._dynamic_shared[name] = alloc
         self._buffer_dtypes[name] = dtype
         if vector is not None:
             scope.vector_views[d.hash] = (name, None)
@@ -338,18 +348,25 @@ class MemoryMixin:
         c = self.skip_parens(c)
         loc = ct.loc_of(c)
         K = self.K
-        if c.kind in (K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR) and \
+        if c.kind in (K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR) and \
                 len(list(c.get_children())) >= 1:
             inner = [k for k in c.get_children() if k.kind.is_expression()]
             if inner:
                 target = pointee_dtype(c.type, loc) if c.kind != K.UNEXPOSED_EXPR else None
                 buf, off = self.pointer(inner[-1], scope)
+                if target is not None and target != self.buffer_dtype(buf) and off is None and \
+                        buf in self._dynamic_shared:
+                    # `(T*)smem` of `extern __shared__ int smem[]`: untyped launch-sized storage,
+                    # whose elements are what the kernel casts it to
+                    self._dynamic_shared[buf].dtype = self._buffer_dtypes[buf] = target
                 if target is not None and target != self.buffer_dtype(buf):
                     raise TileportError("TP135", "pointer casts between element types are not "
                                         "supported yet", loc)
                 return buf, off
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.pointers:
             return scope.pointers[c.referenced.hash]
+        if c.kind == K.CALL_EXPR and c.referenced is not None and self.is_device_function(c.referenced):
+            return self.pointer_call(c, scope, loc)
         if self.array_of(c, scope) is not None:
             alloc = self.array_of(c, scope)
             if len(alloc.shape) > 1:

@@ -22,10 +22,17 @@ class Instantiation:
     name: str          # the template's name
     args: list         # template argument texts, in order
     namespace: str
+    origin: str = "launch"  # "launch": named in the project; "chosen": no instantiation found
+    block: tuple | None = None  # the block of a `k<...><<<grid, 128>>>` that names it, when constant
 
     @property
     def template_args(self) -> str:
         return "<" + ", ".join(self.args) + ">"
+
+
+#: Instances of one template kernel that are ported and verified (a dispatch `switch` over ten
+#: block sizes and three types names thirty): the ones that cover the most distinct values.
+MAX_INSTANCES = 4
 
 
 def _template_args(call, K) -> list | None:
@@ -36,57 +43,248 @@ def _template_args(call, K) -> list | None:
     tokens = [t.spelling for t in callee.get_tokens()]
     if "<" not in tokens:
         return None
-    depth, args, current = 0, [], []
-    for tok in tokens[tokens.index("<"):]:
-        if tok == "<":
+    parsed = _angle_args(tokens, tokens.index("<"))
+    return [" ".join(a) for a in parsed[0]] if parsed else None
+
+
+def _angle_args(tokens: list, at: int):
+    """The argument token lists of the `<...>` that opens at tokens[at], and the index past its
+    `>`; None when it does not close (a less-than, not a template argument list)."""
+    depth, args, current, parens = 0, [], [], 0
+    for i in range(at, min(len(tokens), at + 200)):
+        tok = tokens[i]
+        if tok in "([{":
+            parens += 1
+        elif tok in ")]}":
+            parens -= 1
+            if parens < 0:
+                return None
+        elif tok in (";", "{", "}"):
+            return None
+        if parens == 0 and tok == "<":
             depth += 1
             if depth == 1:
                 continue
-        elif tok in (">", ">>"):
+        elif parens == 0 and tok in (">", ">>"):
             depth -= len(tok)
             if depth <= 0:
-                args.append(" ".join(current))
-                break
-        elif tok == "," and depth == 1:
-            args.append(" ".join(current))
+                args.append(current)
+                return [a for a in args if a], i + 1
+        elif parens == 0 and tok == "," and depth == 1:
+            args.append(current)
             current = []
             continue
         current.append(tok)
-    return [a for a in args if a] or None
+    return None
 
 
-def _user_cursors(cursors, K):
-    """Every cursor under the user's top-level declarations (namespaces entered, system ones
-    skipped): where the user's launch sites are."""
-    for c in cursors:
-        if c.location.is_in_system_header:
+@dataclass
+class _Template:
+    """A template of the user's files: a kernel, or host code (function or class) whose
+    instantiations name the kernel's."""
+
+    name: str
+    params: list       # parameter names
+    kinds: list        # "type" or the C type of a value parameter
+    defaults: list     # default argument tokens, or None
+    file: str
+    start: int         # offsets of its extent in its file
+    end: int
+    kernel: bool
+
+
+def _template_of(c, K, kernel: bool) -> _Template:
+    params, kinds, defaults = [], [], []
+    for p in c.get_children():
+        if p.kind not in (K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER):
             continue
-        if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
-            yield from _user_cursors(c.get_children(), K)
-        else:
-            yield from c.walk_preorder()
+        tokens = [t.spelling for t in p.get_tokens()]
+        params.append(p.spelling)
+        kinds.append("type" if p.kind == K.TEMPLATE_TYPE_PARAMETER else p.type.spelling)
+        defaults.append(tokens[tokens.index("=") + 1:] if "=" in tokens else None)
+    return _Template(c.spelling, params, kinds, defaults, c.location.file.name, c.extent.start.offset,
+                     c.extent.end.offset, kernel)
+
+
+def _host_templates(tu, K) -> list:
+    """Host function and class templates of the user's files, and out-of-line members of class
+    templates (as their class: `template <class R> void Engine<R>::run()` sees R)."""
+    out = []
+
+    def visit(cursors):
+        for c in cursors:
+            if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
+                if not c.location.is_in_system_header:
+                    visit(c.get_children())
+            elif c.kind in (K.FUNCTION_TEMPLATE, K.CLASS_TEMPLATE) and c.location.file and \
+                    not any(ch.kind == K.CUDAGLOBAL_ATTR for ch in c.get_children()):
+                out.append(_template_of(c, K, kernel=False))
+            elif c.kind == K.CXX_METHOD and c.semantic_parent is not None and \
+                    c.semantic_parent.kind == K.CLASS_TEMPLATE and c.location.file:
+                owner = _template_of(c.semantic_parent, K, kernel=False)
+                owner.file, owner.start, owner.end = c.location.file.name, c.extent.start.offset, c.extent.end.offset
+                out.append(owner)
+
+    visit(user_top_level(tu))
+    return out
+
+
+_IDENTIFIER_OK = {"true", "false", "sizeof", "int", "unsigned", "long", "short", "char", "float",
+                  "double", "size_t"}
+
+
+def _is_value(tokens: list) -> bool:
+    """A value argument that is a constant here: literals and operators, no host variables."""
+    return all(t in _IDENTIFIER_OK or not (t[0].isalpha() or t[0] == "_") for t in tokens)
 
 
 def find_instantiations(tu, K, templates) -> list:
-    names = {t.spelling for t in templates}
-    found, seen = [], set()
-    if not names:
-        return found
-    for c in _user_cursors(user_top_level(tu), K):
-        if c.kind != K.CALL_EXPR or c.spelling not in names:
-            continue
-        if not any(k.kind == K.CALL_EXPR and k.spelling == "__cudaPushCallConfiguration"
-                   for k in c.get_children()):
-            continue
-        args = _template_args(c, K)
-        if args and (c.spelling, tuple(args)) not in seen:
-            seen.add((c.spelling, tuple(args)))
-            found.append(Instantiation(c.spelling, args, f"{NAMESPACE}{len(found)}"))
+    """Each template kernel's instantiations as the project names them: `k<float, 256><<<...>>>`,
+    `k<T, 512>` inside a host template whose own instantiations (`template void
+    reduce<int>(...)`, `runTest<float>(...)`, `Engine<double>`) give T, at most MAX_INSTANCES
+    each; a template the project never instantiates gets values chosen from its defaults
+    (types: float, values: 256, a block size the default launch agrees with)."""
+    kernels = {t.spelling: _template_of(t, K, kernel=True) for t in templates}
+    hosts = _host_templates(tu, K)
+    named = {t.name for t in hosts} | set(kernels)
+    mentions = []  # (name, [arg tokens], file, offset)
+    for path in sorted({t.file for t in hosts} | {t.file for t in kernels.values()} | _user_files(tu)):
+        tokens = _file_tokens(tu, path)
+        spellings = [t.spelling for t in tokens]
+        for i, tok in enumerate(spellings[:-1]):
+            if tok in named and spellings[i + 1] == "<" and (i == 0 or spellings[i - 1] not in ("class", "struct")):
+                parsed = _angle_args(spellings, i + 1)
+                if parsed:
+                    mentions.append((tok, parsed[0], path, tokens[i].extent.start.offset,
+                                     _launch_block(spellings, parsed[1])))
+    by_name = {t.name: t for t in hosts}
+    bindings: dict = {name: [] for name in named}
+    blocks: dict = {}  # a kernel's argument tuple -> the constant block of a launch naming it
+    for _ in range(6):  # host templates calling host templates: a few levels settle it
+        grew = False
+        for name, args, path, offset, block in mentions:
+            context = _context(hosts, name, path, offset)
+            envs = [{}] if context is None else [dict(zip(context.params, b)) for b in bindings[context.name]]
+            target = kernels.get(name) or by_name.get(name)
+            for env in envs:
+                concrete = _complete(target, [_substitute(a, env) for a in args])
+                if concrete is None or (context is not None and
+                                        any(t in context.params for a in concrete for t in a)):
+                    continue
+                if concrete not in bindings[name] and len(bindings[name]) < 64:
+                    bindings[name].append(concrete)
+                    grew = True
+                if block is not None and concrete not in blocks:
+                    blocks[concrete] = _block_value(_substitute(block, env))
+        if not grew:
+            break
+    found = []
+    for name, template in kernels.items():
+        chosen = _spread(bindings[name])
+        origin = "launch"
+        if not chosen:
+            fallback = _complete(template, [], choose=True)
+            chosen, origin = ([fallback] if fallback else []), "chosen"
+        for args in chosen:
+            found.append(Instantiation(name, [" ".join(a) for a in args], f"{NAMESPACE}{len(found)}", origin,
+                                       blocks.get(args)))
     return found
 
 
-def instantiation_source(path: str, text: str, template, inst: Instantiation, K) -> str:
-    """The template's text as a plain kernel in its own namespace, on its original lines."""
+def _launch_block(tokens: list, at: int):
+    """The block tokens of the `<<<grid, block, ...>>>` at tokens[at], else None."""
+    if at >= len(tokens) or tokens[at] != "<<<":
+        return None
+    parts, current, depth = [], [], 0
+    for tok in tokens[at + 1:at + 200]:
+        if tok == ">>>" and depth == 0:
+            parts.append(current)
+            break
+        depth += tok in "([{"
+        depth -= tok in ")]}"
+        if tok == "," and depth == 0:
+            parts.append(current)
+            current = []
+        else:
+            current.append(tok)
+    return parts[1] if len(parts) > 1 else None
+
+
+def _block_value(tokens: list):
+    """`128`, `dim3(16, 16)`: the block as a tuple of ints, else None (a host variable)."""
+    numbers = [t.rstrip("uUlL") for t in tokens if t not in ("dim3", "(", ")", ",")]
+    if numbers and len(numbers) <= 3 and all(n.isdigit() for n in numbers):
+        return tuple(int(n) for n in numbers)
+    return None
+
+
+def _user_files(tu) -> set:
+    return {c.location.file.name for c in user_top_level(tu) if c.location.file}
+
+
+def _file_tokens(tu, path: str) -> list:
+    ci = ct.cindex()
+    f = tu.get_file(path)
+    size = len(open(path, "rb").read())
+    extent = ci.SourceRange.from_locations(ci.SourceLocation.from_offset(tu, f, 0),
+                                           ci.SourceLocation.from_offset(tu, f, size))
+    return list(tu.get_tokens(extent=extent))
+
+
+def _context(hosts, name, path, offset):
+    """The innermost host template around a mention (whose parameters it may name)."""
+    best = None
+    for t in hosts:
+        if t.file == path and t.start <= offset < t.end and t.name != name:
+            if best is None or t.end - t.start < best.end - best.start:
+                best = t
+    return best
+
+
+def _substitute(tokens: list, env: dict) -> list:
+    out = []
+    for t in tokens:
+        out += list(env[t]) if t in env else [t]
+    return out
+
+
+def _complete(template, args: list, choose: bool = False):
+    """The full argument list (defaults filled in, each a token tuple), or None when an argument
+    is missing or a value argument is not a constant here; choose: values for those missing."""
+    if template is None or len(args) > len(template.params):
+        return None
+    full = list(args)
+    for kind, default in list(zip(template.kinds, template.defaults))[len(args):]:
+        if default is not None:
+            full.append(default)
+        elif not choose:
+            return None
+        else:
+            full.append(["float"] if kind == "type" else ["true"] if kind == "bool" else ["256"])
+    for kind, arg in zip(template.kinds, full):
+        if kind != "type" and not _is_value(arg):
+            return None
+    return tuple(tuple(a) for a in full)
+
+
+def _spread(candidates: list) -> list:
+    """At most MAX_INSTANCES of the candidates, each next one the one that adds the most
+    (parameter, value) pairs not yet covered (types and sizes both get exercised)."""
+    chosen, seen = [], set()
+    rest = list(candidates)
+    while rest and len(chosen) < MAX_INSTANCES:
+        best = max(rest, key=lambda c: sum((i, a) not in seen for i, a in enumerate(c)))
+        rest.remove(best)
+        chosen.append(best)
+        seen.update(enumerate(best))
+    return chosen
+
+
+def instantiation_source(template, inst: Instantiation, K) -> str:
+    """The template's text as a plain kernel in its own namespace, on its original lines (of
+    its own file: a header's template too)."""
+    path = template.location.file.name
+    data = open(path, "rb").read()
     params = [c for c in template.get_children()
               if c.kind in (K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER)]
     lines = [f"namespace {inst.namespace} {{"]
@@ -96,8 +294,7 @@ def instantiation_source(path: str, text: str, template, inst: Instantiation, K)
         else:
             lines.append(f"constexpr {param.type.spelling} {param.spelling} = {arg};")
     start, end = template.extent.start.offset, template.extent.end.offset
-    data = text.encode("utf-8")
-    source = data[start:end].decode("utf-8")
+    source = data[start:end].decode("utf-8", errors="replace")
     # drop `template <...>`: everything up to the `>` that closes it
     depth, cut = 0, None
     for i, ch in enumerate(source):

@@ -294,6 +294,7 @@ def _original_to_build(module, original: str, opts: VerifyOptions):
     import tempfile
 
     from porter.frontends.cuda.parse import stand_in_dir
+    from porter.verify.cuda_build import prepare_source
 
     folder = Path(tempfile.mkdtemp(prefix="tileport-original-"))
     try:
@@ -307,7 +308,10 @@ def _original_to_build(module, original: str, opts: VerifyOptions):
             if rel.startswith(".."):
                 continue  # outside the original's folder: built as it is
             (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            (folder / rel).write_text(f'#line 1 "{os.path.realpath(header)}"\n' + body, encoding="utf-8")
+            # a header g++ reads as it is must say CUDA as the emulator takes it too (its
+            # `extern __shared__` arrays, its launches), as the main file's build does
+            (folder / rel).write_text(f'#line 1 "{os.path.realpath(header)}"\n' + prepare_source(body),
+                                      encoding="utf-8")
         include_dirs = tuple(opts.include_dirs) + (str(home),)
         if module.stand_ins:
             include_dirs += (str(stand_in_dir(module.stand_ins)),)

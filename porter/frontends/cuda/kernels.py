@@ -8,6 +8,7 @@ module sees a libclang cursor.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
@@ -107,6 +108,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             raise NoKernelConverted(failures)
         failed = {f.name.split("<")[0] for f in failures}
         sources = self.emulator_sources(inventory, failed, parsed.missing)
+        for header in sorted({d.file for d in inventory.definitions} - {self.path} - set(sources)):
+            text = self._original_text(header)
+            if _EMULATOR_REWRITES.search(text):
+                sources[header] = text  # its CUDA syntax is rewritten for the emulator too
         return Module(self.path, "cuda", out, sources.pop(self.path, None), failures=failures,
                       emulator_headers=sources, stand_ins=list(parsed.missing))
 
@@ -939,6 +944,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         self._taken.add(candidate)
         return candidate
 
+
+#: What the emulator's build rewrites in a file (launches, shared declarations): a user header
+#: that holds any of it is built from a rewritten copy, as the main file is.
+_EMULATOR_REWRITES = re.compile(r"<<<|\b__shared__\b")
 
 #: Calls with no effect on data: a port drops them (TileLang has no device printf).
 _NO_DATA_EFFECT = {"__assert_fail", "__assertfail", "printf", "vprintf", "__nanosleep"}

@@ -9,6 +9,7 @@ appended; the copies are ordinary kernels to the rest of the front end.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 from porter.frontends.cuda import parse as ct
@@ -147,24 +148,28 @@ def find_instantiations(tu, K, templates) -> list:
     kernels = {t.spelling: _template_of(t, K, kernel=True) for t in templates}
     hosts = _host_templates(tu, K)
     named = {t.name for t in hosts} | set(kernels)
-    mentions = []  # (name, [arg tokens], file, offset)
+    mentions = []  # (name, [arg tokens], file, offset, block, {dispatch alias: [types]})
     for path in sorted({t.file for t in hosts} | {t.file for t in kernels.values()} | _user_files(tu)):
         tokens = _file_tokens(tu, path)
         spellings = [t.spelling for t in tokens]
+        dispatches = _dispatch_spans(spellings)
         for i, tok in enumerate(spellings[:-1]):
             if tok in named and spellings[i + 1] == "<" and (i == 0 or spellings[i - 1] not in ("class", "struct")):
                 parsed = _angle_args(spellings, i + 1)
                 if parsed:
+                    aliases = next((types for a, b, types in dispatches if a < i < b), {})
                     mentions.append((tok, parsed[0], path, tokens[i].extent.start.offset,
-                                     _launch_block(spellings, parsed[1])))
+                                     _launch_block(spellings, parsed[1]), aliases))
     by_name = {t.name: t for t in hosts}
     bindings: dict = {name: [] for name in named}
     blocks: dict = {}  # a kernel's argument tuple -> the constant block of a launch naming it
     for _ in range(6):  # host templates calling host templates: a few levels settle it
         grew = False
-        for name, args, path, offset, block in mentions:
+        for name, args, path, offset, block, aliases in mentions:
             context = _context(hosts, name, path, offset)
             envs = [{}] if context is None else [dict(zip(context.params, b)) for b in bindings[context.name]]
+            envs = [{**env, **{a: t.split() for a, t in zip(aliases, types)}} for env in envs
+                    for types in itertools.product(*aliases.values())]
             target = kernels.get(name) or by_name.get(name)
             for env in envs:
                 concrete = _complete(target, [_substitute(a, env) for a in args])
@@ -189,6 +194,50 @@ def find_instantiations(tu, K, templates) -> list:
             found.append(Instantiation(name, [" ".join(a) for a in args], f"{NAMESPACE}{len(found)}", origin,
                                        blocks.get(args)))
     return found
+
+
+#: PyTorch's dispatch macros (`AT_DISPATCH_FLOATING_TYPES_AND_HALF(t, "name", [&] {
+#: k<scalar_t><<<...>>>(...); })`): the C types `scalar_t` takes, by the macro name's parts and
+#: the extra ScalarTypes an `_AND2(at::kHalf, at::kBFloat16, ...)` form lists.
+_DISPATCH_TYPES = {
+    "FLOATING_TYPES": ("float", "double"),
+    "REDUCED_FLOATING_TYPES": ("__half", "__nv_bfloat16"),
+    "INTEGRAL_TYPES": ("unsigned char", "signed char", "short", "int", "long long"),
+    "ALL_TYPES": ("unsigned char", "signed char", "short", "int", "long long", "float", "double"),
+    "HALF": ("__half",), "BFLOAT16": ("__nv_bfloat16",),
+}
+_SCALAR_TYPES = {"Half": "__half", "kHalf": "__half", "BFloat16": "__nv_bfloat16", "kBFloat16": "__nv_bfloat16",
+                 "Float": "float", "kFloat": "float", "Double": "double", "kDouble": "double",
+                 "Int": "int", "kInt": "int", "Long": "long long", "kLong": "long long", "Bool": "bool", "kBool": "bool"}
+
+
+def _dispatch_spans(tokens: list) -> list:
+    """(first, last token index, {"scalar_t": types}) of each AT_DISPATCH_* call."""
+    spans = []
+    for i, tok in enumerate(tokens[:-1]):
+        if not tok.startswith("AT_DISPATCH_") or tokens[i + 1] != "(":
+            continue
+        depth, end, first_arg = 0, None, []
+        for j in range(i + 1, len(tokens)):
+            depth += tokens[j] == "("
+            depth -= tokens[j] == ")"
+            if depth == 1 and tokens[j] == "," and not first_arg:
+                first_arg = tokens[i + 2:j]
+            if depth == 0:
+                end = j
+                break
+        if end is None:
+            continue
+        types = []
+        for part, names in _DISPATCH_TYPES.items():
+            if part in tok:
+                types += [t for t in names if t not in types]
+        if "_AND" in tok:  # the extra ScalarTypes before the tensor's dtype argument
+            types += [_SCALAR_TYPES[t] for t in tokens[i + 2:end] if t in _SCALAR_TYPES
+                      and _SCALAR_TYPES[t] not in types]
+        if types:
+            spans.append((i, end, {"scalar_t": types}))
+    return spans
 
 
 def _launch_block(tokens: list, at: int):

@@ -14,6 +14,8 @@ Row kinds:
   saturate  -> IR min(max(a, 0), 1)
   ldg       -> IR Load through the pointer argument (cache-hint loads too)
   const     -> IR Const(float(canonical)) of the call's type   e.g. __builtin_inff -> inf
+  intrinsic -> IR built by porter/frontends/cuda/intrinsics.py (exact integer semantics), of
+               the arguments converted to the intrinsic's parameter types   e.g. __popc
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ TILELANG_MATH = {
     # ties to even on every target (T.round is nearbyintf on CUDA but roundf on HIP and C);
     # C's round (ties away from zero) is spelled out by the emitter (emit/expressions.py)
     "nearbyint": "T.nearbyint",
+    # unsigned operands only on 0.1.15 (porter/frontends/cuda/intrinsics.py)
+    "popcount": "T.popcount", "clz": "T.clz",
 }
 
 LOG2E = 1.4426950408889634  # log2(e): exp(x) = exp2(x * LOG2E)
@@ -81,6 +85,24 @@ CUDA_BUILTINS = {
     **{n: ("const", "inf") for n in ("__builtin_inff", "__builtin_inf", "__builtin_huge_valf",
                                      "__builtin_huge_val")},
     **{n: ("const", "nan") for n in ("__builtin_nanf", "__builtin_nan")},
+    # CUDA's unsigned / 64-bit min and max: the arguments converted to the result type first
+    **{n: ("math", "min") for n in ("umin", "llmin", "ullmin")},
+    **{n: ("math", "max") for n in ("umax", "llmax", "ullmax")},
+    **{n: ("intrinsic", "mul24") for n in ("__mul24", "__umul24")},
+    **{n: ("intrinsic", "popc") for n in ("__popc", "__popcll")},
+    **{n: ("intrinsic", "clz") for n in ("__clz", "__clzll")},
+    **{n: ("intrinsic", "ffs") for n in ("__ffs", "__ffsll")},
+    **{n: ("intrinsic", "brev") for n in ("__brev", "__brevll")},
+}
+
+# what each "intrinsic" row becomes, for SUPPORTED.md
+INTRINSIC_FORMS = {
+    "mul24": "the product of the operands' low 24 bits (sign-extended for `__mul24`); a plain "
+             "`*` where both provably fit in 24 bits",
+    "popc": "`T.popcount` of the unsigned operand, as int",
+    "clz": "`T.clz`",
+    "ffs": "`T.if_then_else(u == 0, 0, T.popcount(u ^ (u - 1)))` (u: the operand as unsigned)",
+    "brev": "shifts and masks (the halves of ever smaller bit blocks swapped)",
 }
 
 # Triton `tl.` / `tl.math.` name -> (kind, canonical)

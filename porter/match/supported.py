@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections import defaultdict
 
-from porter.builtins import CUDA_BUILTINS, TILELANG_MATH, TRITON_BUILTINS
+from porter.builtins import CUDA_BUILTINS, INTRINSIC_FORMS, TILELANG_MATH, TRITON_BUILTINS
 from porter.match import RULES
 
 # Triton block operations and what the tile-level port uses for them (porter/frontends/triton/tiles.py)
@@ -59,7 +59,8 @@ def render() -> str:
             {"binop": f"operator `{canonical}`", "unop": f"unary `{canonical}`", "cmp": f"comparison `{canonical}`",
              "cast": "`T.Cast` to the result type", "recip": "`1 / x`", "saturate": "`T.min(T.max(x, 0), 1)`",
              "ldg": "a plain load", "const": f"the constant `{canonical}`",
-             "exp-as-exp2": "`T.exp2(x * log2(e))`, the intrinsic's own arithmetic"}[kind]
+             "exp-as-exp2": "`T.exp2(x * log2(e))`, the intrinsic's own arithmetic",
+             "intrinsic": INTRINSIC_FORMS.get(canonical, canonical)}[kind]
         if kind == "math":
             target = f"`{target}`"
         out.append(f"| {', '.join(f'`{n}`' for n in names)} | {target} |")

@@ -61,6 +61,8 @@ def enable_bfloat16() -> None:
 
     lower._prepare_device_codegen_mod = prepare_with_bf16_storage
     wrapper.TLCPUSourceWrapper._TYPE_MAP.setdefault("bfloat16", "uint16_t")
+    # the C wrapper's table has uint8/16/64 but no uint32 ("Unsupported dtype uint32")
+    wrapper.TLCPUSourceWrapper._TYPE_MAP.setdefault("uint32", "uint32_t")
     # the C host wrapper passes a kernel the dynamic sizes of its buffers' shapes but not those
     # of their strides (T.StridedTensor((M, K), (lda, 1))): "too few arguments" at its call. The
     # CUDA wrapper's list (shapes, then strides) is the one the C kernel takes.
@@ -186,6 +188,34 @@ def register_cpu_math() -> None:
         op = tvm.ir.Op.get("tl.fma" if name == "fma" else "tirx." + name)
         tvm.ir.register_intrin_lowering(op.name, "c", f=libm(calls.get(name, name)), level=99)
         _LOWERED.add(name)
+    # the integer intrinsics CUDA ports use (porter/frontends/cuda/intrinsics.py) as gcc builtins,
+    # with CUDA's results at 0 (__clz(0) == 32), which __builtin_clz leaves undefined. The C
+    # codegen declares each extern it calls: the 64-bit forms are the `unsigned long` builtins,
+    # whose type is uint64_t's on LP64 (`...ll` with uint64_t "ambiguates built-in declaration")
+    for name, lower in (("popcount", _popcount(tvm)), ("clz", _clz(tvm))):
+        if name not in _LOWERED:
+            tvm.ir.register_intrin_lowering("tirx." + name, "c", f=lower, level=99)
+            _LOWERED.add(name)
+
+
+def _popcount(tvm):
+    def lower(op):
+        (x,) = op.args
+        wide = x.dtype.bits > 32
+        count = tvm.tirx.call_pure_extern("int32", "__builtin_popcountl" if wide else "__builtin_popcount",
+                                          tvm.tirx.Cast("uint64" if wide else "uint32", x))
+        return tvm.tirx.Cast(op.dtype, count)
+    return lower
+
+
+def _clz(tvm):
+    def lower(op):
+        (x,) = op.args
+        bits = x.dtype.bits
+        unsigned = tvm.tirx.Cast("uint64" if bits > 32 else "uint32", x)
+        leading = tvm.tirx.call_pure_extern("int32", "__builtin_clzl" if bits > 32 else "__builtin_clz", unsigned)
+        return tvm.tirx.if_then_else(x == tvm.tirx.const(0, x.dtype), tvm.tirx.const(bits, "int32"), leading)
+    return lower
 
 
 def _serial_scan_macro():

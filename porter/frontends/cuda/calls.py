@@ -16,12 +16,19 @@ from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, De
 
 _UNSUPPORTED_CALLS = {
     "__syncthreads_count": "__syncthreads_count", "__syncthreads_and": "__syncthreads_and",
-    "__syncthreads_or": "__syncthreads_or", "__threadfence": "__threadfence",
-    "atomicCAS": "atomicCAS (compare-and-swap loops)", "atomicExch": "atomicExch",
-    "atomicAnd": "atomicAnd", "atomicOr": "atomicOr", "atomicXor": "atomicXor",
+    "__syncthreads_or": "__syncthreads_or",
+    "atomicCAS": "atomicCAS (compare-and-swap loops)",
 }
 _SYNCS = {"__syncthreads": "block", "__syncwarp": "warp"}
-_ATOMICS = {"atomicAdd": "add", "atomicMax": "max", "atomicMin": "min", "atomicSub": "sub"}
+# atomics whose result is unused. atomicExch is an atomic store then (T.atomic_store); atomicOr is
+# T.atomic_or (integers, one element). The scoped forms port to device-wide atomics: `_system`
+# only adds visibility to the host and other GPUs while the kernel runs, `_block` only promises
+# atomicity among the block's threads; a device-wide atomic keeps every guarantee either gives, so
+# the memory a kernel leaves is one it could leave.
+_ATOMICS = {f"{name}{scope}": op for name, op in (("atomicAdd", "add"), ("atomicMax", "max"), ("atomicMin", "min"),
+                                                  ("atomicSub", "sub"), ("atomicExch", "store"),
+                                                  ("atomicOr", "or"))
+            for scope in ("", "_block", "_system")}
 _SHUFFLES = {"__shfl_sync": "shfl", "__shfl_down_sync": "shfl_down", "__shfl_up_sync": "shfl_up",
              "__shfl_xor_sync": "shfl_xor"}
 _VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
@@ -31,7 +38,39 @@ _NO_EQUIVALENT = {"__trap": "'__trap()' (abort the kernel) has no TileLang equiv
                   "coalesced_threads": "coalesced_threads() (the set of threads active at this "
                                        "point) has no TileLang equivalent",
                   "this_grid": "grid-wide cooperative groups (this_grid, grid.sync) have no TileLang "
-                               "equivalent; split the kernel at the grid barrier"}
+                               "equivalent; split the kernel at the grid barrier",
+                  **{n: f"'{n}()' reads {what}, which has no TileLang equivalent (TileLang exposes no "
+                        "timer); time the kernel from the host" for n, what in (
+                      ("clock", "the SM's cycle counter"), ("clock64", "the SM's cycle counter"),
+                      ("__globaltimer", "the GPU's nanosecond timer"))},
+                  **{f"__threadfence{scope}": f"'__threadfence{scope}()' (a memory fence) has no TileLang "
+                                              "equivalent: TileLang orders memory only through its atomics' "
+                                              "memory_order" for scope in ("", "_block", "_system")},
+                  **{f"{name}{scope}": f"'{name}{scope}' has no TileLang equivalent: TileLang's atomics are "
+                                       "add, max, min, or, load and store"
+                     for name in ("atomicInc", "atomicDec", "atomicAnd", "atomicXor")
+                     for scope in ("", "_block", "_system")}}
+
+
+#: types whose values have no TileLang equivalent, by the start of their canonical spelling
+_NO_EQUIVALENT_TYPES = {
+    "curandState": "cuRAND generator state '{type}' has no TileLang equivalent: TileLang has no cuRAND "
+                   "generators, and the state is a struct kept in memory between calls and kernels, "
+                   "which no TileLang buffer holds",
+    "texture<": "texture reference '{type}' has no TileLang equivalent; read the buffer directly",
+}
+
+
+def no_tilelang_equivalent_type(ctype) -> str | None:
+    """Why values of a C type (a parameter's, a buffer element's, a local's) have no TileLang
+    equivalent (cuRAND states, texture references), else None."""
+    spelled = ctype.get_canonical().spelling
+    for word in ("const ", "volatile ", "struct "):
+        spelled = spelled.replace(word, "")
+    for start, why in _NO_EQUIVALENT_TYPES.items():
+        if spelled.startswith(start):
+            return why.format(type=ctype.spelling)
+    return None
 
 
 def _no_tilelang_equivalent(name: str, call) -> str | None:
@@ -40,6 +79,12 @@ def _no_tilelang_equivalent(name: str, call) -> str | None:
         return _NO_EQUIVALENT[name]
     if name.startswith("tex") and name[3:4] in ("1", "2", "3", "C"):
         return f"texture fetch '{name}' has no TileLang equivalent; read the buffer directly"
+    if name.startswith(("curand", "skipahead")):
+        return f"cuRAND device API '{name}' has no TileLang equivalent: TileLang has no cuRAND " \
+               "generators, and their state (curandState & co., a struct kept in memory between " \
+               "calls and kernels) has no TileLang buffer type"
+    if name.startswith("surf") and name.endswith(("read", "write")):
+        return f"surface access '{name}' has no TileLang equivalent; read or write the buffer directly"
     if name in _WMMA:
         return f"wmma '{name}' has no thread-level TileLang equivalent; tensor-core GEMMs port " \
                "through T.gemm (tile level)"

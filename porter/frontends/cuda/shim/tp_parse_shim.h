@@ -3,6 +3,7 @@
  * the device runtime API, so kernels parse with full types and zero diagnostics. */
 #pragma once
 #include <new>
+#include <cassert>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <climits>
 #include <cfloat>
+#include <ctime>
 
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -22,6 +24,7 @@
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
+#define __grid_constant__
 #define __CUDACC__ 1
 #define __NVCC__ 1
 #define CUDART_VERSION 12000
@@ -74,6 +77,13 @@ cudaError_t cudaEventDestroy(cudaEvent_t e);
 cudaError_t cudaSetDevice(int d);
 cudaError_t cudaGetDevice(int *d);
 cudaError_t cudaDeviceReset();
+
+struct cudaExtent { size_t width, height, depth; };
+struct cudaPos { size_t x, y, z; };
+struct cudaPitchedPtr { void *ptr; size_t pitch, xsize, ysize; };
+__host__ __device__ cudaExtent make_cudaExtent(size_t w, size_t h, size_t d);
+__host__ __device__ cudaPos make_cudaPos(size_t x, size_t y, size_t z);
+__host__ __device__ cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t xsz, size_t ysz);
 
 /* half / bfloat16 as clang's native arithmetic types */
 typedef _Float16 __half;
@@ -159,12 +169,17 @@ TP_VEC4(char, char)
 #undef TP_VEC3
 #undef TP_VEC4
 
-/* textures: declared so files that use them parse; the front end reports them (TP156) */
+/* textures and surfaces: the types, as the emulator's (tp_emu.h); the fetch and read/write
+ * functions are declared in tp_device_api.h. The front end refuses them (TP156). */
 typedef unsigned long long cudaTextureObject_t;
-template <class T> __device__ T tex1Dfetch(cudaTextureObject_t t, int i);
-template <class T> __device__ T tex1D(cudaTextureObject_t t, float x);
-template <class T> __device__ T tex2D(cudaTextureObject_t t, float x, float y);
-template <class T> __device__ T tex3D(cudaTextureObject_t t, float x, float y, float z);
+typedef unsigned long long cudaSurfaceObject_t;
+typedef unsigned long long CUtexObject;
+typedef unsigned long long CUsurfObject;
+enum cudaSurfaceBoundaryMode { cudaBoundaryModeZero = 0, cudaBoundaryModeClamp = 1, cudaBoundaryModeTrap = 2 };
+enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
+template <class T, int dim = 1, int mode = cudaReadModeElementType> struct texture {
+  int normalized, filterMode, addressMode[3];
+};
 
 /* Everything the CPU emulator implements (half2/bf16 intrinsics, atomics, cache hints, integer
  * and fast-math intrinsics ...), declared: generated from tp_emu.h by shim/generate.py. */
@@ -184,6 +199,8 @@ TP_SCOPED(atomicCAS) TP_SCOPED(atomicInc) TP_SCOPED(atomicDec)
 /* device memcpy/memset (nvcc provides them; the C library's are host functions) */
 __device__ void *memcpy(void *, const void *, size_t) __attribute__((overloadable));
 __device__ void *memset(void *, int, size_t) __attribute__((overloadable));
+/* device clock(): the C library's is a host function (clock64 and __globaltimer: tp_device_api.h) */
+__device__ clock_t clock() __attribute__((overloadable));
 /* device printf and assert: the C library's are host functions */
 extern "C" __device__ int vprintf(const char *, void *);
 __device__ int printf(const char *, ...) __attribute__((overloadable));

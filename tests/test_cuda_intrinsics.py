@@ -1,0 +1,226 @@
+"""CUDA device intrinsics real code uses (issue 38): the integer intrinsics port with CUDA's exact
+semantics; timers, textures, surfaces, cuRAND and the atomics TileLang lacks are refused at their
+call with a coded diagnostic that names them (never a parse error or an unknown function); files
+using them still build in the CPU emulator for their other kernels."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from porter.diagnostics import NoKernelConverted
+from porter.frontends.cuda import convert_cuda
+from porter.frontends.cuda import intrinsics
+from porter.ir.fold import evaluate
+from porter.ir.nodes import Atomic, BinOp, Builtin, Cast, Var
+from porter.ir.printer import format_module
+from porter.ir.walk import walk_stmts
+from tests.conftest import ROOT
+
+INTRINSICS = ROOT / "tests/intrinsics"
+
+
+def _keep(value, name):
+    return value  # materialize(): evaluation needs no local
+
+
+# ----------------------------------------------------------------------------- integer intrinsics
+
+
+def _mul24(a: int, b: int) -> int:
+    """CUDA's __mul24: low 32 bits of the product of the sign-extended low 24 bits."""
+    def low24(x):
+        x &= 0xFFFFFF
+        return x - (1 << 24) if x & 0x800000 else x
+    p = (low24(a) * low24(b)) & 0xFFFFFFFF
+    return p - (1 << 32) if p >= 1 << 31 else p
+
+
+def _brev(x: int, bits: int) -> int:
+    return int(format(x, f"0{bits}b")[::-1], 2)
+
+
+def test_mul24_is_the_product_of_the_low_24_bits():
+    rng = random.Random(38)
+    a, b = Var("a", "int32"), Var("b", "int32")
+    signed = intrinsics.mul24([a, b], "int32", _keep)
+    unsigned = intrinsics.mul24([Var("a", "uint32"), Var("b", "uint32")], "uint32", _keep)
+    for _ in range(2000):
+        x, y = rng.randrange(-2**31, 2**31), rng.randrange(-2**31, 2**31)
+        assert evaluate(signed, {"a": x, "b": y}) == _mul24(x, y), (x, y)
+        ux, uy = x & 0xFFFFFFFF, y & 0xFFFFFFFF
+        assert evaluate(unsigned, {"a": ux, "b": uy}) == ((ux & 0xFFFFFF) * (uy & 0xFFFFFF)) & 0xFFFFFFFF
+
+
+def test_mul24_of_operands_cuda_bounds_to_24_bits_is_a_plain_product():
+    # blockIdx.y < 65535, blockDim.x <= 1024: both fit, and so does their product
+    plain = intrinsics.mul24([Builtin("block_idx", 1), Builtin("block_dim", 0)], "int32", _keep)
+    assert plain == BinOp("*", Builtin("block_idx", 1), Builtin("block_dim", 0), "int32")
+    # blockIdx.x reaches 2^31 - 2: its bits above 24 are dropped, as the hardware drops them
+    masked = intrinsics.mul24([Builtin("block_idx", 0), Builtin("block_dim", 0)], "int32", _keep)
+    assert isinstance(masked, Cast) and "16777215" in repr(masked)
+    env = {"block_idx.0": 2**24 + 5, "block_dim.0": 256}
+    assert evaluate(masked, env) == 5 * 256
+
+
+def test_brev_reverses_32_and_64_bits():
+    rng = random.Random(7)
+    r32 = intrinsics.brev([Var("x", "uint32")], "uint32", _keep)
+    r64 = intrinsics.brev([Var("x", "uint64")], "uint64", _keep)
+    for _ in range(500):
+        x, y = rng.getrandbits(32), rng.getrandbits(64)
+        assert evaluate(r32, {"x": x}) == _brev(x, 32)
+        assert evaluate(r64, {"x": y}) == _brev(y, 64)
+
+
+def test_integer_intrinsics_convert_to_tilelang_operations():
+    module = convert_cuda(str(INTRINSICS / "int_intrinsics.cu"))
+    assert not module.failures
+    text = format_module(module)
+    assert "popcount(" in text and "clz(" in text
+    for name in ("__popc", "__clz", "__ffs", "__brev", "__mul24", "__umul24", "umin", "llmax"):
+        assert name not in text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rel", ["tests/intrinsics/int_intrinsics.cu", "tests/intrinsics/int_intrinsics_thread.cu"])
+def test_integer_intrinsics_verify_against_the_emulated_original(rel, tmp_path):
+    from tests.test_verify import assert_equivalent, convert_and_verify
+
+    # tile level (TileLang's C target, gcc builtins for popcount/clz) and thread level (lowered
+    # CUDA C in the emulator); the compile check builds both for sm_80 and sm_90a
+    extra = [] if rel.endswith("_thread.cu") else ["--no-compile-check"]
+    _, result = convert_and_verify(rel, tmp_path, *extra)
+    assert_equivalent(result)
+
+
+@pytest.mark.slow
+def test_verify_catches_a_mul24_without_its_sign_extension(tmp_path):
+    from tests.test_verify import convert_and_verify, tileport
+
+    port, _ = convert_and_verify("tests/intrinsics/int_intrinsics.cu", tmp_path, "--no-compile-check",
+                                 "--kernel", "mul24_ops")
+    text = port.read_text()
+    assert "^ 8388608) - 8388608" in text
+    port.write_text(text.replace(" ^ 8388608) - 8388608", ")"))
+    result = tileport("verify", "tests/intrinsics/int_intrinsics.cu", port, "--format", "json",
+                      "--no-compile-check", "--kernel", "mul24_ops")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert any(not b["ok"] for k in report["kernels"] for c in k["cases"] for b in c["buffers"]
+               if b["buffer"] == "prod")
+
+
+# ----------------------------------------------------------------------------- refused at the call
+
+
+def _failures(tmp_path, body: str, prelude: str = "") -> dict:
+    """name -> diagnostic of the kernels of a file that did not convert (a plain kernel converts)."""
+    f = tmp_path / "k.cu"
+    f.write_text(prelude + body + "\n__global__ void plain(float* o) { o[threadIdx.x] = 1.0f; }\n")
+    try:
+        module = convert_cuda(str(f))
+    except NoKernelConverted as err:  # pragma: no cover - the plain kernel converts
+        pytest.fail(f"nothing converted: {err.diagnostic.render()}")
+    return {k.name: k.diagnostic for k in module.failures}
+
+
+@pytest.mark.parametrize("body, named", [
+    ("__global__ void k(float* x, long long* t) { clock_t s = clock(); x[0] = 1.0f; t[0] = clock() - s; }",
+     "'clock()'"),
+    ("__global__ void k(long long* t) { t[threadIdx.x] = clock64(); }", "'clock64()'"),
+    ("__global__ void k(unsigned long long* t) { t[0] = __globaltimer(); }", "'__globaltimer()'"),
+    ("__global__ void k(cudaSurfaceObject_t s, float v) { surf2Dwrite(v, s, threadIdx.x * 4, 0); }",
+     "'surf2Dwrite'"),
+    ("__global__ void k(cudaSurfaceObject_t s, float* o) { o[threadIdx.x] = surf2Dread<float>(s, 4, 0); }",
+     "'surf2Dread'"),
+    ("__global__ void k(cudaSurfaceObject_t s, cudaExtent e) { surf3Dwrite(1.0f, s, 0, 0, (int)e.depth - 1); }",
+     "'surf3Dwrite'"),
+    ("__global__ void k(cudaTextureObject_t t, float* o) { o[threadIdx.x] = tex2DLayered<float>(t, 0.5f, 0.5f, 1); }",
+     "'tex2DLayered'"),
+    ("__global__ void k(cudaTextureObject_t t, float* o) { o[0] = texCubemap<float>(t, 0.f, 0.f, 1.f); }",
+     "'texCubemap'"),
+    ("__global__ void k(CUtexObject t, float* o) { float v; tex2DLod(&v, t, 0.5f, 0.5f, 0.0f); o[0] = v; }",
+     "'tex2DLod'"),
+    ("texture<float, 2, cudaReadModeElementType> ref;\n"
+     "__global__ void k(float* o) { o[threadIdx.x] = tex2D(ref, 0.5f, 0.5f); }", "'tex2D'"),
+    ("__global__ void k(int* x) { atomicInc((unsigned int*)x, 17u); }", "'atomicInc'"),
+    ("__global__ void k(int* x) { atomicAnd_system(x, 6); }", "'atomicAnd_system'"),
+    ("__global__ void k(float* x) { x[0] = 1.0f; __threadfence(); x[1] = 2.0f; }", "'__threadfence()'"),
+    ("#include <curand_kernel.h>\n"
+     "__global__ void k(float* o) { o[threadIdx.x] = curand_uniform((curandStatePhilox4_32_10_t*)0); }",
+     "'curand_uniform'"),
+])
+def test_construct_without_tilelang_equivalent_is_named_at_its_call(tmp_path, body, named):
+    failures = _failures(tmp_path, body)
+    d = failures["k"]
+    assert d.code == "TP156", d.render()
+    assert named in d.message and "no TileLang equivalent" in d.message
+
+
+def test_curand_state_is_refused_not_a_parse_error(tmp_path):
+    failures = _failures(tmp_path, "__global__ void k(curandState* s, unsigned long long seed) {\n"
+                                   "  int id = threadIdx.x;\n  curand_init(seed, id, 0, &s[id]);\n}\n",
+                         prelude="#include <curand_kernel.h>\n")
+    d = failures["k"]
+    # TP156 once the front end asks calls.no_tilelang_equivalent_type about parameter types
+    assert d.code in ("TP122", "TP156") and "curandState" in d.message, d.render()
+
+
+def test_curand_state_types_have_no_tilelang_equivalent(tmp_path):
+    from porter.frontends.cuda import parse as ct
+    from porter.frontends.cuda.calls import no_tilelang_equivalent_type
+
+    f = tmp_path / "k.cu"
+    f.write_text("#include <curand_kernel.h>\n__global__ void k(curandState* a, const curandStatePhilox4_32_10_t* b, "
+                 "float* c) {}\n")
+    parsed = ct.parse(str(f))
+    kernel = next(c for c in parsed.tu.cursor.get_children() if c.spelling == "k")
+    a, b, c = (p.type.get_pointee() for p in kernel.get_arguments())
+    assert "curandState" in no_tilelang_equivalent_type(a) and "cuRAND" in no_tilelang_equivalent_type(b)
+    assert no_tilelang_equivalent_type(c) is None
+
+
+# ----------------------------------------------------------------------------- atomics
+
+
+def test_exchange_or_and_scoped_atomics_port_to_tilelang_atomics(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void k(const int* in, int* flags, float* vals, unsigned* mask, int* total, int n) {\n"
+                 "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n"
+                 "  atomicExch(&vals[i], 0.5f * in[i]);\n  atomicExch_system(&flags[in[i] & 7], 1);\n"
+                 "  atomicAdd_system(total, in[i]);\n  atomicMax_block(&flags[8], in[i]);\n"
+                 "  atomicOr(&mask[in[i] & 3], 1u << (in[i] & 31));\n  atomicSub_block(total, 1);\n}\n")
+    k = convert_cuda(str(f)).kernels[0]
+    ops = [(s.op, s.buffer) for s in walk_stmts(k.body) if isinstance(s, Atomic)]
+    assert ops == [("store", "vals"), ("store", "flags"), ("add", "total"), ("max", "flags"), ("or", "mask"),
+                   ("add", "total")]
+
+
+@pytest.mark.slow
+def test_exchange_and_or_atomics_verify(tmp_path):
+    from tests.test_verify import assert_equivalent, convert_and_verify
+
+    _, result = convert_and_verify("tests/intrinsics/atomics_exch_or.cu", tmp_path)
+    assert_equivalent(result)
+
+
+# ----------------------------------------------------------------------------- the emulator
+
+
+@pytest.mark.slow
+def test_files_with_textures_surfaces_and_curand_build_for_their_other_kernels(tmp_path):
+    """The emulator declares the texture, surface and cuRAND device APIs (calls stop the launch):
+    before, `cudaTextureObject_t` alone made every kernel of such a file could-not-run (TP410)."""
+    from tests.test_verify import assert_equivalent, tileport
+
+    rel, port = "tests/intrinsics/texture_neighbours.cu", tmp_path / "texture_neighbours_tl.py"
+    converted = tileport("convert", rel, "-o", port)
+    assert converted.returncode == 1 and port.exists()  # three kernels refused, one ported
+    for name in ("'tex2D'", "'surf2Dwrite'", "'curandState'"):
+        assert name in converted.stderr
+    result = tileport("verify", rel, port, "--format", "json", "--no-compile-check")
+    report = assert_equivalent(result)
+    assert [k["kernel"] for k in report["kernels"]] == ["scale"]

@@ -283,6 +283,10 @@ class BufferParam:
     shape: tuple | None = None
     strides: tuple | None = None  # with shape: (row stride name, 1) when rows are not contiguous;
     #                                (batch stride, row stride, 1) for a batch of matrices
+    # CUDA: the `__constant__` / `__device__` variable at namespace scope this parameter stands
+    # for (the original reads the variable, the port takes a tensor), and its element count
+    symbol: str = ""
+    symbol_count: int = 0
 
     @property
     def access(self) -> str:

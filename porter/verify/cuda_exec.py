@@ -190,7 +190,8 @@ def run_kernel(
     pass bfloat16 as uint16 bit patterns) or None; other parameters take Python/numpy scalars,
     converted to the parameter's C type (bfloat16 from a float is rounded to nearest even).
     constants: optional {variable name: array or bytes} copied into __constant__/__device__
-    variables of the file before the launch.
+    variables of the file before the launch; a dict of bytes is updated with what the
+    variables hold after it (a kernel may write a __device__ variable).
     Returns args with every array replaced by its contents after the kernel ran (fresh arrays
     of the same dtype and shape); scalars and None come back unchanged.
     """
@@ -280,6 +281,10 @@ def run_kernel(
     out = list(args)
     for i, arr in result["arrays"].items():
         out[i] = arr.reshape(np.shape(args[i]))
+    if isinstance(constants, dict):
+        for name, data in result.get("constants", {}).items():
+            if isinstance(constants.get(name), bytes):
+                constants[name] = data
     return out
 
 
@@ -385,6 +390,7 @@ def _child_main(job_path: str, out_path: str) -> int:
             keep.append(raw)
             argv[i] = ctypes.addressof(raw)
 
+    symbols = []  # (name, address, bytes given): read back after the run
     for accessor, name, data in job["constants"]:
         fn = getattr(lib, accessor)
         fn.restype = ctypes.c_void_p
@@ -403,6 +409,7 @@ def _child_main(job_path: str, out_path: str) -> int:
             Path(out_path).write_bytes(pickle.dumps(result))
             return 0
         ctypes.memmove(addr, data, len(data))
+        symbols.append((name, addr, data))
 
     launch = getattr(lib, job["launcher"])
     launch.restype = ctypes.c_int
@@ -417,7 +424,8 @@ def _child_main(job_path: str, out_path: str) -> int:
             "line": rt.tp_rt_error_line(),
         }
     else:
-        result = {"ok": True, "arrays": {i: b.result() for i, b in buffers.items()}}
+        result = {"ok": True, "arrays": {i: b.result() for i, b in buffers.items()},
+                  "constants": {name: ctypes.string_at(addr, len(data)) for name, addr, data in symbols}}
     Path(out_path).write_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     sys.stdout.flush()
     return 0

@@ -199,8 +199,8 @@ def _c_arguments(kernel: Kernel, args: list):
     c_args, c_types, where, structs = [], [], [], {}
     for p, a in zip(kernel.params, args):
         member = getattr(p, "member", None)
-        if getattr(p, "grid_axis", None) is not None:
-            where.append(None)  # the caller's grid size: the launch's, not an argument
+        if getattr(p, "grid_axis", None) is not None or getattr(p, "symbol", ""):
+            where.append(None)  # the caller's grid size, a __constant__ variable: not an argument
             continue
         if member is None:
             where.append(len(c_args))
@@ -223,14 +223,40 @@ def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str
     """Run the original; returns the IR parameters' values after the run, in IR order."""
     if module.language == "cuda":
         c_args, c_types, where = _c_arguments(kernel, args)
-        out = _run_original_c(kernel, grid, c_args, c_types, _smem(kernel, args), original, opts, device)
-        return [out[i] if isinstance(p, BufferParam) and i is not None else a
+        symbols = {p.symbol: _symbol_bytes(p, a) for p, a in zip(kernel.params, args)
+                   if isinstance(p, BufferParam) and p.symbol}
+        out = _run_original_c(kernel, grid, c_args, c_types, _smem(kernel, args), original, opts, device,
+                              symbols)
+        return [_symbol_array(symbols[p.symbol], a) if isinstance(p, BufferParam) and p.symbol
+                else out[i] if isinstance(p, BufferParam) and i is not None else a
                 for p, a, i in zip(kernel.params, args, where)]
     return _run_original_triton(kernel, grid, args, original, opts, device)
 
 
+def _symbol_bytes(param: BufferParam, array) -> bytes:
+    """What the original's `__constant__`/`__device__` variable holds: the port's tensor for it,
+    cut to the variable's size."""
+    data = np.ascontiguousarray(array)
+    return data.reshape(-1)[:param.symbol_count].tobytes()
+
+
+def _symbol_array(data: bytes, like):
+    """The variable's bytes after the run, as the port's tensor for it (the rest unchanged)."""
+    out = np.array(like, copy=True)
+    flat = out.reshape(-1)
+    after = np.frombuffer(data, flat.dtype)
+    flat[:after.size] = after
+    return out
+
+
 def _run_original_c(kernel: Kernel, grid: tuple, args: list, c_types: list, smem: int, original: str,
-                    opts: VerifyOptions, device: str):
+                    opts: VerifyOptions, device: str, symbols: dict | None = None):
+    """symbols: {variable: bytes} copied into the original's `__constant__`/`__device__`
+    variables before the run, and replaced by their bytes after it."""
+    if device == "cuda" and symbols:
+        raise TileportError("TP414", f"kernel {kernel.name} reads __constant__/__device__ variables "
+                            f"({', '.join(symbols)}): the GPU run of the original does not fill them yet; "
+                            "verify on the CPU (--device cpu)", kernel.loc)
     if device == "cuda":
         from porter.verify import cuda_gpu
 
@@ -246,7 +272,7 @@ def _run_original_c(kernel: Kernel, grid: tuple, args: list, c_types: list, smem
     grid3 = tuple(grid) + (1,) * (3 - len(grid))
     return cuda_exec.run_kernel(original, sig, grid3, block, smem, args,
                                     timeout=opts.timeout, include_dirs=opts.include_dirs,
-                                    defines=opts.defines)
+                                    defines=opts.defines, constants=symbols)
 
 
 def _run_original_triton(kernel: Kernel, grid: tuple, args: list, original: str, opts: VerifyOptions,

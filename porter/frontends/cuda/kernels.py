@@ -184,6 +184,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         self._moved = self.assigned_decls(cursor)
         self._alignments = {}
         self._dynamic_shared = {}  # `extern __shared__` name (as written and as emitted) -> its Alloc
+        self._globals = {}  # __constant__/__device__ variable -> (its BufferParam, the Alloc shaping it)
         self._offset_terms = {}  # moving pointer offset local -> the names its moves add
         moving = []  # pointer parameters the kernel advances: an offset variable each
         for p in cursor.get_arguments():
@@ -191,6 +192,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 moving += self.moving_pointer(p, scope.pointers[p.hash], scope, ct.loc_of(p))
         body = moving + self.block(body_cursor, scope)
         body = eliminate_returns(body, fresh=lambda name: self.unique(name, scope))
+        params += [param for param, _ in self._globals.values()]
         kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc,
                         template_args=inst.template_args if inst else "")
         scalars = {p.name for p in params if isinstance(p, ScalarParam)}
@@ -854,6 +856,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 return self.literal(value, c)
             if c.spelling == "warpSize":
                 return Const(32, "int32")
+            if not is_array(ref.type) and self.global_array(ref, loc) is not None:
+                name = self._globals[ref.spelling][0].name  # a scalar __device__ variable
+                return Load(name, Const(0, "int32"), self.buffer_dtype(name))
             size = self.packed_size(c)
             if size is not None:
                 return size

@@ -11,7 +11,7 @@ from porter.frontends.cuda.types import dtype_of, is_array, is_pointer, pointee_
 from porter.ir.fold import fold
 from porter.ir.walk import walk_expr
 from porter.ir.nodes import (
-    Alloc, Assign, BinOp, Cast, Const, Load, ScalarParam, Select, Store, StructMember, UnaryOp, Var,
+    Alloc, Assign, BinOp, BufferParam, Cast, Const, Load, ScalarParam, Select, Store, StructMember, UnaryOp, Var,
 )
 
 
@@ -340,8 +340,44 @@ class MemoryMixin:
 
     def array_of(self, c, scope):
         if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
-            return scope.arrays.get(c.referenced.hash)
+            if c.referenced.hash in scope.arrays:
+                return scope.arrays[c.referenced.hash]
+            if is_array(c.referenced.type):
+                return self.global_array(c.referenced, ct.loc_of(c))
+            return None
         return self.packed_field(c, scope)  # `v.payload` of a packed record
+
+    def global_array(self, ref, loc):
+        """A `__constant__` or `__device__` variable at namespace scope (`__constant__ float
+        c_Kernel[17]`, `__device__ unsigned int count`), read or written by the kernel: a buffer
+        parameter of the port named after it, which the original reads from the variable
+        itself (the host fills it with cudaMemcpyToSymbol). Returns the Alloc that shapes its
+        indexing (never emitted), else None: not such a variable."""
+        if ref.kind != self.K.VAR_DECL or ref.semantic_parent is None or \
+                ref.semantic_parent.kind not in (self.K.TRANSLATION_UNIT, self.K.NAMESPACE):
+            return None
+        attrs = {ch.kind for ch in ref.get_children()}
+        if self.K.CUDACONSTANT_ATTR not in attrs and self.K.CUDADEVICE_ATTR not in attrs:
+            return None
+        if ref.spelling in self._globals:
+            return self._globals[ref.spelling][1]
+        shape, t = [], ref.type
+        while is_array(t):
+            shape.append(t.get_array_size())
+            t = t.get_array_element_type()
+        if any(n <= 0 for n in shape):
+            raise TileportError("TP142", f"'{ref.spelling}' needs a constant size", loc)
+        dtype = dtype_of(t, loc, what=f"variable '{ref.spelling}'")
+        name = ref.spelling if ref.spelling not in self._buffer_dtypes else f"{ref.spelling}_symbol"
+        count = 1
+        for n in shape:
+            count *= n
+        param = BufferParam(name, dtype, c_type=f"{t.spelling} *", loc=ct.loc_of(ref), symbol=ref.spelling,
+                            symbol_count=count)
+        alloc = Alloc(name, dtype, tuple(shape) or (1,), "global", False, loc)
+        self._globals[ref.spelling] = (param, alloc)
+        self._buffer_dtypes[name] = dtype
+        return alloc
 
     def pointer(self, c, scope):
         """Resolve a pointer expression to (buffer name, element offset or None)."""

@@ -1,8 +1,10 @@
-// A file whose kernels fetch textures, write surfaces and draw cuRAND numbers next to one plain
-// kernel (tileport's own sample for issue 38): those kernels have no TileLang equivalent (TP156),
-// and the file still builds in the CPU emulator so that the plain kernel is verified.
+// A file whose kernels fetch textures, write surfaces and draw cuRAND numbers, next to plain
+// kernels, one of them on cuFFT's cufftComplex (tileport's own sample for issue 38): the first
+// have no TileLang equivalent (TP156), and the file still builds in the CPU emulator so that the
+// plain kernels are verified.
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
+#include <cufft.h>
 
 __device__ float fetch_twice(cudaTextureObject_t tex, float u, float v)
 {
@@ -36,20 +38,32 @@ __global__ void scale(float* out, const float* in, float s, int n)
     if (i < n) out[i] = s * in[i];
 }
 
+__global__ void scale_spectrum(cufftComplex* spectrum, float s, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        spectrum[i].x *= s;
+        spectrum[i].y *= -s;
+    }
+}
+
 int main()
 {
     const int n = 1000;
     float *a, *b;
     curandState* states;
+    cufftComplex* spectrum;
     cudaMalloc(&a, n * sizeof(float));
     cudaMalloc(&b, n * sizeof(float));
     cudaMalloc(&states, n * sizeof(curandState));
+    cudaMalloc(&spectrum, n * sizeof(cufftComplex));
     cudaTextureObject_t tex = 0;
     cudaSurfaceObject_t surface = 0;
     sample<<<(n + 255) / 256, 256>>>(a, tex, n);
     store<<<(n + 255) / 256, 256>>>(surface, a, n);
     draw<<<(n + 255) / 256, 256>>>(states, a, 1234ull, n);
     scale<<<(n + 255) / 256, 256>>>(b, a, 2.0f, n);
+    scale_spectrum<<<(n + 255) / 256, 256>>>(spectrum, 0.5f, n);
     cudaDeviceSynchronize();
     return 0;
 }

@@ -46,6 +46,12 @@ _NO_EQUIVALENT = {"__trap": "'__trap()' (abort the kernel) has no TileLang equiv
                   **{f"__threadfence{scope}": f"'__threadfence{scope}()' (a memory fence) has no TileLang "
                                               "equivalent: TileLang orders memory only through its atomics' "
                                               "memory_order" for scope in ("", "_block", "_system")},
+                  **{name: f"'{name}' in device code (the CUDA device runtime) has no TileLang equivalent"
+                     for name in ("cudaMalloc", "cudaFree", "cudaDeviceSynchronize", "cudaGetLastError",
+                                  "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetDevice", "cudaStreamCreateWithFlags",
+                                  "cudaStreamDestroy", "cudaMemcpyAsync", "cudaMemsetAsync")},
+                  "cudaGraphSetConditional": "'cudaGraphSetConditional' (a CUDA graph's conditional node) has "
+                                             "no TileLang equivalent",
                   **{f"{name}{scope}": f"'{name}{scope}' has no TileLang equivalent: TileLang's atomics are "
                                        "add, max, min, or, load and store"
                      for name in ("atomicInc", "atomicDec", "atomicAnd", "atomicXor")

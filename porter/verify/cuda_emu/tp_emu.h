@@ -1123,6 +1123,11 @@ typedef CUevent_st *cudaEvent_t;
 #define cudaEventDisableTiming 0x02
 #define cudaHostAllocDefault 0x00
 #define cudaMemAttachGlobal 0x01
+/* CUDA graph conditional nodes: a kernel sets the handle's value; never emulated (TP156) */
+typedef unsigned long long cudaGraphConditionalHandle;
+inline void cudaGraphSetConditional(cudaGraphConditionalHandle, unsigned int) {
+  tp::unemulated("cudaGraphSetConditional (a CUDA graph's conditional node)");
+}
 /* 3-D extents and pitched pointers (cudaMalloc3D & co.); kernels take them by value */
 struct cudaExtent {
   size_t width, height, depth;

@@ -78,6 +78,23 @@ cudaError_t cudaSetDevice(int d);
 cudaError_t cudaGetDevice(int *d);
 cudaError_t cudaDeviceReset();
 
+/* the CUDA device runtime (dynamic parallelism, graph conditionals), callable from kernels; the
+ * front end refuses it there (TP156) */
+#define cudaStreamNonBlocking 0x01
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags);
+__device__ cudaError_t cudaMalloc(void **p, size_t n);
+__device__ cudaError_t cudaFree(void *p);
+__device__ cudaError_t cudaDeviceSynchronize();
+__device__ cudaError_t cudaGetLastError();
+__device__ cudaError_t cudaPeekAtLastError();
+__device__ const char *cudaGetErrorString(cudaError_t e);
+__device__ cudaError_t cudaGetDevice(int *d);
+__device__ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned flags);
+__device__ cudaError_t cudaStreamDestroy(cudaStream_t s);
+__device__ cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st = 0);
+__device__ cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st = 0);
+typedef unsigned long long cudaGraphConditionalHandle;
+__device__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
 struct cudaExtent { size_t width, height, depth; };
 struct cudaPos { size_t x, y, z; };
 struct cudaPitchedPtr { void *ptr; size_t pitch, xsize, ysize; };
@@ -196,6 +213,9 @@ TP_SCOPED(atomicAdd) TP_SCOPED(atomicSub) TP_SCOPED(atomicExch) TP_SCOPED(atomic
 TP_SCOPED(atomicMin) TP_SCOPED(atomicAnd) TP_SCOPED(atomicOr) TP_SCOPED(atomicXor)
 TP_SCOPED(atomicCAS) TP_SCOPED(atomicInc) TP_SCOPED(atomicDec)
 #undef TP_SCOPED
+/* device placement new (nvcc provides it; <new>'s is a host function) */
+__device__ inline void *operator new(size_t, void *p) noexcept { return p; }
+__device__ inline void *operator new[](size_t, void *p) noexcept { return p; }
 /* device memcpy/memset (nvcc provides them; the C library's are host functions) */
 __device__ void *memcpy(void *, const void *, size_t) __attribute__((overloadable));
 __device__ void *memset(void *, int, size_t) __attribute__((overloadable));

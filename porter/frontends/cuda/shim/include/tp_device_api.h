@@ -413,6 +413,7 @@ template<class T, class ... A> __device__ void surfCubemapwrite(T, cudaSurfaceOb
 template<class T, class ... A> __device__ T surfCubemapLayeredread(cudaSurfaceObject_t, A ...);
 template<class T, class ... A> __device__ void surfCubemapLayeredread(T *, cudaSurfaceObject_t, A ...);
 template<class T, class ... A> __device__ void surfCubemapLayeredwrite(T, cudaSurfaceObject_t, A ...);
+__host__ void cudaGraphSetConditional(cudaGraphConditionalHandle, unsigned int);
 __host__ cudaError_t cudaMalloc(void ** p, size_t n);
 template<class T> __host__ cudaError_t cudaMalloc(T * * p, size_t n);
 template<class T> __host__ cudaError_t cudaMallocHost(T * * p, size_t n);

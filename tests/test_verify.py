@@ -19,7 +19,7 @@ from tests.conftest import ROOT, one_line
 CUDA = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "samples/cuda").glob("*.cu"))
 TRITON = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "samples/triton").glob("*.py"))
 FRESH = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "tests/fresh").rglob("*")
-               if p.suffix in (".cu", ".py"))
+               if p.suffix in (".cu", ".cuh", ".py"))
 
 
 def tileport(*args):

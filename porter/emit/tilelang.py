@@ -81,6 +81,9 @@ class KernelView:
     constexprs: list = field(default_factory=list)  # (name, value)
     derived: list = field(default_factory=list)     # (name, Python expression over wrapper params)
     triton: dict | None = None                      # Triton's calling convention (triton_view)
+    # CUDA's `kernel[grid, block, shared_bytes](...)`: the block and shared bytes the port was
+    # made for, and the wrapper parameters that take the caller's grid axes (name, axis)
+    cuda: dict | None = None
 
 
 def _environment():
@@ -254,6 +257,12 @@ class KernelEmitter:
                                    unrolled=self.k.unrolled)
             if v.level != "thread":
                 threads = "threads"  # num_warps * 32, the caller's
+        if k.language == "cuda" and self.values.cuda_launch:
+            block, shared = self.values.cuda_launch
+            axes = [(self.param_names[p.name], p.grid_axis) for p in k.params
+                    if getattr(p, "grid_axis", None) is not None]
+            v.cuda = {"block": repr(tuple(block)), "shared": shared,
+                      "axes": "{" + ", ".join(f'"{n}": {a}' for n, a in axes) + "}"}
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
             v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {self.multiple(m)} == 0)"

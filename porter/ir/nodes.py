@@ -363,6 +363,9 @@ class Kernel:
     # unrolled); "always" when such a loop also gathers whole unmasked rows in the general
     # program, which TileLang makes cp.async too; "" for none
     unrolled: str = ""
+    # CUDA: the original's block (x, y, z) and dynamic shared bytes, which `kernel[grid, block,
+    # shared_bytes](...)` on the port checks (matching may replace the launch with TileLang's)
+    cuda_launch: tuple = ()
     # (grid axis, size, tile): the aligned program reads whole tiles without a mask at the program
     # id's origin, so the wrapper checks the caller's grid holds no tile past the size
     aligned_grid: tuple = ()

@@ -507,6 +507,10 @@ def port_jobs(prepared: Prepared) -> tuple:
                    "block": tuple(kernel.launch.block), "timeout": opts.timeout}
             if kernel.language == "triton":
                 job["triton"] = triton_call(kernel, args)
+            elif kernel.cuda_launch:  # CUDA's convention: kernel[grid, block, shared_bytes](*args)
+                job["cuda"] = {"block": list(kernel.cuda_launch[0]), "shared": kernel.cuda_launch[1],
+                               "grid_axes": [i for i, p in enumerate(kernel.params)
+                                             if getattr(p, "grid_axis", None) is not None]}
             jobs.append(job)
             owners.append(("run", result, case, kernel, (args, expected)))
     if opts.compile_check:

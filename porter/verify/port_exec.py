@@ -249,6 +249,12 @@ def _run(module, job: dict, torch) -> dict:
             # a kernel that declares `num_warps: tl.constexpr` takes it once, as Triton's launch does
             options = {"num_warps": call["num_warps"], **call["constexprs"]}
             fn(*[tensors[i] for i in call["keep"]], grid=tuple(job["grid"]), target=target, **options)
+        elif job.get("cuda") and hasattr(fn, "__getitem__"):
+            # as CUDA launches it: the grid's axes replace the port's grid parameters
+            launch = job["cuda"]
+            given = [t for i, t in enumerate(tensors) if i not in launch["grid_axes"]]
+            fn[tuple(job["grid"]), tuple(launch["block"]), launch["shared"]](
+                *_regroup(given, job.get("groups", ())), target=target)
         else:
             fn(*_regroup(tensors, job.get("groups", ())), target=target)
     if target == "cuda":

@@ -12,8 +12,10 @@
   - 1) / 8)), block (32, 8), from the launch site (line 64).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-wrapper (`<name>(...)`) that takes the original kernel's parameters, with torch tensors
-for pointers.
+launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
+`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or `<name>(*args)`
+with the launch the port was made for; the original kernel's parameters, with torch
+tensors for pointers.
 """
 
 import tilelang
@@ -60,6 +62,54 @@ def _member(value, name, index):
     return value[index]
 
 
+class _CudaKernel:
+    """CUDA's calling convention: `kernel[grid, block](*args)`,
+    `kernel[grid, block, shared_bytes](*args)` (a stream is accepted and ignored), or
+    `kernel(*args)` with the launch the port was made for."""
+
+    def __init__(self, run, block, shared_bytes, axes):
+        self._run, self._block = run, block
+        self._shared, self._axes = shared_bytes, axes
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, config):
+        config = config if isinstance(config, tuple) else (config,)
+        if not 2 <= len(config) <= 4:
+            raise TypeError(
+                f"{self.__name__}[grid, block, shared_bytes]: got {config!r}"
+            )
+        grid, block = _dim3(config[0]), _dim3(config[1])
+        if block != self._block:
+            raise ValueError(
+                f"{self.__name__}: the port runs blocks of {self._block} threads, "
+                f"not {block}; re-run `tileport convert --block ...` for that block"
+            )
+        shared = config[2] if len(config) > 2 else None
+        if shared is not None and int(shared) > self._shared > 0:
+            raise ValueError(
+                f"{self.__name__}: the port's dynamic shared memory holds "
+                f"{self._shared} bytes, not {int(shared)}; re-run `tileport convert` "
+                "with that launch"
+            )
+        if any(g <= 0 for g in grid):
+            return lambda *args, **kwargs: None  # an empty grid launches nothing
+        axes = {name: grid[axis] for name, axis in self._axes.items()}
+        return lambda *args, **kwargs: self._run(*args, **axes, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _dim3(value):
+    """An int, a tuple of up to 3 ints, or anything with .x/.y/.z, as (x, y, z)."""
+    if hasattr(value, "x"):
+        return (int(value.x), int(getattr(value, "y", 1)), int(getattr(value, "z", 1)))
+    dims = (value,) if isinstance(value, int) else tuple(int(d) for d in value)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"a launch dimension has 1 to 3 entries, got {value!r}")
+    return dims + (1,) * (3 - len(dims))
+
+
 # --- embedding_forward: samples/cuda/embedding_lookup.cu:12 -----------
 # launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8) - 1) / 8)), block (32, 8),
 # from the launch site (line 63)
@@ -100,7 +150,7 @@ def embedding_forward_program():
     return embedding_forward
 
 
-def embedding_forward(idx, table, out, num_tokens, dim, vocab, *, target=None):
+def _embedding_forward(idx, table, out, num_tokens, dim, vocab, *, target=None):
     """Run the port of `embedding_forward` with the original's parameters (torch tensors
     for pointers).
 
@@ -111,6 +161,11 @@ def embedding_forward(idx, table, out, num_tokens, dim, vocab, *, target=None):
     table = _flat(table, "table", "float32")
     out = _flat(out, "out", "float32")
     kernel(idx, table, out, num_tokens, dim, vocab)
+
+
+embedding_forward = _CudaKernel(
+    _embedding_forward, block=(32, 8, 1), shared_bytes=0, axes={}
+)
 
 
 # --- embedding_backward: samples/cuda/embedding_lookup.cu:28 ----------
@@ -152,7 +207,7 @@ def embedding_backward_program():
     return embedding_backward
 
 
-def embedding_backward(
+def _embedding_backward(
     idx, grad_out, grad_table, num_tokens, dim, vocab, *, target=None
 ):
     """Run the port of `embedding_backward` with the original's parameters (torch
@@ -171,3 +226,8 @@ def embedding_backward(
     grad_out = _flat(grad_out, "grad_out", "float32")
     grad_table = _flat(grad_table, "grad_table", "float32")
     kernel(idx, grad_out, grad_table, num_tokens, dim, vocab)
+
+
+embedding_backward = _CudaKernel(
+    _embedding_backward, block=(32, 8, 1), shared_bytes=0, axes={}
+)

@@ -7,8 +7,10 @@
   47).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-wrapper (`<name>(...)`) that takes the original kernel's parameters, with torch tensors
-for pointers.
+launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
+`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or `<name>(*args)`
+with the launch the port was made for; the original kernel's parameters, with torch
+tensors for pointers.
 """
 
 import tilelang
@@ -53,6 +55,54 @@ def _member(value, name, index):
     if isinstance(value, dict):
         return value[name]
     return value[index]
+
+
+class _CudaKernel:
+    """CUDA's calling convention: `kernel[grid, block](*args)`,
+    `kernel[grid, block, shared_bytes](*args)` (a stream is accepted and ignored), or
+    `kernel(*args)` with the launch the port was made for."""
+
+    def __init__(self, run, block, shared_bytes, axes):
+        self._run, self._block = run, block
+        self._shared, self._axes = shared_bytes, axes
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, config):
+        config = config if isinstance(config, tuple) else (config,)
+        if not 2 <= len(config) <= 4:
+            raise TypeError(
+                f"{self.__name__}[grid, block, shared_bytes]: got {config!r}"
+            )
+        grid, block = _dim3(config[0]), _dim3(config[1])
+        if block != self._block:
+            raise ValueError(
+                f"{self.__name__}: the port runs blocks of {self._block} threads, "
+                f"not {block}; re-run `tileport convert --block ...` for that block"
+            )
+        shared = config[2] if len(config) > 2 else None
+        if shared is not None and int(shared) > self._shared > 0:
+            raise ValueError(
+                f"{self.__name__}: the port's dynamic shared memory holds "
+                f"{self._shared} bytes, not {int(shared)}; re-run `tileport convert` "
+                "with that launch"
+            )
+        if any(g <= 0 for g in grid):
+            return lambda *args, **kwargs: None  # an empty grid launches nothing
+        axes = {name: grid[axis] for name, axis in self._axes.items()}
+        return lambda *args, **kwargs: self._run(*args, **axes, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _dim3(value):
+    """An int, a tuple of up to 3 ints, or anything with .x/.y/.z, as (x, y, z)."""
+    if hasattr(value, "x"):
+        return (int(value.x), int(getattr(value, "y", 1)), int(getattr(value, "z", 1)))
+    dims = (value,) if isinstance(value, int) else tuple(int(d) for d in value)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"a launch dimension has 1 to 3 entries, got {value!r}")
+    return dims + (1,) * (3 - len(dims))
 
 
 # --- gemv_half: samples/cuda/gemv_half.cu:12 --------------------------
@@ -103,7 +153,7 @@ def gemv_half_program():
     return gemv_half
 
 
-def gemv_half(A, x, y, M, K, *, target=None):
+def _gemv_half(A, x, y, M, K, *, target=None):
     """Run the port of `gemv_half` with the original's parameters (torch tensors for
     pointers).
 
@@ -114,3 +164,6 @@ def gemv_half(A, x, y, M, K, *, target=None):
     x = _flat(x, "x", "float16")
     y = _flat(y, "y", "float16")
     kernel(A, x, y, M, K)
+
+
+gemv_half = _CudaKernel(_gemv_half, block=(128, 1, 1), shared_bytes=0, axes={})

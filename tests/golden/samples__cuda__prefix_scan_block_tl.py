@@ -13,8 +13,10 @@
   the launch site (line 68).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-wrapper (`<name>(...)`) that takes the original kernel's parameters, with torch tensors
-for pointers.
+launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
+`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or `<name>(*args)`
+with the launch the port was made for; the original kernel's parameters, with torch
+tensors for pointers.
 """
 
 import tilelang
@@ -59,6 +61,54 @@ def _member(value, name, index):
     if isinstance(value, dict):
         return value[name]
     return value[index]
+
+
+class _CudaKernel:
+    """CUDA's calling convention: `kernel[grid, block](*args)`,
+    `kernel[grid, block, shared_bytes](*args)` (a stream is accepted and ignored), or
+    `kernel(*args)` with the launch the port was made for."""
+
+    def __init__(self, run, block, shared_bytes, axes):
+        self._run, self._block = run, block
+        self._shared, self._axes = shared_bytes, axes
+        self.__doc__, self.__name__ = run.__doc__, run.__name__.lstrip("_")
+
+    def __getitem__(self, config):
+        config = config if isinstance(config, tuple) else (config,)
+        if not 2 <= len(config) <= 4:
+            raise TypeError(
+                f"{self.__name__}[grid, block, shared_bytes]: got {config!r}"
+            )
+        grid, block = _dim3(config[0]), _dim3(config[1])
+        if block != self._block:
+            raise ValueError(
+                f"{self.__name__}: the port runs blocks of {self._block} threads, "
+                f"not {block}; re-run `tileport convert --block ...` for that block"
+            )
+        shared = config[2] if len(config) > 2 else None
+        if shared is not None and int(shared) > self._shared > 0:
+            raise ValueError(
+                f"{self.__name__}: the port's dynamic shared memory holds "
+                f"{self._shared} bytes, not {int(shared)}; re-run `tileport convert` "
+                "with that launch"
+            )
+        if any(g <= 0 for g in grid):
+            return lambda *args, **kwargs: None  # an empty grid launches nothing
+        axes = {name: grid[axis] for name, axis in self._axes.items()}
+        return lambda *args, **kwargs: self._run(*args, **axes, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        return self._run(*args, **kwargs)
+
+
+def _dim3(value):
+    """An int, a tuple of up to 3 ints, or anything with .x/.y/.z, as (x, y, z)."""
+    if hasattr(value, "x"):
+        return (int(value.x), int(getattr(value, "y", 1)), int(getattr(value, "z", 1)))
+    dims = (value,) if isinstance(value, int) else tuple(int(d) for d in value)
+    if not 1 <= len(dims) <= 3:
+        raise ValueError(f"a launch dimension has 1 to 3 entries, got {value!r}")
+    return dims + (1,) * (3 - len(dims))
 
 
 # --- scan_block_inclusive: samples/cuda/prefix_scan_block.cu:11 -------
@@ -111,7 +161,7 @@ def scan_block_inclusive_program():
     return scan_block_inclusive
 
 
-def scan_block_inclusive(in_, out, block_sums, n, *, target=None):
+def _scan_block_inclusive(in_, out, block_sums, n, *, target=None):
     """Run the port of `scan_block_inclusive` with the original's parameters (torch
     tensors for pointers).
 
@@ -128,6 +178,11 @@ def scan_block_inclusive(in_, out, block_sums, n, *, target=None):
     out = _flat(out, "out", "float32")
     block_sums = _flat(block_sums, "block_sums", "float32")
     kernel(in_, out, block_sums, n)
+
+
+scan_block_inclusive = _CudaKernel(
+    _scan_block_inclusive, block=(256, 1, 1), shared_bytes=0, axes={}
+)
 
 
 # --- add_block_offsets: samples/cuda/prefix_scan_block.cu:43 ----------
@@ -155,7 +210,7 @@ def add_block_offsets_program():
     return add_block_offsets
 
 
-def add_block_offsets(out, scanned_sums, n, *, target=None):
+def _add_block_offsets(out, scanned_sums, n, *, target=None):
     """Run the port of `add_block_offsets` with the original's parameters (torch tensors
     for pointers).
 
@@ -165,3 +220,8 @@ def add_block_offsets(out, scanned_sums, n, *, target=None):
     out = _flat(out, "out", "float32")
     scanned_sums = _flat(scanned_sums, "scanned_sums", "float32")
     kernel(out, scanned_sums, n)
+
+
+add_block_offsets = _CudaKernel(
+    _add_block_offsets, block=(256, 1, 1), shared_bytes=0, axes={}
+)

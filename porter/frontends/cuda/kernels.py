@@ -214,6 +214,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if launch is None and not self.given_block and block and kernel.launch.origin == "given-block":
             kernel.launch.origin = "template-launch-block"
         self.size_dynamic_shared(kernel)
+        block = tuple(kernel.launch.block) + (1,) * (3 - len(kernel.launch.block))
+        smem = kernel.launch.smem_bytes if isinstance(kernel.launch.smem_bytes, int) else 0
+        kernel.cuda_launch = (block, smem if self._dynamic_shared else 0)
         annotate_buffers(kernel)
         return kernel
 
@@ -470,18 +473,17 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if pre:
             return None
         var, start, step = loop_vars[0], init_stmts[0].init, steps[0]
-        out = list(init_stmts[1:])
-        starts = []
-        for d in init_stmts[1:]:  # each companion's first value, kept before the loop
+        out, starts = [], []
+        for d in init_stmts[1:]:  # each companion's first value, taken before the loop
             first = Var(self.unique(f"{d.var.name}_start", scope), d.var.dtype)
-            out.append(Decl(first, d.var, loc))
+            out.append(Decl(first, d.init, loc))
             starts.append(first)
         if not isinstance(start, (Const, Var)):
             first = Var(self.unique(f"{var.name}_start", scope), var.dtype)
             out.append(Decl(first, start, loc))
             start = first
         trips = BinOp("/", BinOp("-", var, start, var.dtype), step, var.dtype)
-        companions = [Assign(d.var, BinOp("+", first, BinOp("*", self.coerce(trips, d.var.dtype),
+        companions = [Decl(d.var, BinOp("+", first, BinOp("*", self.coerce(trips, d.var.dtype),
                                                              self.coerce(st, d.var.dtype), d.var.dtype),
                                           d.var.dtype), loc)
                       for d, first, st in zip(init_stmts[1:], starts, steps[1:])]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from pathlib import Path
 
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.units import user_top_level
@@ -274,7 +275,7 @@ def _user_files(tu) -> set:
 def _file_tokens(tu, path: str) -> list:
     ci = ct.cindex()
     f = tu.get_file(path)
-    size = len(open(path, "rb").read())
+    size = Path(path).stat().st_size
     extent = ci.SourceRange.from_locations(ci.SourceLocation.from_offset(tu, f, 0),
                                            ci.SourceLocation.from_offset(tu, f, size))
     return list(tu.get_tokens(extent=extent))
@@ -333,7 +334,7 @@ def instantiation_source(template, inst: Instantiation, K) -> str:
     """The template's text as a plain kernel in its own namespace, on its original lines (of
     its own file: a header's template too)."""
     path = template.location.file.name
-    data = open(path, "rb").read()
+    data = Path(path).read_bytes()
     params = [c for c in template.get_children()
               if c.kind in (K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER)]
     lines = [f"namespace {inst.namespace} {{"]

@@ -1,0 +1,60 @@
+// Plain C++ the CUDA front end must take: a two-variable for loop with a comma increment,
+// return inside loops (in the kernel and in a __device__ function), chained and compound
+// assignments used as values, and brace-initialised vector locals.
+#include <cuda_runtime.h>
+
+typedef float2 Pair;
+
+__device__ int find_key(const int *v, int n, int key) {
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < 2; ++j)
+            if (v[i] == key + j) return i;
+    return -1;
+}
+
+__global__ void first_match(const int *rows, int *where, int n, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    for (int c = 0; c < cols; ++c) {
+        if (rows[r * cols + c] < 0) {
+            where[r] = -2 - c;
+            return;
+        }
+    }
+    where[r] = find_key(rows + r * cols, cols, 3);
+}
+
+// pairs (x[i], x[i + half]) walked by two indices stepping together
+__global__ void paired_sums(const float *x, float *out, int half, int per_thread) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = 0.f, last;
+    int k = 0;
+    for (int i = t * per_thread, j = t * per_thread + half; k < per_thread && i < half; ++i, j += 1, ++k)
+        s += x[i] * x[j];
+    if (t * per_thread < half) out[t] = last = s;
+    if (t * per_thread < half) out[t] += (last *= 0.5f);
+}
+
+__global__ void scaled_pairs(Pair *p, float *norms, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float acc = 0.f, sq;
+    Pair a = p[i];
+    Pair scaled = {a.x * 2.0f, a.y * 0.5f};
+    float3 zero = {0, 0};
+    norms[i] = sq = scaled.x * scaled.x + scaled.y * scaled.y + zero.z;
+    acc = (sq += 1.0f);
+    p[i] = scaled;
+    norms[i] += acc;
+}
+
+int main() {
+    int *rows, *where;
+    first_match<<<(300 + 127) / 128, 128>>>(rows, where, 300, 17);
+    float *x, *out;
+    paired_sums<<<4, 64>>>(x, out, 1000, 4);
+    Pair *p;
+    float *norms;
+    scaled_pairs<<<8, 128>>>(p, norms, 1000);
+    return 0;
+}

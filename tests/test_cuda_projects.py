@@ -1,0 +1,137 @@
+"""CUDA as projects publish it (issue 38): template kernels instantiated as the project names
+them (or with chosen values), kernels in headers, torch extensions, CUDA's launch convention
+on the port, namespace-scope variables, vector-typed buffers and plain C++ the front end takes.
+Each sample here is also verified end to end by test_verify.py's fresh samples."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from porter.emit.tilelang import emit_module
+from porter.frontends.cuda import convert_cuda
+from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.templates import find_instantiations, kernel_templates
+from porter.frontends.cuda.units import is_user_cursor
+from porter.ir.nodes import BufferParam, Decl, For, If, While
+from porter.ir.printer import format_expr
+from porter.ir.walk import walk_stmts
+from porter.match import raise_module
+from tests.conftest import ROOT
+
+THREAD = ROOT / "tests" / "fresh" / "cuda_thread"
+
+
+def instances(path):
+    parsed = ct.parse(str(path), [], [])
+    K = ct.cindex().CursorKind
+    found = find_instantiations(parsed.tu, K, kernel_templates(parsed.tu, K, is_user_cursor))
+    return {(i.name, tuple(i.args)): i for i in found}
+
+
+def test_template_instances_come_from_a_dispatch_switch_in_a_host_template():
+    found = instances(THREAD / "header_dispatch" / "runner.cu")
+    sums = {args for name, args in found if name == "partial_sums"}
+    # `partial_sums<T, 256/128/64>` in `launch_partial_sums<T>`, T from its explicit instantiations;
+    # four instances at most, covering both types and every block size
+    assert len(sums) == 4 and {a[0] for a in sums} == {"float", "int"}
+    assert {a[1] for a in sums} == {"256", "128", "64"}
+    assert all(found[("partial_sums", a)].block == (int(a[1]),) for a in sums)  # the launch's block
+    assert found[("row_max", ("float",))].origin == "launch"
+
+
+def test_a_template_nothing_instantiates_gets_chosen_values_that_the_port_states():
+    module = convert_cuda(str(THREAD / "library" / "row_ops.cuh"))
+    (block_max,) = [k for k in module.kernels if k.name == "block_max"]
+    assert block_max.template_args == "<256, float>"  # the value default, the type's default
+    assert "chosen by tileport" in block_max.note
+    assert "chosen by tileport" in emit_module(raise_module(module), "row_ops.cuh")
+
+
+def test_a_kernel_launched_in_a_torch_dispatch_macro_takes_each_type_of_the_macro():
+    found = instances(THREAD / "torch_extension" / "fused_bias_gelu_ext.cu")
+    assert {a for name, a in found if name == "bias_gelu_kernel"} == {("float",), ("double",), ("__half",)}
+
+
+def _port_module(tmp_path, source):
+    port = tmp_path / "port_tl.py"
+    port.write_text(emit_module(raise_module(convert_cuda(str(source))), str(source)))
+    spec = importlib.util.spec_from_file_location("port_tl", port)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_port_takes_cudas_launch_convention(tmp_path):
+    port = _port_module(tmp_path, THREAD / "library" / "row_ops.cuh")
+    calls = []
+    launcher = port._CudaKernel(lambda *a, **kw: calls.append((a, kw)), block=(256, 1, 1), shared_bytes=0,
+                                axes={"grid_y": 1})
+    launcher[(4, 7), 256]("x", "y")
+    assert calls[-1] == (("x", "y"), {"grid_y": 7})  # the caller's grid axis reaches the program
+
+    class Dim3:
+        x, y, z = 4, 9, 1
+
+    launcher[Dim3(), (256,), 0, None]("x")
+    assert calls[-1][1] == {"grid_y": 9}
+    with pytest.raises(ValueError, match="blocks of"):
+        launcher[(4, 7), 128]("x", "y")  # the port is made for one block size
+    assert launcher[(0, 7), 256]("x") is None and len(calls) == 2  # an empty grid runs nothing
+    # the generated launcher wraps the module's run function with the port's own launch
+    assert port.axpy_rows._block == (256, 1, 1) and port.axpy_rows._axes == {"grid_y": 1}
+
+
+def test_constant_and_device_variables_are_buffer_parameters_named_after_them():
+    module = convert_cuda(str(THREAD / "constant_memory.cu"))
+    remap = next(k for k in module.kernels if k.name == "remap_count")
+    symbols = {p.name: (p.symbol, p.symbol_count) for p in remap.params if isinstance(p, BufferParam) and p.symbol}
+    assert symbols == {"c_remap": ("c_remap", 16), "d_hits": ("d_hits", 1)}
+    assert remap.param("d_hits").written
+
+
+def test_vector_element_buffers_are_flat_component_buffers():
+    module = convert_cuda(str(THREAD / "vector_element_buffers.cu"))
+    points = next(k for k in module.kernels if k.name == "scale_points")
+    assert points.param("in").dtype == "float32" and points.param("out").written
+    gray = next(k for k in module.kernels if k.name == "rgba_to_gray")
+    assert gray.param("img").dtype == "uint8"
+
+
+def test_comma_loops_count_over_the_first_variable_and_returns_in_loops_break_out():
+    module = convert_cuda(str(THREAD / "cpp_constructs.cu"))
+    first = next(k for k in module.kernels if k.name == "first_match")
+    flags = [s for s in walk_stmts(first.body) if isinstance(s, Decl) and s.var.name.startswith("returned")]
+    assert len(flags) >= 2  # the kernel's own loop and the inlined function's nested loops
+    # what follows a loop that returned runs only while its flag is clear
+    guards = [format_expr(s.cond) for s in walk_stmts(first.body) if isinstance(s, If)]
+    assert any(g.startswith("(returned") and "== 0" in g for g in guards), guards
+
+
+def test_matrixmul_style_loop_over_two_pointers_is_a_counted_loop(tmp_path):
+    src = tmp_path / "mm.cu"
+    src.write_text("""
+#define BS 16
+__global__ void mm(float *C, const float *A, const float *B, int wA, int wB) {
+    int aBegin = wA * BS * blockIdx.y, aEnd = aBegin + wA - 1, aStep = BS;
+    int bBegin = BS * blockIdx.x, bStep = BS * wB;
+    float Csub = 0;
+    for (int a = aBegin, b = bBegin; a <= aEnd; a += aStep, b += bStep) {
+        __shared__ float As[BS][BS];
+        __shared__ float Bs[BS][BS];
+        As[threadIdx.y][threadIdx.x] = A[a + wA * threadIdx.y + threadIdx.x];
+        Bs[threadIdx.y][threadIdx.x] = B[b + wB * threadIdx.y + threadIdx.x];
+        __syncthreads();
+        for (int k = 0; k < BS; ++k) Csub += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+        __syncthreads();
+    }
+    C[wB * BS * blockIdx.y + BS * blockIdx.x + wB * threadIdx.y + threadIdx.x] = Csub;
+}
+""")
+    (k,) = convert_cuda(str(src)).kernels
+    loops = [s for s in walk_stmts(k.body) if isinstance(s, For) and s.var.name == "a"]
+    assert len(loops) == 1 and not any(isinstance(s, While) for s in walk_stmts(k.body))
+    # b follows a's trip count, declared once per trip (so buffer extents can bound it)
+    (b,) = [s for s in loops[0].body if isinstance(s, Decl) and s.var.name == "b"]
+    assert "aStep" in format_expr(b.init) and k.param("B").extent is not None

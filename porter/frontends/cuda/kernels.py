@@ -842,6 +842,11 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         ref = c.referenced
         loc = ct.loc_of(c)
         if ref is None:
+            # a template's value parameter in an instantiated __device__ function
+            # (`matrixMul<16>(...)` reads BLOCK_SIZE): clang names nothing, but knows the value
+            value = ct.evaluate(c)
+            if value is not None:
+                return self.literal(value, c)
             raise TileportError("TP136", f"unknown name '{c.spelling}'", loc)
         if ref.hash in scope.values:
             return scope.values[ref.hash]

@@ -171,10 +171,12 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 dtype = pointee_dtype(p.type, ploc)
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.pointers[p.hash] = (p.spelling, None)
-            elif is_struct(p.type):
+            elif is_struct(p.type) or vector_info(p.type) is not None:
                 fields = self.struct_params(p, c_type, ploc)
                 params += fields
                 scope.structs[p.hash] = {f.member.field: Var(f.name, f.dtype) for f in fields}
+                if vector_info(p.type) is not None:  # `uchar4 color`, `uint3 size`: its components
+                    scope.vectors[p.hash] = [Var(f.name, f.dtype) for f in fields]
             else:
                 dtype = dtype_of(p.type, ploc, what=f"parameter '{p.spelling}'")
                 params.append(ScalarParam(p.spelling, dtype, c_type=c_type, loc=ploc))

@@ -67,6 +67,18 @@ __global__ void sort_pairs(uint *keys, uint *swaps, int pairs) {
     if (threadIdx.x == 0) swaps[blockIdx.x] = swapped;
 }
 
+// a color and a 3-D size passed by value as CUDA vector types
+__global__ void paint_voxels(uchar4 *out, uint3 size, const uchar4 base, float shade) {
+    unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned int y = blockIdx.y, z = blockIdx.z;
+    if (x >= size.x || y >= size.y || z >= size.z) return;
+    unsigned int i = (z * size.y + y) * size.x + x;
+    uchar4 c = base;
+    c.x = (unsigned char)(base.x * shade);
+    c.w = (unsigned char)((x + y + z) & 255);
+    out[i] = c;
+}
+
 int main() {
     int n = 1000;
     float4 *in, *out;
@@ -86,5 +98,8 @@ int main() {
     cudaMalloc(&keys, 2 * n * sizeof(uint));
     cudaMalloc(&swaps, 64 * sizeof(uint));
     sort_pairs<<<(n + 127) / 128, 128>>>(keys, swaps, n);
+    uchar4 *vox;
+    cudaMalloc(&vox, 40 * 12 * 3 * sizeof(uchar4));
+    paint_voxels<<<dim3(1, 12, 3), 64>>>(vox, make_uint3(40, 12, 3), make_uchar4(10, 20, 30, 40), 0.5f);
     return 0;
 }

@@ -135,3 +135,11 @@ __global__ void mm(float *C, const float *A, const float *B, int wA, int wB) {
     # b follows a's trip count, declared once per trip (so buffer extents can bound it)
     (b,) = [s for s in loops[0].body if isinstance(s, Decl) and s.var.name == "b"]
     assert "aStep" in format_expr(b.init) and k.param("B").extent is not None
+
+
+def test_buffers_of_uniform_structs_are_flat_buffers_a_struct_every_stride():
+    module = convert_cuda(str(THREAD / "struct_element_buffers.cu"))
+    copy = next(k for k in module.kernels if k.template_args == "<RGBA32>")
+    assert copy.param("d_idata").dtype == "uint32"
+    # `d_odata[i] = d_idata[i]`: four stores of four loads, 4 elements apart
+    assert format_expr(copy.param("d_odata").extent) == "(4 * n)"

@@ -167,6 +167,12 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 dtype, _lanes = vector_info(p.type.get_pointee())
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.vector_views[p.hash] = (p.spelling, None)
+            elif is_pointer(p.type) and self.record_layout(p.type.get_pointee()) is not None:
+                # `Vertex *v` of `struct {float x, y, z, w;}`: a flat buffer of the field type, a
+                # struct every `stride` elements
+                dtype = self.record_layout(p.type.get_pointee())[0]
+                params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
+                scope.record_views[p.hash] = (p.spelling, None)
             elif is_pointer(p.type):
                 dtype = pointee_dtype(p.type, ploc)
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
@@ -766,7 +772,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                     and c.spelling in ("x", "y", "z"):
                 dtype = "uint32"
                 return Builtin(_BUILTIN_VARS[base.spelling], "xyz".index(c.spelling), dtype)
-            component = self.vector_member(c, scope) or self.vector_lane(c, scope)
+            component = self.vector_member(c, scope) or self.vector_lane(c, scope) or \
+                self.record_field_load(c, scope)
             if component is not None:
                 return component
             base = self.skip_implicit(self.first_child(c))

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
-from porter.frontends.cuda.types import dtype_of, is_struct
-from porter.ir.nodes import Assign, Call, Const, Decl, Select, Var
+from porter.frontends.cuda.types import RECORD, dtype_of, is_pointer, is_struct, kind_id, vector_info
+from porter.ir.nodes import Assign, Call, Const, Decl, Load, Select, Store, Var, dtype_bits
 from porter.ir.walk import walk_expr
 
 
@@ -93,10 +93,76 @@ class RecordsMixin:
                 return None  # `S s;` / `S s = S();`: default construction
             if len(args) == 1 and self.record_fields(args[0].type, loc) is not None:
                 return self.record_value(args[0], fields, scope)  # copy construction
+        loads = self.record_loads(c, fields, scope)
+        if loads is not None:
+            return loads
         if c.kind == K.MEMBER_REF_EXPR or c.kind == K.ARRAY_SUBSCRIPT_EXPR:
             raise TileportError("TP122", "structs read from memory or nested in other structs are "
                                 "not supported yet", loc)
         raise TileportError("TP122", f"unsupported struct-valued expression ({c.kind.name.lower()})", loc)
+
+    def record_layout(self, ctype):
+        """(dtype, {field: element index}, elements per struct) of a struct whose fields are
+        scalars of one type at whole-element offsets (`struct {float x, y, z;}`, an
+        `__align__(16)` RGBA of four uint8): a buffer of them is the same bytes as a flat
+        buffer of that type. None for any other type."""
+        canonical = ctype.get_canonical()
+        if kind_id(canonical) != RECORD or vector_info(canonical) is not None or not is_struct(canonical):
+            return None
+        fields = list(canonical.get_fields())
+        try:
+            dtypes = {dtype_of(f.type) for f in fields}
+        except TileportError:
+            return None
+        if len(dtypes) != 1:
+            return None
+        dtype = dtypes.pop()
+        size = dtype_bits(dtype) // 8
+        offsets = {f.spelling: f.get_field_offsetof() // 8 for f in fields}
+        total = canonical.get_size()
+        if size <= 0 or total % size or any(o % size for o in offsets.values()):
+            return None
+        return dtype, {f: o // size for f, o in offsets.items()}, total // size
+
+    def record_element(self, c, scope):
+        """`p[i]`, `*p`, `p` (for `p->f`) over a buffer of such structs -> (buffer, first element,
+        layout), else None."""
+        K = self.K
+        c = self.skip_implicit(c)
+        arrow = is_pointer(c.type)
+        layout = self.record_layout(c.type.get_pointee() if arrow else c.type)
+        if layout is None:
+            return None
+        if arrow:
+            base, index = c, Const(0, "int32")
+        elif c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base, index_c = list(c.get_children())
+            index = self.expr(index_c, scope)
+        elif c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*":
+            base, index = self.first_child(c), Const(0, "int32")
+        else:
+            return None
+        base = self.skip_implicit(base)
+        if base.kind != K.DECL_REF_EXPR or base.referenced is None or base.referenced.hash not in scope.record_views:
+            return None
+        buf, off = scope.record_views[base.referenced.hash]
+        return buf, self.element_base(off, index, layout[2]), layout
+
+    def record_field_load(self, c, scope):
+        """`p[i].field`, `p->field` on a buffer of structs: that element, else None."""
+        found = self.record_element(self.first_child(c), scope)
+        if found is None or c.spelling not in found[2][1]:
+            return None
+        buf, first, (dtype, index, _) = found
+        return Load(buf, self.add_index(first, Const(index[c.spelling], first.dtype)), dtype)
+
+    def record_loads(self, c, fields, scope):
+        """`p[i]` of a buffer of structs as the values of `fields`, else None."""
+        found = self.record_element(c, scope)
+        if found is None:
+            return None
+        buf, first, (dtype, index, _) = found
+        return [Load(buf, self.add_index(first, Const(index[f], first.dtype)), dtype) for f, _ in fields]
 
     def record_reduce(self, args, fields, scope, loc) -> list:
         """`cg::reduce(warp, partial, combine)` over a struct: the emulator's (and CUDA's) xor
@@ -136,6 +202,12 @@ class RecordsMixin:
 
     def record_assign(self, lhs, rhs, fields, scope, loc) -> list:
         target = self.skip_implicit(lhs)
+        element = self.record_element(target, scope)
+        if element is not None:  # `out[i] = s`: a store per field
+            buf, first, (dtype, index, _) = element
+            values = self.record_value(rhs, fields, scope) or []
+            return [Store(buf, self.add_index(first, Const(index[f], first.dtype)), self.coerce(v, dtype), loc)
+                    for (f, _), v in zip(fields, values)]
         if target.kind != self.K.DECL_REF_EXPR or target.referenced is None or \
                 target.referenced.hash not in scope.structs:
             raise TileportError("TP120", "a struct can be assigned only to a local struct variable", loc)

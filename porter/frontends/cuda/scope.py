@@ -18,6 +18,7 @@ class _Scope:
     vectors: dict = field(default_factory=dict)   # decl hash -> component Vars of a float4 & co.
     packed: dict = field(default_factory=dict)  # decl hash -> local Alloc of a Packed128 & co.
     vector_views: dict = field(default_factory=dict)  # decl hash -> (buffer, offset) of a float4*
+    record_views: dict = field(default_factory=dict)  # decl hash -> (buffer, offset) of a Struct*
     structs: dict = field(default_factory=dict)   # decl hash -> {field: Expr} of a struct param/local
     lambdas: dict = field(default_factory=dict)   # decl hash -> LAMBDA_EXPR cursor of a lambda local
     # where `return` puts the value: a Var, {field: Var} for a struct, [Var] for a float4 & co.

@@ -347,6 +347,9 @@ class Kernel:
     # CUDA: scalar parameters in the offset of a vector access (`reinterpret_cast<float4*>(x + r * P)`)
     # -> the element count they must be a multiple of, for the access to be aligned
     alignments: dict = field(default_factory=dict)
+    # CUDA: scalars that step in bytes (`(T *)((char *)p + y * pitch)`) -> the bytes of one
+    # element of the rows they step over; verify gives them its stride values times that
+    byte_strides: dict = field(default_factory=dict)
     # sizes whose multiples let the port take an aligned specialization (gemm: whole tiles,
     # async copies): size -> multiple; verify runs one case with each size a multiple
     aligned_sizes: dict = field(default_factory=dict)  # (a tuple when several tiles step over one size)

@@ -291,6 +291,11 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if name not in given and isinstance(scalars.get(name), int) and scalars[name] > cap:
                 scalars[name] = cap
         spread_strides(kernel, strides, scalars, given, max(values, default=16))
+        for name, nbytes in kernel.byte_strides.items():
+            # a pitch in bytes: the stride it stands for, in rows of that many bytes an element
+            if name not in given and isinstance(scalars.get(name), int):
+                widest = max([v for v in scalars.values() if isinstance(v, int)] + [scalars[name]])
+                scalars[name] = (widest + 3) * nbytes
         for name, lanes in _multiples(kernel).items():
             # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
             if name in scalars and name not in given and isinstance(scalars[name], int):

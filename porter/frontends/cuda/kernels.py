@@ -193,6 +193,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         self._alignments = {}
         self._dynamic_shared = {}  # `extern __shared__` name (as written and as emitted) -> its Alloc
         self._globals = {}  # __constant__/__device__ variable -> (its BufferParam, the Alloc shaping it)
+        self._byte_strides = {}  # scalar in a byte offset (`(char *)p + y * pitch`) -> bytes per element
         self._offset_terms = {}  # moving pointer offset local -> the names its moves add
         moving = []  # pointer parameters the kernel advances: an offset variable each
         for p in cursor.get_arguments():
@@ -205,6 +206,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                         template_args=inst.template_args if inst else "")
         scalars = {p.name for p in params if isinstance(p, ScalarParam)}
         kernel.alignments = {n: k for n, k in self._alignments.items() if n in scalars}
+        kernel.byte_strides = {n: k for n, k in self._byte_strides.items() if n in scalars}
         if launch is not None and launch.grid is None:
             # the launch site gave the block but its grid could not be traced to the parameters
             line = launch.loc.line if launch.loc else "?"

@@ -12,7 +12,14 @@ from porter.ir.fold import fold
 from porter.ir.walk import walk_expr
 from porter.ir.nodes import (
     Alloc, Assign, BinOp, BufferParam, Cast, Const, Load, ScalarParam, Select, Store, StructMember, UnaryOp, Var,
+    dtype_bits,
 )
+
+
+def _is_byte_pointer(ctype) -> bool:
+    """char *, unsigned char *, void *: pointers whose arithmetic counts bytes."""
+    pointee = ctype.get_canonical().get_pointee().spelling.replace("const ", "").replace("volatile ", "").strip()
+    return pointee in ("char", "signed char", "unsigned char", "void")
 
 
 #: `__ldg`, `__ldcs` & co.: loads with a cache hint, which ports do not keep.
@@ -108,12 +115,54 @@ class MemoryMixin:
             buf, off = self.vector_cast(base_c, scope, ct.loc_of(c))
         return buf, self.element_base(off, index, lanes)
 
+    def pitched(self, c, scope, element_bytes: int, lanes: int = 1):
+        """`(char *)p + y * pitch` (a row of a pitched allocation, in bytes) cast back to a type of
+        `element_bytes` -> (buffer, offset in elements) of p; the byte offsets must be whole
+        elements, which verify draws (a pitch is a multiple of the element size). None: c is
+        not a byte pointer's arithmetic."""
+        K = self.K
+        c = self.skip_parens(c)
+        delta = None
+        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) in ("+", "-"):
+            a, b = list(c.get_children())
+            if not is_pointer(a.type):
+                a, b = b, a
+            delta = self.expr(b, scope)
+            if ct.binary_operator(c) == "-":
+                delta = UnaryOp("-", delta, delta.dtype)
+            c = self.skip_parens(a)
+        if c.kind not in (K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_STATIC_CAST_EXPR) or \
+                not _is_byte_pointer(c.type):
+            return None
+        inner = self.skip_implicit([k for k in c.get_children() if k.kind.is_expression()][-1])
+        views = {**scope.vector_views, **scope.record_views}  # vectors or structs: only bytes matter
+        if inner.kind == K.DECL_REF_EXPR and inner.referenced is not None and inner.referenced.hash in views:
+            buf, off = views[inner.referenced.hash]
+        else:
+            buf, off = self.pointer(inner, scope)
+        if dtype_bits(self.buffer_dtype(buf)) // 8 != element_bytes:
+            raise TileportError("TP135", f"a byte offset into a {self.buffer_dtype(buf)} buffer read as "
+                                f"{element_bytes}-byte elements reinterprets its bits", ct.loc_of(c))
+        if delta is None:
+            return buf, off
+        self.aligned(delta, element_bytes)
+        for e in walk_expr(delta):  # a pitch counts bytes: verify scales its row stride by them
+            if isinstance(e, Var):
+                self._byte_strides[e.name] = max(self._byte_strides.get(e.name, 1), element_bytes * lanes)
+        step = fold(BinOp("/", delta, Const(element_bytes, delta.dtype), delta.dtype)) if element_bytes > 1 else delta
+        return buf, self.add_index(off, step) if off is not None else step
+
     def vector_cast(self, cast, scope, loc):
         """`reinterpret_cast<const float4*>(p)` -> (buffer, offset) of p, whose elements must be
         the vector's (a float4 view of a float buffer); other views reinterpret bits (TP135)."""
         inner = [k for k in cast.get_children() if k.kind.is_expression()][-1]
-        buf, off = self.pointer(inner, scope)
         vector = vector_info(cast.type.get_pointee())
+        if vector is not None:
+            pitched = self.pitched(inner, scope, dtype_bits(vector[0]) // 8, vector[1])
+            if pitched is not None:
+                self.aligned(pitched[1], vector[1])
+                return pitched
+        buf, off = self.pointer(inner, scope)
         if vector is not None and vector[0] != self.buffer_dtype(buf):
             raise TileportError("TP135", f"'{cast.type.get_pointee().spelling}' accesses to a "
                                 f"{self.buffer_dtype(buf)} buffer reinterpret its bits; only views "
@@ -138,17 +187,38 @@ class MemoryMixin:
             names += list(self._offset_terms.get(name, ()))
 
     def vector_view(self, d, init_cursor, scope) -> bool:
-        """`const float4* v = reinterpret_cast<const float4*>(x)`: x seen four elements at a
-        time through `v[i]` (scope.vector_views). False: d is not a pointer to a vector type."""
-        if vector_info(d.type.get_pointee()) is None:
+        """`const float4* v = reinterpret_cast<const float4*>(x)` (or another view plus an
+        offset in vectors): x seen four elements at a time through `v[i]`
+        (scope.vector_views). False: d is not a pointer to a vector type."""
+        vector = vector_info(d.type.get_pointee())
+        if vector is None:
             return False
         loc = ct.loc_of(d)
-        c = self.skip_implicit(init_cursor) if init_cursor is not None else None
-        if c is None or c.kind not in (self.K.CXX_REINTERPRET_CAST_EXPR, self.K.CSTYLE_CAST_EXPR):
-            raise TileportError("TP135", "a pointer to a vector type must be made with "
-                                "reinterpret_cast<float4*>(buffer)", loc)
-        scope.vector_views[d.hash] = self.vector_cast(c, scope, loc)
+        if init_cursor is None:
+            raise TileportError("TP141", f"uninitialised pointer '{d.spelling}'", loc)
+        scope.vector_views[d.hash] = self.vector_pointer(init_cursor, scope, vector[1], loc)
         return True
+
+    def vector_pointer(self, c, scope, lanes: int, loc):
+        """A pointer to vectors -> (buffer, offset in elements): a cast of a buffer pointer,
+        another such view, either plus or minus a count of vectors."""
+        K = self.K
+        c = self.skip_implicit(c)
+        if c.kind in (K.CXX_REINTERPRET_CAST_EXPR, K.CSTYLE_CAST_EXPR):
+            return self.vector_cast(c, scope, loc)
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vector_views:
+            return scope.vector_views[c.referenced.hash]
+        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) in ("+", "-"):
+            a, b = list(c.get_children())
+            if not is_pointer(a.type):
+                a, b = b, a
+            buf, off = self.vector_pointer(a, scope, lanes, loc)
+            count = self.expr(b, scope)
+            if ct.binary_operator(c) == "-":
+                count = UnaryOp("-", count, count.dtype)
+            return buf, self.element_base(off, count, lanes)
+        raise TileportError("TP135", "a pointer to a vector type must be made with "
+                            "reinterpret_cast<float4*>(buffer)", loc)
 
     def vector_element(self, c, scope):
         """`reinterpret_cast<float*>(&v)[k]` on a scalarised vector v: its component k (a select
@@ -387,6 +457,10 @@ class MemoryMixin:
         if c.kind in (K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR) and \
                 len(list(c.get_children())) >= 1:
             inner = [k for k in c.get_children() if k.kind.is_expression()]
+            if inner and c.kind != K.UNEXPOSED_EXPR and not c.type.get_canonical().get_pointee().spelling.endswith("void"):
+                pitched = self.pitched(inner[-1], scope, dtype_bits(pointee_dtype(c.type, loc)) // 8)
+                if pitched is not None:
+                    return pitched
             if inner:
                 target = pointee_dtype(c.type, loc) if c.kind != K.UNEXPOSED_EXPR else None
                 buf, off = self.pointer(inner[-1], scope)

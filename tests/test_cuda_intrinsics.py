@@ -169,13 +169,12 @@ def test_curand_state_is_refused_not_a_parse_error(tmp_path):
                                    "  int id = threadIdx.x;\n  curand_init(seed, id, 0, &s[id]);\n}\n",
                          prelude="#include <curand_kernel.h>\n")
     d = failures["k"]
-    # TP156 once the front end asks calls.no_tilelang_equivalent_type about parameter types
-    assert d.code in ("TP122", "TP156") and "curandState" in d.message, d.render()
+    assert d.code == "TP156" and "curandState" in d.message, d.render()
 
 
 def test_curand_state_types_have_no_tilelang_equivalent(tmp_path):
     from porter.frontends.cuda import parse as ct
-    from porter.frontends.cuda.calls import no_tilelang_equivalent_type
+    from porter.frontends.cuda.types import no_tilelang_equivalent_type
 
     f = tmp_path / "k.cu"
     f.write_text("#include <curand_kernel.h>\n__global__ void k(curandState* a, const curandStatePhilox4_32_10_t* b, "

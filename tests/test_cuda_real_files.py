@@ -208,16 +208,17 @@ def test_a_library_kernel_takes_the_grid_axes_no_guard_bounds_from_its_caller(tm
     assert all(c["sizes"]["grid_y"] > 1 for c in cases)
 
 
-def test_a_launch_grid_of_host_values_is_named_as_such(tmp_path):
-    """`k<<<dim3(B, H), 64>>>(x, n)`: the kernel never receives B or H; the diagnostic says that
-    (it said "has no launch site")."""
-    run, _ = _convert_text(tmp_path, "hostgrid", "__global__ void k(float* x, int n) {\n"
-                           "    x[(blockIdx.y * gridDim.x + blockIdx.x) * n + threadIdx.x] = 1.0f;\n"
-                           "}\n"
-                           "void run(float* x, int B, int H, int n) { k<<<dim3(B, H), 64>>>(x, n); }\n")
-    assert run.returncode != 0
-    assert "TP160" in run.stderr and "uses host values the kernel does not receive" in run.stderr
-    assert "(line 4)" in run.stderr and "no launch site" not in run.stderr
+def test_a_launch_grid_of_host_values_is_the_callers(tmp_path):
+    """`k<<<dim3(B, H), 64>>>(x, n)`: the kernel never receives B or H, so the grid is the
+    caller's (`k[(B, H), 64](x, n)` on the port); the port says why (it was TP160 before)."""
+    run, port = _convert_text(tmp_path, "hostgrid", "__global__ void k(float* x, int n) {\n"
+                              "    x[(blockIdx.y * gridDim.x + blockIdx.x) * n + threadIdx.x] = 1.0f;\n"
+                              "}\n"
+                              "void run(float* x, int B, int H, int n) { k<<<dim3(B, H), 64>>>(x, n); }\n")
+    assert run.returncode == 0, run.stderr
+    assert "T.Kernel(grid_x, grid_y, threads=64)" in port
+    assert "the launch site (line 4) computes the grid from host values" in " ".join(port.split())
+    assert 'axes={"grid_x": 0, "grid_y": 1}' in port
 
 
 def test_a_grid_written_as_an_argument_is_that_parameter(tmp_path):

@@ -334,6 +334,11 @@ class KernelEmitter:
                                 ", ".join(p.name for p in self.values.params if getattr(p, "grid_axis", None)
                                           is not None) + ", parameters of the port), the others from "
                                 "the guards",
+                 "launch-site-caller-axes": "block from the launch site; the grid axes no guard bounds are "
+                                            "the caller's (" + ", ".join(
+                                                p.name for p in self.values.params
+                                                if getattr(p, "grid_axis", None) is not None) +
+                                            ", parameters of the port), the others from the guards",
                  "launch-site-block": "block from the launch site, grid inferred from the guards "
                                       "(the launch's grid is computed at run time)"}.get(L.origin, L.origin)
         note = "".join(f"; {n}" for n in (L.note, self.values.note) if n)

@@ -59,26 +59,6 @@ _NO_EQUIVALENT = {"__trap": "'__trap()' (abort the kernel) has no TileLang equiv
 
 
 #: types whose values have no TileLang equivalent, by the start of their canonical spelling
-_NO_EQUIVALENT_TYPES = {
-    "curandState": "cuRAND generator state '{type}' has no TileLang equivalent: TileLang has no cuRAND "
-                   "generators, and the state is a struct kept in memory between calls and kernels, "
-                   "which no TileLang buffer holds",
-    "texture<": "texture reference '{type}' has no TileLang equivalent; read the buffer directly",
-}
-
-
-def no_tilelang_equivalent_type(ctype) -> str | None:
-    """Why values of a C type (a parameter's, a buffer element's, a local's) have no TileLang
-    equivalent (cuRAND states, texture references), else None."""
-    spelled = ctype.get_canonical().spelling
-    for word in ("const ", "volatile ", "struct "):
-        spelled = spelled.replace(word, "")
-    for start, why in _NO_EQUIVALENT_TYPES.items():
-        if spelled.startswith(start):
-            return why.format(type=ctype.spelling)
-    return None
-
-
 def _no_tilelang_equivalent(name: str, call) -> str | None:
     """Why a call has no TileLang equivalent (textures, wmma, dynamic parallelism), else None."""
     if name in _NO_EQUIVALENT:

@@ -214,8 +214,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             launch = infer_launch(kernel, launch.block, self.given_grid, caller_grid=True,
                                   why=f"has a launch site (line {line}) whose grid uses host values the "
                                       "kernel does not receive,")
-            if launch.origin != "caller-axes":
-                launch.origin = "launch-site-block"
+            launch.origin = "launch-site-caller-axes" if launch.origin == "caller-axes" else "launch-site-block"
+            launch.loc = ct.loc_of(cursor) if launch.loc is None else launch.loc
+            launch.note = "; ".join(filter(None, [launch.note, f"the launch site (line {line}) computes the "
+                                                  "grid from host values the kernel does not receive"]))
         # no launch site at all: a library kernel, whose caller chooses what no guard bounds
         # (the block of a template's launch inside host code that names it, when constant)
         block = self.given_block or (inst.block if inst is not None else None)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from porter.builtins import CUDA_BUILTINS
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.calls import _no_tilelang_equivalent
 from porter.frontends.cuda.types import dtype_of, is_array, is_pointer, pointee_dtype, vector_info
 from porter.ir.fold import fold
 from porter.ir.walk import walk_expr
@@ -70,6 +71,8 @@ class MemoryMixin:
             return [None] * lanes
         if c.kind == K.ARRAY_SUBSCRIPT_EXPR or (c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*"):
             return self.lane_loads(*self.vector_address(c, scope, lanes), lanes)
+        if c.kind == K.CALL_EXPR and _no_tilelang_equivalent(c.spelling, c) is not None:
+            raise TileportError("TP156", _no_tilelang_equivalent(c.spelling, c), loc)  # `tex2D<float4>(...)`
         raise TileportError("TP135", "unsupported vector-typed expression", loc)
 
     def lane_loads(self, buf, base, n: int, dtype=None) -> list:

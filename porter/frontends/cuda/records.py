@@ -43,7 +43,9 @@ class RecordsMixin:
         for f in fields:
             try:
                 out.append((f.spelling, dtype_of(f.type, loc, what=f"field '{f.spelling}'")))
-            except TileportError:
+            except TileportError as exc:
+                if exc.diagnostic.code == "TP156":
+                    raise
                 raise TileportError("TP122", f"struct '{ctype.spelling}' has a field '{f.spelling}' of "
                                     f"type '{f.type.spelling}'; only structs of scalar fields are "
                                     "supported yet", loc) from None

@@ -46,6 +46,26 @@ def is_scalar(ctype) -> bool:
     return kind_id(ctype) in _BY_KIND or kind_id(ctype) == ENUM
 
 
+_NO_EQUIVALENT_TYPES = {
+    "curandState": "cuRAND generator state '{type}' has no TileLang equivalent: TileLang has no cuRAND "
+                   "generators, and the state is a struct kept in memory between calls and kernels, "
+                   "which no TileLang buffer holds",
+    "texture<": "texture reference '{type}' has no TileLang equivalent; read the buffer directly",
+}
+
+
+def no_tilelang_equivalent_type(ctype) -> str | None:
+    """Why values of a C type (a parameter's, a buffer element's, a local's) have no TileLang
+    equivalent (cuRAND states, texture references), else None."""
+    spelled = ctype.get_canonical().spelling
+    for word in ("const ", "volatile ", "struct "):
+        spelled = spelled.replace(word, "")
+    for start, why in _NO_EQUIVALENT_TYPES.items():
+        if spelled.startswith(start):
+            return why.format(type=ctype.spelling)
+    return None
+
+
 def dtype_of(ctype, loc: Loc | None = None, what: str = "expression") -> str:
     """The IR dtype of a scalar C type; vector types, structs and pointers are refused."""
     for spelling in (ctype.spelling, ctype.get_canonical().spelling):  # aliases: typedef ... floatX
@@ -56,6 +76,8 @@ def dtype_of(ctype, loc: Loc | None = None, what: str = "expression") -> str:
     if kind == ENUM:
         return "int32"
     dtype = _BY_KIND.get(kind)
+    if dtype is None and no_tilelang_equivalent_type(ctype) is not None:
+        raise TileportError("TP156", no_tilelang_equivalent_type(ctype), loc)
     if dtype is None:
         raise TileportError("TP122", f"type '{ctype.spelling}' of {what} is not supported yet", loc)
     return dtype

@@ -16,6 +16,10 @@ Row kinds:
   const     -> IR Const(float(canonical)) of the call's type   e.g. __builtin_inff -> inf
   intrinsic -> IR built by porter/frontends/cuda/intrinsics.py (exact integer semantics), of
                the arguments converted to the intrinsic's parameter types   e.g. __popc
+  lanes     -> the scalar row named, applied to each lane of half2 / bfloat162 values   e.g. __hadd2
+  pack      -> a vector of the arguments   e.g. __halves2half2;  splat -> one argument in every lane
+  convert   -> each lane of a vector converted   e.g. __half22float2
+  lane      -> one lane (0 or 1) of a vector, as the result type   e.g. __low2float
 """
 
 from __future__ import annotations
@@ -88,6 +92,18 @@ CUDA_BUILTINS = {
     # CUDA's unsigned / 64-bit min and max: the arguments converted to the result type first
     **{n: ("math", "min") for n in ("umin", "llmin", "ullmin")},
     **{n: ("math", "max") for n in ("umax", "llmax", "ullmax")},
+    # half2 / bfloat162: the scalar row each lane applies, or how the pair is built or read
+    **{f"{op}2": ("lanes", op) for op in ("__hadd", "__hsub", "__hmul", "__hfma", "__hmax", "__hmin",
+                                          "__hneg")},
+    "__h2div": ("lanes", "__hdiv"),
+    **{n: ("pack", "") for n in ("__halves2half2", "__floats2half2_rn", "__halves2bfloat162",
+                                 "__floats2bfloat162_rn")},
+    **{n: ("splat", "") for n in ("__float2half2_rn", "__half2half2", "__bfloat162bfloat162",
+                                  "__float2bfloat162_rn")},
+    **{n: ("convert", "") for n in ("__float22half2_rn", "__half22float2", "__float22bfloat162_rn",
+                                    "__bfloat1622float2")},
+    **{n: ("lane", "0") for n in ("__low2half", "__low2float", "__low2bfloat16")},
+    **{n: ("lane", "1") for n in ("__high2half", "__high2float", "__high2bfloat16")},
     **{n: ("intrinsic", "mul24") for n in ("__mul24", "__umul24")},
     **{n: ("intrinsic", "popc") for n in ("__popc", "__popcll")},
     **{n: ("intrinsic", "clz") for n in ("__clz", "__clzll")},

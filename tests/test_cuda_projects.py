@@ -14,7 +14,7 @@ from porter.frontends.cuda import convert_cuda
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.templates import find_instantiations, kernel_templates
 from porter.frontends.cuda.units import is_user_cursor
-from porter.ir.nodes import BufferParam, Decl, For, If, While
+from porter.ir.nodes import BufferParam, Decl, For, If, Store, While
 from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
 from porter.match import raise_module
@@ -143,3 +143,29 @@ def test_buffers_of_uniform_structs_are_flat_buffers_a_struct_every_stride():
     assert copy.param("d_idata").dtype == "uint32"
     # `d_odata[i] = d_idata[i]`: four stores of four loads, 4 elements apart
     assert format_expr(copy.param("d_odata").extent) == "(4 * n)"
+
+
+def test_half2_views_and_128_bit_packs_are_the_same_bits_as_elements():
+    module = convert_cuda(str(THREAD / "half2_and_packs.cu"))
+    assert {k.name for k in module.kernels} == {"h2_axpy", "h2_dot", "add_pack8"} and not module.failures
+    pack = next(k for k in module.kernels if k.name == "add_pack8")
+    # LDST128BITS(pa[0]) = LDST128BITS(a[idx]): eight half loads into the local array, not a
+    # float4 value
+    stores = [s for s in walk_stmts(pack.body) if isinstance(s, Store) and s.buffer == "pa"]
+    assert len(stores) == 8 and pack.param("a").dtype == "float16"
+    dot = next(k for k in module.kernels if k.name == "h2_dot")
+    assert dot.param("a").dtype == "float16"  # a half2 buffer: halves, two a vector
+
+
+def test_a_parse_error_inside_a_macro_use_in_a_kernel_fails_that_kernel(tmp_path):
+    """A statement clang drops for an error inside a macro's expansion was once silently missing
+    from the port: the macro use, not the kernel, owned the error."""
+    src = tmp_path / "k.cu"
+    src.write_text("#define AS4(v) (reinterpret_cast<float4 *>(&(v))[0])\n"
+                   "__global__ void k(const float *a, float *b) {\n"
+                   "    AS4(b[4 * threadIdx.x]) = AS4(a[4 * threadIdx.x]);\n}\n"
+                   "__global__ void ok(float *b) { b[threadIdx.x] = 1.0f; }\n")
+    module = convert_cuda(str(src))
+    assert [k.name for k in module.kernels] == ["ok"]
+    (failure,) = module.failures
+    assert failure.name == "k" and failure.diagnostic.code == "TP101" and failure.diagnostic.loc.line == 3

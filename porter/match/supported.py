@@ -60,7 +60,10 @@ def render() -> str:
              "cast": "`T.Cast` to the result type", "recip": "`1 / x`", "saturate": "`T.min(T.max(x, 0), 1)`",
              "ldg": "a plain load", "const": f"the constant `{canonical}`",
              "exp-as-exp2": "`T.exp2(x * log2(e))`, the intrinsic's own arithmetic",
-             "intrinsic": INTRINSIC_FORMS.get(canonical, canonical)}[kind]
+             "intrinsic": INTRINSIC_FORMS.get(canonical, canonical),
+             "lanes": f"`{canonical}` on each lane", "pack": "a vector of the arguments",
+             "splat": "the argument in every lane", "convert": "each lane converted to the result type",
+             "lane": f"lane {canonical}, converted to the result type"}[kind]
         if kind == "math":
             target = f"`{target}`"
         out.append(f"| {', '.join(f'`{n}`' for n in names)} | {target} |")

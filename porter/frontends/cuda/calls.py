@@ -80,6 +80,11 @@ def _no_tilelang_equivalent(name: str, call) -> str | None:
     return None
 
 
+#: Operators on two CUDA vector values that cuda_fp16.hpp & co. declare (half2 + half2): the
+#: scalar builtin each lane applies.
+_VECTOR_OPERATORS = {"operator+": "__hadd", "operator-": "__hsub", "operator*": "__hmul", "operator/": "__hdiv"}
+
+
 class ReturnedPointer:
     """Where an inlined function's `return p;` puts a pointer: (buffer, offset), set once."""
 
@@ -157,11 +162,18 @@ class CallsMixin:
             return Load(buf, off if off is not None else Const(0, "int32"), self.buffer_dtype(buf))
         if kind == "const":
             return Const(float(canonical), dtype)
+        if kind == "lane":  # `__low2float(h2)`: one component of a half2, as the result type
+            parts = self.vector_expr(args[0], scope, vector_info(args[0].type)[1])
+            return self.coerce(parts[int(canonical)], dtype)
         values = [self.expr(a, scope) for a in args]
         if kind == "intrinsic":  # integer intrinsics: arguments as the declared parameter types
             params = [dtype_of(p.type, loc) for p in callee.get_arguments()]
             values = [self.coerce(v, t) for v, t in zip(values, params)]
             return intrinsics.build(canonical, values, dtype, lambda v, n: self.materialize(v, n, scope, loc))
+        return self.scalar_builtin(name, kind, canonical, values, dtype, loc)
+
+    def scalar_builtin(self, name, kind, canonical, values, dtype, loc):
+        """A builtin row of porter/builtins.py applied to IR values, as `dtype`."""
         if kind == "math":
             values = [self.coerce(v, dtype) for v in values]
             return Call(canonical, tuple(values), dtype)
@@ -182,6 +194,31 @@ class CallsMixin:
             v = self.coerce(values[0], dtype)
             return Call("min", (Call("max", (v, Const(0.0, dtype)), dtype), Const(1.0, dtype)), dtype)
         raise TileportError("TP138", f"unsupported builtin '{name}'", loc)
+
+    def vector_builtin(self, c, scope, lanes: int):
+        """The components of a half2 / bfloat162 builtin's result (`__hadd2`, `__halves2half2`,
+        `__float22half2_rn`, `__half22float2`, `a + b` of two half2), else None."""
+        name, loc = c.spelling, ct.loc_of(c)
+        args = list(c.get_arguments())
+        lane = vector_info(c.type)[0]
+        entry = CUDA_BUILTINS.get(name)
+        if entry is None and name in _VECTOR_OPERATORS and args and all(vector_info(a.type) for a in args):
+            entry = ("lanes", _VECTOR_OPERATORS[name])
+        if entry is None or entry[0] not in ("lanes", "pack", "splat", "convert"):
+            return None
+        kind, canonical = entry
+        if kind == "pack":
+            return [self.coerce(self.expr(a, scope), lane) for a in args]
+        if kind == "splat":
+            value = self.coerce(self.expr(args[0], scope), lane)
+            return [value] * lanes
+        if kind == "convert":
+            return [self.coerce(x, lane) for x in self.vector_expr(args[0], scope, lanes)]
+        parts = [self.vector_expr(a, scope, lanes) if vector_info(a.type) else [self.expr(a, scope)] * lanes
+                 for a in args]
+        scalar_kind, scalar = CUDA_BUILTINS[canonical]
+        return [self.scalar_builtin(canonical, scalar_kind, scalar, [p[k] for p in parts], lane, loc)
+                for k in range(lanes)]
 
     def is_device_function(self, callee) -> bool:
         static_method = callee.kind == self.K.CXX_METHOD and callee.is_static_method()

@@ -614,6 +614,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             return [s for part in c.get_children() for s in self.statement(part, scope)]
         if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
             lhs, rhs = list(c.get_children())
+            stored = self.bits_copy(lhs, rhs, scope, loc) if vector_info(lhs.type) else None
+            if stored is not None:
+                return stored
             stored = self.bytes_store(lhs, rhs, scope, loc) if vector_info(lhs.type) else None
             if stored is not None:
                 return stored
@@ -676,6 +679,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             if name == "operator=":  # struct assignment, e.g. of a float4
                 lhs, rhs = [k for k in c.get_children() if k.kind.is_expression()
                             and k.spelling != "operator="][:2]
+                stored = self.bits_copy(lhs, rhs, scope, loc) if vector_info(lhs.type) else None
+                if stored is not None:
+                    return stored  # `LDST128BITS(c[i]) = LDST128BITS(pack[0])`
                 stored = self.bytes_store(lhs, rhs, scope, loc) if vector_info(lhs.type) else None
                 if stored is not None:
                     return stored  # `*reinterpret_cast<int4*>(p) = packed.get_bits()`

@@ -52,6 +52,9 @@ class MemoryMixin:
             return list(scope.vectors[c.referenced.hash])
         if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
             return [self.expr(a, scope) for a in c.get_arguments()]
+        built = self.vector_builtin(c, scope, lanes) if c.kind == K.CALL_EXPR else None
+        if built is not None:  # half2 builtins and operators
+            return built
         if c.kind == K.INIT_LIST_EXPR:  # `float3 v = {a, b, c}`, `{}`: missing components are zero
             values = [self.expr(a, scope) for a in c.get_children()]
             zero = Const(0, values[0].dtype if values else "int32")
@@ -285,6 +288,47 @@ class MemoryMixin:
             return None
         lane = self.add_index(first, Const("xyzw".index(c.spelling), first.dtype))
         return Load(buf, lane, self.buffer_dtype(buf))
+
+    def bits_copy(self, lhs, rhs, scope, loc) -> list | None:
+        """`*reinterpret_cast<float4*>(&dst[i]) = *reinterpret_cast<float4*>(&src[j])` (the
+        LDST128BITS idiom; also half2, int4, int2 ... and `[k]` indexing) between buffers or
+        arrays of one element type: the same bytes copied, as the elements they hold (8 halves
+        through a float4). None: not such a copy."""
+        sides = [self.bits_view(side, scope) for side in (lhs, rhs)]
+        if None in sides:
+            return None
+        (dst, dst_first, dst_n), (src, src_first, src_n) = sides
+        if dst_n != src_n or self.buffer_dtype(dst) != self.buffer_dtype(src):
+            return None
+        dtype = self.buffer_dtype(src)
+        return self.lane_stores(dst, dst_first, self.lane_loads(src, src_first, src_n, dtype), loc)
+
+    def bits_view(self, c, scope):
+        """`*reinterpret_cast<V*>(p)` or `reinterpret_cast<V*>(p)[k]` with p into a buffer or
+        array whose element size divides V's -> (buffer, first element, elements of V)."""
+        K = self.K
+        c = self.skip_implicit(c)
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base, index_c = list(c.get_children())
+            index = self.expr(index_c, scope)
+        elif c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*":
+            base, index = self.first_child(c), Const(0, "int32")
+        else:
+            return None
+        cast = self.skip_implicit(base)
+        if cast.kind not in (K.CXX_REINTERPRET_CAST_EXPR, K.CSTYLE_CAST_EXPR):
+            return None
+        inner = [k for k in cast.get_children() if k.kind.is_expression()][-1]
+        if not is_pointer(inner.type):
+            return None
+        buf, off = self.pointer(inner, scope)
+        size = cast.type.get_pointee().get_canonical().get_size()
+        element = dtype_bits(self.buffer_dtype(buf)) // 8
+        if size <= 0 or element <= 0 or size % element:
+            return None
+        n = size // element
+        self.aligned(off, n)
+        return buf, self.element_base(off, index, n), n
 
     def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
         dtype, lanes = vector

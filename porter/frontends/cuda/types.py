@@ -91,7 +91,8 @@ def pointee_dtype(ctype, loc: Loc | None = None) -> str:
     return dtype_of(direct if direct._kind_id != INVALID else pointee, loc, what="buffer element")
 
 
-_VECTOR_ELEMENTS = {"float": "float32", "double": "float64", "int": "int32", "uint": "uint32",
+_VECTOR_ELEMENTS = {"__half": "float16", "half": "float16", "__nv_bfloat16": "bfloat16", "nv_bfloat16": "bfloat16",
+                    "float": "float32", "double": "float64", "int": "int32", "uint": "uint32",
                     "char": "int8", "uchar": "uint8", "short": "int16", "ushort": "uint16",
                     "long": "int64", "ulong": "uint64", "longlong": "int64"}
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from porter.frontends.cuda import parse as ct
 
 _CONTAINERS = ("NAMESPACE", "LINKAGE_SPEC", "UNEXPOSED_DECL")
+_PREPROCESSING = ("MACRO_INSTANTIATION", "MACRO_DEFINITION", "INCLUSION_DIRECTIVE")
 _RECORDS = ("STRUCT_DECL", "CLASS_DECL", "CLASS_TEMPLATE", "UNION_DECL")
 _FUNCTIONS = ("FUNCTION_DECL", "FUNCTION_TEMPLATE", "CXX_METHOD", "CONSTRUCTOR", "DESTRUCTOR",
               "CONVERSION_FUNCTION")
@@ -92,6 +93,8 @@ class Inventory:
     def _visit(self, c) -> None:
         K = self.K
         name = c.kind.name
+        if name in _PREPROCESSING:
+            return  # a macro use inside a kernel owns none of the kernel's errors
         if name in _CONTAINERS:
             for ch in c.get_children():
                 self._visit(ch)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import Continue, For, If, While
+from porter.ir.nodes import Assign, BinOp, Const, Continue, Decl, For, If, Var, While
 
 
 def insert_before_continue(body: list, stmts: list) -> list:
@@ -83,3 +83,12 @@ def _fresh(name: str, taken: set) -> str:
     while name in taken:
         name += "_"
     return name
+
+
+def until_break(body: list, flag: Var, loc=None) -> list:
+    """A loop left only by `break` (`do {...} while (c)`, `while (--n)` with the condition's
+    statements in the body): TileLang 0.1.15 refuses `while True` ("Infinite while loop
+    detected"), so it tests a flag that is never cleared: a variable set after its declaration,
+    which TileLang cannot fold to a constant."""
+    return [Decl(flag, None, loc), Assign(flag, Const(1, "int32"), loc),
+            While(BinOp("==", flag, Const(1, "int32"), "bool"), body, loc)]

@@ -31,7 +31,7 @@ from porter.frontends.cuda.units import Inventory, is_user_cursor
 from porter.kernel_budget import OutOfTime, kernel_budget
 from porter.ir.extents import annotate_buffers
 from porter.ir.geometry import infer_launch
-from porter.ir.loops import insert_before_continue
+from porter.ir.loops import insert_before_continue, until_break
 from porter.ir.returns import eliminate_returns
 from porter.ir.fold import fold
 from porter.ir.walk import walk_expr
@@ -333,16 +333,17 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if c.kind == K.WHILE_STMT:
             cond_c, body_c = list(c.get_children())[-2:]
             pre, cond = self.with_prelude(lambda: self.as_bool(self.expr(cond_c, scope)))
-            if pre:
-                raise TileportError("TP114", "a while condition may not call a multi-statement "
-                                    "__device__ function", loc)
+            if pre:  # `while (--n)`, `while (step(x) > 0)`: the condition's statements each trip
+                exit_ = If(UnaryOp("!", cond, "bool"), [Break(loc)], [], loc)
+                return until_break(pre + [exit_] + self.block(body_c, scope),
+                                   Var(self.unique("looping", scope), "int32"), loc)
             return [While(cond, self.block(body_c, scope), loc)]
         if c.kind == K.DO_STMT:
             body_c, cond_c = list(c.get_children())
             body = self.block(body_c, scope)
             pre, cond = self.with_prelude(lambda: self.as_bool(self.expr(cond_c, scope)))
             exit_ = If(UnaryOp("!", cond, "bool"), [Break(loc)], [], loc)
-            return [While(Const(True, "bool"), body + pre + [exit_], loc)]
+            return until_break(body + pre + [exit_], Var(self.unique("looping", scope), "int32"), loc)
         if c.kind == K.BREAK_STMT:
             return [Break(loc)]
         if c.kind == K.CONTINUE_STMT:
@@ -456,8 +457,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if step is not None:
             return [For(var, start, cond_e, step, self.block(body, scope), loc)]
         # Any other increment (s >>= 1, i *= 2, ...): the loop as `init; while (cond) {body; inc}`.
-        increment = self.statement(inc, scope)
-        if not all(isinstance(x, Assign) and x.var == var for x in increment):
+        increment = self.statement(inc, scope)  # `i <<= 1`, also with others (`i += s, p += q`)
+        if not any(isinstance(x, Assign) and x.var == var for x in increment):
             raise TileportError("TP117", "the for loop increment must update the loop variable",
                                 ct.loc_of(inc))
         body_ir = insert_before_continue(self.block(body, scope), increment)
@@ -830,6 +831,13 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 return fold(UnaryOp(op, value, dtype_of(c.type, loc))) if op != "+" else value
             if op == "!":
                 return fold(UnaryOp("!", self.as_bool(self.expr(inner, scope)), "bool"))
+            if op in ("pre++", "pre--", "post++", "post--"):
+                # `while (--n)`, `a[i++]`: the update runs first (after the old value is kept,
+                # for the postfix forms), in the statement's prelude
+                current = self.expr(inner, scope)
+                old = self.materialize(current, "old", scope, loc) if op.startswith("post") else None
+                self.prelude.extend(self.expression_statement(c, scope))
+                return old if old is not None else self.expr(inner, scope)
             raise TileportError("TP134", f"operator '{op}' inside an expression is not supported; "
                                 "use it as a statement", loc)
         if kind == K.ARRAY_SUBSCRIPT_EXPR:

@@ -48,6 +48,27 @@ __global__ void scaled_pairs(Pair *p, float *norms, int n) {
     norms[i] += acc;
 }
 
+// ++ and -- inside expressions and conditions, a do-while, a shift-and-count comma loop
+__global__ void countdown(const int *start, int *out, int *steps, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int k = start[i] & 31, s = 0, acc = 0;
+    while (k--) {
+        acc += k;
+        s++;
+    }
+    int m = start[i] & 7;
+    do {
+        acc ^= m;
+    } while (--m > 0);
+    int j = 0;
+    out[i] = acc;
+    steps[2 * i + j++] = s;
+    steps[2 * i + j] = j;
+    for (int p = 1, q = 0; p < 64; p <<= 1, ++q) acc += p * q;
+    out[i] += acc;
+}
+
 int main() {
     int *rows, *where;
     first_match<<<(300 + 127) / 128, 128>>>(rows, where, 300, 17);
@@ -56,5 +77,7 @@ int main() {
     Pair *p;
     float *norms;
     scaled_pairs<<<8, 128>>>(p, norms, 1000);
+    int *start, *counts, *steps;
+    countdown<<<4, 128>>>(start, counts, steps, 500);
     return 0;
 }

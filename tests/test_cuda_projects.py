@@ -169,3 +169,32 @@ def test_a_parse_error_inside_a_macro_use_in_a_kernel_fails_that_kernel(tmp_path
     assert [k.name for k in module.kernels] == ["ok"]
     (failure,) = module.failures
     assert failure.name == "k" and failure.diagnostic.code == "TP101" and failure.diagnostic.loc.line == 3
+
+
+@pytest.mark.slow
+def test_host_code_of_a_header_on_the_include_path_costs_the_kernel_nothing(tmp_path):
+    """A helper header found through -I (cuda-samples' Common/helper_cuda.h) whose host code
+    this machine cannot compile (the driver API) is built from a cut copy, as the main file is."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "helpers.h").write_text(
+        "#pragma once\n#include <cuda.h>\n"
+        "inline const char *driver_error(CUresult r) { const char *s; cuGetErrorNameFancy(r, &s); return s; }\n")
+    (tmp_path / "src").mkdir()
+    src = tmp_path / "src" / "scale.cu"
+    src.write_text('#include "helpers.h"\n'
+                   "__global__ void scale(float *x, float s, int n) {\n"
+                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= s;\n}\n"
+                   "int main() { float *x; scale<<<4, 128>>>(x, 2.0f, 500); }\n")
+    port = tmp_path / "scale_tl.py"
+    run = [sys.executable, "-m", "porter.cli"]
+    converted = subprocess.run(run + ["convert", str(src), "-I", str(tmp_path / "inc"), "-o", str(port)],
+                               capture_output=True, text=True, cwd=ROOT)
+    assert converted.returncode == 0, converted.stderr
+    checked = subprocess.run(run + ["verify", str(src), str(port), "-I", str(tmp_path / "inc"), "--no-compile-check",
+                                    "--format", "json"], capture_output=True, text=True, cwd=ROOT)
+    report = json.loads(checked.stdout)
+    assert [k["verdict"] for k in report["kernels"]] == ["equivalent"], checked.stdout[-2000:] + checked.stderr

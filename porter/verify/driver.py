@@ -329,16 +329,24 @@ def _original_to_build(module, original: str, opts: VerifyOptions):
         text = module.emulator_source if module.emulator_source is not None else \
             Path(original).read_text(encoding="utf-8", errors="surrogateescape")
         copy.write_text(f'#line 1 "{Path(original).resolve()}"\n' + text, encoding="utf-8")
+        searched = []  # mirrors of the include directories that hold changed headers (first on the path)
         for header, body in module.emulator_headers.items():
             rel = os.path.relpath(os.path.realpath(header), home)
-            if rel.startswith(".."):
-                continue  # outside the original's folder: built as it is
+            if rel.startswith(".."):  # a header of an include directory (`-I Common`): mirrored there
+                where = next((d for d in map(os.path.realpath, opts.include_dirs)
+                              if not os.path.relpath(os.path.realpath(header), d).startswith("..")), None)
+                if where is None:
+                    continue  # found by no include directory: built as it is
+                mirror = folder / f"_include{list(map(os.path.realpath, opts.include_dirs)).index(where)}"
+                if str(mirror) not in searched:
+                    searched.append(str(mirror))
+                rel = os.path.join(mirror.name, os.path.relpath(os.path.realpath(header), where))
             (folder / rel).parent.mkdir(parents=True, exist_ok=True)
             # a header g++ reads as it is must say CUDA as the emulator takes it too (its
             # `extern __shared__` arrays, its launches), as the main file's build does
             (folder / rel).write_text(f'#line 1 "{os.path.realpath(header)}"\n' + prepare_source(body),
                                       encoding="utf-8")
-        include_dirs = tuple(opts.include_dirs) + (str(home),)
+        include_dirs = tuple(searched) + tuple(opts.include_dirs) + (str(home),)
         if module.stand_ins:
             include_dirs += (str(stand_in_dir(module.stand_ins)),)
         yield str(copy), dataclasses.replace(opts, include_dirs=include_dirs)

@@ -14,7 +14,7 @@ from pathlib import Path
 from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.types import (
-    dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
+    FUNCTIONPROTO, POINTER, kind_id, dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
 )
 from porter.frontends.cuda import groups
 from porter.frontends.cuda.calls import (
@@ -502,6 +502,15 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                       for d, first, st in zip(init_stmts[1:], starts, steps[1:])]
         return out + [For(var, start, cond_e, step, companions + self.block(body, scope), loc)]
 
+    def operator_operands(self, c) -> list:
+        """The operands of an overloaded operator call (`a = b` of a struct), without the
+        reference to the operator itself (a nested `a = b = c` is an operand)."""
+        def callee(k) -> bool:  # the operator itself: a function, or a pointer to one
+            t = k.type.get_canonical()
+            return kind_id(t) == FUNCTIONPROTO or (kind_id(t) == POINTER and kind_id(t.get_pointee()) == FUNCTIONPROTO)
+
+        return [k for k in c.get_children() if k.kind.is_expression() and not callee(k)]
+
     def comma_parts(self, c) -> list:
         """`a += s, b += t` -> [a += s, b += t]."""
         c = self.skip_parens(c)
@@ -678,8 +687,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             if _no_tilelang_equivalent(name, c) is not None:
                 raise TileportError("TP156", _no_tilelang_equivalent(name, c), loc)
             if name == "operator=":  # struct assignment, e.g. of a float4
-                lhs, rhs = [k for k in c.get_children() if k.kind.is_expression()
-                            and k.spelling != "operator="][:2]
+                lhs, rhs = self.operator_operands(c)
                 stored = self.bits_copy(lhs, rhs, scope, loc) if vector_info(lhs.type) else None
                 if stored is not None:
                     return stored  # `LDST128BITS(c[i]) = LDST128BITS(pack[0])`

@@ -52,6 +52,12 @@ class MemoryMixin:
             return list(scope.vectors[c.referenced.hash])
         if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
             return [self.expr(a, scope) for a in c.get_arguments()]
+        if (c.kind == K.CALL_EXPR and c.spelling == "operator=") or \
+                (c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "="):
+            # `x[i] = y[i] = v4`: the inner assignment runs first; its target is the value
+            self.prelude.extend(self.expression_statement(c, scope))
+            target = self.operator_operands(c)[0] if c.kind == K.CALL_EXPR else self.first_child(c)
+            return self.vector_expr(target, scope, lanes)
         built = self.vector_builtin(c, scope, lanes) if c.kind == K.CALL_EXPR else None
         if built is not None:  # half2 builtins and operators
             return built

@@ -79,6 +79,13 @@ __global__ void paint_voxels(uchar4 *out, uint3 size, const uchar4 base, float s
     out[i] = c;
 }
 
+// one value into two float4 buffers through a chained assignment
+__global__ void fill_both(float4 *x, float4 *y, const float v, const size_t n) {
+    const float4 v4 = make_float4(v, 2.0f * v, 3.0f * v, v * v);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        x[i] = y[i] = v4;
+}
+
 int main() {
     int n = 1000;
     float4 *in, *out;
@@ -101,5 +108,6 @@ int main() {
     uchar4 *vox;
     cudaMalloc(&vox, 40 * 12 * 3 * sizeof(uchar4));
     paint_voxels<<<dim3(1, 12, 3), 64>>>(vox, make_uint3(40, 12, 3), make_uchar4(10, 20, 30, 40), 0.5f);
+    fill_both<<<4, 64>>>(in, out, 1.5f, n);
     return 0;
 }

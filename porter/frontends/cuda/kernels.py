@@ -220,7 +220,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                                                   "grid from host values the kernel does not receive"]))
         # no launch site at all: a library kernel, whose caller chooses what no guard bounds
         # (the block of a template's launch inside host code that names it, when constant)
-        block = self.given_block or (inst.block if inst is not None else None)
+        block = self.given_block or (inst.block or inst.block_parameter() if inst is not None else None)
         kernel.launch = launch if launch is not None else infer_launch(kernel, block, self.given_grid,
                                                                        caller_grid=True)
         if launch is None and not self.given_block and block and kernel.launch.origin == "given-block":

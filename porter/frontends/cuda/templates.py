@@ -27,9 +27,21 @@ class Instantiation:
     origin: str = "launch"  # "launch": named in the project; "chosen": no instantiation found
     block: tuple | None = None  # the block of a `k<...><<<grid, 128>>>` that names it, when constant
 
+    params: tuple = ()  # the template's parameter names, in order
+
     @property
     def template_args(self) -> str:
         return "<" + ", ".join(self.args) + ">"
+
+    def block_parameter(self):
+        """The block a value parameter named for it gives (`blockSize`, `BLOCK_THREADS`,
+        `NUM_THREADS`: the kernel's shared arrays and strides assume it), else None."""
+        for name, arg in zip(self.params, self.args):
+            lowered = name.lower()
+            if ("block" in lowered or "thread" in lowered) and arg.rstrip("uUlL").isdigit() and \
+                    1 <= int(arg.rstrip("uUlL")) <= 1024 and "dim" not in lowered:
+                return (int(arg.rstrip("uUlL")),)
+        return None
 
 
 #: Instances of one template kernel that are ported and verified (a dispatch `switch` over ten
@@ -193,7 +205,7 @@ def find_instantiations(tu, K, templates) -> list:
             chosen, origin = ([fallback] if fallback else []), "chosen"
         for args in chosen:
             found.append(Instantiation(name, [" ".join(a) for a in args], f"{NAMESPACE}{len(found)}", origin,
-                                       blocks.get(args)))
+                                       blocks.get(args), tuple(template.params)))
     return found
 
 

@@ -179,13 +179,15 @@ class Inventory:
 
     def emulator_sources(self, failed_kernels: set, read) -> dict:
         """{file: text} for each user file the CPU emulator must see changed: bodies of host
-        functions with errors replaced by a trap, failed kernels emptied, and other definitions
+        functions replaced by a trap (every one: nothing the emulator runs calls them), failed kernels emptied, and other definitions
         with errors (unused device code, globals of missing headers' types) blanked. Line
         numbers are kept, so emulator messages still point at the user's lines."""
         cuts: dict = {}
         for d in self.definitions:
             failed = d.kind == "kernel" and d.name in failed_kernels
-            if not d.errors and not failed:
+            host = d.kind == "host" and d.body is not None  # no kernel runs it: its body costs a
+            #   build only (a call to a function another file defines fails the load)
+            if not d.errors and not failed and not host:
                 continue
             if d.kind in ("host", "kernel") and d.body is not None and \
                     all(_inside(e, d) for e in d.errors):

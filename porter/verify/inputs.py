@@ -269,6 +269,10 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 scalars[p.name] = d * (min(number, 1) + 1) if d >= 32 else _round_up(values[sizes.index(p.name)], d)
             elif p.name in counts:
                 scalars[p.name] = PROGRAM_COUNTS[min(number, 1)][counts.index(p.name) % 4]
+            elif getattr(p, "grid_axis", None) is not None:
+                # the caller's grid (a library kernel, a grid of host values): a few programs
+                # test the indexing; sizes of 50 made a tiled kernel's buffers span GBs
+                scalars[p.name] = PROGRAM_COUNTS[min(number, 1)][p.grid_axis % 4]
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]
             elif p.name in strides:

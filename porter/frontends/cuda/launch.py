@@ -115,8 +115,14 @@ class LaunchReader:
         block_ints = [try_int(b) for b in block] if block is not None else [None]
         if any(b is None for b in block_ints):
             # a benchmark driver's block size: a runtime value (often a loop over sizes)
+            args = _template_args(call, self.K)
+            instance = next((i for i in self.fe.instances.values()
+                             if args and i.name == call.referenced.spelling and i.args == args), None)
+            named = instance.block_parameter() if instance is not None else None
             if self.fe.given_block:
                 chosen, how = self.fe.given_block[0], "given with --block"
+            elif named is not None:
+                chosen, how = named[0], "the template's block-size parameter"
             elif self.listed_block_size is not None:
                 chosen, how = self.listed_block_size, "the first block size the host code lists"
             else:

@@ -28,7 +28,7 @@ def test_convert_writes_output_and_refuses_to_overwrite(tmp_path):
     first = tileport("convert", "samples/cuda/saxpy.cu", "-o", out)
     assert first.returncode == 0, first.stderr
     text = out.read_text()
-    assert "def saxpy(n, a, x, y, *, target=None):" in text
+    assert "def _saxpy(n, a, x, y, *, target=None):" in text and "saxpy = _CudaKernel(_saxpy," in text
     out.write_text("# my edits\n")
     second = tileport("convert", "samples/cuda/saxpy.cu", "-o", out)
     assert_diagnostic(second, "TP006", 2)

@@ -200,7 +200,8 @@ def test_a_library_kernel_takes_the_grid_axes_no_guard_bounds_from_its_caller(tm
     assert run.returncode == 0, run.stderr
     assert "grid (ceildiv(rows, 64), grid_y), block (64,), no launch site: the axes no guard bounds are " \
         "the caller's (grid_y, parameters of the port)" in port
-    assert "def head_scale(x, s, rows, dim, grid_y, *, target=None):" in port
+    assert "def _head_scale(x, s, rows, dim, grid_y, *, target=None):" in port
+    assert 'head_scale = _CudaKernel(_head_scale, block=(64, 1, 1), shared_bytes=0, axes={"grid_y": 1})' in port
     check = tileport("verify", tmp_path / "heads.cu", tmp_path / "heads_tl.py", "--no-compile-check",
                      "--format", "json")
     assert check.returncode == 0, check.stdout + check.stderr

@@ -164,7 +164,7 @@ def test_ports_are_written_and_sources_untouched(robust):
     out, src = robust["out"], robust["src"]
     files = _by_path(robust["cold_json"])
     assert files["cuda/saxpy.cu"]["output"] == "cuda/saxpy_tl.py"
-    assert "def saxpy(n, a, x, y, *, target=None):" in (out / "cuda" / "saxpy_tl.py").read_text()
+    assert "def _saxpy(n, a, x, y, *, target=None):" in (out / "cuda" / "saxpy_tl.py").read_text()
     assert "def huge_scale(" in (out / "bad" / "huge_tl.py").read_text()
     assert "def add_kernel(" in (out / "triton" / "add_tl.py").read_text()
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*_tl.py"))

@@ -253,7 +253,10 @@ def _run(module, job: dict, torch) -> dict:
             # as CUDA launches it: the grid's axes replace the port's grid parameters
             launch = job["cuda"]
             given = [t for i, t in enumerate(tensors) if i not in launch["grid_axes"]]
-            fn[tuple(job["grid"]), tuple(launch["block"]), launch["shared"]](
+            # the block the port was made for (`convert --block 64`; verify's own reading of the
+            # original takes the default), which the grid's caller axes do not depend on
+            block = getattr(fn, "_block", tuple(launch["block"]))
+            fn[tuple(job["grid"]), block, launch["shared"]](
                 *_regroup(given, job.get("groups", ())), target=target)
         else:
             fn(*_regroup(tensors, job.get("groups", ())), target=target)

@@ -12,9 +12,9 @@
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or `<name>(*args)`
-with the launch the port was made for; the original kernel's parameters, with torch
-tensors for pointers.
+`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
+`<name>(*args)` with the launch the port was made for; the original kernel's
+parameters, with torch tensors for pointers.
 """
 
 import tilelang

@@ -198,3 +198,17 @@ def test_host_code_of_a_header_on_the_include_path_costs_the_kernel_nothing(tmp_
                                     "--format", "json"], capture_output=True, text=True, cwd=ROOT)
     report = json.loads(checked.stdout)
     assert [k["verdict"] for k in report["kernels"]] == ["equivalent"], checked.stdout[-2000:] + checked.stderr
+
+
+def test_an_index_read_from_shared_memory_is_no_buffers(tmp_path):
+    """`cellEnd[sharedHash[t]] = i` (cuda-samples' particles): the index buffers verify bounds are
+    the kernel's parameters; a shared array's name was looked up as one (KeyError, TP014)."""
+    from porter.ir.extents import index_buffers
+
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void cells(const unsigned *hash, unsigned *cell_end, int n) {\n"
+                   "    __shared__ unsigned s[129];\n    int i = blockIdx.x * 128 + threadIdx.x;\n"
+                   "    if (i < n) s[threadIdx.x + 1] = hash[i];\n    __syncthreads();\n"
+                   "    if (i < n) cell_end[s[threadIdx.x + 1]] = i;\n}\n")
+    (k,) = convert_cuda(str(src)).kernels
+    assert index_buffers(k) == set()  # s holds the index, and s is no parameter

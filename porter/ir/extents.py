@@ -115,7 +115,8 @@ def index_buffers(kernel) -> set:
     for s in walk_stmts(kernel.body):
         if isinstance(s, (Store, Atomic)):
             found |= loaded(s.index)
-    return {b for b in found if not is_float(kernel.param(b).dtype)}
+    params = {p.name: p for p in kernel.params}  # an index read from a shared array is no buffer's
+    return {b for b in found if b in params and not is_float(params[b].dtype)}
 
 
 def _factors(e) -> list:

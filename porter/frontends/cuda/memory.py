@@ -101,15 +101,23 @@ class MemoryMixin:
                            Const(lanes, dtype), dtype))
         return self.add_index(off, first) if off is not None else first
 
+    def element_access(self, c):
+        """`p[i]` -> (p, i), `*p` -> (p, None): the pointer and index of an element access, as
+        cursors (the index is converted only once the access is known to be wanted), else None."""
+        if c.kind == self.K.ARRAY_SUBSCRIPT_EXPR:
+            base, index = list(c.get_children())
+            return base, index
+        if c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) == "*":
+            return self.first_child(c), None
+        return None
+
+    def element_index(self, index_c, scope):
+        return self.expr(index_c, scope) if index_c is not None else Const(0, "int32")
+
     def vector_address(self, c, scope, lanes: int):
         """`reinterpret_cast<float4*>(p)[i]` -> (buffer, index of its first element)."""
-        K = self.K
-        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
-            base_c, index_c = list(c.get_children())
-            index = self.expr(index_c, scope)
-        else:
-            base_c, index = self.first_child(c), Const(0, "int32")
-        return self.vector_address_of(base_c, scope, lanes, index)
+        base_c, index_c = self.element_access(c) or (self.first_child(c), None)
+        return self.vector_address_of(base_c, scope, lanes, self.element_index(index_c, scope))
 
     def vector_address_of(self, base_c, scope, lanes: int, index=None):
         """The element `index` (in vectors) of a pointer to vectors -> (buffer, first element)."""
@@ -313,14 +321,10 @@ class MemoryMixin:
         """`*reinterpret_cast<V*>(p)` or `reinterpret_cast<V*>(p)[k]` with p into a buffer or
         array whose element size divides V's -> (buffer, first element, elements of V)."""
         K = self.K
-        c = self.skip_implicit(c)
-        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
-            base, index_c = list(c.get_children())
-            index = self.expr(index_c, scope)
-        elif c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*":
-            base, index = self.first_child(c), Const(0, "int32")
-        else:
+        access = self.element_access(self.skip_implicit(c))
+        if access is None:
             return None
+        base, index_c = access
         cast = self.skip_implicit(base)
         if cast.kind not in (K.CXX_REINTERPRET_CAST_EXPR, K.CSTYLE_CAST_EXPR):
             return None
@@ -334,7 +338,7 @@ class MemoryMixin:
             return None
         n = size // element
         self.aligned(off, n)
-        return buf, self.element_base(off, index, n), n
+        return buf, self.element_base(off, self.element_index(index_c, scope), n), n
 
     def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
         dtype, lanes = vector

@@ -135,20 +135,14 @@ class RecordsMixin:
         layout = self.record_layout(c.type.get_pointee() if arrow else c.type)
         if layout is None:
             return None
-        if arrow:
-            base, index = c, Const(0, "int32")
-        elif c.kind == K.ARRAY_SUBSCRIPT_EXPR:
-            base, index_c = list(c.get_children())
-            index = self.expr(index_c, scope)
-        elif c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "*":
-            base, index = self.first_child(c), Const(0, "int32")
-        else:
+        access = (c, None) if arrow else self.element_access(c)
+        if access is None:
             return None
-        base = self.skip_implicit(base)
+        base = self.skip_implicit(access[0])
         if base.kind != K.DECL_REF_EXPR or base.referenced is None or base.referenced.hash not in scope.record_views:
             return None
         buf, off = scope.record_views[base.referenced.hash]
-        return buf, self.element_base(off, index, layout[2]), layout
+        return buf, self.element_base(off, self.element_index(access[1], scope), layout[2]), layout
 
     def record_field_load(self, c, scope):
         """`p[i].field`, `p->field` on a buffer of structs: that element, else None."""

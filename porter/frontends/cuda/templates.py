@@ -1,10 +1,13 @@
-"""Template kernels instantiated from their launch sites.
+"""Template kernels instantiated as the project names them.
 
-libclang does not expose instantiated bodies, so each `kernel<256><<<...>>>` launch gets a
-copy of the template's text in its own namespace, preceded by the template parameters as
-constants (`constexpr int BLOCK = 256;`, `using T = float;`) and a `#line` directive that keeps
-every location on the user's original lines. The file is parsed again with those copies
-appended; the copies are ordinary kernels to the rest of the front end.
+Which instances: every `k<...>` the user's files spell, with the parameters of a host template
+around it (`k<T, 512>` in `launch<T>`) taken from that template's own instantiations, and
+`scalar_t` from PyTorch's dispatch macros (find_instantiations); a template nothing names gets
+chosen values. How: libclang does not expose instantiated bodies, so each instance gets a copy
+of the template's text in its own namespace, preceded by the template parameters as constants
+(`constexpr int BLOCK = 256;`, `using T = float;`) and a `#line` directive that keeps every
+location on the user's original lines. The file is parsed again with those copies appended; the
+copies are ordinary kernels to the rest of the front end.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ class Instantiation:
     namespace: str
     origin: str = "launch"  # "launch": named in the project; "chosen": no instantiation found
     block: tuple | None = None  # the block of a `k<...><<<grid, 128>>>` that names it, when constant
-
     params: tuple = ()  # the template's parameter names, in order
 
     @property
@@ -94,7 +96,7 @@ def _angle_args(tokens: list, at: int):
 
 @dataclass
 class _Template:
-    """A template of the user's files: a kernel, or host code (function or class) whose
+    """A template of the user's files: a kernel's, or host code's (a function or a class) whose
     instantiations name the kernel's."""
 
     name: str
@@ -104,10 +106,9 @@ class _Template:
     file: str
     start: int         # offsets of its extent in its file
     end: int
-    kernel: bool
 
 
-def _template_of(c, K, kernel: bool) -> _Template:
+def _template_of(c, K) -> _Template:
     params, kinds, defaults = [], [], []
     for p in c.get_children():
         if p.kind not in (K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER):
@@ -117,29 +118,37 @@ def _template_of(c, K, kernel: bool) -> _Template:
         kinds.append("type" if p.kind == K.TEMPLATE_TYPE_PARAMETER else p.type.spelling)
         defaults.append(tokens[tokens.index("=") + 1:] if "=" in tokens else None)
     return _Template(c.spelling, params, kinds, defaults, c.location.file.name, c.extent.start.offset,
-                     c.extent.end.offset, kernel)
+                     c.extent.end.offset)
+
+
+def _namespace_members(cursors, K):
+    """The user's declarations at namespace scope (namespaces and `extern "C"` entered, system
+    ones skipped; a walk of every cursor visited the bodies of the standard headers' functions
+    too, 0.7 s of a 1.6 s convert)."""
+    for c in cursors:
+        if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
+            if not c.location.is_in_system_header:
+                yield from _namespace_members(c.get_children(), K)
+        else:
+            yield c
+
+
+def _is_kernel(c, K) -> bool:
+    return any(ch.kind == K.CUDAGLOBAL_ATTR for ch in c.get_children())
 
 
 def _host_templates(tu, K) -> list:
     """Host function and class templates of the user's files, and out-of-line members of class
     templates (as their class: `template <class R> void Engine<R>::run()` sees R)."""
     out = []
-
-    def visit(cursors):
-        for c in cursors:
-            if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
-                if not c.location.is_in_system_header:
-                    visit(c.get_children())
-            elif c.kind in (K.FUNCTION_TEMPLATE, K.CLASS_TEMPLATE) and c.location.file and \
-                    not any(ch.kind == K.CUDAGLOBAL_ATTR for ch in c.get_children()):
-                out.append(_template_of(c, K, kernel=False))
-            elif c.kind == K.CXX_METHOD and c.semantic_parent is not None and \
-                    c.semantic_parent.kind == K.CLASS_TEMPLATE and c.location.file:
-                owner = _template_of(c.semantic_parent, K, kernel=False)
-                owner.file, owner.start, owner.end = c.location.file.name, c.extent.start.offset, c.extent.end.offset
-                out.append(owner)
-
-    visit(user_top_level(tu))
+    for c in _namespace_members(user_top_level(tu), K):
+        if c.kind in (K.FUNCTION_TEMPLATE, K.CLASS_TEMPLATE) and c.location.file and not _is_kernel(c, K):
+            out.append(_template_of(c, K))
+        elif c.kind == K.CXX_METHOD and c.semantic_parent is not None and \
+                c.semantic_parent.kind == K.CLASS_TEMPLATE and c.location.file:
+            owner = _template_of(c.semantic_parent, K)
+            owner.file, owner.start, owner.end = c.location.file.name, c.extent.start.offset, c.extent.end.offset
+            out.append(owner)
     return out
 
 
@@ -158,7 +167,7 @@ def find_instantiations(tu, K, templates) -> list:
     reduce<int>(...)`, `runTest<float>(...)`, `Engine<double>`) give T, at most MAX_INSTANCES
     each; a template the project never instantiates gets values chosen from its defaults
     (types: float, values: 256, a block size the default launch agrees with)."""
-    kernels = {t.spelling: _template_of(t, K, kernel=True) for t in templates}
+    kernels = {t.spelling: _template_of(t, K) for t in templates}
     hosts = _host_templates(tu, K)
     named = {t.name for t in hosts} | set(kernels)
     mentions = []  # (name, [arg tokens], file, offset, block, {dispatch alias: [types]})
@@ -376,22 +385,10 @@ def instantiation_source(template, inst: Instantiation, K) -> str:
 
 
 def kernel_templates(tu, K, path_ok) -> list:
-    """`template <...> __global__ void k(...)` definitions of the user's files. Kernels live at
-    namespace scope: only namespaces are entered (a walk of every cursor visited the bodies of
-    the standard headers' functions too, 0.7 s of a 1.6 s convert)."""
-    out = []
-
-    def visit(cursors):
-        for c in cursors:
-            if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL):
-                if not c.location.is_in_system_header:
-                    visit(c.get_children())
-            elif c.kind == K.FUNCTION_TEMPLATE and path_ok(c) and c.is_definition() and \
-                    any(ch.kind == K.CUDAGLOBAL_ATTR for ch in c.get_children()):
-                out.append(c)
-
-    visit(user_top_level(tu))
-    return out
+    """`template <...> __global__ void k(...)` definitions of the user's files (kernels live at
+    namespace scope)."""
+    return [c for c in _namespace_members(user_top_level(tu), K)
+            if c.kind == K.FUNCTION_TEMPLATE and path_ok(c) and c.is_definition() and _is_kernel(c, K)]
 
 
 __all__ = ["Instantiation", "find_instantiations", "instantiation_source", "kernel_templates", "ct"]

@@ -212,3 +212,17 @@ def test_an_index_read_from_shared_memory_is_no_buffers(tmp_path):
                    "    if (i < n) cell_end[s[threadIdx.x + 1]] = i;\n}\n")
     (k,) = convert_cuda(str(src)).kernels
     assert index_buffers(k) == set()  # s holds the index, and s is no parameter
+
+
+def test_side_effects_in_operands_evaluated_only_sometimes_are_refused(tmp_path):
+    """`i < n && (j = a[i]) > 3`: the assignment runs only when i < n, so it cannot run before
+    the condition as a statement would; the kernel is refused at the assignment."""
+    src = tmp_path / "k.cu"
+    src.write_text("__global__ void k(int *a, int n) {\n"
+                   "    int i = threadIdx.x, j = 0;\n    if (i < n && (j = a[i]) > 3) a[i] = j;\n}\n"
+                   "__global__ void ok(int *a, int n) {\n"
+                   "    int i = threadIdx.x, j = 0;\n    if (i < n) { j = a[i]; a[i] = j > 3 ? j : -j; }\n}\n")
+    module = convert_cuda(str(src))
+    assert [k.name for k in module.kernels] == ["ok"]
+    (failure,) = module.failures
+    assert failure.diagnostic.code == "TP132" and failure.diagnostic.loc.line == 3

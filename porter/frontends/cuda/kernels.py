@@ -34,7 +34,7 @@ from porter.ir.geometry import infer_launch
 from porter.ir.loops import insert_before_continue, until_break
 from porter.ir.returns import eliminate_returns
 from porter.ir.fold import fold
-from porter.ir.walk import walk_expr
+from porter.ir.walk import walk_expr, walk_stmts
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Cast, Const, Continue, Decl, For, If,
     Kernel, Load, Module, Return, ScalarParam, Select, Store, Sync, UnaryOp, Var, While, is_float,
@@ -236,7 +236,6 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
     def size_dynamic_shared(kernel: Kernel) -> None:
         """`extern __shared__ T s[]` holds as many elements as the launch's shared bytes allow."""
         from porter.ir.nodes import dtype_bits
-        from porter.ir.walk import walk_stmts
 
         for s in walk_stmts(kernel.body):
             if isinstance(s, Alloc) and s.dynamic:
@@ -421,14 +420,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         loc = ct.loc_of(c)
         init, cond, inc, body = self.for_parts(c)
         if init is None and cond is not None and inc is not None:
-            # `for (; c < C; c += step)` over a variable set before: `while (cond) {body; inc}`
-            pre, cond_e = self.with_prelude(lambda: self.as_bool(self.expr(cond, scope)))
-            if pre:
-                raise TileportError("TP117", "a loop condition may not call a multi-statement "
-                                    "__device__ function", ct.loc_of(cond))
-            increment = self.statement(inc, scope)
-            return [While(cond_e, insert_before_continue(self.block(body, scope), increment) + increment,
-                          loc)]
+            # `for (; c < C; c += step)` over a variable set before
+            return self.while_form(cond, inc, body, scope, loc)
         if init is None or cond is None or inc is None:
             raise TileportError("TP117", "for loops need a condition and an increment", loc)
         init_stmts = self.statement(init, scope)
@@ -438,14 +431,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             inductive = self.induction_loop(init_stmts, cond, inc, body, scope, loc)
             if inductive is not None:
                 return inductive
-            # otherwise the loop as `init; while (cond) {body; increments}`
-            pre, cond_e = self.with_prelude(lambda: self.as_bool(self.expr(cond, scope)))
-            if pre:
-                raise TileportError("TP117", "a loop condition may not call a multi-statement "
-                                    "__device__ function", ct.loc_of(cond))
-            increment = self.statement(inc, scope)
-            body_ir = insert_before_continue(self.block(body, scope), increment)
-            return init_stmts + [While(cond_e, body_ir + increment, loc)]
+            return init_stmts + self.while_form(cond, inc, body, scope, loc)
         first = init_stmts[0]
         var = first.var
         start = first.init if isinstance(first, Decl) else first.value
@@ -463,6 +449,16 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                                 ct.loc_of(inc))
         body_ir = insert_before_continue(self.block(body, scope), increment)
         return init_stmts + [While(cond_e, body_ir + increment, loc)]
+
+    def while_form(self, cond, inc, body, scope, loc) -> list:
+        """A for loop's condition, body and increment as `while (cond) {body; increment}`, the
+        increment also before each `continue`."""
+        pre, cond_e = self.with_prelude(lambda: self.as_bool(self.expr(cond, scope)))
+        if pre:
+            raise TileportError("TP117", "a loop condition may not call a multi-statement "
+                                "__device__ function", ct.loc_of(cond))
+        increment = self.statement(inc, scope)
+        return [While(cond_e, insert_before_continue(self.block(body, scope), increment) + increment, loc)]
 
     def induction_loop(self, init_stmts, cond, inc, body, scope, loc):
         """`for (int a = a0, b = b0; a <= end; a += sa, b += sb)` where the body never writes
@@ -501,6 +497,20 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                                           d.var.dtype), loc)
                       for d, first, st in zip(init_stmts[1:], starts, steps[1:])]
         return out + [For(var, start, cond_e, step, companions + self.block(body, scope), loc)]
+
+    def conditional_expr(self, c, scope):
+        """An operand C evaluates only sometimes (`b` of `a && b`, a branch of `c ? a : b`): the
+        statements it needs run before the whole expression, so they may only compute (an
+        inlined function's locals), never change what the program sees (`x++`, `y = v`)."""
+        pre, value = self.with_prelude(lambda: self.expr(c, scope))
+        declared = {s.var.name for s in pre if isinstance(s, Decl)}
+        for s in walk_stmts(pre):
+            if isinstance(s, (Store, Atomic)) or (isinstance(s, Assign) and s.var.name not in declared):
+                raise TileportError("TP132", "an assignment, ++ or -- in an operand evaluated only "
+                                    "sometimes (after && or ||, in a branch of ?:) is not supported",
+                                    ct.loc_of(c))
+        self.prelude.extend(pre)
+        return value
 
     def operator_operands(self, c) -> list:
         """The operands of an overloaded operator call (`a = b` of a struct), without the
@@ -821,7 +831,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 if self.is_null(a) or self.is_null(b):
                     return Const(op == "!=", "bool")
                 raise TileportError("TP133", "pointer comparisons are not supported", loc)
-            ea, eb = self.expr(a, scope), self.expr(b, scope)
+            ea = self.expr(a, scope)
+            eb = self.conditional_expr(b, scope) if op in ("&&", "||") else self.expr(b, scope)
             dtype = dtype_of(c.type, loc)
             if op in ("&&", "||"):
                 return BinOp(op, self.as_bool(ea), self.as_bool(eb), "bool")
@@ -864,8 +875,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if kind == K.CONDITIONAL_OPERATOR:
             cond, a, b = list(c.get_children())
             dtype = dtype_of(c.type, loc)
-            return Select(self.as_bool(self.expr(cond, scope)), self.coerce(self.expr(a, scope), dtype),
-                          self.coerce(self.expr(b, scope), dtype), dtype)
+            return Select(self.as_bool(self.expr(cond, scope)), self.coerce(self.conditional_expr(a, scope), dtype),
+                          self.coerce(self.conditional_expr(b, scope), dtype), dtype)
         if kind == K.CXX_REINTERPRET_CAST_EXPR:
             raise TileportError("TP135", "reinterpret_cast (vectorised access) is not supported yet", loc)
         value = ct.evaluate(c)

@@ -226,3 +226,23 @@ def test_side_effects_in_operands_evaluated_only_sometimes_are_refused(tmp_path)
     assert [k.name for k in module.kernels] == ["ok"]
     (failure,) = module.failures
     assert failure.diagnostic.code == "TP132" and failure.diagnostic.loc.line == 3
+
+
+def test_ports_of_operator_functions_param_free_kernels_and_endless_loops_are_python(tmp_path):
+    """An inlined `operator*` named its locals `operator*_b` and a kernel without parameters
+    printed `def _k(, *, target=None)`: neither port was Python (TP443). `while (1)` with a
+    break printed `while True`, which TileLang 0.1.15 refuses."""
+    import ast
+
+    src = tmp_path / "k.cu"
+    src.write_text("struct V { float x; };\n"
+                   "__device__ V operator*(V a, float b) { V r; r.x = a.x * b; return r; }\n"
+                   "__global__ void scale(float *x, float s) { V v; v.x = x[threadIdx.x]; "
+                   "V w = v * s; x[threadIdx.x] = w.x; }\n"
+                   "__global__ void nothing() {}\n"
+                   "__global__ void spin(int *x, int n) { int i = 0;\n"
+                   "    while (1) { if (i >= n) break; x[i] += 1; i++; }\n}\n")
+    text = emit_module(raise_module(convert_cuda(str(src))), str(src))
+    ast.parse(text)
+    assert "def _nothing(*, target=None):" in text
+    assert "while True" not in text and "operator*" not in text.split('"""', 2)[2]

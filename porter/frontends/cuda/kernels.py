@@ -332,6 +332,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if c.kind == K.WHILE_STMT:
             cond_c, body_c = list(c.get_children())[-2:]
             pre, cond = self.with_prelude(lambda: self.as_bool(self.expr(cond_c, scope)))
+            if not pre and isinstance(cond, Const) and cond.value:  # `while (1) {... break; ...}`
+                return until_break(self.block(body_c, scope), Var(self.unique("looping", scope), "int32"), loc)
             if pre:  # `while (--n)`, `while (step(x) > 0)`: the condition's statements each trip
                 exit_ = If(UnaryOp("!", cond, "bool"), [Break(loc)], [], loc)
                 return until_break(pre + [exit_] + self.block(body_c, scope),
@@ -992,7 +994,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         return c
 
     def unique(self, name: str, scope) -> str:
-        """A local name not used anywhere else in the kernel (inlined copies included)."""
+        """A local name not used anywhere else in the kernel (inlined copies included), made of
+        identifier characters (`operator*`'s parameters are `operator_b`)."""
+        name = re.sub(r"\W+", "_", name).strip("_") or "v"
         taken = {v.name for v in scope.values.values() if isinstance(v, Var)}
         taken |= set(self._buffer_dtypes) | self._taken
         candidate = name

@@ -246,3 +246,26 @@ def test_ports_of_operator_functions_param_free_kernels_and_endless_loops_are_py
     ast.parse(text)
     assert "def _nothing(*, target=None):" in text
     assert "while True" not in text and "operator*" not in text.split('"""', 2)[2]
+
+
+def test_an_index_local_given_a_new_value_is_a_new_local_and_both_buffers_get_extents(tmp_path):
+    """NVIDIA's transposes reuse xIndex/yIndex for the output's coordinates: with one name the
+    local had no single value, idata no extent, and verify's buffer was too small (SIGSEGV)."""
+    src = tmp_path / "t.cu"
+    src.write_text("#define TILE 32\n#define ROWS 8\n"
+                   "__global__ void tr(float *odata, const float *idata, int width, int height) {\n"
+                   "    __shared__ float tile[TILE][TILE + 1];\n"
+                   "    int xIndex = blockIdx.x * TILE + threadIdx.x;\n"
+                   "    int yIndex = blockIdx.y * TILE + threadIdx.y;\n"
+                   "    int index_in = xIndex + yIndex * width;\n"
+                   "    xIndex = blockIdx.y * TILE + threadIdx.x;\n"
+                   "    yIndex = blockIdx.x * TILE + threadIdx.y;\n"
+                   "    int index_out = xIndex + yIndex * height;\n"
+                   "    for (int i = 0; i < TILE; i += ROWS) tile[threadIdx.y + i][threadIdx.x] = idata[index_in + i * width];\n"
+                   "    __syncthreads();\n"
+                   "    for (int i = 0; i < TILE; i += ROWS) odata[index_out + i * height] = tile[threadIdx.x][threadIdx.y + i];\n"
+                   "}\n")
+    (k,) = convert_cuda(str(src)).kernels
+    assert k.param("idata").extent is not None and k.param("odata").extent is not None
+    decls = [s.var.name for s in walk_stmts(k.body) if isinstance(s, Decl)]
+    assert decls.count("xIndex") == 1 and any(n.startswith("xIndex_") for n in decls)

@@ -33,6 +33,7 @@ from porter.ir.extents import annotate_buffers
 from porter.ir.geometry import infer_launch
 from porter.ir.loops import insert_before_continue, until_break
 from porter.ir.returns import eliminate_returns
+from porter.transforms.split_reassigned import split_reassigned
 from porter.ir.fold import fold
 from porter.ir.walk import walk_expr, walk_stmts
 from porter.ir.nodes import (
@@ -201,6 +202,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 moving += self.moving_pointer(p, scope.pointers[p.hash], scope, ct.loc_of(p))
         body = moving + self.block(body_cursor, scope)
         body = eliminate_returns(body, fresh=lambda name: self.unique(name, scope))
+        body = split_reassigned(body, lambda name: self.unique(name, scope))
         params += [param for param, _ in self._globals.values()]
         kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc,
                         template_args=inst.template_args if inst else "")

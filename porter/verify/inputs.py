@@ -269,9 +269,11 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 scalars[p.name] = d * (min(number, 1) + 1) if d >= 32 else _round_up(values[sizes.index(p.name)], d)
             elif p.name in counts:
                 scalars[p.name] = PROGRAM_COUNTS[min(number, 1)][counts.index(p.name) % 4]
-            elif getattr(p, "grid_axis", None) is not None:
-                # the caller's grid (a library kernel, a grid of host values): a few programs
-                # test the indexing; sizes of 50 made a tiled kernel's buffers span GBs
+            elif getattr(p, "grid_axis", None) is not None and kernel.language == "cuda":
+                # a CUDA kernel's grid the caller chooses (a library kernel, a grid of host
+                # values): a few blocks test the indexing; sizes of 50 made a tiled kernel's
+                # buffers span GBs. (A Triton grid often counts programs that share work,
+                # which the usual sizes exercise.)
                 scalars[p.name] = PROGRAM_COUNTS[min(number, 1)][p.grid_axis % 4]
             elif p.name in sizes:
                 scalars[p.name] = values[sizes.index(p.name)]

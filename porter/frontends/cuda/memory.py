@@ -111,6 +111,20 @@ class MemoryMixin:
             return self.first_child(c), None
         return None
 
+    def pointer_arithmetic(self, c):
+        """`p + n`, `n + p`, `p - n` -> (p, n, whether n is subtracted), as cursors, else None."""
+        if c.kind != self.K.BINARY_OPERATOR or ct.binary_operator(c) not in ("+", "-"):
+            return None
+        a, b = list(c.get_children())
+        if not is_pointer(a.type):
+            a, b = b, a
+        return a, b, ct.binary_operator(c) == "-"
+
+    def offset_value(self, n_c, subtracted: bool, scope):
+        """The offset of pointer_arithmetic as IR, negated when subtracted."""
+        n = self.expr(n_c, scope)
+        return UnaryOp("-", n, n.dtype) if subtracted else n
+
     def element_index(self, index_c, scope):
         return self.expr(index_c, scope) if index_c is not None else Const(0, "int32")
 
@@ -143,14 +157,10 @@ class MemoryMixin:
         K = self.K
         c = self.skip_parens(c)
         delta = None
-        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) in ("+", "-"):
-            a, b = list(c.get_children())
-            if not is_pointer(a.type):
-                a, b = b, a
-            delta = self.expr(b, scope)
-            if ct.binary_operator(c) == "-":
-                delta = UnaryOp("-", delta, delta.dtype)
-            c = self.skip_parens(a)
+        moved = self.pointer_arithmetic(c)
+        if moved is not None:
+            delta = self.offset_value(moved[1], moved[2], scope)
+            c = self.skip_parens(moved[0])
         if c.kind not in (K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_STATIC_CAST_EXPR) or \
                 not _is_byte_pointer(c.type):
             return None
@@ -228,15 +238,10 @@ class MemoryMixin:
             return self.vector_cast(c, scope, loc)
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vector_views:
             return scope.vector_views[c.referenced.hash]
-        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) in ("+", "-"):
-            a, b = list(c.get_children())
-            if not is_pointer(a.type):
-                a, b = b, a
-            buf, off = self.vector_pointer(a, scope, lanes, loc)
-            count = self.expr(b, scope)
-            if ct.binary_operator(c) == "-":
-                count = UnaryOp("-", count, count.dtype)
-            return buf, self.element_base(off, count, lanes)
+        moved = self.pointer_arithmetic(c)
+        if moved is not None:
+            buf, off = self.vector_pointer(moved[0], scope, lanes, loc)
+            return buf, self.element_base(off, self.offset_value(moved[1], moved[2], scope), lanes)
         raise TileportError("TP135", "a pointer to a vector type must be made with "
                             "reinterpret_cast<float4*>(buffer)", loc)
 
@@ -540,16 +545,10 @@ class MemoryMixin:
                 raise TileportError("TP143", f"pointers into 2-D array '{alloc.name}' are not supported",
                                     loc)
             return alloc.name, None
-        if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) in ("+", "-"):
-            a, b = list(c.get_children())
-            if is_pointer(a.type):
-                buf, off = self.pointer(a, scope)
-                delta = self.expr(b, scope)
-                if ct.binary_operator(c) == "-":
-                    delta = UnaryOp("-", delta, delta.dtype)
-                return buf, self.add_index(off, delta) if off is not None else delta
-            buf, off = self.pointer(b, scope)
-            delta = self.expr(a, scope)
+        moved = self.pointer_arithmetic(c)
+        if moved is not None:
+            buf, off = self.pointer(moved[0], scope)
+            delta = self.offset_value(moved[1], moved[2], scope)
             return buf, self.add_index(off, delta) if off is not None else delta
         if c.kind == K.UNARY_OPERATOR and ct.unary_operator(c) == "&":
             target = self.expr(self.first_child(c), scope)

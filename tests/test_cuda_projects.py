@@ -269,3 +269,36 @@ def test_an_index_local_given_a_new_value_is_a_new_local_and_both_buffers_get_ex
     assert k.param("idata").extent is not None and k.param("odata").extent is not None
     decls = [s.var.name for s in walk_stmts(k.body) if isinstance(s, Decl)]
     assert decls.count("xIndex") == 1 and any(n.startswith("xIndex_") for n in decls)
+
+
+def test_a_header_is_parsed_in_its_includer_which_names_its_types_and_instances():
+    from porter.diagnostics import TileportError
+    from porter.frontends.load import load_module
+
+    header = THREAD / "includer_context" / "image_ops.cuh"
+    with pytest.raises(TileportError) as alone:  # `Pixel` and `GAIN` exist only in the includer
+        convert_cuda(str(header))
+    assert {f.diagnostic.message for f in alone.value.failures} == {"C++ error: unknown type name 'Pixel'"}
+    module = load_module(str(header))  # its includer is found in its folder
+    assert module.context and module.context.endswith("app.cu")  # the program that launches, first by path
+    assert {k.name + k.template_args for k in module.kernels} == {"scale_pixels", "blur_rows<2>"}
+    blur = next(k for k in module.kernels if k.name == "blur_rows")
+    assert blur.launch.block == (128,) and not blur.note  # the includer's launch, not chosen values
+    assert all(k.loc.file.endswith("image_ops.cuh") for k in module.kernels)
+
+
+def test_migrate_ports_a_header_once_and_its_includers_leave_its_kernels_to_it(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    report = tmp_path / "report.json"
+    run = subprocess.run([sys.executable, "-m", "porter.cli", "analyze", str(THREAD / "includer_context"),
+                          "--report", str(report)], capture_output=True, text=True, timeout=600)
+    assert run.returncode in (0, 1), run.stderr
+    files = {f["path"]: f for f in json.loads(report.read_text())["files"]}
+    names = {path: sorted(k["name"] for k in f.get("kernels", [])) for path, f in files.items()}
+    assert names["image_ops.cuh"] == ["blur_rows<2>", "scale_pixels"]
+    for includer in ("app.cu", "batch_tool.cu"):  # the header's kernels are not ported a second time
+        assert names[includer] == [] and files[includer]["status"] == "no-kernel"
+        assert "image_ops.cuh" in files[includer]["diagnostics"][0]["message"]

@@ -53,9 +53,17 @@ MAX_KERNELS = 1000
 _KERNEL_MARKS = {"cuda": re.compile(r"\b__global__\b"), "triton": re.compile(r"@\s*(?:triton\s*\.\s*)?jit\b")}
 
 
+#: `context` of a CUDA file converted on its own: its includer is looked for in its folder.
+FIND_INCLUDER = ":folder:"
+
+
 def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=None, block=None,
-                grid=None, constexprs=None, max_kernels: int | None = None):
-    """Read a CUDA or Triton file into an IR Module."""
+                grid=None, constexprs=None, max_kernels: int | None = None, context: str | None = FIND_INCLUDER,
+                foreign=()):
+    """Read a CUDA or Triton file into an IR Module.
+
+    CUDA only: context is the includer the file is parsed in (None: alone; FIND_INCLUDER: one in
+    its folder, if any); foreign lists files whose kernels other ports hold."""
     language = language_of(path)
     text = check_readable(path)
     if not text.strip():
@@ -71,7 +79,12 @@ def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=
         from porter.frontends.cuda import convert_cuda
 
         refuse_special_includes(path, text, include_dirs)
-        return run_isolated(convert_cuda, path, include_dirs, defines, block, grid, where=path)
+        if context == FIND_INCLUDER:
+            from porter.frontends.cuda.includers import context_in_folder
+
+            context = context_in_folder(path, include_dirs)
+        return run_isolated(convert_cuda, path, include_dirs, defines, block, grid, context, tuple(foreign),
+                            where=path)
     from porter.frontends.triton import convert_triton
 
     return run_isolated(convert_triton, path, where=path, config=config, dtypes=dtypes or {}, grid=grid,

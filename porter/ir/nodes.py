@@ -422,3 +422,6 @@ class Module:
     stand_ins: list = field(default_factory=list)
     # Triton only: other modules of the user's tree the conversion read (helpers, constants)
     dependencies: list = field(default_factory=list)
+    # CUDA only: the includer the file was parsed in (frontends/cuda/includers.py); the emulator
+    # builds it, with emulator_source as its text. None: the file was parsed alone.
+    context: str | None = None

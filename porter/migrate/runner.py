@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from porter.diagnostics import Loc, TileportError
+from porter.frontends.cuda.includers import ProjectIncludes
 from porter.migrate import compdb, worker
 from porter.migrate.cache import Cache, digest, file_sha, tool_fingerprint, toolchain_fingerprint
 from porter.migrate.discover import SourceFile, discover
@@ -117,6 +118,8 @@ class _FileState:
     port_sha: str = ""
     pending: int = 0
     finished: bool = False
+    context: str | None = None  # CUDA: the includer this file is parsed in
+    foreign: list = field(default_factory=list)  # CUDA: included files whose kernels are their own ports
     tasks: list = field(default_factory=list)
 
 
@@ -161,6 +164,8 @@ class Runner:
         self.workdir = Path(tempfile.mkdtemp(prefix="tileport-migrate-"))
         previous = self._catch_sigint()
         self.display.start(len(entries))
+        self.project = ProjectIncludes([e.path for e in entries if e.kind == "candidate" and e.language == "cuda"],
+                                       [os.path.abspath(d) for d in self.opts.include_dirs])
         try:
             for entry in entries:
                 self._plan(entry)
@@ -230,6 +235,9 @@ class Runner:
             includes += [d for d in extra[0] if d not in includes]
             defines += [d for d in extra[1] if d not in defines]
         state = _FileState(entry, record, [os.path.abspath(d) for d in includes], defines)
+        if entry.language == "cuda":  # one port per file that defines kernels (includers.py)
+            state.context = self.project.context_of(entry.path)
+            state.foreign = self.project.foreign_of(entry.path)
         self.states.append(state)
         if self.stop:
             return  # Ctrl-C while planning: listed as interrupted
@@ -250,7 +258,9 @@ class Runner:
                                     "defines": state.defines, "timeout": self.opts.timeout,
                                     "raise": self.opts.level != "thread", "tool": tool_fingerprint(),
                                     "constexprs": list(self.opts.constexprs), "allow_tf32": self.opts.allow_tf32,
-                                    "max_kernels": self.opts.max_kernels})
+                                    "max_kernels": self.opts.max_kernels, "context": state.context,
+                                    "context_sha": file_sha(state.context) if state.context else None,
+                                    "foreign": state.foreign})
         hit = self.cache.get("convert", state.convert_key) if self.cache else None
         if hit is not None:
             record.cached = True
@@ -259,7 +269,8 @@ class Runner:
         payload = {"kind": "convert", "source": str(entry.path), "language": entry.language,
                    "include_dirs": state.include_dirs, "defines": state.defines,
                    "raise": self.opts.level != "thread", "constexprs": list(self.opts.constexprs),
-                   "allow_tf32": self.opts.allow_tf32, "max_kernels": self.opts.max_kernels}
+                   "allow_tf32": self.opts.allow_tf32, "max_kernels": self.opts.max_kernels,
+                   "context": state.context, "foreign": state.foreign}
         self._queue(_Task("convert", state, payload, self.opts.timeout, key=state.convert_key))
 
     def _queue(self, task: _Task, first: bool = False) -> None:
@@ -281,7 +292,7 @@ class Runner:
                    "port": str((self.out / state.entry.output_rel).resolve()), "kernel": kernel.name,
                    "include_dirs": state.include_dirs, "defines": state.defines, "timeout": self.opts.timeout,
                    "compile_check": self.opts.compile_check, "seed": self.opts.seed,
-                   "constexprs": list(self.opts.constexprs)}
+                   "constexprs": list(self.opts.constexprs), "context": state.context, "foreign": state.foreign}
         # original at two sizes + the port's run and compile checks, each limited to --timeout
         self._queue(_Task("verify", state, payload, 3 * self.opts.timeout + 120, kernel=kernel, key=key),
                     first=True)

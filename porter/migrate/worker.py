@@ -28,7 +28,6 @@ NO_KERNEL_CODES = {"TP100", "TP200"}
 #: Codes meaning "the input itself is bad": unreadable, binary, not UTF-8, syntax errors.
 INPUT_CODES = {"TP001", "TP002", "TP003", "TP005", "TP101", "TP201"}
 
-_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*([<"])([^">\n]+)[">]', re.MULTILINE)
 _CUDA_KERNEL = re.compile(r"__global__\s+(?:[\w:<>,*&\s]+?\s)?(?:__launch_bounds__\s*\([^)]*\)\s*)?"
                           r"[\s*&]*(?!__launch_bounds__)(\w+)\s*\(")
 _TRITON_KERNEL = re.compile(r"@\s*(?:triton\s*\.\s*)?jit\b[^\n]*\n(?:[ \t]*@[^\n]*\n)*[ \t]*def\s+(\w+)")
@@ -54,24 +53,9 @@ def scan_kernels(text: str, language: str) -> list[dict]:
 
 def include_deps(source: str, text: str, include_dirs) -> dict:
     """Headers the file includes from its own tree or -I dirs (recursively) -> sha256."""
-    deps: dict = {}
-    todo = [(Path(source), text)]
-    while todo and len(deps) < 1000:
-        path, body = todo.pop()
-        for kind, name in _INCLUDE.findall(body):
-            bases = ([path.parent] if kind == '"' else []) + [Path(d) for d in include_dirs]
-            for base in bases:
-                candidate = base / name
-                if candidate.is_file():
-                    key = os.path.realpath(candidate)
-                    if key not in deps:
-                        deps[key] = file_sha(key)
-                        try:
-                            todo.append((candidate, candidate.read_text(encoding="utf-8", errors="replace")))
-                        except OSError:
-                            pass
-                    break
-    return deps
+    from porter.frontends.cuda.includers import included_files
+
+    return {path: file_sha(path) for path in included_files(source, include_dirs, text)}
 
 
 def _status_of(code: str) -> str:
@@ -110,9 +94,15 @@ def convert_task(task: dict) -> dict:
     except OSError:
         text = ""
     deps = include_deps(source, text, task["include_dirs"]) if language == "cuda" else {}
+    context = task.get("context")
+    if context:  # the includer is read too: its text is part of what the port came from
+        deps[os.path.realpath(context)] = file_sha(context)
+        deps.update(include_deps(context, Path(context).read_text(encoding="utf-8", errors="replace"),
+                                 task["include_dirs"]))
     try:
         module = load_module(source, tuple(task["include_dirs"]), tuple(task["defines"]),
-                             constexprs=dict(task.get("constexprs", ())), max_kernels=task.get("max_kernels"))
+                             constexprs=dict(task.get("constexprs", ())), max_kernels=task.get("max_kernels"),
+                             context=context, foreign=tuple(task.get("foreign", ())))
         for read in module.dependencies:  # Triton: tree modules whose helpers the port inlines
             deps[os.path.realpath(read)] = file_sha(read)
         module = raise_module(module, "auto" if task.get("raise", True) else "thread",
@@ -147,7 +137,8 @@ def verify_task(task: dict) -> dict:
     opts = VerifyOptions(kernel=task["kernel"], include_dirs=tuple(task["include_dirs"]),
                          defines=tuple(task["defines"]), timeout=task["timeout"],
                          compile_check=task["compile_check"], seed=task.get("seed", 0),
-                         constexprs=dict(task.get("constexprs", ())))
+                         constexprs=dict(task.get("constexprs", ())), context=task.get("context"),
+                         foreign=tuple(task.get("foreign", ())))
     try:
         report = verify(task["source"], task["port"], opts)
     except TileportError as exc:

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from porter.diagnostics import Diagnostic, Loc, TileportError
-from porter.frontends.load import load_module
+from porter.frontends.load import FIND_INCLUDER, load_module
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import Atomic, BufferParam, Kernel, Store, is_float
 from porter.ir.tiles import Gemm
@@ -125,6 +125,8 @@ class VerifyOptions:
     constexprs: dict = field(default_factory=dict)  # Triton constexprs pinned with --constexpr
     timeout: float = 300.0
     compile_check: bool = True
+    context: str | None = FIND_INCLUDER  # CUDA: the includer the original is parsed in (load_module)
+    foreign: tuple = ()  # CUDA: files whose kernels are other ports' (migrate's one port per file)
 
 
 def _port_tree(port: str) -> ast.Module:
@@ -311,6 +313,7 @@ def _original_to_build(module, original: str, opts: VerifyOptions):
     of its own tree mirrored beside it, the original's folder on the include path, empty
     stand-ins for headers this machine lacks. The user's tree is never written; the folder is
     removed when the block ends, by an error too. Any other original is built as it is."""
+    original = module.context or original  # a header is built as its includer, which it is part of
     if module.language != "cuda" or (module.emulator_source is None and not module.emulator_headers
                                      and not module.stand_ins):
         yield original, opts
@@ -403,7 +406,8 @@ def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared
     """Draw each kernel's cases and run the original on them (the port is only read: which
     functions it has, which sizes its aligned program wants)."""
     module = load_module(original, include_dirs=opts.include_dirs, defines=opts.defines,
-                         config=opts.config, dtypes=opts.dtypes, constexprs=opts.constexprs)
+                         config=opts.config, dtypes=opts.dtypes, constexprs=opts.constexprs,
+                         context=opts.context, foreign=opts.foreign)
     kernels = module.kernels
     if opts.kernel:
         kernels = [k for k in kernels if opts.kernel in (k.name, k.ident, k.name + k.template_args)]

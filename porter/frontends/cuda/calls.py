@@ -258,7 +258,7 @@ class CallsMixin:
         key = definition.hash  # an overload (or another instantiation) is not recursion
         if key in self._inline_stack:
             raise TileportError("TP139", f"recursive __device__ function '{name}' cannot be inlined", loc)
-        self._inline_stack.append(key)
+        depth = len(self._inline_stack)
         try:
             inner = captured if captured is not None else _Scope()
             inner.result = None
@@ -341,6 +341,8 @@ class CallsMixin:
             body_cursor = [ch for ch in definition.get_children() if ch.kind == self.K.COMPOUND_STMT][0]
             saved = self.prelude
             self.prelude = []
+            # on the stack for its body only: `f(x, f(y, z))` evaluates its arguments in the caller
+            self._inline_stack.append(key)
             body = self.block(body_cursor, inner)
             body = self.prelude + body
             self.prelude = saved
@@ -361,7 +363,7 @@ class CallsMixin:
             self.prelude.extend(body)
             return [], result
         finally:
-            self._inline_stack.pop()
+            del self._inline_stack[depth:]
 
     def function_argument(self, call):
         """The function a call through a template's function parameter reaches (in the

@@ -8,6 +8,7 @@ module sees a libclang cursor.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -48,8 +49,15 @@ _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim":
 class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMixin):
     """Convert one CUDA translation unit into an IR Module."""
 
-    def __init__(self, path: str, include_dirs=(), defines=(), block=None, grid=None):
-        self.path = path
+    def __init__(self, path: str, include_dirs=(), defines=(), block=None, grid=None, context=None,
+                 foreign=()):
+        # path: the file whose kernels are ported; self.path: the translation unit parsed, which
+        # is its includer when it has one (see includers.py); foreign: files whose kernels are
+        # other ports'
+        self.source = path
+        self.path = context or path
+        self.owned = None if not context else {os.path.realpath(path)}
+        self.foreign = {os.path.realpath(f) for f in foreign}
         self.include_dirs, self.defines = include_dirs, defines
         self.given_block, self.given_grid = block, grid
         self.ci = ct.cindex()
@@ -66,13 +74,18 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
     def run(self) -> Module:
         parsed = ct.parse(self.path, self.include_dirs, self.defines)
         self.instances = {}
-        templates = kernel_templates(parsed.tu, self.K, is_user_cursor)
+        templates = kernel_templates(parsed.tu, self.K, lambda c: is_user_cursor(c) and self.ports(c.location.file.name))
         if templates:
             parsed = self.instantiate(parsed, templates)
         inventory = Inventory(parsed.tu, parsed.errors)
-        kernels = [d for d in inventory.kernels() if d.cursor.kind != self.K.FUNCTION_TEMPLATE]
-        if not inventory.kernels():
-            raise TileportError("TP100", "no __global__ kernel found in this file", Loc(self.path, 1, 1))
+        mine = [d for d in inventory.kernels() if self.ports(self.defining_file(d))]
+        kernels = [d for d in mine if d.cursor.kind != self.K.FUNCTION_TEMPLATE]
+        if not mine:
+            theirs = sorted({os.path.basename(self.defining_file(d)) for d in inventory.kernels()
+                             if os.path.realpath(self.defining_file(d)) in self.foreign})
+            raise TileportError("TP100", "no __global__ kernel found in this file" + (
+                f" (the kernels it includes are ported with the files that define them: {', '.join(theirs)})"
+                if theirs else ""), Loc(self.source, 1, 1))
         launches = LaunchReader(self, inventory.host_functions()).read()
         out, failures = [], []
         for d in kernels:
@@ -104,7 +117,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             names = ", ".join(t.spelling for t in templates)
             raise TileportError("TP121", f"template kernel(s) {names} are never launched with explicit "
                                 "template arguments in this file, so they cannot be instantiated",
-                                Loc(self.path, templates[0].location.line, 1))
+                                Loc(self.source, templates[0].location.line, 1))
         if not out:
             raise NoKernelConverted(failures)
         failed = {f.name.split("<")[0] for f in failures}
@@ -113,8 +126,22 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             text = self._original_text(header)
             if _EMULATOR_REWRITES.search(text):
                 sources[header] = text  # its CUDA syntax is rewritten for the emulator too
-        return Module(self.path, "cuda", out, sources.pop(self.path, None), failures=failures,
-                      emulator_headers=sources, stand_ins=list(parsed.missing))
+        emulator_source = sources.pop(self.path, None)
+        if self.path != self.source and emulator_source is None:
+            emulator_source = self._original_text(self.path)  # the includer is what the emulator builds
+        return Module(self.source, "cuda", out, emulator_source, failures=failures,
+                      emulator_headers=sources, stand_ins=list(parsed.missing),
+                      context=self.path if self.path != self.source else None)
+
+    def ports(self, file: str) -> bool:
+        """Whether kernels defined in `file` are this port's (not another file's of the project)."""
+        real = os.path.realpath(file)
+        return real not in self.foreign and (self.owned is None or real in self.owned)
+
+    def defining_file(self, d) -> str:
+        """The file that defines a kernel: a template instance's is its template's."""
+        inst = self.instances.get(d.cursor.semantic_parent.spelling if d.cursor.semantic_parent else "")
+        return inst.file if inst is not None and inst.file else d.file
 
     def emulator_sources(self, inventory, failed: set, missing) -> dict:
         """The user's files as the CPU emulator must build them: what does not compile here cut
@@ -146,6 +173,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         for inst in find_instantiations(parsed.tu, self.K, templates):
             template = next(t for t in templates if t.spelling == inst.name)
             extra.append(instantiation_source(template, inst, self.K))
+            inst.file = template.location.file.name
             self.instances[inst.namespace] = inst
         if not extra:
             return parsed

@@ -30,6 +30,7 @@ class Instantiation:
     origin: str = "launch"  # "launch": named in the project; "chosen": no instantiation found
     block: tuple | None = None  # the block of a `k<...><<<grid, 128>>>` that names it, when constant
     params: tuple = ()  # the template's parameter names, in order
+    file: str = ""  # the file that defines the template (its instances are that file's kernels)
 
     @property
     def template_args(self) -> str:

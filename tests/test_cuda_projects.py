@@ -107,6 +107,8 @@ def test_comma_loops_count_over_the_first_variable_and_returns_in_loops_break_ou
     # what follows a loop that returned runs only while its flag is clear
     guards = [format_expr(s.cond) for s in walk_stmts(first.body) if isinstance(s, If)]
     assert any(g.startswith("(returned") and "== 0" in g for g in guards), guards
+    # `lerp3(t, lerp3(...), lerp3(...))`: the inner calls are the caller's arguments, not recursion
+    assert "nested_lerp" in {k.name for k in module.kernels} and not module.failures
 
 
 def test_matrixmul_style_loop_over_two_pointers_is_a_counted_loop(tmp_path):

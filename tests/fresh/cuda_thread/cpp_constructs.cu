@@ -81,3 +81,16 @@ int main() {
     countdown<<<4, 128>>>(start, counts, steps, 500);
     return 0;
 }
+
+// A function called in its own argument list: the inner call is the caller's, not recursion.
+template <typename T>
+__device__ T lerp3(float t, T a, T b) {
+    return a + t * (b - a);
+}
+
+__global__ void nested_lerp(const float *x, float *out, float t, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i + 2 < n) {
+        out[i] = lerp3<float>(t, lerp3<float>(t, x[i], x[i + 1]), lerp3<float>(t, x[i + 1], x[i + 2]));
+    }
+}

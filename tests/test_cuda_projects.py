@@ -304,3 +304,50 @@ def test_migrate_ports_a_header_once_and_its_includers_leave_its_kernels_to_it(t
     for includer in ("app.cu", "batch_tool.cu"):  # the header's kernels are not ported a second time
         assert names[includer] == [] and files[includer]["status"] == "no-kernel"
         assert "image_ops.cuh" in files[includer]["diagnostics"][0]["message"]
+
+
+def test_async_copies_are_the_copies_they_complete_and_their_waits_the_barriers_they_are():
+    from porter.ir.nodes import Sync
+
+    module = convert_cuda(str(THREAD / "async_copies.cu"))
+    kernels = {k.name: k for k in module.kernels}
+    assert set(kernels) == {"reverse_tiles", "neighbour_diff", "rotate_block", "scale_through_barrier"}
+    stores = lambda k: [s for s in walk_stmts(k.body) if isinstance(s, Store) and s.buffer == "tile"]  # noqa: E731
+    assert len(stores(kernels["reverse_tiles"])) == 4  # 16 bytes: four floats, one thread's chunk
+    assert len(stores(kernels["scale_through_barrier"])) == 4  # through float4 views of both sides
+    syncs = lambda k: [s for s in walk_stmts(k.body) if isinstance(s, Sync)]  # noqa: E731
+    assert len(syncs(kernels["scale_through_barrier"])) == 2  # __syncthreads and arrive_and_wait
+    loops = [s for s in walk_stmts(kernels["rotate_block"].body) if isinstance(s, For)]
+    assert len(loops) == 1 and "threadIdx.x" in format_expr(loops[0].start)  # the group shares the copy
+    assert syncs(kernels["rotate_block"])  # cg::wait(block): the copy is the group's
+
+
+def test_a_block_scope_pipeline_is_refused_where_it_is_made(tmp_path):
+    from porter.diagnostics import TileportError
+
+    src = tmp_path / "roles.cu"
+    src.write_text("#include <cuda/pipeline>\n#include <cooperative_groups.h>\n"
+                   "__global__ void k(const float *a, float *b) {\n"
+                   "    __shared__ float t[64];\n"
+                   "    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;\n"
+                   "    auto block = cooperative_groups::this_thread_block();\n"
+                   "    auto pipe = cuda::make_pipeline(block, &state);\n"
+                   "    pipe.producer_acquire();\n"
+                   "    cuda::memcpy_async(block, t, a, sizeof(float) * 64, pipe);\n"
+                   "    pipe.producer_commit();\n    pipe.consumer_wait();\n"
+                   "    b[threadIdx.x] = t[63 - threadIdx.x];\n}\n")
+    with pytest.raises(TileportError) as refused:
+        convert_cuda(str(src))
+    diagnostic = refused.value.diagnostic
+    assert diagnostic.code == "TP151" and diagnostic.loc.line == 5 and "block-scope" in diagnostic.message
+
+
+def test_device_code_is_read_for_a_device_architecture(tmp_path):
+    # nvcc compiles a kernel's body under `#if __CUDA_ARCH__ >= 700` for the GPU; a host-only
+    # parse would see an empty kernel (and verify would call an empty port equivalent)
+    src = tmp_path / "arch.cu"
+    src.write_text("__global__ void k(const float *a, float *b, int n) {\n#if __CUDA_ARCH__ >= 700\n"
+                   "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) b[i] = 2.0f * a[i];\n"
+                   "#endif\n}\n")
+    (kernel,) = convert_cuda(str(src)).kernels
+    assert any(isinstance(s, Store) for s in walk_stmts(kernel.body))

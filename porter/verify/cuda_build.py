@@ -25,6 +25,7 @@ from pathlib import Path
 
 from porter.cache_root import cache_root
 from porter.diagnostics import Loc, TileportError
+from porter.frontends.cuda.parse import DEVICE_ARCH, attributes_first
 
 #: Directory holding tp_emu.h, tp_emu_runtime.cpp and the stand-in CUDA headers.
 EMU_DIR = Path(__file__).resolve().parent / "cuda_emu"
@@ -354,7 +355,7 @@ def prepare_source(text: str) -> str:
     - `main` is renamed `tp_original_main` so a sample's main never clashes.
     Line numbers are preserved: every replacement keeps the newlines it replaces.
     """
-    return _prepare(text).text
+    return _prepare(attributes_first(text)).text
 
 
 # ----------------------------------------------------------------------------- toolchain and cache
@@ -521,7 +522,7 @@ def build(
         user_text = src.read_text(encoding="utf-8", errors="surrogateescape")
     except OSError as e:
         raise TileportError("TP410", f"cannot read CUDA source: {e}", Loc(str(source_path))) from e
-    prepared = _prepare(user_text)
+    prepared = _prepare(attributes_first(user_text))
     rt = runtime_library(cache_dir)
     cache = _cache_dir(cache_dir)
     cxx = _cxx()
@@ -544,6 +545,7 @@ def build(
         "-iquote",
         str(src.parent),
         *[f"-I{d}" for d in inc],
+        f"-D__CUDA_ARCH__={DEVICE_ARCH}",  # device code as the parse read it
         *[f"-D{d}" for d in defs],
     ]
     key = _digest(

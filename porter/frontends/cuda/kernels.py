@@ -25,6 +25,7 @@ from porter.frontends.cuda.memory import MemoryMixin
 from porter.frontends.cuda.packed import PackedMixin
 from porter.frontends.cuda.lambdas import LambdasMixin, is_lambda
 from porter.frontends.cuda.records import RecordsMixin
+from porter.frontends.cuda.async_copies import AsyncCopiesMixin
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.launch import LaunchReader
 from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates
@@ -46,7 +47,7 @@ _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim":
                  "gridDim": "grid_dim"}
 
 
-class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMixin):
+class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMixin, AsyncCopiesMixin):
     """Convert one CUDA translation unit into an IR Module."""
 
     def __init__(self, path: str, include_dirs=(), defines=(), block=None, grid=None, context=None,
@@ -405,6 +406,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if group is not None:
             scope.groups[d.hash] = group  # a cooperative group: a name for threads, no code
             return []
+        copies = self.async_declaration(d, init_cursor, scope, loc)
+        if copies is not None:  # a pipeline or barrier object (async_copies.py)
+            return copies
         if is_lambda(d.type):
             return self.lambda_declaration(d, init_cursor, scope, loc)
         vector = vector_info(d.type)
@@ -726,6 +730,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             return [Store(buf, index if index is not None else Const(0, "int32"), value, loc)]
         if c.kind == K.CALL_EXPR:
             name = c.spelling
+            copies = self.async_statement(c, scope, loc)
+            if copies is not None:
+                return copies
             if _no_tilelang_equivalent(name, c) is not None:
                 raise TileportError("TP156", _no_tilelang_equivalent(name, c), loc)
             if name == "operator=":  # struct assignment, e.g. of a float4

@@ -88,10 +88,17 @@ def _gcc_include() -> str:
 SHIM_HEADER = SHIM_DIR / "tp_parse_shim.h"
 
 
+#: The device architecture kernels are read for (`__CUDA_ARCH__`), by the parse and the CPU
+#: emulator alike: the lowest the GPU compile check builds (sm_80). clang's host-only parse
+#: would leave it undefined, and a kernel body under `#if __CUDA_ARCH__ >= 700` would be empty.
+DEVICE_ARCH = 800
+
+
 def parse_args(include_dirs=(), defines=(), shim=True) -> list[str]:
     """clang's flags for a CUDA file; `shim=False` leaves out the pre-included shim header."""
     args = ["-x", "cuda", "--cuda-host-only", "-nocudainc", "-nocudalib", "-std=c++17",
-            "-Wno-unknown-cuda-version", "-Wno-unused-value", "-ferror-limit=0"]
+            "-Wno-unknown-cuda-version", "-Wno-unused-value", "-ferror-limit=0",
+            f"-D__CUDA_ARCH__={DEVICE_ARCH}"]
     if _gcc_include():
         args += ["-isystem", _gcc_include()]
     for d in include_dirs:
@@ -201,6 +208,33 @@ def _discard(path: Path) -> None:
         pass
 
 
+#: `__shared__ alignas(16) float t[..]`: nvcc takes a standard attribute after the CUDA one, clang
+#: and g++ only before it (their __shared__ is a GNU attribute, or `static`).
+_ATTRIBUTE_AFTER_SHARED = re.compile(r"\b(__shared__|__device__|__constant__)(\s+)"
+                                     r"(alignas\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))")
+
+
+def attributes_first(text: str) -> str:
+    """The text with `alignas(..)` moved before the CUDA memory-space word it follows; the same
+    length and lines, so every location stays the user's."""
+    if "alignas" not in text:
+        return text
+    return _ATTRIBUTE_AFTER_SHARED.sub(lambda m: m.group(3) + m.group(2) + m.group(1), text)
+
+
+def _attributes_first_in_headers(path: str, include_dirs, headers: dict) -> dict:
+    """Unsaved copies of the user's headers that need attributes_first (real path -> text)."""
+    from porter.frontends.cuda.includers import included_files, read_text
+
+    out = dict(headers)
+    for header in included_files(path, include_dirs):
+        if header not in out and not header.startswith(str(SHIM_DIR)):
+            body = read_text(header)
+            if "alignas" in body and attributes_first(body) != body:
+                out[header] = attributes_first(body)
+    return out
+
+
 class Parsed:
     """A translation unit and what the parse found wrong, located, for the caller to judge.
 
@@ -229,6 +263,8 @@ def parse(path: str, include_dirs=(), defines=(), text: str | None = None, missi
         except (OSError, UnicodeDecodeError) as exc:
             raise TileportError("TP001", f"cannot read the file: {exc}", Loc(path)) from exc
     missing = list(missing)
+    text = attributes_first(text)
+    headers = _attributes_first_in_headers(path, include_dirs, {k: attributes_first(v) for k, v in (headers or {}).items()})
     pch = shim_pch(include_dirs, defines)
     suspect = None  # a precompiled shim whose load failed: discarded once the text shim works
     for _ in range(64):

@@ -184,13 +184,15 @@ def find_instantiations(tu, K, templates) -> list:
                     mentions.append((tok, parsed[0], path, tokens[i].extent.start.offset,
                                      _launch_block(spellings, parsed[1]), aliases))
     by_name = {t.name: t for t in hosts}
+    constants = _namespace_constants(tu, K)
     bindings: dict = {name: [] for name in named}
     blocks: dict = {}  # a kernel's argument tuple -> the constant block of a launch naming it
     for _ in range(6):  # host templates calling host templates: a few levels settle it
         grew = False
         for name, args, path, offset, block, aliases in mentions:
             context = _context(hosts, name, path, offset)
-            envs = [{}] if context is None else [dict(zip(context.params, b)) for b in bindings[context.name]]
+            envs = [constants] if context is None else \
+                [{**constants, **dict(zip(context.params, b))} for b in bindings[context.name]]
             envs = [{**env, **{a: t.split() for a, t in zip(aliases, types)}} for env in envs
                     for types in itertools.product(*aliases.values())]
             target = kernels.get(name) or by_name.get(name)
@@ -311,6 +313,18 @@ def _context(hosts, name, path, offset):
             if best is None or t.end - t.start < best.end - best.start:
                 best = t
     return best
+
+
+def _namespace_constants(tu, K) -> dict:
+    """Integer constants at namespace scope (`constexpr int blockSize = 16;`, `const int N = 4;`)
+    by name -> their value's tokens: a launch's `k<blockSize>` names one."""
+    out = {}
+    for c in _namespace_members(user_top_level(tu), K):
+        if c.kind == K.VAR_DECL and c.type.is_const_qualified():
+            value = ct.evaluate(c)
+            if isinstance(value, int) and not isinstance(value, bool):
+                out[c.spelling] = [str(value)]
+    return out
 
 
 def _substitute(tokens: list, env: dict) -> list:

@@ -351,3 +351,11 @@ def test_device_code_is_read_for_a_device_architecture(tmp_path):
                    "#endif\n}\n")
     (kernel,) = convert_cuda(str(src)).kernels
     assert any(isinstance(s, Store) for s in walk_stmts(kernel.body))
+
+
+def test_a_vector_read_at_a_pitched_row_plus_an_offset_is_one_vector_of_the_buffer():
+    # `*((const float2 *)((const char *)v + y * pitch) + x)`: the row in bytes, then x vectors along
+    module = convert_cuda(str(THREAD / "pitched_rows.cu"))
+    assert not module.failures
+    field = next(k for k in module.kernels if k.name == "sample_field")
+    assert field.param("v").dtype == "float32" and field.param("out").written

@@ -139,6 +139,13 @@ class MemoryMixin:
         c = base_c
         index = Const(0, "int32") if index is None else index
         base_c = self.skip_implicit(base_c)
+        moved = self.pointer_arithmetic(base_c)
+        if moved is not None:  # `(float2 *)((char *)v + y * pitch) + x`: x more vectors along
+            inner_c, n_c, subtracted = moved
+            n = self.offset_value(n_c, subtracted, scope)
+            common = "int64" if "int64" in (n.dtype, index.dtype) else "int32"
+            return self.vector_address_of(inner_c, scope, lanes, fold(BinOp(
+                "+", self.coerce(index, common), self.coerce(n, common), common)))
         if base_c.kind == K.DECL_REF_EXPR and base_c.referenced is not None and \
                 base_c.referenced.hash in scope.vector_views:
             buf, off = scope.vector_views[base_c.referenced.hash]

@@ -181,7 +181,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             elif is_struct(p.type) or vector_info(p.type) is not None:
                 fields = self.struct_params(p, c_type, ploc)
                 params += fields
-                scope.structs[p.hash] = {f.member.field: Var(f.name, f.dtype) for f in fields}
+                scope.structs[p.hash] = {f.member.field: Var(f.name, "pointer" if isinstance(f, BufferParam)
+                                                             else f.dtype) for f in fields}
                 if vector_info(p.type) is not None:  # `uchar4 color`, `uint3 size`: its components
                     scope.vectors[p.hash] = [Var(f.name, f.dtype) for f in fields]
             else:
@@ -809,12 +810,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 self.record_field_load(c, scope)
             if component is not None:
                 return component
-            base = self.skip_implicit(self.first_child(c))
-            if base is not None and base.kind == K.DECL_REF_EXPR and base.referenced is not None and \
-                    base.referenced.hash in scope.structs:
-                members = scope.structs[base.referenced.hash]
-                if c.spelling in members:
-                    return members[c.spelling]
+            member = self.record_member(c, scope)
+            if member is not None:
+                return member
             size = self.packed_size(c)
             if size is not None:
                 return size

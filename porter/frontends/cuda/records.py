@@ -5,17 +5,64 @@ A record value is a list of field expressions in declaration order. It comes fro
 local or parameter, an initializer list (`SoftmaxParams{a, b}`, `{x, 1.0f}`; missing fields are
 zero), a copy, a conditional (`big ? a : b`, field by field), or an inlined `__device__` function
 that returns the struct. Assignment copies field by field; `r.field = v` assigns one local.
-Structs with fields that are not scalars (nested structs, vectors) are refused (TP122), except
-packed records (one array field, llm.c's Packed128): packed.py.
+Fields that are CUDA vectors or structs themselves flatten recursively: `ray.o.x` is one local
+(`ray_o_x`), keyed by its dotted path `o.x`; `ray.o` names the parts under that path. Fields
+of other types (arrays, pointers) and unions are refused (TP122) in locals, except packed records
+(one array field, llm.c's Packed128): packed.py; kernel parameters: memory.struct_params.
 """
 
 from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
-from porter.frontends.cuda.types import RECORD, dtype_of, is_pointer, is_struct, kind_id, vector_info
+from porter.frontends.cuda.types import RECORD, dtype_of, is_pointer, is_reference, is_struct, kind_id, vector_info
 from porter.ir.nodes import Assign, Call, Const, Decl, Load, Select, Store, Var, dtype_bits
 from porter.ir.walk import walk_expr
+
+
+def record_leaves(ctype, prefix: str = "", offset: int = 0):
+    """(dotted path, C type, byte offset) of each field of a struct, vector and struct fields
+    taken apart down to what is neither (`o.x`, `o.y`, `o.z` for `float3 o`; a __half, a
+    pointer or an array is a leaf)."""
+    for f in ctype.get_canonical().get_fields():
+        path, at = prefix + f.spelling, offset + f.get_field_offsetof() // 8
+        vector = vector_info(f.type)
+        if vector is not None and not _is_scalar_type(f.type):
+            for k in range(vector[1]):
+                yield f"{path}.{'xyzw'[k]}", Component(vector[0]), at + k * dtype_bits(vector[0]) // 8
+        elif is_struct(f.type) and not _is_scalar_type(f.type) and list(f.type.get_canonical().get_fields()):
+            yield from record_leaves(f.type, path + ".", at)
+        else:
+            yield path, f.type, at
+
+
+class Component:
+    """A vector field's component, as record_leaves reports it: its dtype is known."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+
+def _is_scalar_type(ctype) -> bool:
+    """Whether dtype_of reads ctype as one value (`__half` is a struct to clang)."""
+    try:
+        dtype_of(ctype)
+    except TileportError:
+        return False
+    return True
+
+
+def leaf_dtype(ctype, loc, what: str) -> str:
+    return ctype.dtype if isinstance(ctype, Component) else dtype_of(ctype, loc, what=what)
+
+
+def leaf_spelling(ctype) -> str:
+    return ctype.dtype if isinstance(ctype, Component) else ctype.spelling
+
+
+def is_union(ctype) -> bool:
+    declaration = ctype.get_canonical().get_declaration()
+    return declaration is not None and declaration.kind.name == "UNION_DECL"
 
 
 class GivenValues:
@@ -30,26 +77,53 @@ class RecordsMixin:
     """Methods of CudaFrontend for struct-typed locals, values and results."""
 
     def record_fields(self, ctype, loc) -> list | None:
-        """[(field, dtype)] of a struct whose fields are all scalars; None for other types."""
+        """[(field path, dtype)] of a struct whose fields flatten to scalars (nested structs and
+        vectors taken apart: `o.x`); None for other types."""
         if not is_struct(ctype):
             return None
         if "(lambda at " in ctype.get_canonical().spelling:
             raise TileportError("TP122", "a C++ lambda is supported only as a local called by name "
                                 "(`auto f = [&](int j) {...}; f(j);`)", loc)
-        fields = list(ctype.get_canonical().get_fields())
-        if not fields:
+        if not list(ctype.get_canonical().get_fields()):
             return None
+        if is_union(ctype):
+            raise TileportError("TP122", f"union '{ctype.spelling}' is not supported yet (its fields "
+                                "share bytes)", loc)
         out = []
-        for f in fields:
+        for path, ftype, _ in record_leaves(ctype):
             try:
-                out.append((f.spelling, dtype_of(f.type, loc, what=f"field '{f.spelling}'")))
+                out.append((path, leaf_dtype(ftype, loc, f"field '{path}'")))
             except TileportError as exc:
                 if exc.diagnostic.code == "TP156":
                     raise
-                raise TileportError("TP122", f"struct '{ctype.spelling}' has a field '{f.spelling}' of "
-                                    f"type '{f.type.spelling}'; only structs of scalar fields are "
-                                    "supported yet", loc) from None
+                raise TileportError("TP122", f"struct '{ctype.spelling}' has a field '{path}' of type "
+                                    f"'{ftype.spelling}'; struct locals of scalar, vector and struct "
+                                    "fields are supported", loc) from None
         return out
+
+    def record_part(self, c, scope):
+        """A struct local or parameter, or a struct or vector field inside one (`ray.o`):
+        ({path: Var} of the whole struct, the path prefix of c's fields: "" or "o."), else None."""
+        c = self.skip_implicit(c)
+        if c is None:
+            return None
+        if c.kind == self.K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.structs:
+            return scope.structs[c.referenced.hash], ""
+        if c.kind == self.K.MEMBER_REF_EXPR:
+            base = self.record_part(self.first_child(c), scope)
+            if base is not None:
+                prefix = base[1] + c.spelling + "."
+                if any(k.startswith(prefix) for k in base[0]):
+                    return base[0], prefix
+        return None
+
+    def record_parts(self, c, scope) -> list | None:
+        """The Vars of a whole struct local or of a struct/vector field in one, in field order."""
+        part = self.record_part(c, scope)
+        if part is None:
+            return None
+        members, prefix = part
+        return [v for k, v in members.items() if k.startswith(prefix)]
 
     def record_locals(self, name: str, fields, scope) -> dict:
         return {f: Var(self.unique(f"{name}_{f}", scope), dtype) for f, dtype in fields}
@@ -72,10 +146,12 @@ class RecordsMixin:
         while c.kind in (K.PAREN_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CSTYLE_CAST_EXPR) or \
                 (c.kind == K.UNEXPOSED_EXPR and len(list(c.get_children())) == 1):
             c = self.skip_implicit([k for k in c.get_children() if k.kind.is_expression()][-1])
-        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.structs:
-            return list(scope.structs[c.referenced.hash].values())
+        parts = self.record_parts(c, scope)
+        if parts is not None:  # a struct local, parameter, or a struct field of one
+            return parts
         if c.kind == K.INIT_LIST_EXPR:
-            items = [self.expr(k, scope) for k in c.get_children() if k.kind.is_expression()]
+            items = [v for k in c.get_children() if k.kind.is_expression()
+                     for v in self.aggregate_items(k, scope)]
             if len(items) > len(fields):
                 raise TileportError("TP122", "too many initializers for this struct", loc)
             # aggregate initialisation: the fields not named are zero
@@ -102,6 +178,17 @@ class RecordsMixin:
             raise TileportError("TP122", "structs read from memory or nested in other structs are "
                                 "not supported yet", loc)
         raise TileportError("TP122", f"unsupported struct-valued expression ({c.kind.name.lower()})", loc)
+
+    def aggregate_items(self, c, scope) -> list:
+        """The leaf values one initializer gives: a vector's components, a struct's fields
+        (`{o, d}` of two float3, `{{1, 2, 3}, ...}`), else one scalar."""
+        vector = vector_info(c.type)
+        if vector is not None:
+            return self.vector_expr(c, scope, vector[1])
+        fields = self.record_fields(c.type, ct.loc_of(c))
+        if fields is not None:
+            return self.record_value(c, fields, scope) or [Const(0, dtype) for _, dtype in fields]
+        return [self.expr(c, scope)]
 
     def record_layout(self, ctype):
         """(dtype, {field: element index}, elements per struct) of a struct whose fields are
@@ -204,13 +291,13 @@ class RecordsMixin:
             values = self.record_value(rhs, fields, scope) or []
             return [Store(buf, self.add_index(first, Const(index[f], first.dtype)), self.coerce(v, dtype), loc)
                     for (f, _), v in zip(fields, values)]
-        if target.kind != self.K.DECL_REF_EXPR or target.referenced is None or \
-                target.referenced.hash not in scope.structs:
+        part = self.record_part(target, scope)
+        if part is None:
             raise TileportError("TP120", "a struct can be assigned only to a local struct variable", loc)
         values = self.record_value(rhs, fields, scope)
         if values is None:
             return []
-        members = scope.structs[target.referenced.hash]
+        members = {k: v for k, v in part[0].items() if k.startswith(part[1])}
         own = set(members.values())
         if not any(isinstance(n, Var) and n in own for e in values for n in walk_expr(e)):
             return [Assign(v, self.coerce(e, v.dtype), loc) for v, e in zip(members.values(), values)]
@@ -220,13 +307,9 @@ class RecordsMixin:
         return out + [Assign(v, t, loc) for v, t in zip(members.values(), temps)]
 
     def record_member(self, c, scope):
-        """`r.field` on a struct local or parameter: its Var, else None."""
-        base = self.skip_implicit(self.first_child(c))
-        if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None:
-            members = scope.structs.get(base.referenced.hash)
-            if members is not None:
-                return members.get(c.spelling)
-        return None
+        """`r.field`, `ray.o.x` on a struct local or parameter: its Var, else None."""
+        part = self.record_part(self.first_child(c), scope)
+        return part[0].get(part[1] + c.spelling) if part is not None else None
 
     def record_argument(self, param, arg, fields, name, written, scope, loc) -> dict:
         """A struct passed by value to an inlined function: its fields, as locals if the body

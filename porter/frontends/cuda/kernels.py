@@ -175,6 +175,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.record_views[p.hash] = (p.spelling, None)
             elif is_pointer(p.type):
+                refusal = self.record_buffer_refusal(p.type.get_pointee())
+                if refusal is not None:
+                    raise TileportError("TP122", refusal, ploc)
                 dtype = pointee_dtype(p.type, ploc)
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.pointers[p.hash] = (p.spelling, None)
@@ -816,6 +819,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             size = self.packed_size(c)
             if size is not None:
                 return size
+            refusal = self.member_refusal(self.first_child(c))
+            if refusal is not None:
+                raise TileportError("TP122", refusal, loc)
             raise TileportError("TP131", f"member access '.{c.spelling}' is not supported yet "
                                 "(structs and vector types come with thread-level support)", loc)
         if kind == K.BINARY_OPERATOR:

@@ -68,11 +68,18 @@ class MemoryMixin:
         K = self.K
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vectors:
             return list(scope.vectors[c.referenced.hash])
-        parts = self.record_parts(c, scope) if c.kind == K.MEMBER_REF_EXPR else None
-        if parts is not None:  # `ray.o`: a vector field of a struct local or parameter
+        field = c.kind in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR)
+        parts = self.record_parts(c, scope) if field else None
+        if parts is not None:  # `ray.o`, `M.m[1]`: a vector field of a struct local or parameter
             return parts
+        slots = self.record_slots(c, scope) if field else None
+        if slots is not None:  # `v[i].position`: a vector field of a struct in a buffer
+            return [Load(slots[0], i, slots[2]) for i in slots[1]]
         if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
-            return [self.expr(a, scope) for a in c.get_arguments()]
+            # helper_math.h's overloads too: make_float3(v4) drops w, make_float4(v3, w) adds it,
+            # make_float3(s) repeats s
+            values = [v for a in c.get_arguments() for v in self.aggregate_items(a, scope)]
+            return values * lanes if len(values) == 1 else values[:lanes]
         if (c.kind == K.CALL_EXPR and c.spelling == "operator=") or \
                 (c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "="):
             # `x[i] = y[i] = v4`: the inner assignment runs first; its target is the value
@@ -373,9 +380,13 @@ class MemoryMixin:
         if target.kind == self.K.DECL_REF_EXPR and target.referenced is not None and \
                 target.referenced.hash in scope.vectors:
             return [Assign(v, e, loc) for v, e in zip(scope.vectors[target.referenced.hash], values)]
-        parts = self.record_parts(target, scope) if target.kind == self.K.MEMBER_REF_EXPR else None
+        field = target.kind in (self.K.MEMBER_REF_EXPR, self.K.ARRAY_SUBSCRIPT_EXPR)
+        parts = self.record_parts(target, scope) if field else None
         if parts is not None:  # `ray.o = ...`
             return [Assign(v, e, loc) for v, e in zip(parts, values)]
+        slots = self.record_slots(target, scope) if field else None
+        if slots is not None:  # `v[i].position = ...`
+            return [Store(slots[0], i, self.coerce(e, slots[2]), loc) for i, e in zip(slots[1], values)]
         buf, base = self.vector_address(target, scope, lanes)
         return self.lane_stores(buf, base, values, loc)
 
@@ -523,7 +534,12 @@ class MemoryMixin:
             t = t.get_array_element_type()
         if any(n <= 0 for n in shape):
             raise TileportError("TP142", f"'{ref.spelling}' needs a constant size", loc)
-        dtype = dtype_of(t, loc, what=f"variable '{ref.spelling}'")
+        layout = self.record_layout(t)
+        if layout is not None:  # `__constant__ Params c[N]`: a flat buffer of the fields' type
+            shape.append(layout[2])
+            dtype = layout[0]
+        else:
+            dtype = dtype_of(t, loc, what=f"variable '{ref.spelling}'")
         name = ref.spelling if ref.spelling not in self._buffer_dtypes else f"{ref.spelling}_symbol"
         count = 1
         for n in shape:

@@ -809,13 +809,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                     and c.spelling in ("x", "y", "z"):
                 dtype = "uint32"
                 return Builtin(_BUILTIN_VARS[base.spelling], "xyz".index(c.spelling), dtype)
-            component = self.vector_member(c, scope) or self.vector_lane(c, scope) or \
-                self.record_field_load(c, scope)
+            component = self.vector_member(c, scope) or self.record_member(c, scope) or \
+                self.record_field_load(c, scope) or self.vector_lane(c, scope)
             if component is not None:
                 return component
-            member = self.record_member(c, scope)
-            if member is not None:
-                return member
             size = self.packed_size(c)
             if size is not None:
                 return size
@@ -868,7 +865,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             raise TileportError("TP134", f"operator '{op}' inside an expression is not supported; "
                                 "use it as a statement", loc)
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
-            component = self.vector_element(c, scope)
+            component = self.vector_element(c, scope) or self.record_field_load(c, scope)
             if component is not None:
                 return component
             buf, idx = self.subscript(c, scope)

@@ -326,22 +326,23 @@ class RecordsMixin:
         if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
             base_c, index_c = list(c.get_children())
             inner = self.record_access(base_c, scope)
-            if inner is None or not inner[3]:
+            if inner is None or not is_array(self.skip_implicit(base_c).type):
                 return None
             buf, first, (dtype, index, per), path = inner
-            starts = [min((i for k, i in index.items() if k == f"{path}.{n}" or k.startswith(f"{path}.{n}.")),
+            item = (lambda n: f"{path}.{n}") if path else str  # `pts[i][1]` of `float pt2[2]`: "1"
+            starts = [min((i for k, i in index.items() if k == item(n) or k.startswith(item(n) + ".")),
                           default=None) for n in (0, 1)]
             if starts[0] is None:
                 return None
             value = ct.evaluate(index_c)
             if value is not None:
-                return buf, first, (dtype, index, per), f"{path}.{int(value)}"
+                return buf, first, (dtype, index, per), item(int(value))
             if starts[1] is None:
-                return buf, first, (dtype, index, per), f"{path}.0"
+                return buf, first, (dtype, index, per), item(0)
             # `m[k]`: k array elements of (starts[1] - starts[0]) buffer elements past m[0]
             k = self.coerce(self.expr(index_c, scope), first.dtype)
             step = fold(BinOp("*", k, Const(starts[1] - starts[0], first.dtype), first.dtype))
-            return buf, self.add_index(first, step), (dtype, index, per), f"{path}.0"
+            return buf, self.add_index(first, step), (dtype, index, per), item(0)
         return None
 
     def record_field_load(self, c, scope):

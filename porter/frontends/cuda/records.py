@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
-from porter.frontends.cuda.types import CONSTANTARRAY, INVALID, RECORD, dtype_of, is_array, is_pointer, is_struct, kind_id, vector_info
+from porter.frontends.cuda.types import CONSTANTARRAY, INVALID, RECORD, dtype_of, is_array, is_pointer, is_struct, kind_id, no_tilelang_equivalent_type, vector_info
 from porter.ir.fold import fold
 from porter.ir.nodes import Assign, BinOp, Call, Const, Decl, Load, Select, Store, Var, dtype_bits
 from porter.ir.walk import walk_expr
@@ -249,7 +249,8 @@ class RecordsMixin:
         """Why structs of this type in memory (a buffer, a `__constant__` variable) cannot be a
         flat buffer of one type, else None."""
         canonical = ctype.get_canonical()
-        if kind_id(canonical) != RECORD or not is_struct(canonical) or self.record_layout(canonical) is not None:
+        if kind_id(canonical) != RECORD or not is_struct(canonical) or self.record_layout(canonical) is not None \
+                or no_tilelang_equivalent_type(ctype) is not None:  # curandState: TP156, types.py
             return None
         kinds = set()
         leaves = list(record_leaves(canonical, arrays=True))

@@ -84,6 +84,8 @@ class KernelView:
     # CUDA's `kernel[grid, block, shared_bytes](...)`: the block and shared bytes the port was
     # made for, and the wrapper parameters that take the caller's grid axes (name, axis)
     cuda: dict | None = None
+    unpacked: list = field(default_factory=list)    # (buffer, `_member(...)`): a struct's pointer field
+    nested_members: bool = False                    # a struct field's path has a dot (`o.x`)
 
 
 def _environment():
@@ -212,7 +214,13 @@ class KernelEmitter:
                 struct_names[member.struct] = struct
                 v.wrapper_params.append(struct)
                 fields[member.struct] = 0
-            v.call_args.append(f'_member({struct}, "{member.field}", {fields[member.struct]})')
+            field_of = f'_member({struct}, "{member.field}", {fields[member.struct]})'
+            v.nested_members = v.nested_members or "." in member.field
+            if isinstance(p, BufferParam):  # a tensor the struct holds: taken out before the checks
+                v.unpacked.append((name, field_of))
+                v.call_args.append(name)
+            else:
+                v.call_args.append(field_of)
             fields[member.struct] += 1
         v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items() if n not in k.derived_constexprs]
         v.derived = [(n, host_python(e, self.param_names)) for n, e in self.values.derived_constexprs.items()]

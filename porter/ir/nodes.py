@@ -260,13 +260,15 @@ class ScalarParam:
 
 @dataclass(frozen=True)
 class StructMember:
-    """A field of a struct passed by value: the kernel sees one scalar per field."""
+    """A field of a struct passed by value: the kernel sees one scalar per scalar field, one
+    buffer per pointer or array field."""
 
     struct: str      # the original parameter's name
     c_type: str      # the struct's type, as spelled in the source
     field: str
     offset: int      # bytes from the struct's start
     size: int        # the struct's size in bytes
+    count: int = 0   # elements of an array field, which the struct's bytes hold (0: not one)
 
 
 @dataclass
@@ -287,6 +289,7 @@ class BufferParam:
     # for (the original reads the variable, the port takes a tensor), and its element count
     symbol: str = ""
     symbol_count: int = 0
+    member: StructMember | None = None  # a pointer or array field of a struct parameter
 
     @property
     def access(self) -> str:

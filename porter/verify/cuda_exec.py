@@ -148,6 +148,14 @@ def _pack_scalar(index: int, ctype: str, value: Any) -> bytes:
     )
 
 
+class StructArg:
+    """A struct passed by value that holds pointers: its bytes, and at each pointer field's
+    byte offset the array that field points to (the child writes the array's address there)."""
+
+    def __init__(self, raw: bytes, pointers: Mapping[int, np.ndarray]):
+        self.raw, self.pointers = bytes(raw), dict(pointers)
+
+
 def _check_buffer(index: int, ctype: str, arr: Any) -> None:
     where = f"kernel argument {index + 1} ({ctype})"
     if not isinstance(arr, np.ndarray):
@@ -188,7 +196,8 @@ def run_kernel(
 
     args: one per parameter. Pointer parameters take numpy arrays (any dtype, float16 included;
     pass bfloat16 as uint16 bit patterns) or None; other parameters take Python/numpy scalars,
-    converted to the parameter's C type (bfloat16 from a float is rounded to nearest even).
+    converted to the parameter's C type (bfloat16 from a float is rounded to nearest even); a
+    struct holding pointers takes a StructArg, and comes back with its arrays' contents.
     constants: optional {variable name: array or bytes} copied into __constant__/__device__
     variables of the file before the launch; a dict of bytes is updated with what the
     variables hold after it (a kernel may write a __device__ variable).
@@ -201,7 +210,11 @@ def run_kernel(
         )
     packed: list[tuple] = []
     for i, (ctype, value) in enumerate(zip(sig.param_types, args, strict=True)):
-        if is_pointer_type(ctype):
+        if isinstance(value, StructArg):
+            fields = [(at, np.ascontiguousarray(a), f"field at byte {at} of kernel argument {i + 1} ({ctype})")
+                      for at, a in value.pointers.items()]
+            packed.append(("struct", value.raw, fields))
+        elif is_pointer_type(ctype):
             if value is None:
                 packed.append(("buf", None, ""))
                 continue
@@ -281,6 +294,8 @@ def run_kernel(
     out = list(args)
     for i, arr in result["arrays"].items():
         out[i] = arr.reshape(np.shape(args[i]))
+    for (i, at), arr in result.get("fields", {}).items():
+        out[i] = StructArg(args[i].raw, {**out[i].pointers, at: arr.reshape(np.shape(args[i].pointers[at]))})
     if isinstance(constants, dict):
         for name, data in result.get("constants", {}).items():
             if isinstance(constants.get(name), bytes):
@@ -374,6 +389,7 @@ def _child_main(job_path: str, out_path: str) -> int:
     argv = (ctypes.c_void_p * max(1, nargs))()
     keep: list[Any] = []
     buffers: dict[int, _GuardedBuffer] = {}
+    fields: dict[tuple, _GuardedBuffer] = {}  # (argument, byte offset) of a struct's pointer field
     for i, a in enumerate(job["args"]):
         if a[0] == "buf":
             if a[1] is None:
@@ -389,6 +405,12 @@ def _child_main(job_path: str, out_path: str) -> int:
             raw = ctypes.create_string_buffer(a[1], max(16, len(a[1])))
             keep.append(raw)
             argv[i] = ctypes.addressof(raw)
+            for at, array, label in a[2] if a[0] == "struct" else ():
+                buf = _GuardedBuffer(array)
+                keep.append(label.encode())
+                rt.tp_rt_note_buffer(buf.address, buf.nbytes, keep[-1])
+                fields[(i, at)] = buf
+                ctypes.memmove(argv[i] + at, ctypes.byref(ctypes.c_void_p(buf.address)), ctypes.sizeof(ctypes.c_void_p))
 
     symbols = []  # (name, address, bytes given): read back after the run
     for accessor, name, data in job["constants"]:
@@ -425,6 +447,7 @@ def _child_main(job_path: str, out_path: str) -> int:
         }
     else:
         result = {"ok": True, "arrays": {i: b.result() for i, b in buffers.items()},
+                  "fields": {key: b.result() for key, b in fields.items()},
                   "constants": {name: ctypes.string_at(addr, len(data)) for name, addr, data in symbols}}
     Path(out_path).write_bytes(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
     sys.stdout.flush()

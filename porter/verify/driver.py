@@ -193,12 +193,14 @@ def _grid(kernel: Kernel, scalars: dict) -> tuple:
 
 
 def _c_arguments(kernel: Kernel, args: list):
-    """The original's C arguments: fields of a struct parameter packed into its bytes.
+    """The original's C arguments: fields of a struct parameter packed into its bytes (an array
+    field's elements too; a pointer field's array travels beside them, cuda_exec.StructArg).
 
     Returns (arguments, C types, for each IR parameter the index of its C argument)."""
+    from porter.verify.cuda_exec import StructArg
     from porter.verify.inputs import NUMPY_DTYPES
 
-    c_args, c_types, where, structs = [], [], [], {}
+    c_args, c_types, where, structs, pointers = [], [], [], {}, {}
     for p, a in zip(kernel.params, args):
         member = getattr(p, "member", None)
         if getattr(p, "grid_axis", None) is not None or getattr(p, "symbol", ""):
@@ -214,10 +216,23 @@ def _c_arguments(kernel: Kernel, args: list):
             c_args.append(np.zeros(member.size, np.uint8))
             c_types.append(member.c_type)
         index = structs[member.struct]
-        raw = np.array(a, NUMPY_DTYPES[p.dtype]).tobytes()
-        c_args[index][member.offset: member.offset + len(raw)] = np.frombuffer(raw, np.uint8)
         where.append(index)
+        if isinstance(p, BufferParam) and not member.count:
+            pointers.setdefault(index, {})[member.offset] = a
+            continue
+        raw = np.array(a, NUMPY_DTYPES[p.dtype]).reshape(-1)[:member.count or 1].tobytes()
+        c_args[index][member.offset: member.offset + len(raw)] = np.frombuffer(raw, np.uint8)
+    for index, fields in pointers.items():
+        c_args[index] = StructArg(c_args[index].tobytes(), fields)
     return c_args, c_types, where
+
+
+def _original_value(p, a, out, i):
+    """An IR parameter's value after the original ran, from its C argument's (out[i])."""
+    member = getattr(p, "member", None)
+    if not isinstance(p, BufferParam) or i is None or (member is not None and member.count):
+        return a  # a scalar, or an array the struct's bytes held: the kernel got a copy
+    return out[i].pointers[member.offset] if member is not None else out[i]
 
 
 def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str, opts: VerifyOptions,
@@ -230,8 +245,7 @@ def _run_original(module, kernel: Kernel, grid: tuple, args: list, original: str
         out = _run_original_c(kernel, grid, c_args, c_types, _smem(kernel, args), original, opts, device,
                               symbols)
         return [_symbol_array(symbols[p.symbol], a) if isinstance(p, BufferParam) and p.symbol
-                else out[i] if isinstance(p, BufferParam) and i is not None else a
-                for p, a, i in zip(kernel.params, args, where)]
+                else _original_value(p, a, out, i) for p, a, i in zip(kernel.params, args, where)]
     return _run_original_triton(kernel, grid, args, original, opts, device)
 
 
@@ -259,6 +273,11 @@ def _run_original_c(kernel: Kernel, grid: tuple, args: list, c_types: list, smem
         raise TileportError("TP414", f"kernel {kernel.name} reads __constant__/__device__ variables "
                             f"({', '.join(symbols)}): the GPU run of the original does not fill them yet; "
                             "verify on the CPU (--device cpu)", kernel.loc)
+    from porter.verify.cuda_exec import StructArg
+
+    if device == "cuda" and any(isinstance(a, StructArg) for a in args):
+        raise TileportError("TP414", f"kernel {kernel.name} takes a struct holding pointers: the GPU run of "
+                            "the original does not build it yet; verify on the CPU (--device cpu)", kernel.loc)
     if device == "cuda":
         from porter.verify import cuda_gpu
 

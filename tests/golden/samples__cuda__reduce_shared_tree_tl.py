@@ -49,8 +49,8 @@ def _flat(tensor, name, dtype):
 
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a
-    tuple's item."""
-    if hasattr(value, name):
+    tuple's item (a tuple's own `count` and `index` are no fields)."""
+    if not isinstance(value, (tuple, list)) and hasattr(value, name):
         return getattr(value, name)
     if isinstance(value, dict):
         return value[name]

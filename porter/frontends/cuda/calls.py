@@ -289,7 +289,11 @@ class CallsMixin:
                     inner.packed[p.hash] = inner.arrays[p.hash] = \
                         self.packed_argument(p, a, packed, name, written, scope, loc)
                     continue
-                fields = self.record_fields(p.type, loc)
+                fields = self.record_fields(p.type.get_pointee() if by_ref else p.type, loc)
+                aliased = self.record_parts(a, scope) if by_ref and fields is not None else None
+                if aliased is not None:  # `Segment &s`: the caller's locals themselves
+                    inner.structs[p.hash] = dict(zip([f for f, _ in fields], aliased))
+                    continue
                 if fields is not None:
                     inner.structs[p.hash] = self.record_argument(p, a, fields, name, written, scope, loc)
                     continue

@@ -204,13 +204,17 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.record_views[p.hash] = (p.spelling, None)
             elif is_pointer(p.type):
+                refusal = self.record_buffer_refusal(p.type.get_pointee())
+                if refusal is not None:
+                    raise TileportError("TP122", refusal, ploc)
                 dtype = pointee_dtype(p.type, ploc)
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.pointers[p.hash] = (p.spelling, None)
             elif is_struct(p.type) or vector_info(p.type) is not None:
                 fields = self.struct_params(p, c_type, ploc)
                 params += fields
-                scope.structs[p.hash] = {f.member.field: Var(f.name, f.dtype) for f in fields}
+                scope.structs[p.hash] = {f.member.field: Var(f.name, "pointer" if isinstance(f, BufferParam)
+                                                             else f.dtype) for f in fields}
                 if vector_info(p.type) is not None:  # `uchar4 color`, `uint3 size`: its components
                     scope.vectors[p.hash] = [Var(f.name, f.dtype) for f in fields]
             else:
@@ -840,19 +844,16 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                     and c.spelling in ("x", "y", "z"):
                 dtype = "uint32"
                 return Builtin(_BUILTIN_VARS[base.spelling], "xyz".index(c.spelling), dtype)
-            component = self.vector_member(c, scope) or self.vector_lane(c, scope) or \
-                self.record_field_load(c, scope)
+            component = self.vector_member(c, scope) or self.record_member(c, scope) or \
+                self.record_field_load(c, scope) or self.vector_lane(c, scope)
             if component is not None:
                 return component
-            base = self.skip_implicit(self.first_child(c))
-            if base is not None and base.kind == K.DECL_REF_EXPR and base.referenced is not None and \
-                    base.referenced.hash in scope.structs:
-                members = scope.structs[base.referenced.hash]
-                if c.spelling in members:
-                    return members[c.spelling]
             size = self.packed_size(c)
             if size is not None:
                 return size
+            refusal = self.member_refusal(self.first_child(c))
+            if refusal is not None:
+                raise TileportError("TP122", refusal, loc)
             raise TileportError("TP131", f"member access '.{c.spelling}' is not supported yet "
                                 "(structs and vector types come with thread-level support)", loc)
         if kind == K.BINARY_OPERATOR:
@@ -899,7 +900,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             raise TileportError("TP134", f"operator '{op}' inside an expression is not supported; "
                                 "use it as a statement", loc)
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
-            component = self.vector_element(c, scope)
+            component = self.vector_element(c, scope) or self.record_field_load(c, scope)
             if component is not None:
                 return component
             buf, idx = self.subscript(c, scope)

@@ -8,6 +8,7 @@ from porter.builtins import CUDA_BUILTINS
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.calls import _no_tilelang_equivalent
+from porter.frontends.cuda.records import Component, is_union, leaf_dtype, leaf_spelling, record_leaves
 from porter.frontends.cuda.types import dtype_of, is_array, is_pointer, pointee_dtype, vector_info
 from porter.ir.fold import fold
 from porter.ir.walk import walk_expr
@@ -31,14 +32,31 @@ class MemoryMixin:
     """Methods of CudaFrontend that resolve where a load or store goes."""
 
     def struct_params(self, p, c_type: str, loc) -> list:
-        """A struct passed by value: one scalar parameter per field (`t.scale` -> `t_scale`)."""
-        fields = list(p.type.get_canonical().get_fields())
+        """A struct passed by value: one parameter per field (`t.scale` -> `t_scale`), nested
+        structs and vectors taken apart (`ray.o.x` -> `ray_o_x`). A pointer field is a buffer
+        parameter; so is a fixed array field (`int v[1024]`), whose elements the struct's bytes
+        hold."""
         size = p.type.get_canonical().get_size()
+        if is_union(p.type):
+            raise TileportError("TP122", f"union parameter '{p.spelling}' is not supported yet (its "
+                                "fields share bytes)", loc)
         out = []
-        for f in fields:
-            dtype = dtype_of(f.type, loc, what=f"field '{p.spelling}.{f.spelling}'")
-            member = StructMember(p.spelling, c_type, f.spelling, f.get_field_offsetof() // 8, size)
-            out.append(ScalarParam(f"{p.spelling}_{f.spelling}", dtype, f.type.spelling, loc, member))
+        for path, ftype, offset in record_leaves(p.type):
+            name, what = f"{p.spelling}_{path.replace('.', '_')}", f"field '{p.spelling}.{path}'"
+            member = StructMember(p.spelling, c_type, path, offset, size)
+            spelled = leaf_spelling(ftype)
+            if isinstance(ftype, Component):
+                out.append(ScalarParam(name, ftype.dtype, spelled, loc, member))
+            elif is_pointer(ftype):
+                out.append(BufferParam(name, pointee_dtype(ftype, loc), c_type=spelled, loc=loc, member=member))
+            elif is_array(ftype) and ftype.get_canonical().get_array_size() > 0:
+                count = ftype.get_canonical().get_array_size()
+                element = dtype_of(ftype.get_canonical().get_array_element_type(), loc, what=what + " element")
+                member = StructMember(p.spelling, c_type, path, offset, size, count)
+                out.append(BufferParam(name, element, extent=Const(count, "int64"), c_type=spelled, loc=loc,
+                                       member=member))
+            else:
+                out.append(ScalarParam(name, leaf_dtype(ftype, loc, what), spelled, loc, member))
         if not out:
             raise TileportError("TP122", f"struct parameter '{p.spelling}' has no fields", loc)
         return out
@@ -50,8 +68,18 @@ class MemoryMixin:
         K = self.K
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vectors:
             return list(scope.vectors[c.referenced.hash])
+        field = c.kind in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR)
+        parts = self.record_parts(c, scope) if field else None
+        if parts is not None:  # `ray.o`, `M.m[1]`: a vector field of a struct local or parameter
+            return parts
+        slots = self.record_slots(c, scope) if field else None
+        if slots is not None:  # `v[i].position`: a vector field of a struct in a buffer
+            return [Load(slots[0], i, slots[2]) for i in slots[1]]
         if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
-            return [self.expr(a, scope) for a in c.get_arguments()]
+            # helper_math.h's overloads too: make_float3(v4) drops w, make_float4(v3, w) adds it,
+            # make_float3(s) repeats s
+            values = [v for a in c.get_arguments() for v in self.aggregate_items(a, scope)]
+            return values * lanes if len(values) == 1 else values[:lanes]
         if (c.kind == K.CALL_EXPR and c.spelling == "operator=") or \
                 (c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "="):
             # `x[i] = y[i] = v4`: the inner assignment runs first; its target is the value
@@ -359,6 +387,13 @@ class MemoryMixin:
         if target.kind == self.K.DECL_REF_EXPR and target.referenced is not None and \
                 target.referenced.hash in scope.vectors:
             return [Assign(v, e, loc) for v, e in zip(scope.vectors[target.referenced.hash], values)]
+        field = target.kind in (self.K.MEMBER_REF_EXPR, self.K.ARRAY_SUBSCRIPT_EXPR)
+        parts = self.record_parts(target, scope) if field else None
+        if parts is not None:  # `ray.o = ...`
+            return [Assign(v, e, loc) for v, e in zip(parts, values)]
+        slots = self.record_slots(target, scope) if field else None
+        if slots is not None:  # `v[i].position = ...`
+            return [Store(slots[0], i, self.coerce(e, slots[2]), loc) for i, e in zip(slots[1], values)]
         buf, base = self.vector_address(target, scope, lanes)
         return self.lane_stores(buf, base, values, loc)
 
@@ -506,7 +541,12 @@ class MemoryMixin:
             t = t.get_array_element_type()
         if any(n <= 0 for n in shape):
             raise TileportError("TP142", f"'{ref.spelling}' needs a constant size", loc)
-        dtype = dtype_of(t, loc, what=f"variable '{ref.spelling}'")
+        layout = self.record_layout(t)
+        if layout is not None:  # `__constant__ Params c[N]`: a flat buffer of the fields' type
+            shape.append(layout[2])
+            dtype = layout[0]
+        else:
+            dtype = dtype_of(t, loc, what=f"variable '{ref.spelling}'")
         name = ref.spelling if ref.spelling not in self._buffer_dtypes else f"{ref.spelling}_symbol"
         count = 1
         for n in shape:
@@ -544,6 +584,9 @@ class MemoryMixin:
                 return buf, off
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.pointers:
             return scope.pointers[c.referenced.hash]
+        field = self.record_member(c, scope) if c.kind == K.MEMBER_REF_EXPR else None
+        if field is not None and field.dtype == "pointer":  # `params.data`: a buffer the struct holds
+            return field.name, None
         if c.kind == K.CALL_EXPR and c.referenced is not None and self.is_device_function(c.referenced):
             return self.pointer_call(c, scope, loc)
         if self.array_of(c, scope) is not None:

@@ -5,17 +5,80 @@ A record value is a list of field expressions in declaration order. It comes fro
 local or parameter, an initializer list (`SoftmaxParams{a, b}`, `{x, 1.0f}`; missing fields are
 zero), a copy, a conditional (`big ? a : b`, field by field), or an inlined `__device__` function
 that returns the struct. Assignment copies field by field; `r.field = v` assigns one local.
-Structs with fields that are not scalars (nested structs, vectors) are refused (TP122), except
-packed records (one array field, llm.c's Packed128): packed.py.
+Fields that are CUDA vectors or structs themselves flatten recursively: `ray.o.x` is one local
+(`ray_o_x`), keyed by its dotted path `o.x`; `ray.o` names the parts under that path. Fields
+of other types (arrays, pointers) and unions are refused (TP122) in locals, except packed records
+(one array field, llm.c's Packed128): packed.py; kernel parameters: memory.struct_params.
 """
 
 from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
-from porter.frontends.cuda.types import RECORD, dtype_of, is_pointer, is_struct, kind_id, vector_info
-from porter.ir.nodes import Assign, Call, Const, Decl, Load, Select, Store, Var, dtype_bits
+from porter.frontends.cuda.types import CONSTANTARRAY, INVALID, RECORD, dtype_of, is_array, is_pointer, is_struct, kind_id, no_tilelang_equivalent_type, vector_info
+from porter.ir.fold import fold
+from porter.ir.nodes import Assign, BinOp, Call, Const, Decl, Load, Select, Store, Var, dtype_bits
 from porter.ir.walk import walk_expr
+
+
+def record_leaves(ctype, prefix: str = "", offset: int = 0, arrays: bool = False):
+    """(dotted path, C type, byte offset) of each field of a struct, vector and struct fields
+    taken apart down to what is neither (`o.x`, `o.y`, `o.z` for `float3 o`; a __half, a
+    pointer or an array is a leaf). arrays: constant arrays taken apart too (`m.0.x` of
+    `float4 m[3]`), and ctype may be one (`typedef float vec2[2]`)."""
+    canonical = ctype.get_canonical()
+    if arrays and kind_id(canonical) == CONSTANTARRAY:
+        element = canonical.get_array_element_type()
+        for k in range(canonical.get_array_size()):
+            yield from _leaf(element, f"{prefix}{k}", offset + k * element.get_size(), arrays)
+        return
+    for f in canonical.get_fields():
+        yield from _leaf(f.type, prefix + f.spelling, offset + f.get_field_offsetof() // 8, arrays)
+
+
+def _leaf(ftype, path: str, at: int, arrays: bool):
+    vector = vector_info(ftype)
+    if vector is not None and not _is_scalar_type(ftype):
+        for k in range(vector[1]):
+            yield f"{path}.{'xyzw'[k]}", Component(vector[0]), at + k * dtype_bits(vector[0]) // 8
+    elif (is_struct(ftype) and not _is_scalar_type(ftype) and list(ftype.get_canonical().get_fields())) or \
+            (arrays and kind_id(ftype) == CONSTANTARRAY):
+        yield from record_leaves(ftype, path + ".", at, arrays)
+    else:
+        yield path, ftype, at
+
+
+class Component:
+    """A vector field's component, as record_leaves reports it: its dtype is known."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+
+def _is_scalar_type(ctype) -> bool:
+    """Whether dtype_of reads ctype as one value (`__half` is a struct to clang)."""
+    try:
+        dtype_of(ctype)
+    except TileportError:
+        return False
+    return True
+
+
+def leaf_dtype(ctype, loc, what: str) -> str:
+    return ctype.dtype if isinstance(ctype, Component) else dtype_of(ctype, loc, what=what)
+
+
+def leaf_spelling(ctype) -> str:
+    return ctype.dtype if isinstance(ctype, Component) else ctype.spelling
+
+
+def is_union(ctype) -> bool:
+    declaration = ctype.get_canonical().get_declaration()
+    return declaration is not None and declaration.kind.name == "UNION_DECL"
+
+
+#: Scalars a struct local may take apart into (one local each).
+_MOST_LOCAL_FIELDS = 64
 
 
 class GivenValues:
@@ -30,26 +93,66 @@ class RecordsMixin:
     """Methods of CudaFrontend for struct-typed locals, values and results."""
 
     def record_fields(self, ctype, loc) -> list | None:
-        """[(field, dtype)] of a struct whose fields are all scalars; None for other types."""
+        """[(field path, dtype)] of a struct whose fields flatten to scalars (nested structs and
+        vectors taken apart: `o.x`); None for other types."""
         if not is_struct(ctype):
             return None
         if "(lambda at " in ctype.get_canonical().spelling:
             raise TileportError("TP122", "a C++ lambda is supported only as a local called by name "
                                 "(`auto f = [&](int j) {...}; f(j);`)", loc)
-        fields = list(ctype.get_canonical().get_fields())
-        if not fields:
+        if not list(ctype.get_canonical().get_fields()):
             return None
+        if is_union(ctype):
+            raise TileportError("TP122", f"union '{ctype.spelling}' is not supported yet (its fields "
+                                "share bytes)", loc)
         out = []
-        for f in fields:
+        for path, ftype, _ in record_leaves(ctype, arrays=True):
+            if len(out) >= _MOST_LOCAL_FIELDS:
+                raise TileportError("TP122", f"struct '{ctype.spelling}' has more than {_MOST_LOCAL_FIELDS} "
+                                    "scalar fields; a struct local holds at most that many", loc)
             try:
-                out.append((f.spelling, dtype_of(f.type, loc, what=f"field '{f.spelling}'")))
+                out.append((path, leaf_dtype(ftype, loc, f"field '{path}'")))
             except TileportError as exc:
                 if exc.diagnostic.code == "TP156":
                     raise
-                raise TileportError("TP122", f"struct '{ctype.spelling}' has a field '{f.spelling}' of "
-                                    f"type '{f.type.spelling}'; only structs of scalar fields are "
-                                    "supported yet", loc) from None
+                raise TileportError("TP122", f"struct '{ctype.spelling}' has a field '{path}' of type "
+                                    f"'{ftype.spelling}'; struct locals of scalar, vector and struct "
+                                    "fields are supported", loc) from None
         return out
+
+    def record_part(self, c, scope):
+        """A struct local or parameter, or a struct or vector field inside one (`ray.o`):
+        ({path: Var} of the whole struct, the path prefix of c's fields: "" or "o."), else None."""
+        c = self.skip_implicit(c)
+        if c is None:
+            return None
+        if c.kind == self.K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.structs:
+            return scope.structs[c.referenced.hash], ""
+        if c.kind == self.K.MEMBER_REF_EXPR:
+            base = self.record_part(self.first_child(c), scope)
+            if base is not None:
+                prefix = base[1] + c.spelling + "."
+                if any(k.startswith(prefix) for k in base[0]):
+                    return base[0], prefix
+        if c.kind == self.K.ARRAY_SUBSCRIPT_EXPR:  # `M.m[1]`: an element of an array field
+            base_c, index_c = list(c.get_children())
+            base = self.record_part(base_c, scope)
+            index = ct.evaluate(index_c)
+            if base is not None and index is None:
+                raise TileportError("TP122", "an array field of a struct local is indexed by constants "
+                                    "only", ct.loc_of(c))
+            prefix = f"{base[1]}{int(index)}." if base is not None else ""
+            if base is not None and any(k.startswith(prefix) for k in base[0]):
+                return base[0], prefix
+        return None
+
+    def record_parts(self, c, scope) -> list | None:
+        """The Vars of a whole struct local or of a struct/vector field in one, in field order."""
+        part = self.record_part(c, scope)
+        if part is None:
+            return None
+        members, prefix = part
+        return [v for k, v in members.items() if k.startswith(prefix)]
 
     def record_locals(self, name: str, fields, scope) -> dict:
         return {f: Var(self.unique(f"{name}_{f}", scope), dtype) for f, dtype in fields}
@@ -72,10 +175,12 @@ class RecordsMixin:
         while c.kind in (K.PAREN_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CSTYLE_CAST_EXPR) or \
                 (c.kind == K.UNEXPOSED_EXPR and len(list(c.get_children())) == 1):
             c = self.skip_implicit([k for k in c.get_children() if k.kind.is_expression()][-1])
-        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.structs:
-            return list(scope.structs[c.referenced.hash].values())
+        parts = self.record_parts(c, scope)
+        if parts is not None:  # a struct local, parameter, or a struct field of one
+            return parts
         if c.kind == K.INIT_LIST_EXPR:
-            items = [self.expr(k, scope) for k in c.get_children() if k.kind.is_expression()]
+            items = [v for k in c.get_children() if k.kind.is_expression()
+                     for v in self.aggregate_items(k, scope)]
             if len(items) > len(fields):
                 raise TileportError("TP122", "too many initializers for this struct", loc)
             # aggregate initialisation: the fields not named are zero
@@ -103,62 +208,169 @@ class RecordsMixin:
                                 "not supported yet", loc)
         raise TileportError("TP122", f"unsupported struct-valued expression ({c.kind.name.lower()})", loc)
 
+    def aggregate_items(self, c, scope) -> list:
+        """The leaf values one initializer gives: a vector's components, a struct's fields
+        (`{o, d}` of two float3, `{{1, 2, 3}, ...}`), else one scalar."""
+        vector = vector_info(c.type)
+        if vector is not None:
+            return self.vector_expr(c, scope, vector[1])
+        fields = self.record_fields(c.type, ct.loc_of(c))
+        if fields is not None:
+            return self.record_value(c, fields, scope) or [Const(0, dtype) for _, dtype in fields]
+        return [self.expr(c, scope)]
+
     def record_layout(self, ctype):
-        """(dtype, {field: element index}, elements per struct) of a struct whose fields are
-        scalars of one type at whole-element offsets (`struct {float x, y, z;}`, an
-        `__align__(16)` RGBA of four uint8): a buffer of them is the same bytes as a flat
+        """(dtype, {field path: element index}, elements per struct) of a struct (or constant
+        array, `typedef float vec2[2]`) whose fields flatten to scalars of one type at
+        whole-element offsets (`struct {float x, y, z;}`, `{float3 position; float4 color;}`,
+        an `__align__(16)` RGBA of four uint8): a buffer of them is the same bytes as a flat
         buffer of that type. None for any other type."""
         canonical = ctype.get_canonical()
-        if kind_id(canonical) != RECORD or vector_info(canonical) is not None or not is_struct(canonical):
+        if kind_id(canonical) == CONSTANTARRAY:
+            pass  # `vec2 *p` of `typedef float vec2[2]`: two floats a point
+        elif kind_id(canonical) != RECORD or vector_info(canonical) is not None or not is_struct(canonical) \
+                or is_union(canonical):
             return None
-        fields = list(canonical.get_fields())
+        leaves = list(record_leaves(canonical, arrays=True))
         try:
-            dtypes = {dtype_of(f.type) for f in fields}
+            dtypes = {leaf_dtype(t, None, "field") for _, t, _ in leaves}
         except TileportError:
             return None
         if len(dtypes) != 1:
             return None
         dtype = dtypes.pop()
         size = dtype_bits(dtype) // 8
-        offsets = {f.spelling: f.get_field_offsetof() // 8 for f in fields}
         total = canonical.get_size()
-        if size <= 0 or total % size or any(o % size for o in offsets.values()):
+        if size <= 0 or total % size or any(o % size for _, _, o in leaves):
             return None
-        return dtype, {f: o // size for f, o in offsets.items()}, total // size
+        return dtype, {path: o // size for path, _, o in leaves}, total // size
+
+    def record_buffer_refusal(self, ctype) -> str | None:
+        """Why structs of this type in memory (a buffer, a `__constant__` variable) cannot be a
+        flat buffer of one type, else None."""
+        canonical = ctype.get_canonical()
+        if kind_id(canonical) != RECORD or not is_struct(canonical) or self.record_layout(canonical) is not None \
+                or no_tilelang_equivalent_type(ctype) is not None:  # curandState: TP156, types.py
+            return None
+        kinds = set()
+        leaves = list(record_leaves(canonical, arrays=True))
+        if not leaves or any(not isinstance(t, Component) and kind_id(t) == INVALID for _, t, _ in leaves):
+            return (f"the fields of struct '{ctype.spelling}' have types this parse does not know (a header "
+                    "missing here?)")
+        for path, t, _ in leaves:
+            if not isinstance(t, Component) and is_pointer(t):
+                return (f"a buffer of struct '{ctype.spelling}', whose field '{path}' is a pointer, has no "
+                        "TileLang equivalent: a TileLang buffer holds values, not pointers to other buffers")
+            kinds.add(leaf_spelling(t) if isinstance(t, Component) or not _is_scalar_type(t)
+                      else dtype_of(t))
+        return (f"struct '{ctype.spelling}' in memory (a buffer, a __constant__ variable) mixes field types "
+                f"({', '.join(sorted(kinds))}); not supported yet: a port views structs in memory as a flat "
+                "buffer of one type")
+
+    def member_refusal(self, c) -> str | None:
+        """Why `s.f` (or `a[i].f`, `p->f`) cannot be read: the struct at the root of the access
+        has no flat layout (fields of mixed types), else None."""
+        K = self.K
+        while c is not None and c.kind in (K.MEMBER_REF_EXPR, K.ARRAY_SUBSCRIPT_EXPR, K.UNEXPOSED_EXPR,
+                                           K.PAREN_EXPR, K.UNARY_OPERATOR):
+            t = c.type.get_pointee() if is_pointer(c.type) else c.type
+            refusal = self.record_buffer_refusal(t)
+            if refusal is not None:
+                return refusal
+            c = self.first_child(c)
+        if c is not None and c.kind == K.DECL_REF_EXPR:
+            return self.record_buffer_refusal(c.type.get_pointee() if is_pointer(c.type) else c.type)
+        return None
 
     def record_element(self, c, scope):
-        """`p[i]`, `*p`, `p` (for `p->f`) over a buffer of such structs -> (buffer, first element,
-        layout), else None."""
+        """`p[i]`, `*p`, `p` (for `p->f`) over a buffer of such structs, or a `__constant__`
+        struct variable (or an element of an array of them) -> (buffer, first element, layout),
+        else None."""
         K = self.K
         c = self.skip_implicit(c)
         arrow = is_pointer(c.type)
         layout = self.record_layout(c.type.get_pointee() if arrow else c.type)
         if layout is None:
             return None
+        if c.kind == K.DECL_REF_EXPR and not arrow and c.referenced is not None:
+            alloc = self.global_array(c.referenced, ct.loc_of(c))  # `__constant__ float3x4 M;`
+            return (alloc.name, Const(0, "int32"), layout) if alloc is not None else None
         access = (c, None) if arrow else self.element_access(c)
         if access is None:
             return None
         base = self.skip_implicit(access[0])
-        if base.kind != K.DECL_REF_EXPR or base.referenced is None or base.referenced.hash not in scope.record_views:
+        if base.kind != K.DECL_REF_EXPR or base.referenced is None:
             return None
-        buf, off = scope.record_views[base.referenced.hash]
+        if base.referenced.hash in scope.record_views:
+            buf, off = scope.record_views[base.referenced.hash]
+        elif is_array(base.referenced.type) and self.global_array(base.referenced, ct.loc_of(c)) is not None:
+            buf, off = self.global_array(base.referenced, ct.loc_of(c)).name, None  # `__constant__ S d[N]`
+        else:
+            return None
         return buf, self.element_base(off, self.element_index(access[1], scope), layout[2]), layout
 
-    def record_field_load(self, c, scope):
-        """`p[i].field`, `p->field` on a buffer of structs: that element, else None."""
-        found = self.record_element(self.first_child(c), scope)
-        if found is None or c.spelling not in found[2][1]:
-            return None
-        buf, first, (dtype, index, _) = found
-        return Load(buf, self.add_index(first, Const(index[c.spelling], first.dtype)), dtype)
-
-    def record_loads(self, c, fields, scope):
-        """`p[i]` of a buffer of structs as the values of `fields`, else None."""
+    def record_access(self, c, scope):
+        """A struct in a buffer of them, or a field (`v[i].pos`, `M.m[k].x`, `p->rows[1]`) inside
+        one -> (buffer, first element of the struct, layout, field path: "" for the whole
+        struct), else None."""
+        K = self.K
+        c = self.skip_implicit(c)
         found = self.record_element(c, scope)
+        if found is not None:
+            return found + ("",)
+        if c.kind == K.MEMBER_REF_EXPR:
+            inner = self.record_access(self.first_child(c), scope)
+            if inner is not None:
+                path = f"{inner[3]}.{c.spelling}" if inner[3] else c.spelling
+                if path in inner[2][1] or any(k.startswith(path + ".") for k in inner[2][1]):
+                    return inner[:3] + (path,)
+        if c.kind == K.ARRAY_SUBSCRIPT_EXPR:
+            base_c, index_c = list(c.get_children())
+            inner = self.record_access(base_c, scope)
+            if inner is None or not is_array(self.skip_implicit(base_c).type):
+                return None
+            buf, first, (dtype, index, per), path = inner
+            item = (lambda n: f"{path}.{n}") if path else str  # `pts[i][1]` of `float pt2[2]`: "1"
+            starts = [min((i for k, i in index.items() if k == item(n) or k.startswith(item(n) + ".")),
+                          default=None) for n in (0, 1)]
+            if starts[0] is None:
+                return None
+            value = ct.evaluate(index_c)
+            if value is not None:
+                return buf, first, (dtype, index, per), item(int(value))
+            if starts[1] is None:
+                return buf, first, (dtype, index, per), item(0)
+            # `m[k]`: k array elements of (starts[1] - starts[0]) buffer elements past m[0]
+            k = self.coerce(self.expr(index_c, scope), first.dtype)
+            step = fold(BinOp("*", k, Const(starts[1] - starts[0], first.dtype), first.dtype))
+            return buf, self.add_index(first, step), (dtype, index, per), item(0)
+        return None
+
+    def record_field_load(self, c, scope):
+        """`p[i].field`, `p->pos.x`, `M.m[k].y` on a buffer of structs: that element, else None."""
+        found = self.record_access(c, scope)
+        if found is None or found[3] not in found[2][1]:
+            return None
+        buf, first, (dtype, index, _), path = found
+        return Load(buf, self.add_index(first, Const(index[path], first.dtype)), dtype)
+
+    def record_slots(self, c, scope):
+        """(buffer, [element index of each scalar]) of a struct, or of a struct or vector field,
+        in a buffer of structs, else None."""
+        found = self.record_access(c, scope)
         if found is None:
             return None
-        buf, first, (dtype, index, _) = found
-        return [Load(buf, self.add_index(first, Const(index[f], first.dtype)), dtype) for f, _ in fields]
+        buf, first, (dtype, index, _), path = found
+        slots = [i for k, i in index.items() if not path or k.startswith(path + ".")]
+        return buf, [self.add_index(first, Const(i, first.dtype)) for i in slots], dtype
+
+    def record_loads(self, c, fields, scope):
+        """`p[i]` (or `p[i].sub`) of a buffer of structs as the values of `fields`, else None."""
+        found = self.record_slots(c, scope)
+        if found is None:
+            return None
+        buf, slots, dtype = found
+        return [Load(buf, i, dtype) for i in slots]
 
     def record_reduce(self, args, fields, scope, loc) -> list:
         """`cg::reduce(warp, partial, combine)` over a struct: the emulator's (and CUDA's) xor
@@ -198,19 +410,18 @@ class RecordsMixin:
 
     def record_assign(self, lhs, rhs, fields, scope, loc) -> list:
         target = self.skip_implicit(lhs)
-        element = self.record_element(target, scope)
+        element = self.record_slots(target, scope)
         if element is not None:  # `out[i] = s`: a store per field
-            buf, first, (dtype, index, _) = element
+            buf, slots, dtype = element
             values = self.record_value(rhs, fields, scope) or []
-            return [Store(buf, self.add_index(first, Const(index[f], first.dtype)), self.coerce(v, dtype), loc)
-                    for (f, _), v in zip(fields, values)]
-        if target.kind != self.K.DECL_REF_EXPR or target.referenced is None or \
-                target.referenced.hash not in scope.structs:
+            return [Store(buf, i, self.coerce(v, dtype), loc) for i, v in zip(slots, values)]
+        part = self.record_part(target, scope)
+        if part is None:
             raise TileportError("TP120", "a struct can be assigned only to a local struct variable", loc)
         values = self.record_value(rhs, fields, scope)
         if values is None:
             return []
-        members = scope.structs[target.referenced.hash]
+        members = {k: v for k, v in part[0].items() if k.startswith(part[1])}
         own = set(members.values())
         if not any(isinstance(n, Var) and n in own for e in values for n in walk_expr(e)):
             return [Assign(v, self.coerce(e, v.dtype), loc) for v, e in zip(members.values(), values)]
@@ -220,13 +431,9 @@ class RecordsMixin:
         return out + [Assign(v, t, loc) for v, t in zip(members.values(), temps)]
 
     def record_member(self, c, scope):
-        """`r.field` on a struct local or parameter: its Var, else None."""
-        base = self.skip_implicit(self.first_child(c))
-        if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None:
-            members = scope.structs.get(base.referenced.hash)
-            if members is not None:
-                return members.get(c.spelling)
-        return None
+        """`r.field`, `ray.o.x` on a struct local or parameter: its Var, else None."""
+        part = self.record_part(self.first_child(c), scope)
+        return part[0].get(part[1] + c.spelling) if part is not None else None
 
     def record_argument(self, param, arg, fields, name, written, scope, loc) -> dict:
         """A struct passed by value to an inlined function: its fields, as locals if the body

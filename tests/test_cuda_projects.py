@@ -359,3 +359,25 @@ def test_a_vector_read_at_a_pitched_row_plus_an_offset_is_one_vector_of_the_buff
     assert not module.failures
     field = next(k for k in module.kernels if k.name == "sample_field")
     assert field.param("v").dtype == "float32" and field.param("out").written
+
+
+def test_shuffles_within_segments_are_whole_warp_shuffles_run_by_every_lane(tmp_path):
+    from porter.diagnostics import TileportError
+    from porter.ir.nodes import Call, Select
+    from porter.ir.walk import walk_expr
+
+    module = convert_cuda(str(THREAD / "segmented_shuffles.cu"))
+    assert not module.failures and len(module.kernels) == 3
+    scan = next(k for k in module.kernels if k.name == "segment_scan")
+    shuffled = [s for s in walk_stmts(scan.body) if isinstance(s, Decl) and isinstance(s.init, Call)
+                and s.init.func == "shfl_up"]
+    assert len(shuffled) == 1  # bound to a local: every lane runs it, the select only chooses
+    selects = [e for s in walk_stmts(scan.body) if isinstance(s, Decl) and s.init is not None
+               for e in walk_expr(s.init) if isinstance(e, Select)]
+    assert any(e.a == shuffled[0].var for e in selects)
+    src = tmp_path / "w.cu"
+    src.write_text("__global__ void k(float *x, int w) {\n"
+                   "    x[threadIdx.x] = __shfl_down_sync(0xffffffffu, x[threadIdx.x], 1, w);\n}\n")
+    with pytest.raises(TileportError) as refused:
+        convert_cuda(str(src))
+    assert refused.value.diagnostic.code == "TP154" and "run time" in refused.value.diagnostic.message

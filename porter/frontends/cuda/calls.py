@@ -111,7 +111,8 @@ class CallsMixin:
         if target is not None:
             values = [self.expr(a, scope) for a in args]
             dtype = dtype_of(c.type, loc) if name not in ("sync",) else "int32"
-            return groups.method(target, name, values, dtype, loc)
+            return groups.method(target, name, values, dtype, loc,
+                                 bind=lambda e: self.materialize(e, "shuffled", scope, loc))
         if name == "reduce" and args and self.group_arg(args[0], scope) is not None:
             value = self.expr(args[1], scope)
             functor = args[2].type.get_canonical().spelling if len(args) > 2 else ""
@@ -124,11 +125,12 @@ class CallsMixin:
         if name in _SHUFFLES:
             values = [self.expr(a, scope) for a in args[1:]]
             dtype = dtype_of(c.type, loc)
-            width = values[2] if len(values) > 2 and ct.evaluate(args[3]) != 32 else None
-            if width is not None:
-                raise TileportError("TP154", f"'{name}' with a width other than 32 is not supported yet", loc)
-            lane = self.coerce(values[1], "int32")
-            return Call(_SHUFFLES[name], (self.coerce(values[0], dtype), lane), dtype)
+            width = ct.evaluate(args[3]) if len(args) > 3 else 32
+            if not isinstance(width, int):
+                raise TileportError("TP154", f"'{name}' with a width known only at run time is not "
+                                    "supported yet", loc)
+            return groups.shuffle(_SHUFFLES[name], self.coerce(values[0], dtype), self.coerce(values[1], "int32"),
+                                  width, dtype, loc, bind=lambda e: self.materialize(e, "shuffled", scope, loc))
         if name in _VOTES:
             pred = self.as_bool(self.expr(args[1], scope))
             return Call(_VOTES[name], (pred,), dtype_of(c.type, loc))

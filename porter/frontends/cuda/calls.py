@@ -126,9 +126,8 @@ class CallsMixin:
             values = [self.expr(a, scope) for a in args[1:]]
             dtype = dtype_of(c.type, loc)
             width = ct.evaluate(args[3]) if len(args) > 3 else 32
-            if not isinstance(width, int):
-                raise TileportError("TP154", f"'{name}' with a width known only at run time is not "
-                                    "supported yet", loc)
+            if not isinstance(width, int):  # a power of two the caller passes
+                width = self.coerce(values[2], "int32")
             return groups.shuffle(_SHUFFLES[name], self.coerce(values[0], dtype), self.coerce(values[1], "int32"),
                                   width, dtype, loc, bind=lambda e: self.materialize(e, "shuffled", scope, loc))
         if name in _VOTES:

@@ -92,19 +92,20 @@ def shuffle(kind: str, value, operand, width: int, dtype: str, loc, bind=None):
     lanes run reads lanes that did not)."""
     if width == 32:
         return Call(kind, (value, operand), dtype)
-    if width not in (1, 2, 4, 8, 16):
+    if isinstance(width, int) and width not in (1, 2, 4, 8, 16):
         raise TileportError("TP154", f"a shuffle over {width} lanes is not supported (CUDA takes "
                             "a power of two up to 32)", loc)
+    width = Const(width, "int32") if isinstance(width, int) else width  # or a run-time value
     lane = BinOp("%", linear_rank(), Const(32, "int32"), "int32")
-    seg = BinOp("%", lane, Const(width, "int32"), "int32")
+    seg = BinOp("%", lane, width, "int32")
     start = BinOp("-", lane, seg, "int32")
     if kind == "shfl":
-        source = BinOp("+", start, BinOp("%", operand, Const(width, "int32"), "int32"), "int32")
+        source = BinOp("+", start, BinOp("%", operand, width, "int32"), "int32")
         return Call("shfl", (value, source), dtype)
     moved = Call(kind, (value, operand), dtype)
     moved = bind(moved) if bind is not None else moved
     inside = {"shfl_up": BinOp(">=", seg, operand, "bool"),
-              "shfl_down": BinOp("<", BinOp("+", seg, operand, "int32"), Const(width, "int32"), "bool"),
+              "shfl_down": BinOp("<", BinOp("+", seg, operand, "int32"), width, "bool"),
               "shfl_xor": BinOp("<", BinOp("^", lane, operand, "int32"),
-                                BinOp("+", start, Const(width, "int32"), "int32"), "bool")}[kind]
+                                BinOp("+", start, width, "int32"), "bool")}[kind]
     return Select(inside, moved, value, dtype)

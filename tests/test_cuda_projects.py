@@ -361,19 +361,20 @@ def test_a_vector_read_at_a_pitched_row_plus_an_offset_is_one_vector_of_the_buff
     assert field.param("v").dtype == "float32" and field.param("out").written
 
 
-def test_shuffles_within_segments_are_whole_warp_shuffles_run_by_every_lane(tmp_path):
-    from porter.ir.nodes import Call, Select
+def test_shuffles_within_segments_keep_their_width(tmp_path):
+    from porter.ir.nodes import Call
     from porter.ir.walk import walk_expr
 
     module = convert_cuda(str(THREAD / "segmented_shuffles.cu"))
     assert not module.failures and len(module.kernels) == 3
-    scan = next(k for k in module.kernels if k.name == "segment_scan")
-    shuffled = [s for s in walk_stmts(scan.body) if isinstance(s, Decl) and isinstance(s.init, Call)
-                and s.init.func == "shfl_up"]
-    assert len(shuffled) == 1  # bound to a local: every lane runs it, the select only chooses
-    selects = [e for s in walk_stmts(scan.body) if isinstance(s, Decl) and s.init is not None
-               for e in walk_expr(s.init) if isinstance(e, Select)]
-    assert any(e.a == shuffled[0].var for e in selects)
+
+    def shuffles(kernel):
+        return [e for s in walk_stmts(kernel.body) for field in ("init", "value", "cond") if getattr(s, field, None)
+                is not None for e in walk_expr(getattr(s, field)) if isinstance(e, Call) and e.func.startswith("shfl")]
+    kernels = {k.name: k for k in module.kernels}
+    widths = {(c.func, format_expr(c.args[2])) for k in kernels.values() for c in shuffles(k)}
+    # __shfl_up_sync(.., 8), __shfl_xor_sync(.., 4), __shfl_sync(.., 16), a thread_block_tile<8>
+    assert widths == {("shfl_up", "8"), ("shfl_xor", "4"), ("shfl", "16"), ("shfl_down", "8")}
     src = tmp_path / "w.cu"
     src.write_text("__global__ void k(float *x, int w) {\n"  # a width the caller passes: converts
                    "    x[threadIdx.x] = __shfl_down_sync(0xffffffffu, x[threadIdx.x], 1, w);\n}\n"

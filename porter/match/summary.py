@@ -644,7 +644,7 @@ class Summarizer:
         def step(n):
             if isinstance(n, Var) and n.name in local and local[n.name] is not None:
                 return local[n.name]
-            if isinstance(n, Call) and n.func == "shfl_xor" and isinstance(n.args[0], Var) and \
+            if isinstance(n, Call) and n.func == "shfl_xor" and len(n.args) == 2 and isinstance(n.args[0], Var) and \
                     n.args[0].name.endswith("@h"):
                 return Var(n.args[0].name.replace("@h", "@o"), n.dtype)
             return None
@@ -707,7 +707,8 @@ class Summarizer:
         if op not in ("+", "max", "min"):
             return False
         a, b = (value.a, value.b) if isinstance(value, BinOp) else value.args
-        shuffles = [x for x in (a, b) if isinstance(x, Call) and x.func in ("shfl_xor", "shfl_down")]
+        shuffles = [x for x in (a, b) if isinstance(x, Call) and x.func in ("shfl_xor", "shfl_down")
+                    and len(x.args) == 2]  # a third argument: segments of a warp, not the warp
         if len(shuffles) != 1 or v not in (a, b) or _plain(shuffles[0].args[0]) != _plain(v):
             return False
         if env.get(v.name) is None:

@@ -111,8 +111,7 @@ class CallsMixin:
         if target is not None:
             values = [self.expr(a, scope) for a in args]
             dtype = dtype_of(c.type, loc) if name not in ("sync",) else "int32"
-            return groups.method(target, name, values, dtype, loc,
-                                 bind=lambda e: self.materialize(e, "shuffled", scope, loc))
+            return groups.method(target, name, values, dtype, loc)
         if name == "reduce" and args and self.group_arg(args[0], scope) is not None:
             value = self.expr(args[1], scope)
             functor = args[2].type.get_canonical().spelling if len(args) > 2 else ""
@@ -129,7 +128,7 @@ class CallsMixin:
             if not isinstance(width, int):  # a power of two the caller passes
                 width = self.coerce(values[2], "int32")
             return groups.shuffle(_SHUFFLES[name], self.coerce(values[0], dtype), self.coerce(values[1], "int32"),
-                                  width, dtype, loc, bind=lambda e: self.materialize(e, "shuffled", scope, loc))
+                                  width, dtype, loc)
         if name in _VOTES:
             pred = self.as_bool(self.expr(args[1], scope))
             return Call(_VOTES[name], (pred,), dtype_of(c.type, loc))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from porter.diagnostics import TileportError
-from porter.ir.nodes import Assign, BinOp, Builtin, Call, Const, Decl, Select, Sync, Var
+from porter.ir.nodes import Assign, BinOp, Builtin, Call, Const, Decl, Sync, Var
 
 _TILE = re.compile(r"thread_block_tile<\s*(\d+)")
 
@@ -40,8 +40,8 @@ def block_size():
     return BinOp("*", BinOp("*", bx, by, "int32"), bz, "int32")
 
 
-def method(group, name: str, args: list, dtype: str, loc, bind=None):
-    """The IR for `group.name(args)` used as a value (bind: see shuffle)."""
+def method(group, name: str, args: list, dtype: str, loc):
+    """The IR for `group.name(args)` used as a value."""
     if name == "thread_rank":
         rank = linear_rank()
         return rank if group[0] == "block" else BinOp("%", rank, Const(group[1], "int32"), "int32")
@@ -52,7 +52,7 @@ def method(group, name: str, args: list, dtype: str, loc, bind=None):
     if group[0] == "tile" and name == "meta_group_size":
         return BinOp("/", block_size(), Const(group[1], "int32"), "int32")
     if group[0] == "tile" and name in ("shfl", "shfl_down", "shfl_up", "shfl_xor"):
-        return shuffle(name, args[0], args[1], group[1], dtype, loc, bind)
+        return shuffle(name, args[0], args[1], group[1], dtype, loc)
     if group[0] == "tile" and name in ("any", "all", "ballot"):
         return Call(name, (args[0],), dtype)
     raise TileportError("TP155", f"cooperative-groups method '{name}' is not supported yet", loc)
@@ -83,29 +83,14 @@ def reduce(group, value, functor: str, dtype: str, fresh: str, loc) -> tuple:
     return stmts, acc
 
 
-def shuffle(kind: str, value, operand, width: int, dtype: str, loc, bind=None):
-    """A warp shuffle within segments of `width` lanes (`__shfl_*_sync(.., width)`, a tile of
-    `width` threads) as a whole-warp shuffle: a source lane past the segment gives the lane its
-    own value, as CUDA defines it (for xor, only a later segment does); an indexed shuffle reads
-    lane `src % width` of its own segment. bind(expr) -> a local holding it: the whole-warp
-    shuffle runs in every lane before the choice (a select may branch, and a shuffle only some
-    lanes run reads lanes that did not)."""
-    if width == 32:
+def shuffle(kind: str, value, operand, width, dtype: str, loc):
+    """A warp shuffle over segments of `width` lanes (`__shfl_*_sync(.., width)`, a tile of
+    `width` threads): TileLang's shuffles take the width as CUDA's do (a third argument; a
+    constant, or a value the caller passes). A whole-warp shuffle has two arguments, which is
+    what the matchers' warp reductions look for."""
+    if isinstance(width, int) and width == 32:
         return Call(kind, (value, operand), dtype)
     if isinstance(width, int) and width not in (1, 2, 4, 8, 16):
         raise TileportError("TP154", f"a shuffle over {width} lanes is not supported (CUDA takes "
                             "a power of two up to 32)", loc)
-    width = Const(width, "int32") if isinstance(width, int) else width  # or a run-time value
-    lane = BinOp("%", linear_rank(), Const(32, "int32"), "int32")
-    seg = BinOp("%", lane, width, "int32")
-    start = BinOp("-", lane, seg, "int32")
-    if kind == "shfl":
-        source = BinOp("+", start, BinOp("%", operand, width, "int32"), "int32")
-        return Call("shfl", (value, source), dtype)
-    moved = Call(kind, (value, operand), dtype)
-    moved = bind(moved) if bind is not None else moved
-    inside = {"shfl_up": BinOp(">=", seg, operand, "bool"),
-              "shfl_down": BinOp("<", BinOp("+", seg, operand, "int32"), width, "bool"),
-              "shfl_xor": BinOp("<", BinOp("^", lane, operand, "int32"),
-                                BinOp("+", start, width, "int32"), "bool")}[kind]
-    return Select(inside, moved, value, dtype)
+    return Call(kind, (value, operand, Const(width, "int32") if isinstance(width, int) else width), dtype)

@@ -45,7 +45,7 @@ def test_pointer_and_array_fields_of_a_struct_parameter_are_buffers_of_the_port(
     # the original's arguments: the array's elements inside the struct's bytes, after them `width`
     weights = np.arange(8, dtype=np.float32)
     args = [np.zeros(4, np.float32), np.zeros(4, np.float32), 4, weights, 3]
-    c_args, c_types, where = _c_arguments(fir, args)
+    c_args, _, where = _c_arguments(fir, args)
     struct = c_args[where[fir.params.index(fir.param("t_weight"))]]
     assert struct[:32].view(np.float32).tolist() == weights.tolist() and struct[32:36].view(np.int32)[0] == 3
     # pointer fields travel beside the struct's bytes, at their offsets

@@ -17,6 +17,7 @@ from porter.frontends.cuda.types import (
     FUNCTIONPROTO, POINTER, kind_id, dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
 )
 from porter.frontends.cuda import groups
+from porter.frontends.cuda.unported import first_unported
 from porter.frontends.cuda.calls import (
     _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, ReturnedPointer, _no_tilelang_equivalent,
 )
@@ -75,12 +76,21 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             raise TileportError("TP100", "no __global__ kernel found in this file", Loc(self.path, 1, 1))
         launches = LaunchReader(self, inventory.host_functions()).read()
         out, failures = [], []
+        user_names = inventory.function_names()
         for d in kernels:
             k = d.cursor
             inst = self.instances.get(k.semantic_parent.spelling if k.semantic_parent else "")
             name = inst.name + inst.template_args if inst else k.spelling
             errors = inventory.errors_reaching(d)
             try:
+                # an instance's copy of a template may not parse (its arguments, a launch of
+                # itself): the template as written is scanned too
+                written = [t for t in inventory.kernels() if inst is not None and t.name == inst.name
+                           and t.cursor.kind == self.K.FUNCTION_TEMPLATE]
+                unported = first_unported([r.cursor for r in inventory.reaching(d, *written)
+                                           if r.kind in ("kernel", "device", "member")], self.K, user_names)
+                if unported is not None:
+                    raise unported  # before parse errors: they are often the construct's own
                 if errors:
                     raise errors[0]
                 key = (inst.name, inst.template_args) if inst else k.spelling

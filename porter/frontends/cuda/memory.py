@@ -50,7 +50,10 @@ class MemoryMixin:
         K = self.K
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vectors:
             return list(scope.vectors[c.referenced.hash])
-        if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
+        if c.kind == K.CALL_EXPR and c.spelling.startswith("make_") and not \
+                (c.referenced is not None and self.is_device_function(c.referenced)):
+            # CUDA's own make_float4(x, y, z, w); a user's overload (helper_math.h's
+            # make_float4(s), make_float4(float3, w)) is inlined below like any device function
             return [self.expr(a, scope) for a in c.get_arguments()]
         if (c.kind == K.CALL_EXPR and c.spelling == "operator=") or \
                 (c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "="):

@@ -4,14 +4,14 @@ TileLang equivalent and get a diagnostic."""
 
 from __future__ import annotations
 
-from porter.builtins import CUDA_BUILTINS, LOG2E
+from porter.builtins import CUDA_BUILTINS, CUDA_OUT_PARAMETER, LOG2E
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.types import dtype_of, is_pointer, is_reference, vector_info
 from porter.frontends.cuda import groups, intrinsics
 from porter.ir.returns import eliminate_returns
-from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, Return, UnaryOp, Var
+from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, Return, Store, UnaryOp, Var
 
 
 _UNSUPPORTED_CALLS = {
@@ -144,6 +144,8 @@ class CallsMixin:
             value = ct.evaluate(c)
             if value is not None:
                 return self.literal(value, c)
+        if name in CUDA_OUT_PARAMETER and callee is not None and not self.is_device_function(callee):
+            return self.out_parameter_call(c, scope, loc)
         entry = CUDA_BUILTINS.get(name)
         if entry is None and _no_tilelang_equivalent(name, c) is not None:
             raise TileportError("TP156", _no_tilelang_equivalent(name, c), loc)
@@ -171,6 +173,22 @@ class CallsMixin:
             values = [self.coerce(v, t) for v, t in zip(values, params)]
             return intrinsics.build(canonical, values, dtype, lambda v, n: self.materialize(v, n, scope, loc))
         return self.scalar_builtin(name, kind, canonical, values, dtype, loc)
+
+    def out_parameter_call(self, c, scope, loc):
+        """`frexp(x, &e)`: the result, with the value it writes through its pointer argument
+        assigned (a local, a buffer element: `&e`, `&a[i]`, or a pointer parameter)."""
+        args = list(c.get_arguments())
+        dtype = dtype_of(c.type, loc)
+        target = self.skip_parens(self.skip_implicit(args[CUDA_OUT_PARAMETER[c.spelling]]))
+        x = self.coerce(self.expr(args[0], scope), dtype)
+        mantissa, exponent = intrinsics.frexp(x, dtype, lambda v, n: self.materialize(v, n, scope, loc))
+        if target.kind == self.K.UNARY_OPERATOR and ct.unary_operator(target) == "&":
+            self.prelude.append(self.assign(self.first_child(target), exponent, scope, loc))
+        else:
+            buf, off = self.pointer(target, scope)
+            index = off if off is not None else Const(0, "int32")
+            self.prelude.append(Store(buf, index, self.coerce(exponent, self.buffer_dtype(buf)), loc))
+        return mantissa
 
     def scalar_builtin(self, name, kind, canonical, values, dtype, loc):
         """A builtin row of porter/builtins.py applied to IR values, as `dtype`."""

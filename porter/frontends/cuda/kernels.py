@@ -18,6 +18,7 @@ from porter.frontends.cuda.types import (
 )
 from porter.frontends.cuda import groups
 from porter.frontends.cuda.unported import first_unported
+from porter.builtins import CUDA_OUT_PARAMETER
 from porter.frontends.cuda.calls import (
     _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, ReturnedPointer, _no_tilelang_equivalent,
 )
@@ -747,6 +748,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                     op, value = "add", fold(UnaryOp("-", value, value.dtype))
                 return [Atomic(op, buf, index, value, loc)]
             callee = c.referenced
+            if name in CUDA_OUT_PARAMETER and callee is not None and not self.is_device_function(callee):
+                self.out_parameter_call(c, scope, loc)  # `frexp(x, &e);` for e alone
+                return []
             if callee is not None and self.is_device_function(callee) and \
                     is_void(callee.result_type):
                 return self.inline(callee, list(c.get_arguments()), scope, loc, want_value=False)[0]

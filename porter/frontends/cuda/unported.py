@@ -117,7 +117,8 @@ def _ast_findings(cursor, K, user_names) -> list:
             user = callee is not None and name in user_names
             if any(ch.kind == K.CALL_EXPR and ch.spelling == "__cudaPushCallConfiguration"
                    for ch in c.get_children()):
-                out.append((ct.loc_of(c), _LAUNCH.format(name=f", '{name}<<<...>>>'"), 0))
+                launched = name or next((t.spelling for t in c.get_tokens()), "")  # a template's: unresolved
+                out.append((ct.loc_of(c), _LAUNCH.format(name=f", '{launched}<<<...>>>'"), 0))
             elif name in _HEAP_CALLS and not user:
                 out.append((ct.loc_of(c), _heap_call(name), 1))
             elif name and not user and _no_tilelang_equivalent(name, c) is not None:
@@ -137,9 +138,11 @@ def _pointee_chain(ctype):
     for _ in range(8):
         canonical = ctype.get_canonical()
         if kind_id(ctype) in (101, 103, 104):  # pointer, lvalue and rvalue reference
-            ctype = canonical.get_pointee()
+            written = ctype.get_pointee()  # as spelled (`curandState`), when not behind a typedef
+            ctype = written if written.kind.name != "INVALID" else canonical.get_pointee()
         elif kind_id(ctype) in (112, 114):  # constant and incomplete arrays
-            ctype = canonical.element_type
+            written = ctype.element_type
+            ctype = written if written.kind.name != "INVALID" else canonical.element_type
         else:
             return ctype
     return ctype

@@ -69,7 +69,8 @@ def no_tilelang_equivalent_type(ctype) -> str | None:
         spelled = spelled.replace(word, "")
     for start, why in _NO_EQUIVALENT_TYPES.items():
         if spelled.startswith(start):
-            return why.format(type=ctype.spelling)
+            written = ctype.spelling.replace("const ", "")
+            return why.format(type=written if written == spelled else f"{written}' = '{spelled}")
     return None
 
 

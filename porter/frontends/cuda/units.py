@@ -51,6 +51,13 @@ def is_user_cursor(c) -> bool:
 _SHIM_PREFIX = str(ct.SHIM_DIR)
 
 
+def cursor_tokens(c) -> list:
+    """The tokens of a definition. libclang gives none for some whole functions (a kernel whose
+    body names a shim macro, a template's instantiated copy under `#line`) while their parts
+    have theirs: then the parts' tokens, in order."""
+    return list(c.get_tokens()) or [t for ch in c.get_children() for t in ch.get_tokens()]
+
+
 def user_top_level(tu) -> list:
     """The translation unit's top-level cursors from the user's files, found once per TU and
     shared by every reader (templates, launches, the inventory): the walk over the standard
@@ -181,7 +188,7 @@ class Inventory:
                 if callee is not None and callee is not d:
                     todo.append(callee)
             if d.errors or d.cursor.kind == self.K.FUNCTION_TEMPLATE:
-                names = {t.spelling for t in d.cursor.get_tokens() if t.kind.name == "IDENTIFIER"}
+                names = {t.spelling for t in cursor_tokens(d.cursor) if t.kind.name == "IDENTIFIER"}
                 todo += [e for e in self.definitions if e.kind in ("device", "kernel", "member")
                          and e.name in names and e is not d]
         return out

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.units import cursor_tokens
 from porter.frontends.cuda.types import FUNCTIONPROTO, kind_id, no_tilelang_equivalent_type
 
-_HEAP = ("the device heap, which TileLang does not have: allocate the memory on the host and pass "
-         "it to the kernel as a buffer")
+_HEAP = ("{what} in device code (the device heap) has no TileLang equivalent: TileLang has no device "
+         "heap; allocate the memory on the host and pass it to the kernel as a buffer")
 _LAUNCH = ("launching a kernel from device code (dynamic parallelism{name}) has no TileLang "
            "equivalent: launch it from the host")
 _INDIRECT = ("a call through a function pointer ({what}) has no TileLang equivalent: TileLang calls "
@@ -41,15 +42,15 @@ _VIRTUAL = ("the virtual call '{name}' dispatches through the object's vtable (a
 #: tokens whose mere presence in device code is a construct with no TileLang equivalent
 _TOKENS = {
     "<<<": lambda prev: _LAUNCH.format(name=f", '{prev}<<<...>>>'" if prev else ""),
-    "new": lambda prev: f"'new' in device code allocates on {_HEAP}",
-    "delete": lambda prev: f"'delete' in device code frees {_HEAP.replace('the device heap', 'device heap memory')}",
+    "new": lambda prev: _HEAP.format(what="'new'"),
+    "delete": lambda prev: _HEAP.format(what="'delete'"),
 }
 #: C library heap functions, when called (the token after them is '(')
 _HEAP_CALLS = ("malloc", "free", "calloc", "realloc", "aligned_alloc")
 
 
 def _heap_call(name: str) -> str:
-    return f"'{name}' in device code uses {_HEAP}"
+    return _HEAP.format(what=f"'{name}'")
 
 
 def first_unported(definitions, K, user_names=frozenset()) -> TileportError | None:
@@ -67,7 +68,7 @@ def first_unported(definitions, K, user_names=frozenset()) -> TileportError | No
 
 def _token_findings(cursor, user_names) -> list:
     out = []
-    tokens = [t for t in cursor.get_tokens() if t.kind.name != "COMMENT"]
+    tokens = [t for t in cursor_tokens(cursor) if t.kind.name != "COMMENT"]
     for k, t in enumerate(tokens):
         text = t.spelling
         prev = tokens[k - 1].spelling if k else ""
@@ -106,7 +107,7 @@ def _ast_findings(cursor, K, user_names) -> list:
         kind = c.kind
         if kind in (K.CXX_NEW_EXPR, K.CXX_DELETE_EXPR):
             what = "'new'" if kind == K.CXX_NEW_EXPR else "'delete'"
-            out.append((ct.loc_of(c), f"{what} in device code uses {_HEAP}", 1))
+            out.append((ct.loc_of(c), _HEAP.format(what=what), 1))
         elif kind in (K.PARM_DECL, K.VAR_DECL, K.FIELD_DECL):
             why = declared_type_problem(c.type)
             if why is not None:

@@ -374,3 +374,21 @@ def test_helper_math_make_float4_overloads_inline(tmp_path):
     module = convert_cuda(str(f))
     text = emit_module(module, str(f))
     assert "v_y" in text and "v_w" in text
+
+
+def test_tiled_partition_with_a_size_argument_is_a_tile(tmp_path):
+    """`thread_group t = tiled_partition(block, 16)` (once a parse error) is a tile of 16, also
+    inside a function taking a thread_group; binary_partition has no TileLang equivalent."""
+    f = tmp_path / "k.cu"
+    f.write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                 "__device__ int rank_of(cg::thread_group g) { return g.thread_rank(); }\n"
+                 "__global__ void k(int* o) {\n  cg::thread_block b = cg::this_thread_block();\n"
+                 "  cg::thread_group t = cg::tiled_partition(b, 16);\n"
+                 "  o[blockIdx.x * blockDim.x + threadIdx.x] = rank_of(t) + 100 * rank_of(b);\n}\n"
+                 "__global__ void bin(int* o) {\n  cg::thread_block_tile<32> w = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                 "  auto half = cg::binary_partition(w, o[threadIdx.x] > 0);\n  o[threadIdx.x] = half.thread_rank();\n}\n")
+    module = convert_cuda(str(f))
+    text = format_module(module)
+    assert "% 16" in text and "100 * threadIdx.x" in text.replace("(", "").replace(")", ""), text
+    (failure,) = module.failures
+    assert failure.diagnostic.code == "TP156" and "binary_partition" in failure.diagnostic.message

@@ -384,9 +384,14 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if "wmma::" in d.type.get_canonical().spelling:
             raise TileportError("TP156", "wmma fragments have no thread-level TileLang equivalent; "
                                 "tensor-core GEMMs port through T.gemm (tile level)", loc)
+        if "cooperative_groups::block_tile_memory" in d.type.get_canonical().spelling:
+            return []  # the library's scratch for tiles over 32 threads: the port needs none
         group = groups.group_of_type(d.type)
         if group is not None:
-            scope.groups[d.hash] = group  # a cooperative group: a name for threads, no code
+            sized = self.sized_partition(init_cursor, loc)
+            # a cooperative group: a name for threads, no code (`thread_group t =
+            # tiled_partition(b, 16)` is a tile of 16, whatever its declared type says)
+            scope.groups[d.hash] = sized or group
             return []
         if is_lambda(d.type):
             return self.lambda_declaration(d, init_cursor, scope, loc)

@@ -109,7 +109,12 @@ CUDA_BUILTINS = {
     **{n: ("intrinsic", "clz") for n in ("__clz", "__clzll")},
     **{n: ("intrinsic", "ffs") for n in ("__ffs", "__ffsll")},
     **{n: ("intrinsic", "brev") for n in ("__brev", "__brevll")},
+    **{n: ("intrinsic", "ldexp") for n in ("ldexpf", "ldexp")},
 }
+
+#: C functions that also write through a pointer argument: name -> the out-parameter's position
+#: (calls.py's `out_parameter_call`; intrinsics.py computes both results)
+CUDA_OUT_PARAMETER = {"frexpf": 1, "frexp": 1}
 
 # what each "intrinsic" row becomes, for SUPPORTED.md
 INTRINSIC_FORMS = {
@@ -119,6 +124,7 @@ INTRINSIC_FORMS = {
     "clz": "`T.clz`",
     "ffs": "`T.if_then_else(u == 0, 0, T.popcount(u ^ (u - 1)))` (u: the operand as unsigned)",
     "brev": "shifts and masks (the halves of ever smaller bit blocks swapped)",
+    "ldexp": "`x * T.exp2(e // 2) * T.exp2(e - e // 2)` (two exact power-of-two steps)",
 }
 
 # Triton `tl.` / `tl.math.` name -> (kind, canonical)

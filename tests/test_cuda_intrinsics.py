@@ -250,3 +250,145 @@ def test_files_with_textures_surfaces_and_curand_build_for_their_other_kernels(t
     result = tileport("verify", rel, port, "--format", "json", "--no-compile-check")
     report = assert_equivalent(result)
     assert sorted(k["kernel"] for k in report["kernels"]) == ["scale", "scale_spectrum"]
+
+
+# ----------------------------------------------------------------------------- found before converting
+
+_CHILD = "__global__ void child(float* x) { x[threadIdx.x] += 1.0f; }\n"
+
+
+@pytest.mark.parametrize("body, line, named", [
+    # dynamic parallelism: a launch in a kernel, in a device function, of a template, with a stream
+    (_CHILD + "__global__ void k(float* x) {\n  child<<<1, 32>>>(x);\n}", 3, "'child<<<...>>>'"),
+    (_CHILD + "__device__ void spawn(float* x, int n) {\n  if (n > 0) child<<<n, 2, 0>>>(x);\n}\n"
+     "__global__ void k(float* x) { spawn(x, 4); }", 3, "dynamic parallelism"),
+    ("template <int N> __global__ void t(float* x) { x[0] = N; }\n"
+     "__global__ void k(float* x) {\n  cudaStream_t s;\n  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);\n"
+     "  t<4><<<1, 1, 0, s>>>(x);\n}\nvoid host(float* x) { t<2><<<1, 1>>>(x); }", 5, "'t<<<...>>>'"),
+    ("__global__ void k(float* x, int depth) {\n  if (depth < 3) k<<<2, 2>>>(x, depth + 1);\n  x[0] = 1.0f;\n}",
+     2, "'k<<<...>>>'"),
+    # the device heap
+    ("__global__ void k(float* o) {\n  int* p = new int[4];\n  p[0] = 1; o[0] = p[0];\n}", 2, "'new'"),
+    ("__global__ void k(int** o) {\n  delete[] *o;\n}", 2, "'delete'"),
+    ("__global__ void k(float* o) {\n  float* q = (float*)malloc(16);\n  q[0] = 1.0f; o[0] = q[0]; free(q);\n}",
+     2, "'malloc'"),
+    ("__global__ void k(float* o) {\n  float* q = new (o) float(2.0f);\n  q[0] += 1.0f;\n}", 2, "'new'"),
+    ("struct Shape { __device__ virtual float area() const = 0; };\n"
+     "__global__ void k(Shape** s, float* o) {\n  o[threadIdx.x] = (*s)->area();\n}", 3, "virtual call 'area'"),
+    # calls through function pointers
+    ("typedef float (*op_t)(float);\n__global__ void k(float* x, op_t op) {\n  x[0] = op(x[0]);\n}", 2,
+     "function pointer"),
+    ("__device__ float sq(float v) { return v * v; }\n__device__ float (*table[])(float) = {sq};\n"
+     "__global__ void k(float* x, int i) {\n  x[0] = (*table[i])(x[0]);\n}", 4, "function pointer"),
+    # cuRAND, however spelled
+    ("#include <curand_kernel.h>\ntypedef curandStatePhilox4_32_10_t rng_t;\n"
+     "__global__ void k(rng_t* s, float* o) {\n  o[0] = 1.0f;\n}", 3, "curandStatePhilox4_32_10"),
+    ("#include <curand_kernel.h>\ntemplate <typename S> __global__ void k(S* s, float* o) {\n"
+     "  o[threadIdx.x] = curand_uniform(&s[threadIdx.x]);\n}\ntemplate __global__ void k<curandState>(curandState*, float*);",
+     2, "'S' = 'curandStateXORWOW'"),
+    ("__global__ void k(unsigned long long seed, float* o) {\n  curandState st;\n  curand_init(seed, 0, 0, &st);\n"
+     "  o[0] = curand_uniform(&st);\n}", 2, "'curandState'"),  # no #include: undeclared names
+    # cooperative groups TileLang cannot express
+    ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+     "__global__ void k(float* x) {\n  cg::grid_group g = cg::this_grid();\n  x[0] = 1.0f;\n  g.sync();\n}", 4,
+     "grid-wide"),
+    ("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+     "__global__ void k(float* x) {\n  if (x[threadIdx.x] > 0) {\n    cg::coalesced_group a = cg::coalesced_threads();\n"
+     "    x[threadIdx.x] = a.thread_rank();\n  }\n}", 5, "coalesced"),
+])
+def test_construct_without_tilelang_equivalent_is_named_before_anything_else(tmp_path, body, line, named):
+    """The construct is the diagnostic, at its line: not a parse error (device launches of a
+    template, undeclared cuRAND names), an unsupported parameter type (Shape **, op_t) or a
+    refusal of something that only serves it (cudaStreamCreateWithFlags for the launch)."""
+    failures = _failures(tmp_path, body)
+    d = failures["k"] if "k" in failures else next(v for n, v in failures.items() if n.startswith("k"))
+    assert d.code == "TP156", d.render()
+    assert named in d.message and "no TileLang equivalent" in d.message, d.render()
+    assert d.loc.line == line, d.render()
+
+
+def test_a_kernel_that_launches_nothing_still_converts(tmp_path):
+    """Names that only look like the constructs are not them: a user's `free`, `newest`, a
+    deleted member and a template's function parameter."""
+    failures = _failures(tmp_path, "struct NoCopy { NoCopy(const NoCopy&) = delete; };\n"
+                                   "__device__ float free(float v) { return v + 1.0f; }\n"
+                                   "__device__ float neg(float v) { return -v; }\n"
+                                   "template <float (*F)(float)> __device__ float apply(float v) { return F(v); }\n"
+                                   "__global__ void k(float* x, int newest) {\n"
+                                   "  x[threadIdx.x] = free(x[threadIdx.x]) + apply<neg>(newest);\n}\n")
+    assert "k" not in failures, failures["k"].render()
+
+
+def test_frexp_is_cs_frexp(monkeypatch):
+    """frexp's IR, evaluated, gives C's mantissa and exponent: normal, subnormal, powers of two
+    and the floats just below them (where log2 rounds up), zero, infinities, NaN."""
+    import math
+    import struct
+
+    from porter.ir import fold
+
+    monkeypatch.setitem(fold._CALLS, "log2", math.log2)  # what T.log2 / T.exp2 compute
+    monkeypatch.setitem(fold._CALLS, "exp2", lambda v: 2.0 ** v)
+    mantissa, exponent = intrinsics.frexp(Var("x", "float32"), "float32", _keep)
+
+    def f32(v):
+        return struct.unpack("f", struct.pack("f", v))[0]
+
+    rng = random.Random(5)
+    values = [0.0, -0.0, 1.0, 0.5, -3.0, 2.0 ** -149, 2.0 ** -126, 2.0 ** 127, 16777215.0, 3.4028234663852886e38]
+    values += [f32(rng.uniform(-1, 1) * 2.0 ** rng.randint(-149, 127)) for _ in range(2000)]
+    values += [f32(2.0 ** k * (1 - 2 ** -24)) for k in range(-120, 120)]
+    for v in values:
+        assert (evaluate(mantissa, {"x": v}), evaluate(exponent, {"x": v})) == math.frexp(v), v
+    for v in (math.inf, -math.inf):
+        assert (evaluate(mantissa, {"x": v}), evaluate(exponent, {"x": v})) == (v, 0)
+    assert math.isnan(evaluate(mantissa, {"x": math.nan}))
+
+
+def test_frexp_writes_its_exponent_through_the_pointer(tmp_path):
+    """`frexp((float)n, &e)` as a statement (its result unused), `frexpf(v, &e)` for its
+    mantissa, `frexp(v, &p[i])` into a buffer, and ldexp: once parse errors and TP118."""
+    f = tmp_path / "k.cu"
+    f.write_text("__device__ int ceilPow2(int n) { int e; frexp((float)n, &e); return 1 << e; }\n"
+                 "__global__ void k(const float* x, float* m, int* e, int* p, float* l, int n) {\n"
+                 "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n"
+                 "  int ex;\n  m[i] = frexpf(x[i], &ex);\n  e[i] = ex + ceilPow2(i + 3);\n"
+                 "  l[i] = ldexpf(frexp(x[i], &p[i]), ex) + ldexp(x[i], -3);\n}\n")
+    k = convert_cuda(str(f)).kernels[0]
+    text = format_module(convert_cuda(str(f)))
+    assert "log2" in text and "exp2" in text
+    assert {s.buffer for s in walk_stmts(k.body) if type(s).__name__ == "Store"} == {"m", "e", "p", "l"}
+
+
+def test_helper_math_make_float4_overloads_inline(tmp_path):
+    """helper_math.h's `make_float4(s)` (one value in every component) is the user's function:
+    it was read as CUDA's four-argument one, declared only `.x` and crashed the emitter
+    (KeyError 'v_y', TP014: cuda-samples recursiveGaussian)."""
+    from porter.emit.tilelang import emit_module
+
+    f = tmp_path / "k.cu"
+    f.write_text("inline __host__ __device__ float4 make_float4(float s) { return make_float4(s, s, s, s); }\n"
+                 "__global__ void k(float4* o, float a, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "  if (i >= n) return;\n  float4 v = make_float4(0.0f);\n  float4 w = make_float4(a);\n"
+                 "  v.y = w.y + w.z;\n  o[i] = v;\n}\n")
+    module = convert_cuda(str(f))
+    text = emit_module(module, str(f))
+    assert "v_y" in text and "v_w" in text
+
+
+def test_tiled_partition_with_a_size_argument_is_a_tile(tmp_path):
+    """`thread_group t = tiled_partition(block, 16)` (once a parse error) is a tile of 16, also
+    inside a function taking a thread_group; binary_partition has no TileLang equivalent."""
+    f = tmp_path / "k.cu"
+    f.write_text("#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+                 "__device__ int rank_of(cg::thread_group g) { return g.thread_rank(); }\n"
+                 "__global__ void k(int* o) {\n  cg::thread_block b = cg::this_thread_block();\n"
+                 "  cg::thread_group t = cg::tiled_partition(b, 16);\n"
+                 "  o[blockIdx.x * blockDim.x + threadIdx.x] = rank_of(t) + 100 * rank_of(b);\n}\n"
+                 "__global__ void bin(int* o) {\n  cg::thread_block_tile<32> w = cg::tiled_partition<32>(cg::this_thread_block());\n"
+                 "  auto half = cg::binary_partition(w, o[threadIdx.x] > 0);\n  o[threadIdx.x] = half.thread_rank();\n}\n")
+    module = convert_cuda(str(f))
+    text = format_module(module)
+    assert "% 16" in text and "100 * threadIdx.x" in text.replace("(", "").replace(")", ""), text
+    (failure,) = module.failures
+    assert failure.diagnostic.code == "TP156" and "binary_partition" in failure.diagnostic.message

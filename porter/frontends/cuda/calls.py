@@ -4,14 +4,14 @@ TileLang equivalent and get a diagnostic."""
 
 from __future__ import annotations
 
-from porter.builtins import CUDA_BUILTINS, LOG2E
+from porter.builtins import CUDA_BUILTINS, CUDA_OUT_PARAMETER, LOG2E
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.types import dtype_of, is_pointer, is_reference, vector_info
 from porter.frontends.cuda import groups, intrinsics
 from porter.ir.returns import eliminate_returns
-from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, Return, UnaryOp, Var
+from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, Return, Store, UnaryOp, Var
 
 
 _UNSUPPORTED_CALLS = {
@@ -37,6 +37,8 @@ _NO_EQUIVALENT = {"__trap": "'__trap()' (abort the kernel) has no TileLang equiv
                   "__brkpt": "'__brkpt()' has no TileLang equivalent",
                   "coalesced_threads": "coalesced_threads() (the set of threads active at this "
                                        "point) has no TileLang equivalent",
+                  **{n: f"'{n}' (threads split by a run-time value into groups) has no TileLang "
+                        "equivalent" for n in ("binary_partition", "labeled_partition")},
                   "this_grid": "grid-wide cooperative groups (this_grid, grid.sync) have no TileLang "
                                "equivalent; split the kernel at the grid barrier",
                   **{n: f"'{n}()' reads {what}, which has no TileLang equivalent (TileLang exposes no "
@@ -144,6 +146,8 @@ class CallsMixin:
             value = ct.evaluate(c)
             if value is not None:
                 return self.literal(value, c)
+        if name in CUDA_OUT_PARAMETER and callee is not None and not self.is_device_function(callee):
+            return self.out_parameter_call(c, scope, loc)
         entry = CUDA_BUILTINS.get(name)
         if entry is None and _no_tilelang_equivalent(name, c) is not None:
             raise TileportError("TP156", _no_tilelang_equivalent(name, c), loc)
@@ -171,6 +175,22 @@ class CallsMixin:
             values = [self.coerce(v, t) for v, t in zip(values, params)]
             return intrinsics.build(canonical, values, dtype, lambda v, n: self.materialize(v, n, scope, loc))
         return self.scalar_builtin(name, kind, canonical, values, dtype, loc)
+
+    def out_parameter_call(self, c, scope, loc):
+        """`frexp(x, &e)`: the result, with the value it writes through its pointer argument
+        assigned (a local, a buffer element: `&e`, `&a[i]`, or a pointer parameter)."""
+        args = list(c.get_arguments())
+        dtype = dtype_of(c.type, loc)
+        target = self.skip_parens(self.skip_implicit(args[CUDA_OUT_PARAMETER[c.spelling]]))
+        x = self.coerce(self.expr(args[0], scope), dtype)
+        mantissa, exponent = intrinsics.frexp(x, dtype, lambda v, n: self.materialize(v, n, scope, loc))
+        if target.kind == self.K.UNARY_OPERATOR and ct.unary_operator(target) == "&":
+            self.prelude.append(self.assign(self.first_child(target), exponent, scope, loc))
+        else:
+            buf, off = self.pointer(target, scope)
+            index = off if off is not None else Const(0, "int32")
+            self.prelude.append(Store(buf, index, self.coerce(exponent, self.buffer_dtype(buf)), loc))
+        return mantissa
 
     def scalar_builtin(self, name, kind, canonical, values, dtype, loc):
         """A builtin row of porter/builtins.py applied to IR values, as `dtype`."""
@@ -266,8 +286,8 @@ class CallsMixin:
             written = self.assigned_decls(definition)  # by-value params the body changes
             for p, a in zip(params, args):
                 group = groups.group_of_type(p.type)
-                if group is not None:
-                    inner.groups[p.hash] = group
+                if group is not None:  # the argument's group: a tile passed as a thread_group
+                    inner.groups[p.hash] = self.group_arg(a, scope) or group
                     continue
                 if is_pointer(p.type):
                     inner.pointers[p.hash] = self.pointer(a, scope)
@@ -420,6 +440,23 @@ class CallsMixin:
             return body[0].value
         return None
 
+    def sized_partition(self, c, loc):
+        """("tile", n) for `cg::tiled_partition(parent, n)` (the size an argument) with a constant n,
+        else None; a run-time n is TP155."""
+        c = self.skip_implicit(c) if c is not None else None
+        while c is not None and c.kind == self.K.UNEXPOSED_EXPR and len(list(c.get_children())) == 1:
+            c = self.skip_implicit(self.first_child(c))
+        if c is None or c.kind != self.K.CALL_EXPR or c.spelling != "tiled_partition":
+            return None
+        args = list(c.get_arguments())
+        if len(args) != 2:
+            return None
+        size = ct.evaluate(args[1])
+        if not isinstance(size, int) or size < 1 or size & (size - 1) or size > 32:
+            raise TileportError("TP155", "tiled_partition(group, n) is supported for a constant n that is a "
+                                "power of two up to 32", loc)
+        return ("tile", size)
+
     def group_target(self, call, scope):
         """The group a method call is made on (`warp.shfl_down(...)`), else None."""
         callee = self.first_child(call)
@@ -429,6 +466,11 @@ class CallsMixin:
 
     def group_arg(self, c, scope):
         c = self.skip_implicit(c)
+        for _ in range(4):  # a group passed by value: its copy constructor's argument
+            if c is None or c.kind != self.K.CALL_EXPR or c.referenced is None or \
+                    c.referenced.kind != self.K.CONSTRUCTOR or len(list(c.get_arguments())) != 1:
+                break
+            c = self.skip_implicit(list(c.get_arguments())[0])
         if c is not None and c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
             return scope.groups.get(c.referenced.hash)
         return None

@@ -14,7 +14,7 @@ indices and sizes whose range CUDA bounds, small constants).
 
 from __future__ import annotations
 
-from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Select, Var, dtype_bits
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Select, UnaryOp, Var, dtype_bits
 
 #: Value ranges CUDA guarantees for its launch-geometry builtins (kind, axis) -> (lo, hi):
 #: at most 1024 threads per block; grids up to 2^31 - 1 blocks on x, 65535 on y and z.
@@ -129,11 +129,52 @@ def brev(args, dtype: str, materialize):
     return x
 
 
+_FLOAT_MAX = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308, "float16": 65504.0}
+
+
+def frexp(x, dtype: str, materialize):
+    """frexp(x, &e): (mantissa, exponent) with x = m * 2^e, 0.5 <= |m| < 1; x itself and 0 for
+    zero, infinities and NaN (as C's frexp). TileLang has no bit casts of scalars, so the
+    exponent is floor(log2|x|) + 1, corrected by one either way where log2 rounded across a
+    power of two, and the mantissa x * 2^-e in two exact power-of-two steps (2^-e alone would
+    overflow for subnormal x)."""
+    x = materialize(x, "frexp_x") if not _simple(x) else x
+    a = Call("abs", (x,), dtype)
+    special = BinOp("||", BinOp("==", a, Const(0.0, dtype), "bool"),
+                    BinOp("||", BinOp("!=", a, a, "bool"),
+                          BinOp(">", a, Const(_FLOAT_MAX[dtype], dtype), "bool"), "bool"), "bool")
+    special = materialize(special, "frexp_special")
+    safe = materialize(Select(special, Const(1.0, dtype), x, dtype), "frexp_safe")
+    e0 = materialize(BinOp("+", Cast("int32", Call("floor", (Call("log2", (Call("abs", (safe,), dtype),), dtype),),
+                                                   dtype)), _c(1, "int32"), "int32"), "frexp_e0")
+    half = BinOp("/", e0, _c(2, "int32"), "int32")
+    scaled = BinOp("*", BinOp("*", safe, Call("exp2", (Cast(dtype, UnaryOp("-", half, "int32")),), dtype), dtype),
+                   Call("exp2", (Cast(dtype, BinOp("-", half, e0, "int32")),), dtype), dtype)
+    m0 = materialize(scaled, "frexp_m0")
+    m_abs = Call("abs", (m0,), dtype)
+    up, down = BinOp(">=", m_abs, Const(1.0, dtype), "bool"), BinOp("<", m_abs, Const(0.5, dtype), "bool")
+    mantissa = Select(up, BinOp("*", m0, Const(0.5, dtype), dtype),
+                      Select(down, BinOp("*", m0, Const(2.0, dtype), dtype), m0, dtype), dtype)
+    exponent = BinOp("+", e0, Select(up, _c(1, "int32"), Select(down, _c(-1, "int32"), _c(0, "int32"), "int32"),
+                                     "int32"), "int32")
+    return Select(special, x, mantissa, dtype), Select(special, _c(0, "int32"), exponent, "int32")
+
+
+def ldexp(args, dtype: str, materialize):
+    """ldexp(x, e): x * 2^e, in two power-of-two steps (2^e alone overflows for e past the
+    type's exponent range while the product may not)."""
+    x, e = args
+    e = materialize(e, "ldexp_e") if not _simple(e) else e
+    half = BinOp("/", e, _c(2, e.dtype), e.dtype)
+    return BinOp("*", BinOp("*", x, Call("exp2", (Cast(dtype, half),), dtype), dtype),
+                 Call("exp2", (Cast(dtype, BinOp("-", e, half, e.dtype)),), dtype), dtype)
+
+
 def _simple(e) -> bool:
     return isinstance(e, (Const, Builtin, Var)) or (isinstance(e, Cast) and _simple(e.a))
 
 
-INTRINSICS = {"mul24": mul24, "popc": popc, "clz": clz, "ffs": ffs, "brev": brev}
+INTRINSICS = {"mul24": mul24, "popc": popc, "clz": clz, "ffs": ffs, "brev": brev, "ldexp": ldexp}
 
 
 def build(canonical: str, args: list, dtype: str, materialize):

@@ -18,6 +18,8 @@ from porter.frontends.cuda.types import (
     FUNCTIONPROTO, POINTER, kind_id, dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
 )
 from porter.frontends.cuda import groups
+from porter.frontends.cuda.unported import first_unported
+from porter.builtins import CUDA_OUT_PARAMETER
 from porter.frontends.cuda.calls import (
     _ATOMICS, _SYNCS, _UNSUPPORTED_CALLS, CallsMixin, ReturnedPointer, _no_tilelang_equivalent,
 )
@@ -89,12 +91,21 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 if theirs else ""), Loc(self.source, 1, 1))
         launches = LaunchReader(self, inventory.host_functions()).read()
         out, failures = [], []
+        user_names = inventory.function_names()
         for d in kernels:
             k = d.cursor
             inst = self.instances.get(k.semantic_parent.spelling if k.semantic_parent else "")
             name = inst.name + inst.template_args if inst else k.spelling
             errors = inventory.errors_reaching(d)
             try:
+                # an instance's copy of a template may not parse (its arguments, a launch of
+                # itself): the template as written is scanned too
+                written = [t for t in inventory.kernels() if inst is not None and t.name == inst.name
+                           and t.cursor.kind == self.K.FUNCTION_TEMPLATE]
+                unported = first_unported([r.cursor for r in inventory.reaching(d, *written)
+                                           if r.kind in ("kernel", "device", "member")], self.K, user_names)
+                if unported is not None:
+                    raise unported  # before parse errors: they are often the construct's own
                 if errors:
                     raise errors[0]
                 key = (inst.name, inst.template_args) if inst else k.spelling
@@ -406,9 +417,14 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if "wmma::" in d.type.get_canonical().spelling:
             raise TileportError("TP156", "wmma fragments have no thread-level TileLang equivalent; "
                                 "tensor-core GEMMs port through T.gemm (tile level)", loc)
+        if "cooperative_groups::block_tile_memory" in d.type.get_canonical().spelling:
+            return []  # the library's scratch for tiles over 32 threads: the port needs none
         group = groups.group_of_type(d.type)
         if group is not None:
-            scope.groups[d.hash] = group  # a cooperative group: a name for threads, no code
+            sized = self.sized_partition(init_cursor, loc)
+            # a cooperative group: a name for threads, no code (`thread_group t =
+            # tiled_partition(b, 16)` is a tile of 16, whatever its declared type says)
+            scope.groups[d.hash] = sized or group
             return []
         copies = self.async_declaration(d, init_cursor, scope, loc)
         if copies is not None:  # a pipeline or barrier object (async_copies.py)
@@ -776,6 +792,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                     op, value = "add", fold(UnaryOp("-", value, value.dtype))
                 return [Atomic(op, buf, index, value, loc)]
             callee = c.referenced
+            if name in CUDA_OUT_PARAMETER and callee is not None and not self.is_device_function(callee):
+                self.out_parameter_call(c, scope, loc)  # `frexp(x, &e);` for e alone
+                return []
             if callee is not None and self.is_device_function(callee) and \
                     is_void(callee.result_type):
                 return self.inline(callee, list(c.get_arguments()), scope, loc, want_value=False)[0]

@@ -75,9 +75,11 @@ class MemoryMixin:
         slots = self.record_slots(c, scope) if field else None
         if slots is not None:  # `v[i].position`: a vector field of a struct in a buffer
             return [Load(slots[0], i, slots[2]) for i in slots[1]]
-        if c.kind == K.CALL_EXPR and c.spelling.startswith("make_"):
-            # helper_math.h's overloads too: make_float3(v4) drops w, make_float4(v3, w) adds it,
-            # make_float3(s) repeats s
+        if c.kind == K.CALL_EXPR and c.spelling.startswith("make_") and not \
+                (c.referenced is not None and self.is_device_function(c.referenced)):
+            # CUDA's own make_float4(x, y, z, w) (its components; a vector argument's own, as
+            # helper_math.h's forms take them); a user's overload (helper_math.h's make_float4(s),
+            # make_float4(float3, w)) is inlined below like any device function
             values = [v for a in c.get_arguments() for v in self.aggregate_items(a, scope)]
             return values * lanes if len(values) == 1 else values[:lanes]
         if (c.kind == K.CALL_EXPR and c.spelling == "operator=") or \

@@ -50,7 +50,14 @@ _NO_EQUIVALENT_TYPES = {
     "curandState": "cuRAND generator state '{type}' has no TileLang equivalent: TileLang has no cuRAND "
                    "generators, and the state is a struct kept in memory between calls and kernels, "
                    "which no TileLang buffer holds",
+    "curandDirectionVectors": "cuRAND direction vectors '{type}' (quasi-random generator state) have no "
+                              "TileLang equivalent: TileLang has no cuRAND generators",
     "texture<": "texture reference '{type}' has no TileLang equivalent; read the buffer directly",
+    "cooperative_groups::grid_group": "grid-wide cooperative groups ('{type}': this_grid, grid.sync) have no "
+                                      "TileLang equivalent (no grid barrier in TileLang's language); split the "
+                                      "kernel at the grid barrier",
+    "cooperative_groups::coalesced_group": "'{type}' (the set of threads active at this point, "
+                                           "coalesced_threads) has no TileLang equivalent",
 }
 
 
@@ -62,7 +69,8 @@ def no_tilelang_equivalent_type(ctype) -> str | None:
         spelled = spelled.replace(word, "")
     for start, why in _NO_EQUIVALENT_TYPES.items():
         if spelled.startswith(start):
-            return why.format(type=ctype.spelling)
+            written = ctype.spelling.replace("const ", "")
+            return why.format(type=written if written == spelled else f"{written}' = '{spelled}")
     return None
 
 

@@ -51,6 +51,13 @@ def is_user_cursor(c) -> bool:
 _SHIM_PREFIX = str(ct.SHIM_DIR)
 
 
+def cursor_tokens(c) -> list:
+    """The tokens of a definition. libclang gives none for some whole functions (a kernel whose
+    body names a shim macro, a template's instantiated copy under `#line`) while their parts
+    have theirs: then the parts' tokens, in order."""
+    return list(c.get_tokens()) or [t for ch in c.get_children() for t in ch.get_tokens()]
+
+
 def user_top_level(tu) -> list:
     """The translation unit's top-level cursors from the user's files, found once per TU and
     shared by every reader (templates, launches, the inventory): the walk over the standard
@@ -156,13 +163,20 @@ class Inventory:
         methods it calls."""
         if not self.has_errors:
             return []  # the common case: nothing to walk for
-        seen, todo, out = set(), [kernel], []
+        return [e for d in self.reaching(kernel) for e in d.errors]
+
+    def reaching(self, kernel: Definition, *more: Definition) -> list:
+        """The kernel (and `more` roots), then the definitions they reach (calls, references),
+        nearest first. A definition with parse errors, or a template (its dependent calls are not
+        resolved), may lack calls (`getPoint(x, state)` with no matching overload): it also
+        reaches the device functions its body names."""
+        seen, todo, out = set(), [kernel, *more], []
         while todo:
-            d = todo.pop()
+            d = todo.pop(0)
             if id(d) in seen:
                 continue
             seen.add(id(d))
-            out += d.errors
+            out.append(d)
             for c in d.cursor.walk_preorder():
                 if c.kind not in (self.K.CALL_EXPR, self.K.DECL_REF_EXPR, self.K.MEMBER_REF_EXPR):
                     continue
@@ -173,7 +187,15 @@ class Inventory:
                 callee = self.owner(target) if is_user_cursor(target) else None
                 if callee is not None and callee is not d:
                     todo.append(callee)
+            if d.errors or d.cursor.kind == self.K.FUNCTION_TEMPLATE:
+                names = {t.spelling for t in cursor_tokens(d.cursor) if t.kind.name == "IDENTIFIER"}
+                todo += [e for e in self.definitions if e.kind in ("device", "kernel", "member")
+                         and e.name in names and e is not d]
         return out
+
+    def function_names(self) -> frozenset:
+        """Names of the user's own functions."""
+        return frozenset(d.name for d in self.definitions if d.kind != "other")
 
     # ----------------------------------------------------------------- emulator
 

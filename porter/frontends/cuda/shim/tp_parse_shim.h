@@ -140,6 +140,12 @@ TP_BINARY(pow) TP_BINARY(fmax) TP_BINARY(fmin) TP_BINARY(fmod) TP_BINARY(atan2) 
 TP_BINARY(copysign) TP_BINARY(fdim) TP_BINARY(remainder)
 #undef TP_UNARY
 #undef TP_BINARY
+TP_DEV float frexpf(float, int *);
+TP_DEV double frexp(double, int *);
+TP_DEV float frexp(float, int *);
+TP_DEV float ldexpf(float, int);
+TP_DEV double ldexp(double, int);
+TP_DEV float ldexp(float, int);
 TP_DEV float fmaf(float, float, float);
 TP_DEV double fma(double, double, double);
 TP_DEV int abs(int);

@@ -41,6 +41,16 @@ __device__ grid_group this_grid();
 template <class G> __device__ void sync(const G &g);
 template <unsigned N, class P> __device__ thread_block_tile<N> tiled_partition(const P &g);
 template <unsigned N> __device__ thread_block_tile<N> tiled_partition(const thread_block &g);
+/* a tile whose size is a run-time value (a thread_group), and partitions by a value: declared so
+ * kernels using them parse and get their diagnostic (TP155 / TP156) */
+__device__ thread_group tiled_partition(const thread_group &parent, unsigned tilesz);
+__device__ coalesced_group binary_partition(const coalesced_group &g, bool pred);
+template <unsigned N> __device__ thread_block_tile<N> binary_partition(const thread_block_tile<N> &g, bool pred);
+__device__ coalesced_group labeled_partition(const coalesced_group &g, int label);
+template <unsigned N> __device__ coalesced_group labeled_partition(const thread_block_tile<N> &g, int label);
+/* shared scratch for tiles of more than 32 threads: no state the port keeps */
+template <unsigned N, unsigned TileCommunicationSize = 8> struct block_tile_memory {};
+template <unsigned N, unsigned S> __device__ thread_block this_thread_block(block_tile_memory<N, S> &scratch);
 template <class T> struct plus { __device__ T operator()(T a, T b) const; };
 template <class T> struct greater { __device__ T operator()(T a, T b) const; };
 template <class T> struct less { __device__ T operator()(T a, T b) const; };

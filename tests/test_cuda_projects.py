@@ -383,3 +383,20 @@ def test_shuffles_within_segments_keep_their_width(tmp_path):
     module = convert_cuda(str(src))
     assert [k.name for k in module.kernels] == ["k"]
     assert [(f.name, f.diagnostic.code, f.diagnostic.loc.line) for f in module.failures] == [("bad", "TP154", 5)]
+
+
+def test_stores_through_wider_integer_views_are_the_elements_they_cover():
+    module = convert_cuda(str(THREAD / "integer_views.cu"))
+    assert not module.failures
+    kernels = {k.name: k for k in module.kernels}
+    stamped = [s.value.value for s in walk_stmts(kernels["stamp"].body) if isinstance(s, Store)]
+    assert stamped == [0x01, -0x01, -0x80, 0x7F]  # 0x7f80ff01, little-endian, as signed chars
+    cleared = [s for s in walk_stmts(kernels["byte_histogram"].body) if isinstance(s, Store) and s.buffer == "counts"
+               and getattr(s.value, "value", None) == 0]
+    assert len(cleared) == 4
+    moved = [s for s in walk_stmts(kernels["swap_halves"].body) if isinstance(s, Store)]
+    assert len(moved) == 4  # two ints each way: two shorts each
+    # `counts[data[i]]`: a char index is promoted to int, as C does
+    index = next(s.index for s in walk_stmts(kernels["byte_histogram"].body) if isinstance(s, Store)
+                 and s.buffer == "counts" and getattr(s.value, "value", None) != 0)
+    assert index.dtype == "int32"

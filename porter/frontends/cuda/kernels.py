@@ -690,7 +690,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             return [s for part in c.get_children() for s in self.statement(part, scope)]
         if c.kind == K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
             lhs, rhs = list(c.get_children())
-            stored = self.bits_copy(lhs, rhs, scope, loc) if vector_info(lhs.type) else None
+            stored = self.bits_copy(lhs, rhs, scope, loc) if vector_info(lhs.type) else self.view_store(
+                lhs, rhs, scope, loc)
             if stored is not None:
                 return stored
             stored = self.bytes_store(lhs, rhs, scope, loc) if vector_info(lhs.type) else None

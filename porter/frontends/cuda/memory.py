@@ -14,7 +14,7 @@ from porter.ir.fold import fold
 from porter.ir.walk import walk_expr
 from porter.ir.nodes import (
     Alloc, Assign, BinOp, BufferParam, Cast, Const, Load, ScalarParam, Select, Store, StructMember, UnaryOp, Var,
-    dtype_bits,
+    dtype_bits, is_float,
 )
 
 
@@ -382,6 +382,29 @@ class MemoryMixin:
         self.aligned(off, n)
         return buf, self.element_base(off, self.element_index(index_c, scope), n), n
 
+    def view_store(self, lhs, rhs, scope, loc) -> list | None:
+        """A store through a view of several elements of a buffer (`((uint *)bytes)[k] = 0`,
+        `((int *)shorts)[k] = ((int *)others)[j]`): a copy between two such views is the
+        elements copied; an integer constant is its bytes, little-endian, one part an element.
+        None: no such store."""
+        view = self.bits_view(lhs, scope)
+        if view is None or view[2] == 1:
+            return None  # a cast to the buffer's own element type (or one as wide) is no view here
+        copied = self.bits_copy(lhs, rhs, scope, loc)
+        if copied is not None:
+            return copied
+        buf, first, n = view
+        dtype = self.buffer_dtype(buf)
+        value = ct.evaluate(self.skip_implicit(rhs))
+        if not isinstance(value, int) or is_float(dtype):
+            return None
+        bits = dtype_bits(dtype)
+        parts = [(value >> (j * bits)) & ((1 << bits) - 1) for j in range(n)]
+        if not dtype.startswith("uint"):  # two's complement of a signed element
+            parts = [p - (1 << bits) if p >= 1 << (bits - 1) else p for p in parts]
+        return [Store(buf, self.add_index(first, Const(j, first.dtype)), Const(p, dtype), loc)
+                for j, p in enumerate(parts)]
+
     def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
         dtype, lanes = vector
         values = [self.coerce(v, dtype) for v in self.vector_expr(rhs, scope, lanes)]
@@ -512,6 +535,8 @@ class MemoryMixin:
                                 ct.loc_of(c))
         buf, off = self.pointer(root, scope)
         idx = self.expr(indices[0], scope)
+        if dtype_bits(idx.dtype) < 32:  # C promotes a char or short index to int (TVM would
+            idx = self.coerce(idx, "int32")  # check a uint8 index against a 256 it cannot hold)
         return buf, self.add_index(off, idx) if off is not None else idx
 
     def array_of(self, c, scope):

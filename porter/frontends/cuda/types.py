@@ -58,6 +58,8 @@ _NO_EQUIVALENT_TYPES = {
                                       "kernel at the grid barrier",
     "cooperative_groups::coalesced_group": "'{type}' (the set of threads active at this point, "
                                            "coalesced_threads) has no TileLang equivalent",
+    "nvcuda::wmma::fragment<": "wmma fragments have no thread-level TileLang equivalent; tensor-core "
+                               "GEMMs port through T.gemm (tile level)",
 }
 
 

@@ -176,18 +176,29 @@ __device__ unsigned __ballot_sync(unsigned mask, int pred);
 __device__ int __any_sync(unsigned mask, int pred);
 __device__ int __all_sync(unsigned mask, int pred);
 
-/* vector types */
-#define TP_VEC2(T, N) struct N##2 { T x, y; }; __host__ __device__ N##2 make_##N##2(T, T);
+/* vector types: CUDA's whole family, with the sizes and alignments vector_types.h gives them
+ * (the emulator's tp_emu.h declares the same table; record layouts read sizes from here) */
+#define TP_VEC1(T, N, A) struct __align__(A) N##1 { T x; }; __host__ __device__ N##1 make_##N##1(T);
+#define TP_VEC2(T, N, A) struct __align__(A) N##2 { T x, y; }; __host__ __device__ N##2 make_##N##2(T, T);
 #define TP_VEC3(T, N) struct N##3 { T x, y, z; }; __host__ __device__ N##3 make_##N##3(T, T, T);
-#define TP_VEC4(T, N) struct __align__(16) N##4 { T x, y, z, w; }; \
+#define TP_VEC4(T, N, A) struct __align__(A) N##4 { T x, y, z, w; }; \
   __host__ __device__ N##4 make_##N##4(T, T, T, T);
-TP_VEC2(float, float) TP_VEC4(float, float)
-struct float3 { float x, y, z; }; __host__ __device__ float3 make_float3(float, float, float);
-TP_VEC2(int, int) TP_VEC3(int, int) TP_VEC4(int, int)
-TP_VEC2(double, double) TP_VEC4(double, double)
-TP_VEC2(unsigned int, uint) TP_VEC4(unsigned int, uint)
-TP_VEC4(unsigned char, uchar) TP_VEC2(unsigned char, uchar) TP_VEC3(unsigned char, uchar)
-TP_VEC4(char, char)
+#define TP_VECS(T, N, A1, A2, A4) TP_VEC1(T, N, A1) TP_VEC2(T, N, A2) TP_VEC3(T, N) TP_VEC4(T, N, A4)
+TP_VEC1(signed char, char, 1) TP_VEC2(signed char, char, 2) TP_VEC3(signed char, char)
+struct __align__(4) char4 { signed char x, y, z, w; };  /* make_char4: tp_device_api.h */
+TP_VECS(unsigned char, uchar, 1, 2, 4)
+TP_VECS(short, short, 2, 4, 8)
+TP_VECS(unsigned short, ushort, 2, 4, 8)
+TP_VECS(int, int, 4, 8, 16)
+TP_VEC1(unsigned int, uint, 4) TP_VEC2(unsigned int, uint, 8) TP_VEC4(unsigned int, uint, 16)
+TP_VECS(long, long, 8, 16, 16)
+TP_VECS(unsigned long, ulong, 8, 16, 16)
+TP_VECS(long long, longlong, 8, 16, 16)
+TP_VECS(unsigned long long, ulonglong, 8, 16, 16)
+TP_VECS(float, float, 4, 8, 16)
+TP_VECS(double, double, 8, 16, 16)
+#undef TP_VECS
+#undef TP_VEC1
 #undef TP_VEC2
 #undef TP_VEC3
 #undef TP_VEC4

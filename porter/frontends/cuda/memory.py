@@ -63,7 +63,7 @@ class MemoryMixin:
 
     def vector_expr(self, c, scope, lanes: int) -> list:
         """The components of a vector-typed expression."""
-        c = self.skip_implicit(c)
+        c = self.through_local_pointer(self.skip_implicit(c), scope)
         loc = ct.loc_of(c)
         K = self.K
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vectors:
@@ -313,8 +313,9 @@ class MemoryMixin:
         return value
 
     def vector_member(self, c, scope):
-        """`v.x` on a scalarised vector: its component Var, else None."""
-        base = self.skip_implicit(self.first_child(c))
+        """`v.x` on a scalarised vector (`p->x`, `(*p).x` of a pointer to one): its component
+        Var, else None."""
+        base = self.through_local_pointer(self.skip_implicit(self.first_child(c)), scope)
         if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None:
             parts = scope.vectors.get(base.referenced.hash)
             if parts is not None and c.spelling in "xyzw" and "xyzw".index(c.spelling) < len(parts):
@@ -383,7 +384,7 @@ class MemoryMixin:
     def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
         dtype, lanes = vector
         values = [self.coerce(v, dtype) for v in self.vector_expr(rhs, scope, lanes)]
-        target = self.skip_implicit(lhs)
+        target = self.through_local_pointer(self.skip_implicit(lhs), scope)
         if target.kind == self.K.DECL_REF_EXPR and target.referenced is not None and \
                 target.referenced.hash in scope.vectors:
             return [Assign(v, e, loc) for v, e in zip(scope.vectors[target.referenced.hash], values)]
@@ -584,6 +585,9 @@ class MemoryMixin:
                 return buf, off
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.pointers:
             return scope.pointers[c.referenced.hash]
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.local_pointers:
+            raise TileportError("TP133", f"'{c.spelling}' points to one local variable; only '*{c.spelling}', "
+                                f"'{c.spelling}[0]' and '{c.spelling}->field' reach it", loc)
         field = self.record_member(c, scope) if c.kind == K.MEMBER_REF_EXPR else None
         if field is not None and field.dtype == "pointer":  # `params.data`: a buffer the struct holds
             return field.name, None

@@ -102,6 +102,11 @@ class MemoryMixin:
         callee = c.referenced if c.kind == K.CALL_EXPR else None
         if callee is not None and self.is_device_function(callee) and callee.kind != K.CONSTRUCTOR:
             return list(self.inline(callee, list(c.get_arguments()), scope, loc, want_value=True)[1])
+        if c.kind == K.CXX_FUNCTIONAL_CAST_EXPR:  # `float4{a, b, c, d}`, `float4(v)`, `half2(x, y)`
+            return self.vector_expr([k for k in c.get_children() if k.kind.is_expression()][-1], scope, lanes)
+        if c.kind == K.CALL_EXPR and callee is not None and callee.kind == K.CONSTRUCTOR and \
+                len(list(c.get_arguments())) == lanes > 1:  # `half2 v(x, y)`: one value a lane
+            return [self.expr(a, scope) for a in c.get_arguments()]
         if c.kind == K.CALL_EXPR and len(list(c.get_arguments())) == 1:  # copy construction
             return self.vector_expr(list(c.get_arguments())[0], scope, lanes)
         if c.kind == K.CALL_EXPR and not list(c.get_arguments()):  # `float4 r;`: uninitialised

@@ -613,6 +613,10 @@ class MemoryMixin:
             target = self.expr(self.first_child(c), scope)
             if isinstance(target, Load):
                 return target.buffer, target.index
+            if self.local_object(self.first_child(c), scope) is not None:
+                raise TileportError("TP133", "the address of a local variable is supported as the argument of "
+                                    "a __device__ function's pointer parameter or the initialiser of a local "
+                                    "pointer, of the local's own type", loc)
         raise TileportError("TP133", "could not resolve this pointer to a kernel buffer parameter", loc)
 
     def buffer_dtype(self, name: str) -> str:

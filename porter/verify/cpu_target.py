@@ -13,7 +13,8 @@ a loaded port's `_compiled` here for target "c":
 bfloat16 (measured on tilelang 0.1.15): the CPU pipeline legalizes bf16 arithmetic to float32
 (BF16ComputeLegalize) and the host codegen legalizes bf16 storage to uint16, but the C device
 codegen is handed bf16 buffers as they are ("Cannot convert type bfloat16 to C type"), and the
-C wrapper has no C type for them. Here the device module of a C-target build gets the same
+C wrapper has no C type for them (nor the right one for bool buffers, passed as bool * to
+the int8_t * the device code takes). Here the device module of a C-target build gets the same
 storage legalization the host module gets, and the wrapper passes bf16 buffers as uint16_t
 (the same two bytes torch holds).
 """
@@ -61,6 +62,10 @@ def enable_bfloat16() -> None:
 
     lower._prepare_device_codegen_mod = prepare_with_bf16_storage
     wrapper.TLCPUSourceWrapper._TYPE_MAP.setdefault("bfloat16", "uint16_t")
+    # the C device code takes a bool buffer as int8_t * (as the CUDA and HIP wrappers' tables
+    # say), but the C wrapper declares it bool *: "cannot convert 'bool*' to 'int8_t*'" at its
+    # call. One byte each, 0 or 1, as torch holds them.
+    wrapper.TLCPUSourceWrapper._TYPE_MAP["bool"] = "int8_t"
     # the C wrapper's table has uint8/16/64 but no uint32 ("Unsupported dtype uint32")
     wrapper.TLCPUSourceWrapper._TYPE_MAP.setdefault("uint32", "uint32_t")
     # the C host wrapper passes a kernel the dynamic sizes of its buffers' shapes but not those

@@ -289,6 +289,13 @@ class CallsMixin:
                 if group is not None:  # the argument's group: a tile passed as a thread_group
                     inner.groups[p.hash] = self.group_arg(a, scope) or group
                     continue
+                if is_pointer(p.type) and self.pointer_to_local(p, a, scope, loc, into=inner):
+                    continue  # `&tnear` to `float *tnear`: the caller's local
+                if is_pointer(p.type) and vector_info(p.type.get_pointee()) is not None:
+                    # `half2 *v` given a half2 array or buffer: the same view, `lanes` at a time
+                    inner.vector_views[p.hash] = self.vector_pointer(a, scope, vector_info(p.type.get_pointee())[1],
+                                                                     ct.loc_of(a))
+                    continue
                 if is_pointer(p.type):
                     inner.pointers[p.hash] = self.pointer(a, scope)
                     continue

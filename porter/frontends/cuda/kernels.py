@@ -15,7 +15,7 @@ from pathlib import Path
 from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.types import (
-    FUNCTIONPROTO, POINTER, kind_id, dtype_of, is_array, is_pointer, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
+    FUNCTIONPROTO, POINTER, kind_id, dtype_of, is_array, is_pointer, is_reference, is_scalar, is_struct, is_void, pointee_dtype, vector_info,
 )
 from porter.frontends.cuda import groups
 from porter.frontends.cuda.unported import first_unported
@@ -26,6 +26,7 @@ from porter.frontends.cuda.calls import (
 from porter.frontends.cuda.memory import MemoryMixin
 from porter.frontends.cuda.packed import PackedMixin
 from porter.frontends.cuda.lambdas import LambdasMixin, is_lambda
+from porter.frontends.cuda.locals import LocalsMixin
 from porter.frontends.cuda.records import RecordsMixin
 from porter.frontends.cuda.async_copies import AsyncCopiesMixin
 from porter.frontends.cuda.scope import _Scope
@@ -49,7 +50,8 @@ _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim":
                  "gridDim": "grid_dim"}
 
 
-class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMixin, AsyncCopiesMixin):
+class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMixin, AsyncCopiesMixin,
+                   LocalsMixin):
     """Convert one CUDA translation unit into an IR Module."""
 
     def __init__(self, path: str, include_dirs=(), defines=(), block=None, grid=None, context=None,
@@ -431,6 +433,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             return copies
         if is_lambda(d.type):
             return self.lambda_declaration(d, init_cursor, scope, loc)
+        if is_reference(d.type):
+            return self.reference_declaration(d, init_cursor, scope, loc)
         vector = vector_info(d.type)
         if vector is not None:
             # float4 & co. become one scalar local per component (v.x -> v_x ...)
@@ -455,6 +459,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if is_pointer(d.type):
             if init_cursor is None:
                 raise TileportError("TP141", f"uninitialised pointer '{d.spelling}'", loc)
+            if self.pointer_to_local(d, init_cursor, scope, loc):
+                return []
             if self.vector_view(d, init_cursor, scope):
                 return []
             scope.pointers[d.hash] = self.pointer(init_cursor, scope)
@@ -653,6 +659,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         target = self.skip_implicit(self.first_child(c))
         if target is None or target.kind != K.DECL_REF_EXPR or target.referenced is None:
             return None
+        if target.referenced.hash in scope.local_pointers:
+            raise TileportError("TP133", f"'{target.spelling}' points to a local variable; re-pointing it "
+                                "is not supported (a pointer to a local keeps the local it starts with)", loc)
         bound = scope.pointers.get(target.referenced.hash)
         if bound is None or not isinstance(bound[1], Var) or bound[1].dtype != "int64":
             return None
@@ -819,7 +828,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         return Store(target.buffer, target.index, self.coerce(value, target.dtype), loc)
 
     def target_var(self, c, scope):
-        c = self.skip_parens(c)
+        c = self.skip_parens(self.through_local_pointer(c, scope))
         if c is not None and c.kind == self.K.MEMBER_REF_EXPR:
             return self.vector_member(c, scope) or self.record_member(c, scope)
         if c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
@@ -902,6 +911,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if kind == K.UNARY_OPERATOR:
             op = ct.unary_operator(c)
             inner = self.first_child(c)
+            if op == "*" and self.through_local_pointer(c, scope) is not c:  # `*p` of `p = &local`
+                return self.expr(self.through_local_pointer(c, scope), scope)
             if op == "*":
                 buf, off = self.pointer(inner, scope)
                 return Load(buf, off if off is not None else Const(0, "int32"), self.buffer_dtype(buf))
@@ -919,6 +930,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 return old if old is not None else self.expr(inner, scope)
             raise TileportError("TP134", f"operator '{op}' inside an expression is not supported; "
                                 "use it as a statement", loc)
+        if kind == K.ARRAY_SUBSCRIPT_EXPR and self.through_local_pointer(c, scope) is not c:
+            return self.expr(self.through_local_pointer(c, scope), scope)  # `p[0]` of `p = &local`
         if kind == K.ARRAY_SUBSCRIPT_EXPR:
             component = self.vector_element(c, scope) or self.record_field_load(c, scope)
             if component is not None:

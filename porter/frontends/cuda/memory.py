@@ -63,7 +63,7 @@ class MemoryMixin:
 
     def vector_expr(self, c, scope, lanes: int) -> list:
         """The components of a vector-typed expression."""
-        c = self.skip_implicit(c)
+        c = self.through_local_pointer(self.skip_implicit(c), scope)
         loc = ct.loc_of(c)
         K = self.K
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vectors:
@@ -104,6 +104,11 @@ class MemoryMixin:
         callee = c.referenced if c.kind == K.CALL_EXPR else None
         if callee is not None and self.is_device_function(callee) and callee.kind != K.CONSTRUCTOR:
             return list(self.inline(callee, list(c.get_arguments()), scope, loc, want_value=True)[1])
+        if c.kind == K.CXX_FUNCTIONAL_CAST_EXPR:  # `float4{a, b, c, d}`, `float4(v)`, `half2(x, y)`
+            return self.vector_expr([k for k in c.get_children() if k.kind.is_expression()][-1], scope, lanes)
+        if c.kind == K.CALL_EXPR and callee is not None and callee.kind == K.CONSTRUCTOR and \
+                len(list(c.get_arguments())) == lanes > 1:  # `half2 v(x, y)`: one value a lane
+            return [self.expr(a, scope) for a in c.get_arguments()]
         if c.kind == K.CALL_EXPR and len(list(c.get_arguments())) == 1:  # copy construction
             return self.vector_expr(list(c.get_arguments())[0], scope, lanes)
         if c.kind == K.CALL_EXPR and not list(c.get_arguments()):  # `float4 r;`: uninitialised
@@ -315,8 +320,9 @@ class MemoryMixin:
         return value
 
     def vector_member(self, c, scope):
-        """`v.x` on a scalarised vector: its component Var, else None."""
-        base = self.skip_implicit(self.first_child(c))
+        """`v.x` on a scalarised vector (`p->x`, `(*p).x` of a pointer to one): its component
+        Var, else None."""
+        base = self.through_local_pointer(self.skip_implicit(self.first_child(c)), scope)
         if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None:
             parts = scope.vectors.get(base.referenced.hash)
             if parts is not None and c.spelling in "xyzw" and "xyzw".index(c.spelling) < len(parts):
@@ -408,7 +414,7 @@ class MemoryMixin:
     def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
         dtype, lanes = vector
         values = [self.coerce(v, dtype) for v in self.vector_expr(rhs, scope, lanes)]
-        target = self.skip_implicit(lhs)
+        target = self.through_local_pointer(self.skip_implicit(lhs), scope)
         if target.kind == self.K.DECL_REF_EXPR and target.referenced is not None and \
                 target.referenced.hash in scope.vectors:
             return [Assign(v, e, loc) for v, e in zip(scope.vectors[target.referenced.hash], values)]
@@ -611,6 +617,9 @@ class MemoryMixin:
                 return buf, off
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.pointers:
             return scope.pointers[c.referenced.hash]
+        if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.local_pointers:
+            raise TileportError("TP133", f"'{c.spelling}' points to one local variable; only '*{c.spelling}', "
+                                f"'{c.spelling}[0]' and '{c.spelling}->field' reach it", loc)
         field = self.record_member(c, scope) if c.kind == K.MEMBER_REF_EXPR else None
         if field is not None and field.dtype == "pointer":  # `params.data`: a buffer the struct holds
             return field.name, None
@@ -631,6 +640,10 @@ class MemoryMixin:
             target = self.expr(self.first_child(c), scope)
             if isinstance(target, Load):
                 return target.buffer, target.index
+            if self.local_object(self.first_child(c), scope) is not None:
+                raise TileportError("TP133", "the address of a local variable is supported as the argument of "
+                                    "a __device__ function's pointer parameter or the initialiser of a local "
+                                    "pointer, of the local's own type", loc)
         raise TileportError("TP133", "could not resolve this pointer to a kernel buffer parameter", loc)
 
     def buffer_dtype(self, name: str) -> str:

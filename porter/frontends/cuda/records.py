@@ -123,7 +123,7 @@ class RecordsMixin:
     def record_part(self, c, scope):
         """A struct local or parameter, or a struct or vector field inside one (`ray.o`):
         ({path: Var} of the whole struct, the path prefix of c's fields: "" or "o."), else None."""
-        c = self.skip_implicit(c)
+        c = self.through_local_pointer(self.skip_implicit(c), scope)
         if c is None:
             return None
         if c.kind == self.K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.structs:

@@ -20,6 +20,7 @@ class _Scope:
     vector_views: dict = field(default_factory=dict)  # decl hash -> (buffer, offset) of a float4*
     record_views: dict = field(default_factory=dict)  # decl hash -> (buffer, offset) of a Struct*
     structs: dict = field(default_factory=dict)   # decl hash -> {field: Expr} of a struct param/local
+    local_pointers: dict = field(default_factory=dict)  # decl hash -> (kind, local) a pointer is bound to
     lambdas: dict = field(default_factory=dict)   # decl hash -> LAMBDA_EXPR cursor of a lambda local
     # where `return` puts the value: a Var, {field: Var} for a struct, [Var] for a float4 & co.
     result: Var | dict | list | None = None

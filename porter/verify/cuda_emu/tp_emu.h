@@ -237,8 +237,11 @@ typedef _Float16 half;
 struct __half_raw {
   unsigned short x;
 };
+/* the two-half constructor of cuda_fp16.hpp (`half2 v(0.f, 0.f)`); the parse shim declares the same */
 struct alignas(4) __half2 {
   __half x, y;
+  __half2() = default;
+  constexpr __half2(__half a, __half b) : x(a), y(b) {}
 };
 typedef __half2 half2;
 struct __half2_raw {
@@ -414,6 +417,8 @@ inline T operator/(T a, T b) { return T(float(a) / float(b)); }
 
 struct alignas(4) __nv_bfloat162 {
   __nv_bfloat16 x, y;
+  __nv_bfloat162() = default;
+  constexpr __nv_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) : x(a), y(b) {}
 };
 typedef __nv_bfloat162 nv_bfloat162;
 

@@ -106,8 +106,17 @@ __host__ __device__ cudaPitchedPtr make_cudaPitchedPtr(void *d, size_t p, size_t
 typedef _Float16 __half;
 typedef __bf16 __nv_bfloat16;
 typedef _Float16 half;
-struct __align__(4) __half2 { __half x, y; };
-struct __align__(4) __nv_bfloat162 { __nv_bfloat16 x, y; };
+/* with cuda_fp16.hpp's two-lane constructors (`half2 v(0.f, 0.f)`), as the emulator's tp_emu.h */
+struct __align__(4) __half2 {
+  __half x, y;
+  __half2() = default;
+  __host__ __device__ constexpr __half2(__half a, __half b) : x(a), y(b) {}
+};
+struct __align__(4) __nv_bfloat162 {
+  __nv_bfloat16 x, y;
+  __nv_bfloat162() = default;
+  __host__ __device__ constexpr __nv_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) : x(a), y(b) {}
+};
 typedef __half2 half2;
 typedef __nv_bfloat16 nv_bfloat16;
 typedef __nv_bfloat162 nv_bfloat162;

@@ -400,3 +400,9 @@ def test_stores_through_wider_integer_views_are_the_elements_they_cover():
     index = next(s.index for s in walk_stmts(kernels["byte_histogram"].body) if isinstance(s, Store)
                  and s.buffer == "counts" and getattr(s.value, "value", None) != 0)
     assert index.dtype == "int32"
+
+
+def test_a_bool_parameter_is_a_tvmscript_bool():
+    module = raise_module(convert_cuda(str(THREAD / "bool_params.cu")))
+    port = emit_module(module, "bool_params.cu")
+    assert "relu: T.bool," in port and '"bool"' not in port.split("def clip_negative(")[1].split("):")[0]

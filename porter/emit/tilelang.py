@@ -202,7 +202,9 @@ class KernelEmitter:
                 # TileLang takes no unsigned scalars: pass a wider signed one, read it unsigned.
                 v.signature.append(f"{name}: {dtype_ref(_WIDENED[p.dtype])}")
             else:
-                v.signature.append(f"{name}: {dtype_ref(p.dtype)}")
+                # a bool parameter is annotated T.bool (the string "bool" there is no dtype to
+                # TVMScript: `T.And(flag, ...)` then got an ffi.Function)
+                v.signature.append(f"{name}: {'T.bool' if p.dtype == 'bool' else dtype_ref(p.dtype)}")
             member = getattr(p, "member", None)
             if member is None:
                 v.wrapper_params.append(name)

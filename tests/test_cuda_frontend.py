@@ -172,3 +172,30 @@ def test_damaged_precompiled_shim_is_rebuilt_not_trusted(tmp_path, monkeypatch):
     parsed = ct.parse(str(f))
     assert _parse_facts(parsed) == (["k"], [])  # and no error about the damaged file
     assert not pch.exists() or pch.read_bytes() != b"not a precompiled header"
+
+
+def test_launch_through_a_function_pointer_is_each_assigned_kernels():
+    k = kernel(ROOT / "tests/fresh/cuda_thread/transpose_fnptr_launch.cu", "transposeTiled")
+    assert k.launch.origin == "launch-site" and k.launch.block == (16, 4)
+    assert [format_expr(g) for g in k.launch.grid] == ["(width / 16)", "(height / 16)"]
+    assert kernel(ROOT / "tests/fresh/cuda_thread/transpose_fnptr_launch.cu", "copyTiled").launch.block == (16, 4)
+
+
+def test_no_launch_site_block_from_a_shared_tile_stored_per_thread():
+    path = ROOT / "tests/fresh/cuda_thread/matmul_driver_api_tiles.cu"
+    assert kernel(path, "matmul_bs8").launch.block == (8, 8)
+    assert kernel(path, "matmul_bs32").launch.block == (32, 32)
+
+
+def test_grid_written_through_its_address_is_the_callers(tmp_path):
+    # cuda-samples simpleIPC: `int blocks = 0;` is filled by the occupancy query, not 0
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void fill(char* p, int sz, char v) {\n"
+                 "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < sz; i += gridDim.x * blockDim.x)"
+                 " p[i] = v;\n}\n"
+                 "int query(int *b);\n"
+                 "void run(char *p) { int blocks = 0; query(&blocks);\n"
+                 "  fill<<<blocks, 512>>>(p, 1000, 3); }\n")
+    k = convert_cuda(str(f)).kernels[0]
+    assert k.launch.block == (512,)
+    assert [format_expr(g) for g in k.launch.grid] != ["0"]

@@ -8,19 +8,55 @@ from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.ir.nodes import (
-    BinOp, Builtin, Call, Cast, Const, For, If, Kernel, Launch, ScalarParam, Var,
+    Alloc, BinOp, Builtin, Call, Cast, Const, For, If, Kernel, Launch, ScalarParam, Store, Var,
 )
 from porter.ir.walk import fixed_locals, walk_expr, walk_stmts
 
 
 def default_block(kernel: Kernel) -> tuple:
+    """The block a kernel without a launch site is written for: a 2-D shared tile stored at
+    `[threadIdx.y][threadIdx.x]` gives it (`As[8][8]`: 8 x 8), else 256, 16 x 16 or 8 x 8 x 4
+    threads by the axes the kernel reads."""
     axes = {e.axis for s in walk_stmts(kernel.body) for e in _exprs(s)
             if isinstance(e, Builtin) and e.kind in ("thread_idx", "block_dim")}
     if 2 in axes:
         return (8, 8, 4)
     if 1 in axes:
-        return (16, 16)
+        return _tile_block(kernel) or (16, 16)
     return (256,)
+
+
+def _tile_block(kernel: Kernel) -> tuple | None:
+    """(cols, rows) of the first 2-D shared tile that a thread stores at its own
+    `[threadIdx.y][threadIdx.x]` (one element per thread), else None."""
+    tiles = {s.name: s.shape for s in walk_stmts(kernel.body)
+             if isinstance(s, Alloc) and s.scope == "shared" and len(s.shape) == 2 and not s.dynamic}
+    defs = fixed_locals(kernel.body)
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, Store) and s.buffer in tiles:
+            rows, cols = tiles[s.buffer]
+            if _terms(_inline(s.index, defs)) == {("thread_idx", 1, cols), ("thread_idx", 0, 1)}:
+                return (cols, rows)
+    return None
+
+
+def _terms(e) -> set | None:
+    """`ty * C + tx` as {(kind, axis, C), (kind, axis, 1)}; None for anything else."""
+    while isinstance(e, Cast):
+        e = e.a
+    if isinstance(e, Builtin):
+        return {(e.kind, e.axis, 1)}
+    if isinstance(e, BinOp) and e.op == "*":
+        for a, b in ((e.a, e.b), (e.b, e.a)):
+            inner = _terms(a)
+            if isinstance(b, Const) and inner is not None and len(inner) == 1:
+                (kind, axis, scale), = inner
+                return {(kind, axis, scale * b.value)}
+        return None
+    if isinstance(e, BinOp) and e.op == "+":
+        a, b = _terms(e.a), _terms(e.b)
+        return a | b if a is not None and b is not None and not a & b else None
+    return None
 
 
 def _exprs(s):

@@ -47,16 +47,39 @@ class LaunchReader:
                           if k.kind == self.K.CALL_EXPR and k.spelling == "__cudaPushCallConfiguration"]
                 if not config or c.referenced is None:
                     continue
-                name = c.referenced.spelling
                 args = _template_args(c, self.K)
-                key = (name, "<" + ", ".join(args) + ">") if args else name
-                if key in launches:
-                    continue
-                kernel = self._instance(c.referenced, args)
-                launch = self._launch(c, config[0], assigned, kernel)
-                if launch is not None:
-                    launches[key] = launch
+                for target in self._targets(fn, c.referenced):
+                    name = target.spelling
+                    key = (name, "<" + ", ".join(args) + ">") if args else name
+                    if key in launches:
+                        continue
+                    kernel = self._instance(target, args)
+                    launch = self._launch(c, config[0], assigned, kernel)
+                    if launch is not None:
+                        launches[key] = launch
         return launches
+
+    def _targets(self, fn, referenced) -> list:
+        """The kernels a launch calls: the one it names, or every function a function-pointer
+        variable is given in this host function (`kernel = &transposeCoalesced; ...
+        kernel<<<grid, threads>>>(...)`, cuda-samples transpose)."""
+        if referenced.kind not in (self.K.VAR_DECL, self.K.PARM_DECL):
+            return [referenced]
+        values = [k for k in referenced.get_children() if k.kind != self.K.TYPE_REF]  # its initialiser
+        for c in fn.walk_preorder():
+            if c.kind == self.K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
+                lhs, *rhs = c.get_children()
+                if lhs.kind == self.K.DECL_REF_EXPR and lhs.referenced is not None \
+                        and lhs.referenced.hash == referenced.hash:
+                    values.extend(rhs)
+        out: list = []
+        for v in values:
+            for r in v.walk_preorder():
+                target = r.referenced if r.kind == self.K.DECL_REF_EXPR else None
+                if target is not None and target.kind in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE) \
+                        and all(t.hash != target.hash for t in out):
+                    out.append(target)
+        return out
 
     def _assigned(self, fn) -> set:
         """Host variables written after their declaration: their initialiser is not their value."""
@@ -67,7 +90,8 @@ class LaunchReader:
                 lhs = next(iter(c.get_children()), None)
                 if lhs is not None and lhs.kind == self.K.DECL_REF_EXPR and lhs.referenced is not None:
                     out.add(lhs.referenced.hash)
-            if c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--"):
+            if c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--", "&"):
+                # `&blocks` handed to cudaOccupancyMaxActiveBlocksPerMultiprocessor writes it too
                 lhs = next(iter(c.get_children()), None)
                 if lhs is not None and lhs.kind == self.K.DECL_REF_EXPR and lhs.referenced is not None:
                     out.add(lhs.referenced.hash)
@@ -247,10 +271,12 @@ class LaunchReader:
             if ref.hash in self.argmap:
                 var = self.argmap[ref.hash]
                 return var if var.dtype == "int32" else Cast("int32", var)  # grids are int32
+            if ref.hash in self.assigned:  # `int blocks = 0; ...; blocks *= sms;`: not its initialiser
+                raise _Unknown()
             value = ct.evaluate(c)
             if value is not None and not isinstance(value, float):
                 return Const(int(value), "int32")
-            if ref.kind == K.VAR_DECL and ref.hash not in self.assigned:
+            if ref.kind == K.VAR_DECL:
                 init = self.fe.initializer(ref)
                 if init is not None:
                     return self.host_expr(init, env)

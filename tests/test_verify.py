@@ -307,3 +307,30 @@ def test_the_host_free_copy_is_removed_when_a_run_fails(tmp_path, monkeypatch):
         driver.verify(str(ROOT / HOST_FREE), str(port), driver.VerifyOptions(compile_check=False))
     assert built and built[0].name == Path(HOST_FREE).name
     assert not list(temp.iterdir())
+
+
+def test_sizes_that_empty_the_launch_grid_are_raised():
+    # `<<<len / 256 - 1, 256>>>` (shfl_scan's uniform_add): a length below two blocks launches
+    # nothing; each problem gets a grid of at least one block, and the problems stay distinct
+    from porter.frontends.cuda import convert_cuda
+    from porter.ir.fold import evaluate
+    from porter.verify.inputs import problem_sizes
+
+    k = convert_cuda(str(ROOT / "tests/fresh/cuda_thread/add_block_sums.cu")).kernels[0]
+    problems = problem_sizes(k, {})
+    assert all(int(evaluate(k.launch.grid[0], p)) >= 1 for p in problems)
+    assert len({p["len"] for p in problems}) == len(problems) >= 2
+
+
+def test_a_table_the_kernel_divides_by_is_drawn_without_zeros():
+    # dct8x8's quantization: `c /= q` with `q = steps[...]` (a __constant__ table): a zero step
+    # crashes the original with SIGFPE
+    from porter.frontends.cuda import convert_cuda
+    from porter.verify.inputs import divisor_buffers, make_args, problem_sizes
+
+    k = convert_cuda(str(ROOT / "tests/fresh/cuda_thread/quantize_table.cu")).kernels[0]
+    assert divisor_buffers(k) == {"steps"}
+    scalars = problem_sizes(k, {})[0]
+    for seed in range(4):
+        args = dict(zip([p.name for p in k.params], make_args(k, scalars, {}, seed)))
+        assert (args["steps"] != 0).all() and (args["coef"] == 0).any() | (args["coef"] < 0).any()

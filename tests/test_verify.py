@@ -334,3 +334,13 @@ def test_a_table_the_kernel_divides_by_is_drawn_without_zeros():
     for seed in range(4):
         args = dict(zip([p.name for p in k.params], make_args(k, scalars, {}, seed)))
         assert (args["steps"] != 0).all() and (args["coef"] == 0).any() | (args["coef"] < 0).any()
+
+
+def test_uint16_buffers_reach_the_port_as_integers_bfloat16_ones_as_bfloat16():
+    # alignedTypes' `unsigned short` copy: "d_odata: expected uint16, got torch.bfloat16"
+    import numpy as np
+
+    from porter.verify.port_exec import _encode
+
+    job = {"kind": "run", "args": [np.zeros(3, np.uint16), np.zeros(3, np.uint16), 5], "bf16": [True, False, False]}
+    assert [a.get("bf16") for a in _encode(job)["args"]] == [True, False, None]

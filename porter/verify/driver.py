@@ -512,7 +512,9 @@ def port_jobs(prepared: Prepared) -> tuple:
             job = {"kind": "run", "function": kernel.ident, "args": args,
                    "groups": _struct_groups(kernel),
                    "target": "c" if case.device == "cpu" else "cuda", "grid": case.grid,
-                   "block": tuple(kernel.launch.block), "timeout": opts.timeout}
+                   "block": tuple(kernel.launch.block), "timeout": opts.timeout,
+                   # bfloat16 travels as uint16 bits: the declared type tells which uint16 is which
+                   "bf16": [getattr(p, "dtype", "") == "bfloat16" for p in kernel.params]}
             if kernel.language == "triton":
                 job["triton"] = triton_call(kernel, args)
             elif kernel.cuda_launch:  # CUDA's convention: kernel[grid, block, shared_bytes](*args)

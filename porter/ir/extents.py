@@ -248,6 +248,13 @@ class _Bounds:
         self.kernel = kernel
         self.defs = fixed_locals(kernel.body)
         self.programs = _program_locals(self)  # reads exact(), which needs only kernel and defs
+        # loop variables that start below zero (`for (j = -RADIUS; ...)`): their least value
+        self.negative_starts: dict = {}
+        for s in walk_stmts(kernel.body):
+            start = _const_of(s.start) if isinstance(s, For) else None
+            if start is not None and start < 0:
+                name = s.var.name
+                self.negative_starts[name] = min(start, self.negative_starts.get(name, 0))
 
     def program_max(self, name: str, dtype: str):
         """The atom `max(name)` of a program-id local (see _program_locals), recorded in
@@ -298,6 +305,8 @@ class _Bounds:
             if e.op == "-":
                 a = self.upper(e.a, guards, depth + 1, programs)
                 low = _strip(e.b)
+                if isinstance(low, Var) and low.name in self.negative_starts:
+                    low = Const(self.negative_starts[low.name], "int32")  # `RADIUS - j`, j from -RADIUS
                 return a + Poly.const(-int(low.value)) if a is not None and isinstance(low, Const) \
                     and not isinstance(low.value, float) else a
             if e.op == "%":

@@ -344,3 +344,28 @@ def test_uint16_buffers_reach_the_port_as_integers_bfloat16_ones_as_bfloat16():
 
     job = {"kind": "run", "args": [np.zeros(3, np.uint16), np.zeros(3, np.uint16), 5], "bf16": [True, False, False]}
     assert [a.get("bf16") for a in _encode(job)["args"]] == [True, False, None]
+
+
+def test_an_originals_quoted_header_is_its_own_before_a_same_named_one_of_an_include_dir(tmp_path):
+    # cuda-samples simpleCallback: "multithreading.h" beside the file declares CUTBarrier, the
+    # -I Common copy does not; the emulator built the Common one (TP410 "does not name a type")
+    proj, common = tmp_path / "proj", tmp_path / "common"
+    proj.mkdir()
+    common.mkdir()
+    (common / "barrier.h").write_text("// another project's header of the same name\n")
+    (proj / "barrier.h").write_text("struct Barrier { int count; };\n")
+    (proj / "k.cu").write_text(textwrap.dedent("""\
+        #include <cublas_v2.h>
+        #include "barrier.h"
+        Barrier host_barrier;
+        __global__ void inc(int *v, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n) v[i] += 1;
+        }
+        void run(int *v, int n) { inc<<<(n + 127) / 128, 128>>>(v, n); }
+        """))
+    port = tmp_path / "k_tl.py"
+    converted = tileport("convert", proj / "k.cu", "-o", port, "-I", common)
+    assert converted.returncode == 0, converted.stderr
+    result = tileport("verify", proj / "k.cu", port, "-I", common, "--no-compile-check", "--format", "json")
+    assert_equivalent(result)

@@ -346,7 +346,9 @@ def _original_to_build(module, original: str, opts: VerifyOptions):
             # `extern __shared__` arrays, its launches), as the main file's build does
             (folder / rel).write_text(f'#line 1 "{os.path.realpath(header)}"\n' + prepare_source(body),
                                       encoding="utf-8")
-        include_dirs = tuple(searched) + tuple(opts.include_dirs) + (str(home),)
+        # the original's folder before the -I directories: its `#include "multithreading.h"`
+        # is its own, not Common's of the same name (cuda-samples simpleCallback's CUTBarrier)
+        include_dirs = tuple(searched) + (str(home),) + tuple(opts.include_dirs)
         if module.stand_ins:
             include_dirs += (str(stand_in_dir(module.stand_ins)),)
         yield str(copy), dataclasses.replace(opts, include_dirs=include_dirs)

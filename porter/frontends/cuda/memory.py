@@ -121,8 +121,12 @@ class MemoryMixin:
         return a, b, ct.binary_operator(c) == "-"
 
     def offset_value(self, n_c, subtracted: bool, scope):
-        """The offset of pointer_arithmetic as IR, negated when subtracted."""
+        """The offset of pointer_arithmetic as IR, negated when subtracted: an unsigned one in
+        int64 first, as C moves `p - n` back by n elements (dct8x8's `... - threadIdx.x`);
+        negated as uint32 it was 2**32 - n, which TVM refuses to fold."""
         n = self.expr(n_c, scope)
+        if subtracted and n.dtype.startswith("uint"):
+            n = Cast("int64", n)
         return UnaryOp("-", n, n.dtype) if subtracted else n
 
     def element_index(self, index_c, scope):

@@ -199,3 +199,14 @@ def test_grid_written_through_its_address_is_the_callers(tmp_path):
     k = convert_cuda(str(f)).kernels[0]
     assert k.launch.block == (512,)
     assert [format_expr(g) for g in k.launch.grid] != ["0"]
+
+
+def test_no_launch_site_block_from_a_constant_table_read_per_thread(tmp_path):
+    # dct8x8_kernel_quantization.cuh alone: `Q[threadIdx.y * 8 + threadIdx.x]` over Q[64] is an
+    # 8 x 8 block (16 x 16 read past the table: a SIGFPE on its zeros)
+    f = tmp_path / "q.cuh"
+    f.write_text("__constant__ float Q[64];\n"
+                 "__global__ void quant(float *v, int stride) {\n"
+                 "  int x = blockIdx.x * 8 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;\n"
+                 "  v[y * stride + x] = roundf(v[y * stride + x] / Q[threadIdx.y * 8 + threadIdx.x]);\n}\n")
+    assert convert_cuda(str(f)).kernels[0].launch.block == (8, 8)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.ir.nodes import (
-    Alloc, BinOp, Builtin, Call, Cast, Const, For, If, Kernel, Launch, ScalarParam, Store, Var,
+    Alloc, BinOp, Builtin, Call, Cast, Const, For, If, Kernel, Launch, Load, ScalarParam, Store, Var,
 )
 from porter.ir.walk import fixed_locals, walk_expr, walk_stmts
 
@@ -28,7 +28,9 @@ def default_block(kernel: Kernel) -> tuple:
 
 def _tile_block(kernel: Kernel) -> tuple | None:
     """(cols, rows) of the first 2-D shared tile that a thread stores at its own
-    `[threadIdx.y][threadIdx.x]` (one element per thread), else None."""
+    `[threadIdx.y][threadIdx.x]` (one element per thread), or of a `__constant__` table it
+    reads at `threadIdx.y * cols + threadIdx.x` (dct8x8's 8 x 8 quantization matrix `Q[64]`),
+    else None."""
     tiles = {s.name: s.shape for s in walk_stmts(kernel.body)
              if isinstance(s, Alloc) and s.scope == "shared" and len(s.shape) == 2 and not s.dynamic}
     defs = fixed_locals(kernel.body)
@@ -37,6 +39,13 @@ def _tile_block(kernel: Kernel) -> tuple | None:
             rows, cols = tiles[s.buffer]
             if _terms(_inline(s.index, defs)) == {("thread_idx", 1, cols), ("thread_idx", 0, 1)}:
                 return (cols, rows)
+    tables = {p.name: p.symbol_count for p in kernel.params if getattr(p, "symbol", "") and p.symbol_count}
+    for e in (e for s in walk_stmts(kernel.body) for e in _exprs(s)):
+        terms = _terms(_inline(e.index, defs)) if isinstance(e, Load) and e.buffer in tables else None
+        if terms and len(terms) == 2 and ("thread_idx", 0, 1) in terms:
+            (_, axis, cols), = terms - {("thread_idx", 0, 1)}
+            if axis == 1 and cols > 1 and tables[e.buffer] % cols == 0:
+                return (cols, tables[e.buffer] // cols)
     return None
 
 

@@ -210,3 +210,11 @@ def test_no_launch_site_block_from_a_constant_table_read_per_thread(tmp_path):
                  "  int x = blockIdx.x * 8 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;\n"
                  "  v[y * stride + x] = roundf(v[y * stride + x] / Q[threadIdx.y * 8 + threadIdx.x]);\n}\n")
     assert convert_cuda(str(f)).kernels[0].launch.block == (8, 8)
+
+
+def test_dim3_fields_given_after_declaration_and_a_signed_step_back_from_an_unsigned_offset():
+    # eigenvalues bisect_large: `dim3 threads_onei; threads_onei.x = MAX_THREADS_BLOCK;` was
+    # block (1,), and `g_s + i + threadIdx.x - 1` added 4294967295 as uint32 (TVM: 0u - 1u)
+    k = kernel(ROOT / "tests/fresh/cuda_thread/unsigned_prev_element.cu", "prev_products")
+    assert k.launch.block == (64,) and [format_expr(g) for g in k.launch.grid] == ["2"]
+    assert "4294967295" not in format_module(type("M", (), {"kernels": [k]}))

@@ -82,9 +82,21 @@ class LaunchReader:
         return out
 
     def _assigned(self, fn) -> set:
-        """Host variables written after their declaration: their initialiser is not their value."""
+        """Host variables written after their declaration: their initialiser is not their value.
+        A dim3 given each of its fields once (`dim3 t; t.x = 256;`) is not one of them: its
+        fields' values are kept in self.fields (decl hash -> {axis: value cursor})."""
         out = set()
+        self.fields: dict = {}
         for c in fn.walk_preorder():
+            if c.kind == self.K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
+                lhs, *rhs = c.get_children()
+                base = next(iter(lhs.get_children()), None) if lhs.kind == self.K.MEMBER_REF_EXPR else None
+                if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None \
+                        and lhs.spelling in ("x", "y", "z") and rhs:
+                    fields = self.fields.setdefault(base.referenced.hash, {})
+                    if lhs.spelling in fields:
+                        out.add(base.referenced.hash)  # given twice: no one value
+                    fields[lhs.spelling] = rhs[0]
             if c.kind in (self.K.BINARY_OPERATOR, self.K.COMPOUND_ASSIGNMENT_OPERATOR) and \
                     (c.kind == self.K.COMPOUND_ASSIGNMENT_OPERATOR or ct.binary_operator(c) == "="):
                 lhs = next(iter(c.get_children()), None)
@@ -234,6 +246,10 @@ class LaunchReader:
             if ref.hash in self.assigned:
                 raise _Unknown()
             init = self.fe.initializer(ref)
+            fields = getattr(self, "fields", {}).get(ref.hash)
+            if fields:  # `dim3 threads; threads.x = 256;`: the fields given, the others as initialised
+                base = self.dim3(init) if init is not None else [one, one, one]
+                return [self.host_expr(fields[a]) if a in fields else base[i] for i, a in enumerate("xyz")]
             if init is None:
                 raise _Unknown()
             return self.dim3(init)

@@ -70,6 +70,33 @@ def size_params(kernel: Kernel) -> list[str]:
     return sorted(found, key=order.index)
 
 
+def power_of_two_sizes(kernel: Kernel) -> set:
+    """Integer scalars the kernel masks with (`threadIdx.x & (size - 1)`, cuda-samples scan):
+    such code is written for a power of two; another size makes threads collide."""
+    ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
+    defs = fixed_locals(kernel.body)
+    found = set()
+    for e in all_exprs(kernel.body):
+        if isinstance(e, BinOp) and e.op == "&":
+            for side in (e.a, e.b):
+                side = _inline_casts(side)
+                if isinstance(side, BinOp) and side.op == "-" and isinstance(side.b, Const) and side.b.value == 1:
+                    name = _inline_casts(side.a)
+                    while isinstance(name, Var) and name.name in defs and name.name not in ints:
+                        name = _inline_casts(defs[name.name])
+                        if isinstance(name, BinOp) and name.op in ("/", ">>") and isinstance(name.b, Const):
+                            name = _inline_casts(name.a)  # `size / 4` lanes of uint4: still the size's mask
+                    if isinstance(name, Var) and name.name in ints:
+                        found.add(name.name)
+    return found
+
+
+def _inline_casts(e):
+    while isinstance(e, Cast):
+        e = e.a
+    return e
+
+
 #: How many times verify doubles a size that leaves the launch grid empty, at most.
 GRID_DOUBLINGS = 12
 
@@ -336,6 +363,10 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
             if name in scalars and name not in given and isinstance(scalars[name], int):
                 scalars[name] = _round_up(scalars[name], lanes)
+        for name in power_of_two_sizes(kernel):
+            # `x & (size - 1)`: the kernel masks by the size, which the host keeps a power of two
+            if name not in given and type(scalars.get(name)) is int and scalars[name] > 0:
+                scalars[name] = 1 << (scalars[name] - 1).bit_length()
         _fill_grid(kernel, scalars, given, problems)
         if index_buffers(kernel):
             scalars[INDEX_LIMIT] = min(values, default=16)

@@ -369,3 +369,17 @@ def test_an_originals_quoted_header_is_its_own_before_a_same_named_one_of_an_inc
     assert converted.returncode == 0, converted.stderr
     result = tileport("verify", proj / "k.cu", port, "-I", common, "--no-compile-check", "--format", "json")
     assert_equivalent(result)
+
+
+def test_an_unsigned_size_the_grid_floor_divides_is_drawn_a_multiple(tmp_path):
+    # UnifiedMemoryPerf: `<<<matrixDim / 32, ...>>>` over `unsigned int matrixDim` reads
+    # `(int32)matrixDim / 32`; the cast hid the divisor, matrixDim 1531 overflowed B's extent
+    from porter.frontends.cuda import convert_cuda
+    from porter.verify.inputs import problem_sizes
+
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void tiles(float *out, const float *in, unsigned int n) {\n"
+                 "  int i = blockIdx.x * 16 + threadIdx.x;\n  out[i] = 3.0f * in[i];\n}\n"
+                 "void run(float *o, const float *i, unsigned int n) { tiles<<<n / 16, 16>>>(o, i, n); }\n")
+    k = convert_cuda(str(f)).kernels[0]
+    assert all(p["n"] % 16 == 0 and p["n"] > 0 for p in problem_sizes(k, {}))

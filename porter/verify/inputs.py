@@ -584,9 +584,10 @@ def _grid_divisors(kernel: Kernel) -> dict:
     out = {}
     for g in kernel.launch.grid:
         for e in walk_expr(g):
-            if isinstance(e, BinOp) and e.op == "/" and isinstance(e.a, Var) and isinstance(e.b, Const) \
+            size = _inline_casts(e.a) if isinstance(e, BinOp) else None  # `(int32)matrixDim / 32` too
+            if isinstance(e, BinOp) and e.op == "/" and isinstance(size, Var) and isinstance(e.b, Const) \
                     and isinstance(e.b.value, int) and e.b.value > 1:
-                out[e.a.name] = max(out.get(e.a.name, 1), e.b.value)
+                out[size.name] = max(out.get(size.name, 1), e.b.value)
     return out
 
 

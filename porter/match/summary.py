@@ -707,7 +707,8 @@ class Summarizer:
         if op not in ("+", "max", "min"):
             return False
         a, b = (value.a, value.b) if isinstance(value, BinOp) else value.args
-        shuffles = [x for x in (a, b) if isinstance(x, Call) and x.func in ("shfl_xor", "shfl_down")]
+        shuffles = [x for x in (a, b) if isinstance(x, Call) and x.func in ("shfl_xor", "shfl_down")
+                    and len(x.args) == 2]  # a third argument: a partial mask, not the whole warp
         if len(shuffles) != 1 or v not in (a, b) or _plain(shuffles[0].args[0]) != _plain(v):
             return False
         if env.get(v.name) is None:

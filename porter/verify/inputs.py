@@ -804,6 +804,20 @@ def divisor_buffers(kernel: Kernel) -> set:
     return {p.name for p in kernel.buffers if p.name in loaded and not is_float(p.dtype) and p.dtype != "bool"}
 
 
+def index_steps_back(kernel: Kernel) -> dict:
+    """index buffer -> the c of `ids[k] - c` (c > 0) in the kernel: CSR offsets read as
+    `offsets[tid + 1] - 1` (segmentationTreeThrust) start at c, as the host builds them; an id
+    drawn below c indexes before the buffer."""
+    out: dict = {}
+    for e in all_exprs(kernel.body):
+        if isinstance(e, BinOp) and e.op == "-" and isinstance(_inline_casts(e.a), Load) \
+                and isinstance(_inline_casts(e.b), Const) and not is_float(e.dtype):
+            name, c = _inline_casts(e.a).buffer, _inline_casts(e.b).value
+            if isinstance(c, int) and c > 0:
+                out[name] = max(out.get(name, 0), c)
+    return out
+
+
 def lock_buffers(kernel: Kernel) -> set:
     """Buffers holding spin-lock words: they start free (zero), as every caller allocates them;
     a random word would read as held and the original would wait forever."""
@@ -874,6 +888,7 @@ def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool 
     bounds = index_bounds(kernel) if wide else {}
     locks = lock_buffers(kernel)
     divisors = divisor_buffers(kernel)
+    stepped_back = index_steps_back(kernel)
     rng = np.random.default_rng(seed)
     args = []
     for p in kernel.params:
@@ -882,7 +897,8 @@ def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool 
         elif isinstance(p, BufferParam) and p.name in indices:
             # ids that address other buffers: drawn inside the problem (see ir/extents.py)
             limit = int(given.get(INDEX_LIMIT, scalars.get(INDEX_LIMIT, 1)))
-            ids = rng.integers(0, max(limit, 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype])
+            low = min(stepped_back.get(p.name, 0), max(limit - 1, 0))
+            ids = rng.integers(low, max(limit, low + 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype])
             if wide and p.name in bounds:
                 ids = _on_bounds(ids, bounds[p.name], scalars, rng)
             args.append(ids)

@@ -8,7 +8,7 @@ from porter.diagnostics import TileportError
 from porter.frontends.cuda import convert_cuda
 from porter.ir.nodes import BufferParam, For, ScalarParam
 from porter.ir.printer import format_expr, format_module
-from porter.ir.walk import walk_stmts
+from porter.ir.walk import walk_expr, walk_stmts
 from tests.conftest import ROOT, SAMPLES
 
 
@@ -218,3 +218,16 @@ def test_dim3_fields_given_after_declaration_and_a_signed_step_back_from_an_unsi
     k = kernel(ROOT / "tests/fresh/cuda_thread/unsigned_prev_element.cu", "prev_products")
     assert k.launch.block == (64,) and [format_expr(g) for g in k.launch.grid] == ["2"]
     assert "4294967295" not in format_module(type("M", (), {"kernels": [k]}))
+
+
+def test_a_guard_against_a_loop_changed_value_sizes_no_grid(tmp_path):
+    # shfl_integral_image.cuh alone: `for (int i = 1; i <= 8; i *= 2) if (lane_id >= i) ...`
+    # made the grid ceildiv(i, 16) over the loop's counter (TP431 "cannot evaluate ... (i)")
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void steps(float *v, int width) {\n"
+                 "  int tidx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "  unsigned int lane = tidx % 8;\n  float s = v[tidx];\n"
+                 "  for (int i = 1; i <= 8; i *= 2) { if (lane >= i) s += 1.0f; }\n"
+                 "  v[tidx] = s;\n}\n")
+    k = convert_cuda(str(f)).kernels[0]
+    assert all("i" not in {v.name for v in walk_expr(g) if hasattr(v, "name")} for g in k.launch.grid)

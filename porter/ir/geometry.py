@@ -97,6 +97,7 @@ def _guard_sizes(kernel: Kernel, block: tuple) -> dict:
     on blockIdx on that axis; stride: how far x moves per block (None: unknown)."""
     defs = fixed_locals(kernel.body)
     locals_ = dict(defs)  # what a bound may be written over: locals, not loop variables
+    sizes_known = {p.name for p in kernel.scalars} | set(locals_)  # what a bound may name
     for s in walk_stmts(kernel.body):
         if isinstance(s, For):
             defs.setdefault(s.var.name, s.start)
@@ -114,6 +115,8 @@ def _guard_sizes(kernel: Kernel, block: tuple) -> dict:
             for x, u, closed in orientations:
                 if any(isinstance(t, Builtin) for t in _expand(u, defs)):
                     continue  # a bound that moves with the thread (`i < own_pos`) sizes no grid
+                if any(isinstance(t, Var) and t.name not in sizes_known for t in _expand(u, locals_)):
+                    continue  # nor a value a loop changes (shfl_scan's `lane_id >= i`, i = 1, 2, 4, 8)
                 axes = {t.axis for t in _expand(x, defs) if isinstance(t, Builtin) and t.kind == "block_idx"}
                 if len(axes) == 1:
                     u = _inline(u, locals_)  # `idx < total_threads`, `total_threads = B * NH * T * T`

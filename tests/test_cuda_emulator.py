@@ -79,6 +79,31 @@ __global__ void saxpy(int n, float a, const float *__restrict__ x, float *y) {
 """
 
 
+def test_a_users_own_globaltimer_yields_to_the_emulators(tmp_path):
+    # cudaGraphsPerfScaling defines `__globaltimer()` through PTX asm: "redefinition of 'long
+    # long unsigned int __globaltimer()'" (TP410) failed every kernel of the file
+    src = """\
+__device__ __forceinline__ unsigned long long __globaltimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void stamp(unsigned long long *out, float *y)
+{
+    unsigned long long t = __globaltimer();
+    out[threadIdx.x] = t >= 0 ? 1 : 0;
+    y[threadIdx.x] = 2.0f * threadIdx.x;
+}
+"""
+    path = _write(tmp_path, "timer.cu", src)
+    sig = KernelSig("stamp", "stamp", ["unsigned long long *", "float *"])
+    out = run_kernel(path, sig, (1, 1, 1), (32, 1, 1), 0, [np.zeros(32, np.uint64), np.zeros(32, np.float32)])
+    np.testing.assert_array_equal(out[0], np.ones(32, np.uint64))
+    np.testing.assert_array_equal(out[1], 2.0 * np.arange(32, dtype=np.float32))
+
+
 def test_saxpy_1m_matches_numpy(tmp_path):
     path = _write(tmp_path, "saxpy.cu", SAXPY)
     sig = KernelSig("saxpy", "saxpy", ["int", "float", "const float *__restrict__", "float *"])

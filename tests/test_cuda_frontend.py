@@ -8,7 +8,7 @@ from porter.diagnostics import TileportError
 from porter.frontends.cuda import convert_cuda
 from porter.ir.nodes import BufferParam, For, ScalarParam
 from porter.ir.printer import format_expr, format_module
-from porter.ir.walk import walk_stmts
+from porter.ir.walk import walk_expr, walk_stmts
 from tests.conftest import ROOT, SAMPLES
 
 
@@ -172,3 +172,62 @@ def test_damaged_precompiled_shim_is_rebuilt_not_trusted(tmp_path, monkeypatch):
     parsed = ct.parse(str(f))
     assert _parse_facts(parsed) == (["k"], [])  # and no error about the damaged file
     assert not pch.exists() or pch.read_bytes() != b"not a precompiled header"
+
+
+def test_launch_through_a_function_pointer_is_each_assigned_kernels():
+    k = kernel(ROOT / "tests/fresh/cuda_thread/transpose_fnptr_launch.cu", "transposeTiled")
+    assert k.launch.origin == "launch-site" and k.launch.block == (16, 4)
+    assert [format_expr(g) for g in k.launch.grid] == ["(width / 16)", "(height / 16)"]
+    assert kernel(ROOT / "tests/fresh/cuda_thread/transpose_fnptr_launch.cu", "copyTiled").launch.block == (16, 4)
+
+
+def test_no_launch_site_block_from_a_shared_tile_stored_per_thread():
+    path = ROOT / "tests/fresh/cuda_thread/matmul_driver_api_tiles.cu"
+    assert kernel(path, "matmul_bs8").launch.block == (8, 8)
+    assert kernel(path, "matmul_bs32").launch.block == (32, 32)
+
+
+def test_grid_written_through_its_address_is_the_callers(tmp_path):
+    # cuda-samples simpleIPC: `int blocks = 0;` is filled by the occupancy query, not 0
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void fill(char* p, int sz, char v) {\n"
+                 "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < sz; i += gridDim.x * blockDim.x)"
+                 " p[i] = v;\n}\n"
+                 "int query(int *b);\n"
+                 "void run(char *p) { int blocks = 0; query(&blocks);\n"
+                 "  fill<<<blocks, 512>>>(p, 1000, 3); }\n")
+    k = convert_cuda(str(f)).kernels[0]
+    assert k.launch.block == (512,)
+    assert [format_expr(g) for g in k.launch.grid] != ["0"]
+
+
+def test_no_launch_site_block_from_a_constant_table_read_per_thread(tmp_path):
+    # dct8x8_kernel_quantization.cuh alone: `Q[threadIdx.y * 8 + threadIdx.x]` over Q[64] is an
+    # 8 x 8 block (16 x 16 read past the table: a SIGFPE on its zeros)
+    f = tmp_path / "q.cuh"
+    f.write_text("__constant__ float Q[64];\n"
+                 "__global__ void quant(float *v, int stride) {\n"
+                 "  int x = blockIdx.x * 8 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;\n"
+                 "  v[y * stride + x] = roundf(v[y * stride + x] / Q[threadIdx.y * 8 + threadIdx.x]);\n}\n")
+    assert convert_cuda(str(f)).kernels[0].launch.block == (8, 8)
+
+
+def test_dim3_fields_given_after_declaration_and_a_signed_step_back_from_an_unsigned_offset():
+    # eigenvalues bisect_large: `dim3 threads_onei; threads_onei.x = MAX_THREADS_BLOCK;` was
+    # block (1,), and `g_s + i + threadIdx.x - 1` added 4294967295 as uint32 (TVM: 0u - 1u)
+    k = kernel(ROOT / "tests/fresh/cuda_thread/unsigned_prev_element.cu", "prev_products")
+    assert k.launch.block == (64,) and [format_expr(g) for g in k.launch.grid] == ["2"]
+    assert "4294967295" not in format_module(type("M", (), {"kernels": [k]}))
+
+
+def test_a_guard_against_a_loop_changed_value_sizes_no_grid(tmp_path):
+    # shfl_integral_image.cuh alone: `for (int i = 1; i <= 8; i *= 2) if (lane_id >= i) ...`
+    # made the grid ceildiv(i, 16) over the loop's counter (TP431 "cannot evaluate ... (i)")
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void steps(float *v, int width) {\n"
+                 "  int tidx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "  unsigned int lane = tidx % 8;\n  float s = v[tidx];\n"
+                 "  for (int i = 1; i <= 8; i *= 2) { if (lane >= i) s += 1.0f; }\n"
+                 "  v[tidx] = s;\n}\n")
+    k = convert_cuda(str(f)).kernels[0]
+    assert all("i" not in {v.name for v in walk_expr(g) if hasattr(v, "name")} for g in k.launch.grid)

@@ -242,3 +242,20 @@ def test_a_cast_masked_load_is_a_guarded_store_and_lowers_under_its_mask(tmp_pat
     lines = cuda.splitlines()
     line = next(n for n, text in enumerate(lines) if "gain_ptr +" in text or "gain_ptr[" in text)
     assert any(text.strip().startswith("if (") for text in lines[line - 3:line]), lines[line - 3:line + 1]
+
+
+def test_a_local_also_assigned_in_a_nested_block_keeps_its_name():
+    # cuda-samples shfl_vertical_shfl: `sum = *p; if (ty > 0) sum += ...; sum += stepSum;`
+    # was split into sum_1 after `sum = *p`, the branch's update then went to the dead `sum`
+    from porter.ir.nodes import Assign, BinOp, Const, If, Var
+    from porter.transforms.split_reassigned import split_reassigned
+
+    s, c = Var("s", "int32"), Var("c", "int32")
+    body = [Decl(s, Const(0, "int32")), Assign(s, Const(5, "int32")),
+            If(c, [Assign(s, BinOp("+", s, Const(1, "int32"), "int32"))]),
+            Assign(s, BinOp("+", s, Const(2, "int32"), "int32"))]
+    out = split_reassigned(body, lambda name: name + "_1")
+    assert not any(isinstance(x, Decl) and x.var.name == "s_1" for x in out)
+    # with no nested assignment the straight-line reuse is still a new local
+    out = split_reassigned([body[0], body[1], body[3]], lambda name: name + "_1")
+    assert isinstance(out[1], Decl) and out[1].var.name == "s_1"

@@ -307,3 +307,79 @@ def test_the_host_free_copy_is_removed_when_a_run_fails(tmp_path, monkeypatch):
         driver.verify(str(ROOT / HOST_FREE), str(port), driver.VerifyOptions(compile_check=False))
     assert built and built[0].name == Path(HOST_FREE).name
     assert not list(temp.iterdir())
+
+
+def test_sizes_that_empty_the_launch_grid_are_raised():
+    # `<<<len / 256 - 1, 256>>>` (shfl_scan's uniform_add): a length below two blocks launches
+    # nothing; each problem gets a grid of at least one block, and the problems stay distinct
+    from porter.frontends.cuda import convert_cuda
+    from porter.ir.fold import evaluate
+    from porter.verify.inputs import problem_sizes
+
+    k = convert_cuda(str(ROOT / "tests/fresh/cuda_thread/add_block_sums.cu")).kernels[0]
+    problems = problem_sizes(k, {})
+    assert all(int(evaluate(k.launch.grid[0], p)) >= 1 for p in problems)
+    assert len({p["len"] for p in problems}) == len(problems) >= 2
+
+
+def test_a_table_the_kernel_divides_by_is_drawn_without_zeros():
+    # dct8x8's quantization: `c /= q` with `q = steps[...]` (a __constant__ table): a zero step
+    # crashes the original with SIGFPE
+    from porter.frontends.cuda import convert_cuda
+    from porter.verify.inputs import divisor_buffers, make_args, problem_sizes
+
+    k = convert_cuda(str(ROOT / "tests/fresh/cuda_thread/quantize_table.cu")).kernels[0]
+    assert divisor_buffers(k) == {"steps"}
+    scalars = problem_sizes(k, {})[0]
+    for seed in range(4):
+        args = dict(zip([p.name for p in k.params], make_args(k, scalars, {}, seed)))
+        assert (args["steps"] != 0).all() and (args["coef"] == 0).any() | (args["coef"] < 0).any()
+
+
+def test_uint16_buffers_reach_the_port_as_integers_bfloat16_ones_as_bfloat16():
+    # alignedTypes' `unsigned short` copy: "d_odata: expected uint16, got torch.bfloat16"
+    import numpy as np
+
+    from porter.verify.port_exec import _encode
+
+    job = {"kind": "run", "args": [np.zeros(3, np.uint16), np.zeros(3, np.uint16), 5], "bf16": [True, False, False]}
+    assert [a.get("bf16") for a in _encode(job)["args"]] == [True, False, None]
+
+
+def test_an_originals_quoted_header_is_its_own_before_a_same_named_one_of_an_include_dir(tmp_path):
+    # cuda-samples simpleCallback: "multithreading.h" beside the file declares CUTBarrier, the
+    # -I Common copy does not; the emulator built the Common one (TP410 "does not name a type")
+    proj, common = tmp_path / "proj", tmp_path / "common"
+    proj.mkdir()
+    common.mkdir()
+    (common / "barrier.h").write_text("// another project's header of the same name\n")
+    (proj / "barrier.h").write_text("struct Barrier { int count; };\n")
+    (proj / "k.cu").write_text(textwrap.dedent("""\
+        #include <cublas_v2.h>
+        #include "barrier.h"
+        Barrier host_barrier;
+        __global__ void inc(int *v, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < n) v[i] += 1;
+        }
+        void run(int *v, int n) { inc<<<(n + 127) / 128, 128>>>(v, n); }
+        """))
+    port = tmp_path / "k_tl.py"
+    converted = tileport("convert", proj / "k.cu", "-o", port, "-I", common)
+    assert converted.returncode == 0, converted.stderr
+    result = tileport("verify", proj / "k.cu", port, "-I", common, "--no-compile-check", "--format", "json")
+    assert_equivalent(result)
+
+
+def test_an_unsigned_size_the_grid_floor_divides_is_drawn_a_multiple(tmp_path):
+    # UnifiedMemoryPerf: `<<<matrixDim / 32, ...>>>` over `unsigned int matrixDim` reads
+    # `(int32)matrixDim / 32`; the cast hid the divisor, matrixDim 1531 overflowed B's extent
+    from porter.frontends.cuda import convert_cuda
+    from porter.verify.inputs import problem_sizes
+
+    f = tmp_path / "k.cu"
+    f.write_text("__global__ void tiles(float *out, const float *in, unsigned int n) {\n"
+                 "  int i = blockIdx.x * 16 + threadIdx.x;\n  out[i] = 3.0f * in[i];\n}\n"
+                 "void run(float *o, const float *i, unsigned int n) { tiles<<<n / 16, 16>>>(o, i, n); }\n")
+    k = convert_cuda(str(f)).kernels[0]
+    assert all(p["n"] % 16 == 0 and p["n"] > 0 for p in problem_sizes(k, {}))

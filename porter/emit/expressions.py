@@ -63,7 +63,10 @@ class ExprEmitter:
             return f"T.if_then_else({self(e.cond)}, {self(e.a)}, {self(e.b)})", _PREC["atom"]
         if isinstance(e, Call):
             if e.func in _WARP_CALLS:
-                return f"{_WARP_CALLS[e.func]}({', '.join(self(a) for a in e.args)})", _PREC["atom"]
+                # shuffles: (value, lane or delta[, width[, mask]]); votes: (predicate[, mask])
+                given = 1 if e.func in ("ballot", "any", "all") else 3
+                args = [self(a) for a in e.args[:given]] + [f"mask={self(m)}" for m in e.args[given:]]
+                return f"{_WARP_CALLS[e.func]}({', '.join(args)})", _PREC["atom"]
             if e.func == "ceildiv":
                 return f"T.ceildiv({', '.join(self(a) for a in e.args)})", _PREC["atom"]
             if e.func == "philox":  # the module's macro (templates/runtime.py.j2): four words

@@ -119,6 +119,26 @@ def index_buffers(kernel) -> set:
     return {b for b in found if b in params and not is_float(params[b].dtype)}
 
 
+def _low24(e):
+    """x when e is an operand of `__mul24`/`__umul24` cut to its low 24 bits (`x & 0xFFFFFF`,
+    sign-extended `((x & 0xFFFFFF) ^ 0x800000) - 0x800000`; frontends/cuda/intrinsics.py), else
+    None: for the sizes an index is built from (below 2**23) that is x itself (dct8x8's
+    `FMUL(row, ImgStride)`)."""
+    if isinstance(e, BinOp) and e.op == "-" and _const_of(e.b) == 0x800000:
+        inner = _strip(e.a)
+        if isinstance(inner, BinOp) and inner.op == "^" and _const_of(inner.b) == 0x800000:
+            e = _strip(inner.a)
+    if isinstance(e, BinOp) and e.op == "&" and _const_of(e.b) == 0xFFFFFF:
+        return e.a
+    return None
+
+
+def _const_of(e):
+    """The integer value of a constant (through casts), else None."""
+    e = _strip(e)
+    return int(e.value) if isinstance(e, Const) and not isinstance(e.value, float) else None
+
+
 def _factors(e) -> list:
     """The factors of a product (`NH * T` -> [NH, T])."""
     e = _strip(e)
@@ -228,6 +248,13 @@ class _Bounds:
         self.kernel = kernel
         self.defs = fixed_locals(kernel.body)
         self.programs = _program_locals(self)  # reads exact(), which needs only kernel and defs
+        # loop variables that start below zero (`for (j = -RADIUS; ...)`): their least value
+        self.negative_starts: dict = {}
+        for s in walk_stmts(kernel.body):
+            start = _const_of(s.start) if isinstance(s, For) else None
+            if start is not None and start < 0:
+                name = s.var.name
+                self.negative_starts[name] = min(start, self.negative_starts.get(name, 0))
 
     def program_max(self, name: str, dtype: str):
         """The atom `max(name)` of a program-id local (see _program_locals), recorded in
@@ -267,6 +294,8 @@ class _Bounds:
             grid = launch.grid[e.axis] if e.axis < len(launch.grid) else Const(1, "int32")
             g = self.upper(grid, {}, depth + 1) or Poly.atom(_key(grid), grid)
             return g + Poly.const(-1) if e.kind == "block_idx" else g
+        if isinstance(e, BinOp) and _low24(e) is not None:
+            return self.upper(_low24(e), guards, depth + 1, programs)
         if isinstance(e, BinOp):
             if e.op in ("+", "*"):
                 a, b = self.upper(e.a, guards, depth + 1, programs), self.upper(e.b, guards, depth + 1, programs)
@@ -276,6 +305,8 @@ class _Bounds:
             if e.op == "-":
                 a = self.upper(e.a, guards, depth + 1, programs)
                 low = _strip(e.b)
+                if isinstance(low, Var) and low.name in self.negative_starts:
+                    low = Const(self.negative_starts[low.name], "int32")  # `RADIUS - j`, j from -RADIUS
                 return a + Poly.const(-int(low.value)) if a is not None and isinstance(low, Const) \
                     and not isinstance(low.value, float) else a
             if e.op == "%":

@@ -8,19 +8,64 @@ from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.ir.nodes import (
-    BinOp, Builtin, Call, Cast, Const, For, If, Kernel, Launch, ScalarParam, Var,
+    Alloc, BinOp, Builtin, Call, Cast, Const, For, If, Kernel, Launch, Load, ScalarParam, Store, Var,
 )
 from porter.ir.walk import fixed_locals, walk_expr, walk_stmts
 
 
 def default_block(kernel: Kernel) -> tuple:
+    """The block a kernel without a launch site is written for: a 2-D shared tile stored at
+    `[threadIdx.y][threadIdx.x]` gives it (`As[8][8]`: 8 x 8), else 256, 16 x 16 or 8 x 8 x 4
+    threads by the axes the kernel reads."""
     axes = {e.axis for s in walk_stmts(kernel.body) for e in _exprs(s)
             if isinstance(e, Builtin) and e.kind in ("thread_idx", "block_dim")}
     if 2 in axes:
         return (8, 8, 4)
     if 1 in axes:
-        return (16, 16)
+        return _tile_block(kernel) or (16, 16)
     return (256,)
+
+
+def _tile_block(kernel: Kernel) -> tuple | None:
+    """(cols, rows) of the first 2-D shared tile that a thread stores at its own
+    `[threadIdx.y][threadIdx.x]` (one element per thread), or of a `__constant__` table it
+    reads at `threadIdx.y * cols + threadIdx.x` (dct8x8's 8 x 8 quantization matrix `Q[64]`),
+    else None."""
+    tiles = {s.name: s.shape for s in walk_stmts(kernel.body)
+             if isinstance(s, Alloc) and s.scope == "shared" and len(s.shape) == 2 and not s.dynamic}
+    defs = fixed_locals(kernel.body)
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, Store) and s.buffer in tiles:
+            rows, cols = tiles[s.buffer]
+            if _terms(_inline(s.index, defs)) == {("thread_idx", 1, cols), ("thread_idx", 0, 1)}:
+                return (cols, rows)
+    tables = {p.name: p.symbol_count for p in kernel.params if getattr(p, "symbol", "") and p.symbol_count}
+    for e in (e for s in walk_stmts(kernel.body) for e in _exprs(s)):
+        terms = _terms(_inline(e.index, defs)) if isinstance(e, Load) and e.buffer in tables else None
+        if terms and len(terms) == 2 and ("thread_idx", 0, 1) in terms:
+            (_, axis, cols), = terms - {("thread_idx", 0, 1)}
+            if axis == 1 and cols > 1 and tables[e.buffer] % cols == 0:
+                return (cols, tables[e.buffer] // cols)
+    return None
+
+
+def _terms(e) -> set | None:
+    """`ty * C + tx` as {(kind, axis, C), (kind, axis, 1)}; None for anything else."""
+    while isinstance(e, Cast):
+        e = e.a
+    if isinstance(e, Builtin):
+        return {(e.kind, e.axis, 1)}
+    if isinstance(e, BinOp) and e.op == "*":
+        for a, b in ((e.a, e.b), (e.b, e.a)):
+            inner = _terms(a)
+            if isinstance(b, Const) and inner is not None and len(inner) == 1:
+                (kind, axis, scale), = inner
+                return {(kind, axis, scale * b.value)}
+        return None
+    if isinstance(e, BinOp) and e.op == "+":
+        a, b = _terms(e.a), _terms(e.b)
+        return a | b if a is not None and b is not None and not a & b else None
+    return None
 
 
 def _exprs(s):
@@ -52,6 +97,7 @@ def _guard_sizes(kernel: Kernel, block: tuple) -> dict:
     on blockIdx on that axis; stride: how far x moves per block (None: unknown)."""
     defs = fixed_locals(kernel.body)
     locals_ = dict(defs)  # what a bound may be written over: locals, not loop variables
+    sizes_known = {p.name for p in kernel.scalars} | set(locals_)  # what a bound may name
     for s in walk_stmts(kernel.body):
         if isinstance(s, For):
             defs.setdefault(s.var.name, s.start)
@@ -69,6 +115,8 @@ def _guard_sizes(kernel: Kernel, block: tuple) -> dict:
             for x, u, closed in orientations:
                 if any(isinstance(t, Builtin) for t in _expand(u, defs)):
                     continue  # a bound that moves with the thread (`i < own_pos`) sizes no grid
+                if any(isinstance(t, Var) and t.name not in sizes_known for t in _expand(u, locals_)):
+                    continue  # nor a value a loop changes (shfl_scan's `lane_id >= i`, i = 1, 2, 4, 8)
                 axes = {t.axis for t in _expand(x, defs) if isinstance(t, Builtin) and t.kind == "block_idx"}
                 if len(axes) == 1:
                     u = _inline(u, locals_)  # `idx < total_threads`, `total_threads = B * NH * T * T`

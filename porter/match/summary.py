@@ -708,7 +708,7 @@ class Summarizer:
             return False
         a, b = (value.a, value.b) if isinstance(value, BinOp) else value.args
         shuffles = [x for x in (a, b) if isinstance(x, Call) and x.func in ("shfl_xor", "shfl_down")
-                    and len(x.args) == 2]  # a third argument: segments of a warp, not the warp
+                    and len(x.args) == 2]  # more: segments of a warp or a partial mask, not the warp
         if len(shuffles) != 1 or v not in (a, b) or _plain(shuffles[0].args[0]) != _plain(v):
             return False
         if env.get(v.name) is None:

@@ -18,8 +18,8 @@ from porter.ir.walk import map_stmts, walk_stmts
 
 def split_reassigned(stmts: list, fresh) -> list:
     """fresh(name) -> a local name not taken yet."""
-    nested = {s.var.name for s in walk_stmts(stmts) if isinstance(s, Assign)} - \
-        {s.var.name for s in stmts if isinstance(s, Assign)}  # assigned below this level
+    inner = [b for s in stmts for f in ("then", "orelse", "body") if isinstance(b := getattr(s, f, None), list)]
+    nested = {s.var.name for b in inner for s in walk_stmts(b) if isinstance(s, Assign)}  # assigned below this level
     for s in walk_stmts(stmts):
         var = getattr(s, "var", None)
         if isinstance(var, Var) and not isinstance(s, (Assign, Decl)):

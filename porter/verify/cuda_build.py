@@ -211,6 +211,11 @@ def _same_lines(original: str, new: str) -> str:
     return new + "".join(pad)
 
 
+#: Builtins tp_emu.h defines that CUDA code also writes itself (in PTX asm, which cannot run
+#: here): the user's definition is renamed so that the emulator's serves the calls.
+EMULATED_BUILTINS = frozenset({"__globaltimer"})
+
+
 @dataclass
 class _Prepared:
     text: str
@@ -299,6 +304,17 @@ def _prepare(text: str) -> _Prepared:
             and (i == 0 or toks[i - 1].text not in (".", "->", "::"))
         ):
             edits.append((t.start, t.end, "tp_original_main"))
+        # --- the user's own definition of a builtin the emulator provides (`__globaltimer()`
+        # read through PTX asm): renamed out of the way, calls reach the emulator's
+        if (
+            t.kind == "id"
+            and t.text in EMULATED_BUILTINS
+            and i + 1 < n
+            and toks[i + 1].text == "("
+            and i > 0
+            and (toks[i - 1].kind == "id" and toks[i - 1].text != "return" or toks[i - 1].text in ("*", "&"))
+        ):
+            edits.append((t.start, t.end, "tp_user_" + t.text))
         if t.kind == "id" and t.text in ("asm", "__asm__", "__asm") and not t.pp:
             asm_lines.append(line_of(t.start))
         i += 1

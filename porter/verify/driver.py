@@ -368,7 +368,9 @@ def _original_to_build(module, original: str, opts: VerifyOptions):
             # `extern __shared__` arrays, its launches), as the main file's build does
             (folder / rel).write_text(f'#line 1 "{os.path.realpath(header)}"\n' + prepare_source(body),
                                       encoding="utf-8")
-        include_dirs = tuple(searched) + tuple(opts.include_dirs) + (str(home),)
+        # the original's folder before the -I directories: its `#include "multithreading.h"`
+        # is its own, not Common's of the same name (cuda-samples simpleCallback's CUTBarrier)
+        include_dirs = tuple(searched) + (str(home),) + tuple(opts.include_dirs)
         if module.stand_ins:
             include_dirs += (str(stand_in_dir(module.stand_ins)),)
         yield str(copy), dataclasses.replace(opts, include_dirs=include_dirs)
@@ -535,7 +537,9 @@ def port_jobs(prepared: Prepared) -> tuple:
             job = {"kind": "run", "function": kernel.ident, "args": args,
                    "groups": _struct_groups(kernel),
                    "target": "c" if case.device == "cpu" else "cuda", "grid": case.grid,
-                   "block": tuple(kernel.launch.block), "timeout": opts.timeout}
+                   "block": tuple(kernel.launch.block), "timeout": opts.timeout,
+                   # bfloat16 travels as uint16 bits: the declared type tells which uint16 is which
+                   "bf16": [getattr(p, "dtype", "") == "bfloat16" for p in kernel.params]}
             if kernel.language == "triton":
                 job["triton"] = triton_call(kernel, args)
             elif kernel.cuda_launch:  # CUDA's convention: kernel[grid, block, shared_bytes](*args)

@@ -19,8 +19,8 @@ from porter.verify import bf16
 from porter.ir.extents import INDEX_LIMIT, index_buffers, program_maxima
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import (
-    Atomic, BinOp, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, ScalarParam, Select, Store,
-    Var, While, is_float,
+    Assign, Atomic, BinOp, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, ScalarParam, Select,
+    Store, Var, While, is_float,
 )
 from porter.ir.tiles import ParallelFor
 from porter.ir.walk import all_exprs, children, fixed_locals, stmt_exprs, walk_expr, walk_stmts
@@ -68,6 +68,63 @@ def size_params(kernel: Kernel) -> list[str]:
                         note(defs[local])
     order = [p.name for p in kernel.scalars]
     return sorted(found, key=order.index)
+
+
+def power_of_two_sizes(kernel: Kernel) -> set:
+    """Integer scalars the kernel masks with (`threadIdx.x & (size - 1)`, cuda-samples scan):
+    such code is written for a power of two; another size makes threads collide."""
+    ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
+    defs = fixed_locals(kernel.body)
+    found = set()
+    for e in all_exprs(kernel.body):
+        if isinstance(e, BinOp) and e.op == "&":
+            for side in (e.a, e.b):
+                side = _inline_casts(side)
+                if isinstance(side, BinOp) and side.op == "-" and isinstance(side.b, Const) and side.b.value == 1:
+                    name = _inline_casts(side.a)
+                    while isinstance(name, Var) and name.name in defs and name.name not in ints:
+                        name = _inline_casts(defs[name.name])
+                        if isinstance(name, BinOp) and name.op in ("/", ">>") and isinstance(name.b, Const):
+                            name = _inline_casts(name.a)  # `size / 4` lanes of uint4: still the size's mask
+                    if isinstance(name, Var) and name.name in ints:
+                        found.add(name.name)
+    return found
+
+
+def _inline_casts(e):
+    while isinstance(e, Cast):
+        e = e.a
+    return e
+
+
+#: How many times verify doubles a size that leaves the launch grid empty, at most.
+GRID_DOUBLINGS = 12
+
+
+def _fill_grid(kernel: Kernel, scalars: dict, given: dict, earlier: list) -> None:
+    """Raise the sizes a launch grid is computed from while it has an empty axis (`len / 256 -
+    1`, `pitch / 128`, mergeSort's `(N - N % (2 * stride)) / 128`): each size alone by
+    doublings, then all of them together; a problem that became an earlier one (`len` 256
+    raised to 512, the next problem's) moves on too. Sizes given with --arg stay."""
+    grid = kernel.launch.grid or ()
+    names = [n for n in dict.fromkeys(v.name for g in grid for v in walk_expr(g) if isinstance(v, Var))
+             if n not in given and type(scalars.get(n)) is int]
+
+    def empty(values) -> bool:
+        try:
+            return any(int(evaluate(g, values)) < 1 for g in grid)
+        except (NotConstant, ValueError, ZeroDivisionError, TypeError):
+            return False
+
+    if not empty(scalars) and scalars not in earlier:
+        return
+    for group in [[n] for n in names] + [names]:
+        trial = dict(scalars)
+        for _ in range(GRID_DOUBLINGS):
+            trial.update({n: 2 * trial[n] for n in group})
+            if not empty(trial) and trial not in earlier:
+                scalars.update(trial)
+                return
 
 
 def _locals_read(e, defs: dict) -> list:
@@ -306,6 +363,11 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             # a vector access (`reinterpret_cast<float4*>(x + row * P)`) needs aligned addresses
             if name in scalars and name not in given and isinstance(scalars[name], int):
                 scalars[name] = _round_up(scalars[name], lanes)
+        for name in power_of_two_sizes(kernel):
+            # `x & (size - 1)`: the kernel masks by the size, which the host keeps a power of two
+            if name not in given and type(scalars.get(name)) is int and scalars[name] > 0:
+                scalars[name] = 1 << (scalars[name] - 1).bit_length()
+        _fill_grid(kernel, scalars, given, problems)
         if index_buffers(kernel):
             scalars[INDEX_LIMIT] = min(values, default=16)
         problems.append(scalars)
@@ -522,9 +584,10 @@ def _grid_divisors(kernel: Kernel) -> dict:
     out = {}
     for g in kernel.launch.grid:
         for e in walk_expr(g):
-            if isinstance(e, BinOp) and e.op == "/" and isinstance(e.a, Var) and isinstance(e.b, Const) \
+            size = _inline_casts(e.a) if isinstance(e, BinOp) else None  # `(int32)matrixDim / 32` too
+            if isinstance(e, BinOp) and e.op == "/" and isinstance(size, Var) and isinstance(e.b, Const) \
                     and isinstance(e.b.value, int) and e.b.value > 1:
-                out[e.a.name] = max(out.get(e.a.name, 1), e.b.value)
+                out[size.name] = max(out.get(size.name, 1), e.b.value)
     return out
 
 
@@ -713,6 +776,48 @@ def random_array(dtype: str, n: int, rng: np.random.Generator, wide: bool = Fals
     return rng.integers(-50, 50, n).astype(NUMPY_DTYPES[dtype])
 
 
+#: The values an integer buffer the kernel divides by is drawn from: never 0 (SIGFPE in the
+#: original), small enough that quotients stay varied.
+DIVISORS = (1, 50)
+
+
+def divisor_buffers(kernel: Kernel) -> set:
+    """Integer buffers whose elements a kernel divides by, directly or through locals (dct8x8's
+    `curCoef /= curQuant` with `curQuant = Q[...]`): a caller's table of divisors (a
+    quantization matrix) holds no zero, so verify draws none."""
+    given: dict = {}  # local -> every value it is given
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, Decl) and s.init is not None:
+            given.setdefault(s.var.name, []).append(s.init)
+        elif isinstance(s, Assign):
+            given.setdefault(s.var.name, []).append(s.value)
+    todo = [e.b for e in all_exprs(kernel.body)
+            if isinstance(e, BinOp) and e.op in ("/", "%") and not is_float(e.dtype)]
+    loaded, seen = set(), set()
+    while todo:
+        for sub in walk_expr(todo.pop()):
+            if isinstance(sub, Load):
+                loaded.add(sub.buffer)
+            elif isinstance(sub, Var) and sub.name in given and sub.name not in seen:
+                seen.add(sub.name)
+                todo.extend(given[sub.name])
+    return {p.name for p in kernel.buffers if p.name in loaded and not is_float(p.dtype) and p.dtype != "bool"}
+
+
+def index_steps_back(kernel: Kernel) -> dict:
+    """index buffer -> the c of `ids[k] - c` (c > 0) in the kernel: CSR offsets read as
+    `offsets[tid + 1] - 1` (segmentationTreeThrust) start at c, as the host builds them; an id
+    drawn below c indexes before the buffer."""
+    out: dict = {}
+    for e in all_exprs(kernel.body):
+        if isinstance(e, BinOp) and e.op == "-" and isinstance(_inline_casts(e.a), Load) \
+                and isinstance(_inline_casts(e.b), Const) and not is_float(e.dtype):
+            name, c = _inline_casts(e.a).buffer, _inline_casts(e.b).value
+            if isinstance(c, int) and c > 0:
+                out[name] = max(out.get(name, 0), c)
+    return out
+
+
 def lock_buffers(kernel: Kernel) -> set:
     """Buffers holding spin-lock words: they start free (zero), as every caller allocates them;
     a random word would read as held and the original would wait forever."""
@@ -782,6 +887,8 @@ def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool 
     indices = index_buffers(kernel)
     bounds = index_bounds(kernel) if wide else {}
     locks = lock_buffers(kernel)
+    divisors = divisor_buffers(kernel)
+    stepped_back = index_steps_back(kernel)
     rng = np.random.default_rng(seed)
     args = []
     for p in kernel.params:
@@ -790,10 +897,13 @@ def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool 
         elif isinstance(p, BufferParam) and p.name in indices:
             # ids that address other buffers: drawn inside the problem (see ir/extents.py)
             limit = int(given.get(INDEX_LIMIT, scalars.get(INDEX_LIMIT, 1)))
-            ids = rng.integers(0, max(limit, 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype])
+            low = min(stepped_back.get(p.name, 0), max(limit - 1, 0))
+            ids = rng.integers(low, max(limit, low + 1), lengths[p.name]).astype(NUMPY_DTYPES[p.dtype])
             if wide and p.name in bounds:
                 ids = _on_bounds(ids, bounds[p.name], scalars, rng)
             args.append(ids)
+        elif isinstance(p, BufferParam) and p.name in divisors:
+            args.append(rng.integers(*DIVISORS, lengths[p.name]).astype(NUMPY_DTYPES[p.dtype]))
         elif isinstance(p, BufferParam):
             args.append(random_array(p.dtype, lengths[p.name], rng, wide, wide and rounds(kernel)))
         elif isinstance(p, ScalarParam):

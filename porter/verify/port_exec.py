@@ -54,9 +54,11 @@ def _encode(job: dict) -> dict:
     if job["kind"] != "run":
         return job
     args = []
-    for a in job["args"]:
+    bf16 = job.get("bf16") or []  # per argument: its uint16 bits are bfloat16 (unlisted: yes)
+    for i, a in enumerate(job["args"]):
         if isinstance(a, np.ndarray):
-            args.append({"array": np.ascontiguousarray(a), "bf16": a.dtype == np.uint16 and job.get("bf16", True)})
+            is_bf16 = bf16[i] if i < len(bf16) else True
+            args.append({"array": np.ascontiguousarray(a), "bf16": a.dtype == np.uint16 and is_bf16})
         else:
             args.append({"scalar": a.item() if isinstance(a, np.generic) else a})
     return {**job, "args": args}

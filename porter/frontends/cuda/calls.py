@@ -31,6 +31,8 @@ _ATOMICS = {f"{name}{scope}": op for name, op in (("atomicAdd", "add"), ("atomic
             for scope in ("", "_block", "_system")}
 _SHUFFLES = {"__shfl_sync": "shfl", "__shfl_down_sync": "shfl_down", "__shfl_up_sync": "shfl_up",
              "__shfl_xor_sync": "shfl_xor"}
+#: The mask of a whole warp: shuffles and votes under it carry no mask in the IR.
+FULL_MASK = 0xFFFFFFFF
 _VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 _WMMA = ("load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment")
 _NO_EQUIVALENT = {"__trap": "'__trap()' (abort the kernel) has no TileLang equivalent",
@@ -130,10 +132,10 @@ class CallsMixin:
             if not isinstance(width, int):  # a power of two the caller passes
                 width = self.coerce(values[2], "int32")
             return groups.shuffle(_SHUFFLES[name], self.coerce(values[0], dtype), self.coerce(values[1], "int32"),
-                                  width, dtype, loc)
+                                  width, dtype, loc, self.partial_mask(args[0], scope))
         if name in _VOTES:
             pred = self.as_bool(self.expr(args[1], scope))
-            return Call(_VOTES[name], (pred,), dtype_of(c.type, loc))
+            return Call(_VOTES[name], (pred,) + self.partial_mask(args[0], scope), dtype_of(c.type, loc))
         if callee is not None and self.is_device_function(callee):
             return self.inline(callee, args, scope, loc, want_value=True)[1]
         through_lambda = self.call_lambda(c, scope, loc, want_value=True)
@@ -191,6 +193,13 @@ class CallsMixin:
             index = off if off is not None else Const(0, "int32")
             self.prelude.append(Store(buf, index, self.coerce(exponent, self.buffer_dtype(buf)), loc))
         return mantissa
+
+    def partial_mask(self, mask_c, scope) -> tuple:
+        """() for the full warp (0xffffffff), else (mask,): the lanes a `__shfl_*_sync` or vote
+        names (reduction's reduce7 reduces 16 partial sums under a ballot of tid < 16)."""
+        if ct.evaluate(mask_c) == FULL_MASK:
+            return ()
+        return (self.coerce(self.expr(mask_c, scope), "uint32"),)
 
     def scalar_builtin(self, name, kind, canonical, values, dtype, loc):
         """A builtin row of porter/builtins.py applied to IR values, as `dtype`."""

@@ -83,14 +83,16 @@ def reduce(group, value, functor: str, dtype: str, fresh: str, loc) -> tuple:
     return stmts, acc
 
 
-def shuffle(kind: str, value, operand, width, dtype: str, loc):
+def shuffle(kind: str, value, operand, width, dtype: str, loc, mask: tuple = ()):
     """A warp shuffle over segments of `width` lanes (`__shfl_*_sync(.., width)`, a tile of
     `width` threads): TileLang's shuffles take the width as CUDA's do (a third argument; a
-    constant, or a value the caller passes). A whole-warp shuffle has two arguments, which is
-    what the matchers' warp reductions look for."""
-    if isinstance(width, int) and width == 32:
+    constant, or a value the caller passes). mask: (the lanes,) of a partial mask, else ().
+    A whole-warp shuffle has two arguments, which is what the matchers' warp reductions look
+    for; otherwise (value, operand, width[, mask])."""
+    if isinstance(width, int) and width == 32 and not mask:
         return Call(kind, (value, operand), dtype)
     if isinstance(width, int) and width not in (1, 2, 4, 8, 16):
         raise TileportError("TP154", f"a shuffle over {width} lanes is not supported (CUDA takes "
                             "a power of two up to 32)", loc)
-    return Call(kind, (value, operand, Const(width, "int32") if isinstance(width, int) else width), dtype)
+    return Call(kind, (value, operand, Const(width, "int32") if isinstance(width, int) else width) + tuple(mask),
+                dtype)

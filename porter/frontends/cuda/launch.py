@@ -47,27 +47,63 @@ class LaunchReader:
                           if k.kind == self.K.CALL_EXPR and k.spelling == "__cudaPushCallConfiguration"]
                 if not config or c.referenced is None:
                     continue
-                name = c.referenced.spelling
                 args = _template_args(c, self.K)
-                key = (name, "<" + ", ".join(args) + ">") if args else name
-                if key in launches:
-                    continue
-                kernel = self._instance(c.referenced, args)
-                launch = self._launch(c, config[0], assigned, kernel)
-                if launch is not None:
-                    launches[key] = launch
+                for target in self._targets(fn, c.referenced):
+                    name = target.spelling
+                    key = (name, "<" + ", ".join(args) + ">") if args else name
+                    if key in launches:
+                        continue
+                    kernel = self._instance(target, args)
+                    launch = self._launch(c, config[0], assigned, kernel)
+                    if launch is not None:
+                        launches[key] = launch
         return launches
 
-    def _assigned(self, fn) -> set:
-        """Host variables written after their declaration: their initialiser is not their value."""
-        out = set()
+    def _targets(self, fn, referenced) -> list:
+        """The kernels a launch calls: the one it names, or every function a function-pointer
+        variable is given in this host function (`kernel = &transposeCoalesced; ...
+        kernel<<<grid, threads>>>(...)`, cuda-samples transpose)."""
+        if referenced.kind not in (self.K.VAR_DECL, self.K.PARM_DECL):
+            return [referenced]
+        values = [k for k in referenced.get_children() if k.kind != self.K.TYPE_REF]  # its initialiser
         for c in fn.walk_preorder():
+            if c.kind == self.K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
+                lhs, *rhs = c.get_children()
+                if lhs.kind == self.K.DECL_REF_EXPR and lhs.referenced is not None \
+                        and lhs.referenced.hash == referenced.hash:
+                    values.extend(rhs)
+        out: list = []
+        for v in values:
+            for r in v.walk_preorder():
+                target = r.referenced if r.kind == self.K.DECL_REF_EXPR else None
+                if target is not None and target.kind in (self.K.FUNCTION_DECL, self.K.FUNCTION_TEMPLATE) \
+                        and all(t.hash != target.hash for t in out):
+                    out.append(target)
+        return out
+
+    def _assigned(self, fn) -> set:
+        """Host variables written after their declaration: their initialiser is not their value.
+        A dim3 given each of its fields once (`dim3 t; t.x = 256;`) is not one of them: its
+        fields' values are kept in self.fields (decl hash -> {axis: value cursor})."""
+        out = set()
+        self.fields: dict = {}
+        for c in fn.walk_preorder():
+            if c.kind == self.K.BINARY_OPERATOR and ct.binary_operator(c) == "=":
+                lhs, *rhs = c.get_children()
+                base = next(iter(lhs.get_children()), None) if lhs.kind == self.K.MEMBER_REF_EXPR else None
+                if base is not None and base.kind == self.K.DECL_REF_EXPR and base.referenced is not None \
+                        and lhs.spelling in ("x", "y", "z") and rhs:
+                    fields = self.fields.setdefault(base.referenced.hash, {})
+                    if lhs.spelling in fields:
+                        out.add(base.referenced.hash)  # given twice: no one value
+                    fields[lhs.spelling] = rhs[0]
             if c.kind in (self.K.BINARY_OPERATOR, self.K.COMPOUND_ASSIGNMENT_OPERATOR) and \
                     (c.kind == self.K.COMPOUND_ASSIGNMENT_OPERATOR or ct.binary_operator(c) == "="):
                 lhs = next(iter(c.get_children()), None)
                 if lhs is not None and lhs.kind == self.K.DECL_REF_EXPR and lhs.referenced is not None:
                     out.add(lhs.referenced.hash)
-            if c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--"):
+            if c.kind == self.K.UNARY_OPERATOR and ct.unary_operator(c) in ("post++", "pre++", "post--", "pre--", "&"):
+                # `&blocks` handed to cudaOccupancyMaxActiveBlocksPerMultiprocessor writes it too
                 lhs = next(iter(c.get_children()), None)
                 if lhs is not None and lhs.kind == self.K.DECL_REF_EXPR and lhs.referenced is not None:
                     out.add(lhs.referenced.hash)
@@ -210,6 +246,10 @@ class LaunchReader:
             if ref.hash in self.assigned:
                 raise _Unknown()
             init = self.fe.initializer(ref)
+            fields = getattr(self, "fields", {}).get(ref.hash)
+            if fields:  # `dim3 threads; threads.x = 256;`: the fields given, the others as initialised
+                base = self.dim3(init) if init is not None else [one, one, one]
+                return [self.host_expr(fields[a]) if a in fields else base[i] for i, a in enumerate("xyz")]
             if init is None:
                 raise _Unknown()
             return self.dim3(init)
@@ -247,10 +287,12 @@ class LaunchReader:
             if ref.hash in self.argmap:
                 var = self.argmap[ref.hash]
                 return var if var.dtype == "int32" else Cast("int32", var)  # grids are int32
+            if ref.hash in self.assigned:  # `int blocks = 0; ...; blocks *= sms;`: not its initialiser
+                raise _Unknown()
             value = ct.evaluate(c)
             if value is not None and not isinstance(value, float):
                 return Const(int(value), "int32")
-            if ref.kind == K.VAR_DECL and ref.hash not in self.assigned:
+            if ref.kind == K.VAR_DECL:
                 init = self.fe.initializer(ref)
                 if init is not None:
                     return self.host_expr(init, env)

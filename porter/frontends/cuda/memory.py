@@ -156,8 +156,12 @@ class MemoryMixin:
         return a, b, ct.binary_operator(c) == "-"
 
     def offset_value(self, n_c, subtracted: bool, scope):
-        """The offset of pointer_arithmetic as IR, negated when subtracted."""
+        """The offset of pointer_arithmetic as IR, negated when subtracted: an unsigned one in
+        int64 first, as C moves `p - n` back by n elements (dct8x8's `... - threadIdx.x`);
+        negated as uint32 it was 2**32 - n, which TVM refuses to fold."""
         n = self.expr(n_c, scope)
+        if subtracted and n.dtype.startswith("uint"):
+            n = Cast("int64", n)
         return UnaryOp("-", n, n.dtype) if subtracted else n
 
     def element_index(self, index_c, scope):
@@ -651,7 +655,12 @@ class MemoryMixin:
 
     @staticmethod
     def add_index(a, b):
-        dtype = "int64" if "int64" in (a.dtype, b.dtype) or "uint64" in (a.dtype, b.dtype) else a.dtype
+        # each pointer step is its own: `g_s + i + threadIdx.x - 1` (unsigned i, int 1) moves
+        # back one element, so offsets of mixed signedness add in int64, not as uint32 (where
+        # -1 became 4294967295 and TVM refused to fold `0u - 1u`: cuda-samples bisect_large)
+        mixed = a.dtype.startswith("uint") != b.dtype.startswith("uint")
+        wide = "int64" in (a.dtype, b.dtype) or "uint64" in (a.dtype, b.dtype)
+        dtype = "int64" if wide or mixed else a.dtype
         a = a if a.dtype == dtype else Cast(dtype, a)
         b = b if b.dtype == dtype else Cast(dtype, b)
         return fold(BinOp("+", a, b, dtype))

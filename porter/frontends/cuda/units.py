@@ -225,6 +225,11 @@ class Inventory:
             for start, end, filler in _outermost(spans):
                 if end > len(data):
                     continue  # text tileport appended (template instantiations)
+                if not filler and data[end:].lstrip().startswith(b","):
+                    # the declaration's other names go too: clang drops `*d_tempArray` of
+                    # `cudaArray *d_array, *d_tempArray;` (an unknown type), which cut alone
+                    # left `, *d_tempArray;`
+                    end = data.find(b";", end) if b";" in data[end:] else end
                 newlines = data[start:end].count(b"\n")
                 data = data[:start] + filler.encode() + b"\n" * newlines + data[end:]
             out[path] = data.decode("utf-8")

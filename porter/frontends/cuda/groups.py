@@ -91,7 +91,7 @@ def shuffle(kind: str, value, operand, width, dtype: str, loc, mask: tuple = ())
     for; otherwise (value, operand, width[, mask])."""
     if isinstance(width, int) and width == 32 and not mask:
         return Call(kind, (value, operand), dtype)
-    if isinstance(width, int) and width not in (1, 2, 4, 8, 16):
+    if isinstance(width, int) and width not in (1, 2, 4, 8, 16, 32):
         raise TileportError("TP154", f"a shuffle over {width} lanes is not supported (CUDA takes "
                             "a power of two up to 32)", loc)
     return Call(kind, (value, operand, Const(width, "int32") if isinstance(width, int) else width) + tuple(mask),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
-from porter.frontends.cuda.types import CONSTANTARRAY, INVALID, RECORD, dtype_of, is_array, is_pointer, is_struct, kind_id, no_tilelang_equivalent_type, vector_info
+from porter.frontends.cuda.types import CONSTANTARRAY, INVALID, RECORD, dtype_of, is_array, is_pointer, is_scalar, is_struct, kind_id, no_tilelang_equivalent_type, vector_info
 from porter.ir.fold import fold
 from porter.ir.nodes import Assign, BinOp, Call, Const, Decl, Load, Select, Store, Var, dtype_bits
 from porter.ir.walk import walk_expr
@@ -289,6 +289,8 @@ class RecordsMixin:
         K = self.K
         c = self.skip_implicit(c)
         arrow = is_pointer(c.type)
+        if c.kind == K.DECL_REF_EXPR and is_array(c.type) and is_scalar(c.type.get_canonical().get_array_element_type()):
+            return None  # `__constant__ float Q[64]`: a plain array, indexed as one (Q[k], not Q[0 + k * 1])
         layout = self.record_layout(c.type.get_pointee() if arrow else c.type)
         if layout is None:
             return None

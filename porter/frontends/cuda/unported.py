@@ -139,12 +139,13 @@ def _pointee_chain(ctype):
     for _ in range(8):
         canonical = ctype.get_canonical()
         if kind_id(ctype) in (101, 103, 104):  # pointer, lvalue and rvalue reference
-            written = ctype.get_pointee()  # as spelled (`curandState`), when not behind a typedef
-            ctype = written if written.kind.name != "INVALID" else canonical.get_pointee()
+            # as spelled (`curandState`), when not behind a typedef; `_kind_id` (0: invalid) is
+            # read directly, since the bindings' `kind` raises on types they do not list (half)
+            written = ctype.get_pointee()
+            ctype = written if written._kind_id != 0 else canonical.get_pointee()
         elif kind_id(ctype) in (112, 114):  # constant and incomplete arrays
-            # as spelled, unless it is a typedef of an array (`typedef float vec2[2]`)
-            written = ctype.element_type if kind_id(ctype) == ctype.kind.value else canonical.element_type
-            ctype = written if written.kind.name != "INVALID" else canonical.element_type
+            written = ctype.get_array_element_type()  # invalid for a typedef of an array
+            ctype = written if written._kind_id != 0 else canonical.get_array_element_type()
         else:
             return ctype
     return ctype

@@ -406,3 +406,21 @@ def test_a_bool_parameter_is_a_tvmscript_bool():
     module = raise_module(convert_cuda(str(THREAD / "bool_params.cu")))
     port = emit_module(module, "bool_params.cu")
     assert "relu: T.bool," in port and '"bool"' not in port.split("def clip_negative(")[1].split("):")[0]
+
+
+def test_sm80_warp_reductions_are_butterflies_over_the_whole_warp(tmp_path):
+    from porter.ir.nodes import Call
+    from porter.ir.walk import walk_expr
+
+    (kernel,) = convert_cuda(str(THREAD / "warp_reduce_intrinsics.cu")).kernels
+    xors = [e for s in walk_stmts(kernel.body) if isinstance(s, Decl) and s.init is not None
+            for e in walk_expr(s.init) if isinstance(e, Call) and e.func == "shfl_xor"]
+    assert len(xors) == 15  # three reductions, five steps each
+    src = tmp_path / "partial.cu"
+    src.write_text("__global__ void k(int *x) {\n  unsigned m = __ballot_sync(0xffffffffu, threadIdx.x < 12);\n"
+                   "  if (threadIdx.x < 12) x[threadIdx.x] = __reduce_add_sync(m, x[threadIdx.x]);\n}\n")
+    from porter.diagnostics import TileportError
+
+    with pytest.raises(TileportError) as refused:
+        convert_cuda(str(src))
+    assert refused.value.diagnostic.code == "TP151" and refused.value.diagnostic.loc.line == 3

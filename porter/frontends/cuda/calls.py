@@ -133,6 +133,14 @@ class CallsMixin:
                 width = self.coerce(values[2], "int32")
             return groups.shuffle(_SHUFFLES[name], self.coerce(values[0], dtype), self.coerce(values[1], "int32"),
                                   width, dtype, loc, self.partial_mask(args[0], scope))
+        if name in groups.WARP_REDUCES:  # sm_80's __reduce_add_sync & co.
+            dtype = dtype_of(c.type, loc)
+            if self.partial_mask(args[0], scope):
+                raise TileportError("TP151", f"'{name}' under a partial mask is not supported yet (TileLang "
+                                    "may move the shuffles it takes out of the branch that names the lanes); "
+                                    "the whole warp (0xffffffff) is", loc)
+            return groups.warp_reduce(name, self.coerce(self.expr(args[1], scope), dtype), dtype,
+                                      lambda e: self.materialize(e, "warp_reduced", scope, loc))
         if name in _VOTES:
             pred = self.as_bool(self.expr(args[1], scope))
             return Call(_VOTES[name], (pred,) + self.partial_mask(args[0], scope), dtype_of(c.type, loc))

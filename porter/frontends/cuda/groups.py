@@ -96,3 +96,22 @@ def shuffle(kind: str, value, operand, width, dtype: str, loc, mask: tuple = ())
                             "a power of two up to 32)", loc)
     return Call(kind, (value, operand, Const(width, "int32") if isinstance(width, int) else width) + tuple(mask),
                 dtype)
+
+
+#: sm_80's `__reduce_<op>_sync(mask, v)`: the IR operator.
+WARP_REDUCES = {"__reduce_add_sync": "+", "__reduce_min_sync": "min", "__reduce_max_sync": "max",
+                "__reduce_and_sync": "&", "__reduce_or_sync": "|", "__reduce_xor_sync": "^"}
+
+
+def _combine(op: str, a, b, dtype: str):
+    return Call(op, (a, b), dtype) if op in ("min", "max") else BinOp(op, a, b, dtype)
+
+
+def warp_reduce(name: str, value, dtype: str, bind):
+    """`__reduce_<op>_sync(0xffffffff, v)`: every lane gets op over the warp, a butterfly of
+    five xor shuffles. bind(expr) -> a local holding it."""
+    op = WARP_REDUCES[name]
+    acc = bind(value)
+    for offset in (16, 8, 4, 2, 1):
+        acc = bind(_combine(op, acc, Call("shfl_xor", (acc, Const(offset, "int32")), dtype), dtype))
+    return acc

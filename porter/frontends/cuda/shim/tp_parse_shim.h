@@ -183,6 +183,17 @@ template <class T> __device__ T __shfl_down_sync(unsigned mask, T v, unsigned d,
 template <class T> __device__ T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32);
 __device__ unsigned __ballot_sync(unsigned mask, int pred);
 __device__ int __any_sync(unsigned mask, int pred);
+/* sm_80 warp reductions (the emulator defines them through a macro, which the generated
+ * tp_device_api.h does not see) */
+__device__ unsigned __reduce_add_sync(unsigned mask, unsigned v);
+__device__ int __reduce_add_sync(unsigned mask, int v);
+__device__ unsigned __reduce_min_sync(unsigned mask, unsigned v);
+__device__ int __reduce_min_sync(unsigned mask, int v);
+__device__ unsigned __reduce_max_sync(unsigned mask, unsigned v);
+__device__ int __reduce_max_sync(unsigned mask, int v);
+__device__ unsigned __reduce_and_sync(unsigned mask, unsigned v);
+__device__ unsigned __reduce_or_sync(unsigned mask, unsigned v);
+__device__ unsigned __reduce_xor_sync(unsigned mask, unsigned v);
 __device__ int __all_sync(unsigned mask, int pred);
 
 /* vector types: CUDA's whole family, with the sizes and alignments vector_types.h gives them

@@ -14,7 +14,7 @@ from porter.frontends.cuda import convert_cuda
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.templates import find_instantiations, kernel_templates
 from porter.frontends.cuda.units import is_user_cursor
-from porter.ir.nodes import BufferParam, Decl, For, If, Store, While
+from porter.ir.nodes import BufferParam, Const, Decl, For, If, Store, While
 from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
 from porter.match import raise_module
@@ -424,3 +424,26 @@ def test_sm80_warp_reductions_are_butterflies_over_the_whole_warp(tmp_path):
     with pytest.raises(TileportError) as refused:
         convert_cuda(str(src))
     assert refused.value.diagnostic.code == "TP151" and refused.value.diagnostic.loc.line == 3
+
+
+def test_device_variables_a_kernel_changes_are_read_where_they_live():
+    from porter.ir.nodes import Load
+    from porter.ir.walk import walk_expr
+
+    kernel = next(k for k in convert_cuda(str(THREAD / "device_counters.cu")).kernels if k.name == "count_negatives")
+    flags = {p.name: p for p in kernel.params if isinstance(p, BufferParam) and p.symbol}
+    assert set(flags) == {"negatives", "seen"} and flags["seen"].symbol_initial == 0
+    reads = [e for s in walk_stmts(kernel.body) for f in ("cond", "value") if getattr(s, f, None) is not None
+             for e in walk_expr(getattr(s, f)) if isinstance(e, Load) and e.buffer == "seen"]
+    assert reads  # `!seen` reads the variable, not its initialiser 0
+    assert any(isinstance(s, Store) and s.buffer == "seen" for s in walk_stmts(kernel.body))
+
+
+def test_a_value_too_wide_for_a_char_parameter_wraps_as_c_converts_it():
+    from porter.diagnostics import Loc
+    from porter.ir.nodes import Kernel, Launch, ScalarParam
+    from porter.verify.inputs import make_args
+
+    kernel = Kernel("k", "cuda", [ScalarParam("size", "int8"), ScalarParam("n", "int32")], [],
+                    Launch((Const(1, "int32"),), (32,)), Loc("k.cu", 1, 1))
+    assert make_args(kernel, {"size": 1024 + 3, "n": 7}, {}, seed=0) == [3, 7]

@@ -289,6 +289,8 @@ class BufferParam:
     # for (the original reads the variable, the port takes a tensor), and its element count
     symbol: str = ""
     symbol_count: int = 0
+    # a scalar symbol's initialiser (`__device__ unsigned errors = 0;`): the state a run starts in
+    symbol_initial: float | None = None
     member: StructMember | None = None  # a pointer or array field of a struct parameter
 
     @property

@@ -902,10 +902,23 @@ def make_args(kernel: Kernel, scalars: dict, given: dict, seed: int, wide: bool 
             if wide and p.name in bounds:
                 ids = _on_bounds(ids, bounds[p.name], scalars, rng)
             args.append(ids)
+        elif isinstance(p, BufferParam) and p.symbol_initial is not None and not wide:
+            # a scalar `__device__` variable starts as its initialiser says (a flag, a counter);
+            # the wide case draws it like any buffer
+            args.append(np.full(lengths[p.name], p.symbol_initial, NUMPY_DTYPES[p.dtype]))
         elif isinstance(p, BufferParam) and p.name in divisors:
             args.append(rng.integers(*DIVISORS, lengths[p.name]).astype(NUMPY_DTYPES[p.dtype]))
         elif isinstance(p, BufferParam):
             args.append(random_array(p.dtype, lengths[p.name], rng, wide, wide and rounds(kernel)))
         elif isinstance(p, ScalarParam):
-            args.append(scalars[p.name])
+            args.append(_converted(scalars[p.name], p.dtype))
     return args
+
+
+def _converted(value, dtype: str):
+    """A drawn value as a parameter of `dtype` receives it: an integer too wide for a `char` or
+    `short` parameter wraps, as C's conversion at the call does (`k<<<..>>>(..., width *
+    height)` into a `char size`), on both sides alike."""
+    if is_float(dtype) or dtype == "bool" or not isinstance(value, (int, np.integer)):
+        return value
+    return int(np.array(int(value), dtype=np.int64).astype(NUMPY_DTYPES[dtype]))

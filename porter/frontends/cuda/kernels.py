@@ -974,6 +974,12 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if ref.kind == self.K.ENUM_CONSTANT_DECL:
             return Const(ref.enum_value, "int32")
         if ref.kind == self.K.VAR_DECL:
+            # a `__device__` variable kernels or the host may change is read where it lives, not
+            # as its initialiser (`__device__ unsigned errors = 0;` counted from 0 every time)
+            mutable = not ref.type.is_const_qualified() and not is_array(ref.type)
+            if mutable and self.global_array(ref, loc) is not None:
+                name = self._globals[ref.spelling][0].name
+                return Load(name, Const(0, "int32"), self.buffer_dtype(name))
             value = ct.evaluate(ref)
             if value is None:
                 init = self.initializer(ref)

@@ -588,8 +588,9 @@ class MemoryMixin:
         count = 1
         for n in shape:
             count *= n
+        initial = ct.evaluate(ref) if not shape else None
         param = BufferParam(name, dtype, c_type=f"{t.spelling} *", loc=ct.loc_of(ref), symbol=ref.spelling,
-                            symbol_count=count)
+                            symbol_count=count, symbol_initial=initial)
         alloc = Alloc(name, dtype, tuple(shape) or (1,), "global", False, loc)
         self._globals[ref.spelling] = (param, alloc)
         self._buffer_dtypes[name] = dtype

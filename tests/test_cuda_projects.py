@@ -447,3 +447,15 @@ def test_a_value_too_wide_for_a_char_parameter_wraps_as_c_converts_it():
     kernel = Kernel("k", "cuda", [ScalarParam("size", "int8"), ScalarParam("n", "int32")], [],
                     Launch((Const(1, "int32"),), (32,)), Loc("k.cu", 1, 1))
     assert make_args(kernel, {"size": 1024 + 3, "n": 7}, {}, seed=0) == [3, 7]
+
+
+def test_directed_rounding_has_no_tilelang_equivalent(tmp_path):
+    from porter.diagnostics import TileportError
+
+    src = tmp_path / "r.cu"
+    src.write_text("__device__ float lo(float a, float b) { return __fdiv_rd(a, b); }\n"
+                   "__global__ void k(float *x) { x[threadIdx.x] = lo(x[threadIdx.x], 3.0f); }\n")
+    with pytest.raises(TileportError) as refused:
+        convert_cuda(str(src))
+    d = refused.value.diagnostic
+    assert d.code == "TP156" and d.loc.line == 1 and "rounded down" in d.message

@@ -82,7 +82,8 @@ def test_structs_in_memory_without_a_flat_form_are_refused_with_a_code(tmp_path)
     with pytest.raises(NoKernelConverted) as refused:
         convert_cuda(str(src))
     found = {f.name: f.diagnostic for f in refused.value.failures}
-    assert all(d.code == "TP122" for d in found.values())
+    # a pointer held in memory has no TileLang equivalent (TP156); the rest are not supported yet
+    assert {name: d.code for name, d in found.items()} == {"a": "TP122", "b": "TP156", "c": "TP122", "d": "TP122"}
     assert "mixes field types (float32, int32)" in found["a"].message and found["a"].loc.line == 4
     assert "'verts' is a pointer" in found["b"].message
     assert "mixes field types" in found["c"].message and found["c"].loc.line == 6

@@ -54,6 +54,11 @@ _NO_EQUIVALENT = {"__trap": "'__trap()' (abort the kernel) has no TileLang equiv
                      for name in ("cudaMalloc", "cudaFree", "cudaDeviceSynchronize", "cudaGetLastError",
                                   "cudaPeekAtLastError", "cudaGetErrorString", "cudaGetDevice", "cudaStreamCreateWithFlags",
                                   "cudaStreamDestroy", "cudaMemcpyAsync", "cudaMemsetAsync")},
+                  **{f"__{op}_{mode}": f"'__{op}_{mode}' (arithmetic rounded {way}) has no TileLang "
+                                      "equivalent: TileLang has no rounding modes"
+                     for op in ("fadd", "fsub", "fmul", "fdiv", "fsqrt", "frcp", "fmaf",
+                                "dadd", "dsub", "dmul", "ddiv", "dsqrt", "drcp", "fma")
+                     for mode, way in (("rd", "down"), ("ru", "up"), ("rz", "toward zero"))},
                   "cudaGraphSetConditional": "'cudaGraphSetConditional' (a CUDA graph's conditional node) has "
                                              "no TileLang equivalent",
                   **{f"{name}{scope}": f"'{name}{scope}' has no TileLang equivalent: TileLang's atomics are "

@@ -219,7 +219,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             elif is_pointer(p.type):
                 refusal = self.record_buffer_refusal(p.type.get_pointee())
                 if refusal is not None:
-                    raise TileportError("TP122", refusal, ploc)
+                    raise TileportError(*refusal, ploc)
                 dtype = pointee_dtype(p.type, ploc)
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.pointers[p.hash] = (p.spelling, None)
@@ -882,7 +882,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 return size
             refusal = self.member_refusal(self.first_child(c))
             if refusal is not None:
-                raise TileportError("TP122", refusal, loc)
+                raise TileportError(*refusal, loc)
             raise TileportError("TP131", f"member access '.{c.spelling}' is not supported yet "
                                 "(structs and vector types come with thread-level support)", loc)
         if kind == K.BINARY_OPERATOR:

@@ -245,9 +245,9 @@ class RecordsMixin:
             return None
         return dtype, {path: o // size for path, _, o in leaves}, total // size
 
-    def record_buffer_refusal(self, ctype) -> str | None:
-        """Why structs of this type in memory (a buffer, a `__constant__` variable) cannot be a
-        flat buffer of one type, else None."""
+    def record_buffer_refusal(self, ctype) -> tuple | None:
+        """(code, why) structs of this type in memory (a buffer, a `__constant__` variable) cannot
+        be a flat buffer of one type (TP156 for pointers held in memory), else None."""
         canonical = ctype.get_canonical()
         if kind_id(canonical) != RECORD or not is_struct(canonical) or self.record_layout(canonical) is not None \
                 or no_tilelang_equivalent_type(ctype) is not None:  # curandState: TP156, types.py
@@ -255,19 +255,19 @@ class RecordsMixin:
         kinds = set()
         leaves = list(record_leaves(canonical, arrays=True))
         if not leaves or any(not isinstance(t, Component) and kind_id(t) == INVALID for _, t, _ in leaves):
-            return (f"the fields of struct '{ctype.spelling}' have types this parse does not know (a header "
-                    "missing here?)")
+            return ("TP122", f"the fields of struct '{ctype.spelling}' have types this parse does not know "
+                    "(a header missing here?)")
         for path, t, _ in leaves:
             if not isinstance(t, Component) and is_pointer(t):
-                return (f"a buffer of struct '{ctype.spelling}', whose field '{path}' is a pointer, has no "
-                        "TileLang equivalent: a TileLang buffer holds values, not pointers to other buffers")
+                return ("TP156", f"a buffer of struct '{ctype.spelling}', whose field '{path}' is a pointer, has "
+                        "no TileLang equivalent: a TileLang buffer holds values, not pointers to other buffers")
             kinds.add(leaf_spelling(t) if isinstance(t, Component) or not _is_scalar_type(t)
                       else dtype_of(t))
-        return (f"struct '{ctype.spelling}' in memory (a buffer, a __constant__ variable) mixes field types "
-                f"({', '.join(sorted(kinds))}); not supported yet: a port views structs in memory as a flat "
-                "buffer of one type")
+        return ("TP122", f"struct '{ctype.spelling}' in memory (a buffer, a __constant__ variable) mixes field "
+                f"types ({', '.join(sorted(kinds))}); not supported yet: a port views structs in memory as a "
+                "flat buffer of one type")
 
-    def member_refusal(self, c) -> str | None:
+    def member_refusal(self, c) -> tuple | None:
         """Why `s.f` (or `a[i].f`, `p->f`) cannot be read: the struct at the root of the access
         has no flat layout (fields of mixed types), else None."""
         K = self.K

@@ -183,6 +183,18 @@ template <class T> __device__ T __shfl_down_sync(unsigned mask, T v, unsigned d,
 template <class T> __device__ T __shfl_xor_sync(unsigned mask, T v, int m, int width = 32);
 __device__ unsigned __ballot_sync(unsigned mask, int pred);
 __device__ int __any_sync(unsigned mask, int pred);
+/* directed-rounding arithmetic (the front end refuses it: TileLang has no rounding modes) */
+#define TP_ROUNDED(M)                                                                          \
+  __device__ float __fadd_##M(float, float); __device__ float __fsub_##M(float, float);        \
+  __device__ float __fmul_##M(float, float); __device__ float __fdiv_##M(float, float);        \
+  __device__ float __fsqrt_##M(float); __device__ float __frcp_##M(float);                       \
+  __device__ float __fmaf_##M(float, float, float);                                              \
+  __device__ double __dadd_##M(double, double); __device__ double __dsub_##M(double, double);  \
+  __device__ double __dmul_##M(double, double); __device__ double __ddiv_##M(double, double);  \
+  __device__ double __dsqrt_##M(double); __device__ double __drcp_##M(double);                   \
+  __device__ double __fma_##M(double, double, double);
+TP_ROUNDED(rd) TP_ROUNDED(ru) TP_ROUNDED(rz)
+#undef TP_ROUNDED
 /* sm_80 warp reductions (the emulator defines them through a macro, which the generated
  * tp_device_api.h does not see) */
 __device__ unsigned __reduce_add_sync(unsigned mask, unsigned v);

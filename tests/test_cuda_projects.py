@@ -459,3 +459,12 @@ def test_directed_rounding_has_no_tilelang_equivalent(tmp_path):
         convert_cuda(str(src))
     d = refused.value.diagnostic
     assert d.code == "TP156" and d.loc.line == 1 and "rounded down" in d.message
+
+
+def test_a_thread_group_parameter_is_the_group_it_is_given():
+    from porter.ir.nodes import Sync
+
+    (kernel,) = convert_cuda(str(THREAD / "thread_group_params.cu")).kernels
+    kinds = [s.kind for s in walk_stmts(kernel.body) if isinstance(s, Sync)]
+    # group_sum(block, ...) syncs the block; group_sum(g = a tile of 16, ...) syncs the warp's tile
+    assert "block" in kinds and "warp" in kinds

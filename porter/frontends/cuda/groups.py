@@ -22,8 +22,8 @@ def group_of_type(ctype):
     match = _TILE.search(spelling)
     if match:
         return ("tile", int(match.group(1)))
-    if spelling.endswith("thread_block") or "cooperative_groups::thread_block" in spelling:
-        return ("block",)
+    if spelling.endswith(("thread_block", "thread_group")) or "cooperative_groups::thread_block" in spelling:
+        return ("block",)  # a thread_group names whichever group it is given (calls.py, kernels.py)
     return None
 
 

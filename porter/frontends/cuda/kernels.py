@@ -425,8 +425,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if group is not None:
             sized = self.sized_partition(init_cursor, loc)
             # a cooperative group: a name for threads, no code (`thread_group t =
-            # tiled_partition(b, 16)` is a tile of 16, whatever its declared type says)
-            scope.groups[d.hash] = sized or group
+            # tiled_partition(b, 16)` is a tile of 16, `thread_group g = tile;` that tile, whatever
+            # the declared type says)
+            given = self.group_arg(init_cursor, scope) if init_cursor is not None else None
+            scope.groups[d.hash] = sized or given or group
             return []
         copies = self.async_declaration(d, init_cursor, scope, loc)
         if copies is not None:  # a pipeline or barrier object (async_copies.py)

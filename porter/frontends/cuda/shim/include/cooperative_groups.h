@@ -3,19 +3,18 @@
  * parse with types; porter/frontends/cuda_groups.py gives them their meaning. */
 #pragma once
 namespace cooperative_groups {
-struct thread_block {
+/* the base every group converts to (a function taking `thread_group g` is given a block or a tile) */
+struct thread_group {
   __device__ void sync() const;
   __device__ unsigned thread_rank() const;
   __device__ unsigned size() const;
   __device__ unsigned num_threads() const;
+};
+struct thread_block : thread_group {
   __device__ dim3 group_index() const;
   __device__ dim3 thread_index() const;
 };
-template <unsigned N> struct thread_block_tile {
-  __device__ void sync() const;
-  __device__ unsigned thread_rank() const;
-  __device__ unsigned size() const;
-  __device__ unsigned num_threads() const;
+template <unsigned N> struct thread_block_tile : thread_group {
   __device__ unsigned meta_group_rank() const;
   __device__ unsigned meta_group_size() const;
   template <class T> __device__ T shfl(T v, int src) const;
@@ -34,7 +33,6 @@ struct grid_group {
   __device__ unsigned long long num_threads() const;
   __device__ bool is_valid() const;
 };
-typedef thread_block thread_group;
 __device__ thread_block this_thread_block();
 __device__ coalesced_group coalesced_threads();
 __device__ grid_group this_grid();

@@ -468,3 +468,9 @@ def test_a_thread_group_parameter_is_the_group_it_is_given():
     kinds = [s.kind for s in walk_stmts(kernel.body) if isinstance(s, Sync)]
     # group_sum(block, ...) syncs the block; group_sum(g = a tile of 16, ...) syncs the warp's tile
     assert "block" in kinds and "warp" in kinds
+
+
+def test_shared_memory_of_a_vector_type_is_a_view_of_its_components():
+    (kernel,) = convert_cuda(str(THREAD / "shared_memory_vectors.cu")).kernels
+    stores = [s for s in walk_stmts(kernel.body) if isinstance(s, Store) and s.buffer != "out"]
+    assert len(stores) == 4  # staged[threadIdx.x] = a float4: four float32 lanes of the storage

@@ -284,6 +284,8 @@ class MemoryMixin:
             return self.vector_cast(c, scope, loc)
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.vector_views:
             return scope.vector_views[c.referenced.hash]
+        if c.kind == K.CALL_EXPR and c.referenced is not None and self.is_device_function(c.referenced):
+            return self.pointer_call(c, scope, loc)  # `SharedMemory<float4>()`: the storage it returns
         moved = self.pointer_arithmetic(c)
         if moved is not None:
             buf, off = self.vector_pointer(moved[0], scope, lanes, loc)
@@ -604,12 +606,15 @@ class MemoryMixin:
         if c.kind in (K.UNEXPOSED_EXPR, K.CSTYLE_CAST_EXPR, K.CXX_STATIC_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR) and \
                 len(list(c.get_children())) >= 1:
             inner = [k for k in c.get_children() if k.kind.is_expression()]
-            if inner and c.kind != K.UNEXPOSED_EXPR and not c.type.get_canonical().get_pointee().spelling.endswith("void"):
+            if inner and c.kind != K.UNEXPOSED_EXPR and not c.type.get_canonical().get_pointee().spelling.endswith("void") \
+                    and vector_info(c.type.get_pointee()) is None:  # vectors: vector_cast's own pitched rows
                 pitched = self.pitched(inner[-1], scope, dtype_bits(pointee_dtype(c.type, loc)) // 8)
                 if pitched is not None:
                     return pitched
             if inner:
-                target = pointee_dtype(c.type, loc) if c.kind != K.UNEXPOSED_EXPR else None
+                vector = vector_info(c.type.get_pointee()) if c.kind != K.UNEXPOSED_EXPR else None
+                # a cast to vectors (`(float4 *)__smem`) is a view of their components' type
+                target = vector[0] if vector else pointee_dtype(c.type, loc) if c.kind != K.UNEXPOSED_EXPR else None
                 buf, off = self.pointer(inner[-1], scope)
                 if target is not None and target != self.buffer_dtype(buf) and off is None and \
                         buf in self._dynamic_shared:

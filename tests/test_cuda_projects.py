@@ -474,3 +474,17 @@ def test_shared_memory_of_a_vector_type_is_a_view_of_its_components():
     (kernel,) = convert_cuda(str(THREAD / "shared_memory_vectors.cu")).kernels
     stores = [s for s in walk_stmts(kernel.body) if isinstance(s, Store) and s.buffer != "out"]
     assert len(stores) == 4  # staged[threadIdx.x] = a float4: four float32 lanes of the storage
+
+
+def test_an_includers_build_leaves_out_the_kernels_other_ports_hold(tmp_path):
+    from porter.frontends.load import load_module
+
+    (tmp_path / "hard.cuh").write_text("__global__ void hard(float *x) { x[threadIdx.x] *= 2.0f; }\n")
+    (tmp_path / "app.cu").write_text('#include "hard.cuh"\n'
+                                     "__global__ void easy(float *y) { y[threadIdx.x] += 1.0f; }\n"
+                                     "void run(float *x) { hard<<<1, 32>>>(x); easy<<<1, 32>>>(x); }\n")
+    module = load_module(str(tmp_path / "app.cu"), context=None, foreign=(str(tmp_path / "hard.cuh"),))
+    assert [k.name for k in module.kernels] == ["easy"]
+    # the header's kernel is emptied in what the emulator builds for this file (its own port runs it)
+    header = next(text for path, text in module.emulator_headers.items() if path.endswith("hard.cuh"))
+    assert "*= 2.0f" not in header

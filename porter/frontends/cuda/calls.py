@@ -210,7 +210,8 @@ class CallsMixin:
     def partial_mask(self, mask_c, scope) -> tuple:
         """() for the full warp (0xffffffff), else (mask,): the lanes a `__shfl_*_sync` or vote
         names (reduction's reduce7 reduces 16 partial sums under a ballot of tid < 16)."""
-        if ct.evaluate(mask_c) == FULL_MASK:
+        mask = ct.evaluate(mask_c)
+        if isinstance(mask, int) and mask & FULL_MASK == FULL_MASK:  # 0xffffffff, ~0, -1
             return ()
         return (self.coerce(self.expr(mask_c, scope), "uint32"),)
 

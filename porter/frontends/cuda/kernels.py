@@ -135,6 +135,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if not out:
             raise NoKernelConverted(failures)
         failed = {f.name.split("<")[0] for f in failures}
+        # kernels other files' ports hold run in their own builds: emptied in this one (a kernel
+        # the emulator cannot compile must not cost this file's)
+        failed |= {d.name for d in inventory.kernels() if not self.ports(self.defining_file(d))}
         sources = self.emulator_sources(inventory, failed, parsed.missing)
         for header in sorted({d.file for d in inventory.definitions} - {self.path} - set(sources)):
             text = self._original_text(header)

@@ -488,3 +488,20 @@ def test_an_includers_build_leaves_out_the_kernels_other_ports_hold(tmp_path):
     # the header's kernel is emptied in what the emulator builds for this file (its own port runs it)
     header = next(text for path, text in module.emulator_headers.items() if path.endswith("hard.cuh"))
     assert "*= 2.0f" not in header
+
+
+def test_a_template_keeps_its_body_in_the_verify_build_while_an_instance_converted(tmp_path):
+    src = tmp_path / "t.cu"
+    src.write_text("template <class T> __device__ T warp_sum(unsigned m, T v) {\n"
+                   "  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(m, v, o); return v; }\n"
+                   "template <> __device__ int warp_sum<int>(unsigned m, int v) { return __reduce_add_sync(m, v); }\n"
+                   "template <class T> __global__ void total(const T *x, T *out) {\n"
+                   "  unsigned m = __ballot_sync(0xffffffffu, threadIdx.x < 16);\n"
+                   "  if (threadIdx.x < 16) { T s = warp_sum<T>(m, x[threadIdx.x]); if (threadIdx.x == 0) *out = s; }\n}\n"
+                   "void run(const float *a, float *b, const int *c, int *d) {\n"
+                   "  total<float><<<1, 32>>>(a, b); total<int><<<1, 32>>>(c, d); }\n")
+    module = convert_cuda(str(src))
+    assert [k.name + k.template_args for k in module.kernels] == ["total<float>"]
+    assert [f.diagnostic.code for f in module.failures] == ["TP151"]  # the int instance's partial-mask reduction
+    built = module.emulator_source if module.emulator_source is not None else src.read_text()
+    assert "*out = s" in built  # the float instance's original still runs

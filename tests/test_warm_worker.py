@@ -86,8 +86,11 @@ def _hanging_caller(tmp_path: Path, mark: str, env: dict) -> tuple:
         f"run_module({PROBE!r}, [{str(request)!r}, {str(out)!r}], dict(__import__('os').environ), "
         f"Path({str(tmp_path / (mark + '.err'))!r}), 600)")], env=env, cwd=REPO_ROOT)
     deadline = time.monotonic() + 60
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    while time.monotonic() < deadline:  # the probe may have created the file and not yet written it
+        try:
+            return caller, json.loads(out.read_text())
+        except (OSError, ValueError):
+            time.sleep(0.1)
     return caller, json.loads(out.read_text())
 
 

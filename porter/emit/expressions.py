@@ -31,18 +31,20 @@ def dtype_ref(dtype: str) -> str:
 class ExprEmitter:
     """Prints expressions; `names` renames IR variables, `builtins` maps geometry to source."""
 
-    def __init__(self, names: dict, builtins: dict, constants=(), exp2_float32: bool = False):
+    def __init__(self, names: dict, builtins: dict, constants=(), exp2_float32: bool = False, spelling=None):
         self.names = names
         self.builtins = builtins
         self.constants = set(constants)  # named constants in scope (Triton constexprs)
         self.exp2_float32 = exp2_float32  # the original computes float32 exp as exp2 (Triton)
+        self.spelling = spelling  # integers after a generic template's values (symbolic_ints.py)
 
     def __call__(self, e) -> str:
         return self.emit(e)[0]
 
     def emit(self, e):
         if isinstance(e, Const):
-            return self.const(e), _PREC["atom"]
+            spelled = self.spelled(e)
+            return spelled if spelled is not None else (self.const(e), _PREC["atom"])
         if isinstance(e, Var):
             return self.names.get(e.name, e.name), _PREC["atom"]
         if isinstance(e, Builtin):
@@ -126,6 +128,15 @@ class ExprEmitter:
         x, prec = self.emit(e.args[0])
         x = x if prec >= _PREC["*"] else f"({x})"
         return f"T.exp2({x} * T.float32({float_literal(LOG2E)}))"
+
+    def spelled(self, e: Const):
+        """An integer constant after the values of a generic template's port, or None."""
+        if self.spelling is None or e.dtype == "bool" or is_float(e.dtype) or e.name in self.constants:
+            return None
+        form = self.spelling.spell(int(e.value))
+        if form is None or e.dtype == "int32":
+            return form
+        return f"T.{e.dtype}({form[0]})", _PREC["atom"]
 
     def const(self, e: Const) -> str:
         if e.name in self.constants:

@@ -34,6 +34,8 @@ from porter.ir.walk import all_exprs, declared_names, walk_stmts
 from porter.transforms.guarded_loads import guard_cast_loads
 from porter.transforms.tile_copies import coalesce_tile_copies
 from porter.jinja_env import environment
+from porter.emit.cuda_templates import key_text as _key_text, template_ports
+from porter.emit.symbolic_ints import IntSpelling
 
 def _templates_dir() -> Path:
     """Top-level templates/ in a checkout; porter/templates once installed."""
@@ -86,6 +88,7 @@ class KernelView:
     cuda: dict | None = None
     unpacked: list = field(default_factory=list)    # (buffer, `_member(...)`): a struct's pointer field
     nested_members: bool = False                    # a struct field's path has a dot (`o.x`)
+    template_keywords: list = field(default_factory=list)  # CUDA: a generic template's `BLOCK=256`
 
 
 def _environment():
@@ -96,7 +99,7 @@ def _environment():
 
 
 class KernelEmitter:
-    def __init__(self, kernel: Kernel, source_name: str, values: Kernel | None = None):
+    def __init__(self, kernel: Kernel, source_name: str, values: Kernel | None = None, spelling=None):
         self.k = kernel
         self.values = values or kernel  # a generic port prints kernel (stand-ins), defaults from values
         self.source_name = source_name
@@ -117,8 +120,14 @@ class KernelEmitter:
             builtins[("block_dim", axis)] = str(launch.block[axis]) if axis < len(launch.block) else "1"
         self.constants = {n: v for n, v in kernel.constexprs.items()
                           if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        if spelling is None and kernel.language == "cuda" and kernel.generic:
+            # a generic template's port: integers after its values (symbolic_ints.py)
+            spelling = IntSpelling({n: kernel.constexprs[n] for n in kernel.generic})
+        self.spelling = spelling
+        for axis in range(len(launch.block)):
+            builtins[("block_dim", axis)] = self.int_text(launch.block[axis])
         self.expr = ExprEmitter(self.names, builtins, self.constants,
-                                exp2_float32=kernel.language == "triton")
+                                exp2_float32=kernel.language == "triton", spelling=spelling)
         self.grid_names = []
         if kernel.language == "triton" and not launch.tile_grid:
             # the grid is the caller's (`kernel[grid](...)`): parameters of the prim_func
@@ -224,7 +233,10 @@ class KernelEmitter:
             else:
                 v.call_args.append(field_of)
             fields[member.struct] += 1
-        v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items() if n not in k.derived_constexprs]
+        v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items()
+                        if n not in k.derived_constexprs and not (k.language == "cuda" and n in k.generic)]
+        if k.language == "cuda":  # a generic template's values: the factory's and wrapper's keywords
+            v.template_keywords = [f"{self.param_names.get(n, n)}={self.values.constexprs[n]!r}" for n in k.generic]
         v.derived = [(n, host_python(e, self.param_names)) for n, e in self.values.derived_constexprs.items()]
         self.specialization(v)
         grid = [self.expr(simplify_grid(g)) for g in self.port_grid] or ["1"]
@@ -237,20 +249,20 @@ class KernelEmitter:
             v.level = "tile"
             v.rule = ", ".join(tile_primitives(body)) or "T.Parallel steps"
             v.rule = f"rule {k.rule}: {v.rule}" if k.rule else f"blocks: {v.rule}"
-            threads = launch.threads or _product(launch.block)
+            threads = self.int_text(launch.threads or _product(launch.block))
             v.body = self.allocations(body)
             v.body += self.block(body, 0) or ["T.evaluate(0)"]
         elif needs_threads(k):
             # Thread-level: barriers, shared memory, shuffles and atomics need real threads.
             v.level = "thread"
             v.rule = f"not raised: {k.not_raised}" if k.not_raised else None
-            block = list(launch.block)
-            threads = block[0] if len(block) == 1 else "[" + ", ".join(map(str, block)) + "]"
+            block = [self.int_text(b) for b in launch.block]
+            threads = block[0] if len(block) == 1 else "[" + ", ".join(block) + "]"
             v.body = [f"{self.handles[('thread_idx', d)]} = T.get_thread_binding({d})" for d in range(len(block))]
             v.body += self.allocations(body)
             v.body += self.block(body, 0)
         else:
-            threads = launch.threads or _product(launch.block)
+            threads = self.int_text(launch.threads or _product(launch.block))
             lanes = [self.handles[("thread_idx", a)] for a in reversed(range(len(launch.block)))]
             extents = [self.named(b) for b in reversed(launch.block)]
             v.body = self.allocations(body)  # the lanes of vector accesses
@@ -271,8 +283,12 @@ class KernelEmitter:
             block, shared = self.values.cuda_launch
             axes = [(self.param_names[p.name], p.grid_axis) for p in k.params
                     if getattr(p, "grid_axis", None) is not None]
+            # per positional parameter, the dtype of the tensor it takes (a template's port picks
+            # the instance by them)
+            dtypes = dict(v.buffers) | {name: dtype for name, dtype, *_ in v.shaped}
             v.cuda = {"block": repr(tuple(block)), "shared": shared,
-                      "axes": "{" + ", ".join(f'"{n}": {a}' for n, a in axes) + "}"}
+                      "axes": "{" + ", ".join(f'"{n}": {a}' for n, a in axes) + "}",
+                      "dtypes": _key_text([dtypes.get(n) for n in v.wrapper_params]) if k.template_params else ""}
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
             v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {self.multiple(m)} == 0)"
@@ -281,9 +297,11 @@ class KernelEmitter:
 
     def specialization(self, v: KernelView) -> None:
         """The program factory's parameters and how the wrapper compiles: per launch-derived
-        constexpr, and, for a kernel with an aligned specialization (whole tiles, 16-byte aligned
-        2-D operands: TileLang's async copies), per `aligned`."""
+        constexpr, per generic template value, and, for a kernel with an aligned specialization
+        (whole tiles, 16-byte aligned 2-D operands: TileLang's async copies), per `aligned`."""
         names = [n for n, _ in v.derived]
+        if self.k.language == "cuda":
+            names += list(self.k.generic)
         if (self.k.aligned_sizes or self.k.unit_strides or _has_aligned_program(self.k.body)) and v.shaped:
             tests = [f"{self.param_names[n]} == 1" for n in self.k.unit_strides]
             tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in _each_multiple(self.k.aligned_sizes)]
@@ -294,6 +312,9 @@ class KernelEmitter:
             v.aligned = " and ".join(tests)
             names.append("aligned")
         v.factory_params = names[:-1] + ["aligned=False"] if v.aligned else list(names)
+        if self.k.language == "cuda":  # a generic template value defaults to the instance's
+            defaults = dict(keyword.split("=", 1) for keyword in v.template_keywords)
+            v.factory_params = [f"{n}={defaults[n]}" if n in defaults else n for n in v.factory_params]
         if names:
             v.compile_key = f'("{v.name}", {", ".join(names)})'
             v.program_call = f"lambda: {v.program}({', '.join(names)})"
@@ -317,16 +338,23 @@ class KernelEmitter:
                 fn = "T.alloc_shared" if s.scope == "shared" else "T.alloc_local"
                 dims = "x".join(map(str, s.shape))
                 note = f"  # {s.scope} {s.dtype}[{dims}] (row-major)" if len(s.shape) > 1 else ""
-                lines.append(f"{self.names[s.name]} = {fn}(({s.size},), {dtype_ref(s.dtype)}){note}")
+                lines.append(f"{self.names[s.name]} = {fn}(({self.int_text(s.size)},), {dtype_ref(s.dtype)}){note}")
         return lines
 
     def multiple(self, value: int) -> str:
         """An aligned size's multiple: a Triton tile by its constexpr (`M % BLOCK_M`)."""
         return self.named(value) if self.k.language == "triton" else str(value)
 
+    def int_text(self, value) -> str:
+        """A block extent, thread count or array size: after a generic template's values when
+        they explain it, else its digits."""
+        return self.spelling.text(value) if self.spelling is not None and isinstance(value, int) else str(value)
+
     def named(self, value: int) -> str:
         """A block extent by the int constexpr that set it, when exactly one has that value (a
         float constexpr of 1.0 never names a size-1 fragment)."""
+        if self.spelling is not None:
+            return self.int_text(value)
         names = [n for n, v in self.constants.items() if type(v) is int and v == value]
         return names[0] if len(names) == 1 else str(value)
 
@@ -607,15 +635,27 @@ def _kernel_view(k: Kernel, source_name: str) -> KernelView:
     return view
 
 
+def program_text(kernel: Kernel, source_name: str, spelling=None) -> str | None:
+    """One kernel's program as the emitter prints it (signature, T.Kernel line, body), None if
+    it cannot: generic ports compare the texts of stand-in conversions."""
+    try:
+        view = KernelEmitter(kernel, source_name, spelling=spelling).view()
+    except Exception:  # noqa: BLE001 - a stand-in the emitter cannot print is not generic
+        return None
+    return "\n".join(view.signature + [view.kernel_line] + view.body)
+
+
 def emit_module(module: Module, source_name: str | None = None) -> str:
     """The whole port as Python source; same input, byte-identical output."""
     source_name = source_name or module.source_file
     views = [_kernel_view(k, source_name) for k in module.kernels]
     template = _environment().get_template("module.py.j2")
+    taken = {name for v in views for name in (v.name, v.program, f"_{v.name}")}
+    templates = template_ports(module.kernels, views, taken) if module.language == "cuda" else []
     failures = [{"name": f.name, "line": f.loc.line, "code": f.diagnostic.code,
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]
     text = template.render(version=__version__, source=source_name, language=module.language,
-                           kernels=views, failures=failures, deep_pipelines=any(_deep_pipelines(v) for v in views),
+                           kernels=views, failures=failures, templates=templates, deep_pipelines=any(_deep_pipelines(v) for v in views),
                            unrolled_when_aligned=_names_tuple([v.program for k, v in zip(module.kernels, views)
                                                                if k.unrolled == "aligned" and v.aligned]),
                            unrolled_always=_names_tuple([v.program for k, v in zip(module.kernels, views)

@@ -332,6 +332,14 @@ class Kernel:
     loc: Loc
     constexprs: dict = field(default_factory=dict)  # Triton constexpr params and their values
     template_args: str = ""  # CUDA: "<float, 256>" when instantiated from a launch site
+    # CUDA template instances: the template's parameters (name, "type" or "value") and this
+    # instance's values (a type's dtype, or its C spelling when it has none; a value's int or
+    # bool), in order: one port per template dispatches on them (templates.py, the emitter)
+    template_params: tuple = ()
+    template_values: tuple = ()
+    # CUDA: the instance converted with stand-in values of its candidate value parameters
+    # (frontends/cuda/generic_templates.py); emptied once compared
+    stand_ins: list = field(default_factory=list)
     # Triton constexprs the launch computes from scalar arguments: name -> Expr over them
     derived_constexprs: dict = field(default_factory=dict)
     note: str = ""        # how the port was specialised (e.g. which autotune config it took)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import dataclasses
 
 from porter.diagnostics import TileportError
+from porter.frontends.cuda.generic_templates import mark_generic
 from porter.match import elementwise, gemm, rowwise, transpose
 from porter.ir.loops import unit_step_pipelines
 from porter.match.copies import raise_copies
@@ -113,7 +114,7 @@ def raise_module(module, level: str = "auto", options: dict | None = None):
                         s.precision = "tf32"
         return module
     if level == "thread":
-        return module
+        return dataclasses.replace(module, kernels=mark_generic(module.kernels, lambda k: k))
     kernels = []
     for k in module.kernels:
         r = raise_kernel(k, options)
@@ -121,4 +122,8 @@ def raise_module(module, level: str = "auto", options: dict | None = None):
             raise TileportError("TP017", f"no tile-level rule matches kernel '{k.name}': {r.reason}",
                                 r.loc or k.loc)
         kernels.append(dataclasses.replace(r.kernel, rule=r.rule or "", not_raised=r.reason or ""))
-    return dataclasses.replace(module, kernels=kernels)
+
+    def raised(stand_in):  # as its instance was: the same rule, or none
+        r = raise_kernel(stand_in, options)
+        return dataclasses.replace(r.kernel, rule=r.rule or "", not_raised=r.reason or "")
+    return dataclasses.replace(module, kernels=mark_generic(kernels, raised))

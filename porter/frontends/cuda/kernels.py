@@ -31,7 +31,8 @@ from porter.frontends.cuda.records import RecordsMixin
 from porter.frontends.cuda.async_copies import AsyncCopiesMixin
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.launch import LaunchReader
-from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates
+from porter.frontends.cuda.generic_templates import stand_in_block, stand_in_instances, stand_in_launch
+from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates, template_values
 from porter.frontends.cuda.units import Inventory, is_user_cursor
 from porter.kernel_budget import OutOfTime, kernel_budget
 from porter.ir.extents import annotate_buffers
@@ -94,7 +95,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         launches = LaunchReader(self, inventory.host_functions()).read()
         out, failures = [], []
         user_names = inventory.function_names()
+        stand_ins = [d for d in kernels if self.instance_of(d) is not None and self.instance_of(d).stand_in_of]
         for d in kernels:
+            if d in stand_ins:
+                continue
             k = d.cursor
             inst = self.instances.get(k.semantic_parent.spelling if k.semantic_parent else "")
             name = inst.name + inst.template_args if inst else k.spelling
@@ -127,6 +131,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 failures.append(KernelFailure(name, ct.loc_of(k), Diagnostic(
                     "TP014", f"internal error in tileport while converting this kernel: "
                     f"{type(exc).__name__}: {exc}", ct.loc_of(k))))
+        self.convert_stand_ins(stand_ins, out)
         if not kernels:
             names = ", ".join(t.spelling for t in templates)
             raise TileportError("TP121", f"template kernel(s) {names} are never launched with explicit "
@@ -151,6 +156,37 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         return Module(self.source, "cuda", out, emulator_source, failures=failures,
                       emulator_headers=sources, stand_ins=list(parsed.missing),
                       context=self.path if self.path != self.source else None)
+
+    def instance_of(self, d):
+        """The Instantiation a kernel declaration is a copy of, or None."""
+        parent = d.cursor.semantic_parent
+        return self.instances.get(parent.spelling if parent else "")
+
+    def convert_stand_ins(self, stand_ins: list, converted: list) -> None:
+        """Each converted instance's stand-in conversions (generic_templates.py), on the kernel
+        as `stand_ins`; one that does not convert leaves the instance without."""
+        by_namespace = {self.instances_namespace(k): k for k in converted if k.template_params}
+        for d in stand_ins:
+            inst = self.instance_of(d)
+            real = by_namespace.get(inst.stand_in_of)
+            if real is None:
+                continue
+            inst.block = stand_in_block(tuple(real.launch.block), self.instances[inst.stand_in_of], inst)
+            launch = stand_in_launch(real.launch, self.instances[inst.stand_in_of], inst, inst.block)
+            try:
+                with kernel_budget():
+                    kernel = self.convert_kernel(d.cursor, launch, inst)
+            except (OutOfTime, TileportError, RecursionError, ValueError, KeyError, TypeError, AttributeError,
+                    IndexError):
+                real.stand_ins = []
+                by_namespace.pop(inst.stand_in_of)
+                continue
+            real.stand_ins = [*real.stand_ins, kernel]
+
+    def instances_namespace(self, kernel) -> str:
+        """The namespace of the instance a converted kernel came from."""
+        return next((n for n, inst in self.instances.items() if not inst.stand_in_of and
+                     inst.name == kernel.name and inst.template_args == kernel.template_args), "")
 
     def ports(self, file: str) -> bool:
         """Whether kernels defined in `file` are this port's (not another file's of the project)."""
@@ -189,7 +225,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         """Re-parse with one plain copy of each template kernel per launched instantiation."""
         text = Path(self.path).read_text(encoding="utf-8")
         extra = []
-        for inst in find_instantiations(parsed.tu, self.K, templates):
+        real = find_instantiations(parsed.tu, self.K, templates)
+        tokens = {t.spelling: [tok.spelling for tok in t.get_tokens()] for t in templates}
+        for inst in real + stand_in_instances(real, tokens, len(real)):
             template = next(t for t in templates if t.spelling == inst.name)
             extra.append(instantiation_source(template, inst, self.K))
             inst.file = template.location.file.name
@@ -257,6 +295,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         params += [param for param, _ in self._globals.values()]
         kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc,
                         template_args=inst.template_args if inst else "")
+        if inst is not None:
+            kernel.template_params, kernel.template_values = template_values(cursor, inst, self.K)
         scalars = {p.name for p in params if isinstance(p, ScalarParam)}
         kernel.alignments = {n: k for n, k in self._alignments.items() if n in scalars}
         kernel.byte_strides = {n: k for n, k in self._byte_strides.items() if n in scalars}

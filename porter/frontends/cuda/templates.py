@@ -31,6 +31,8 @@ class Instantiation:
     block: tuple | None = None  # the block of a `k<...><<<grid, 128>>>` that names it, when constant
     params: tuple = ()  # the template's parameter names, in order
     file: str = ""  # the file that defines the template (its instances are that file's kernels)
+    kinds: tuple = ()  # per parameter: "type", or the C type of a value parameter
+    stand_in_of: str = ""  # a stand-in instance (generic_templates.py): the real one's namespace
 
     @property
     def template_args(self) -> str:
@@ -217,7 +219,7 @@ def find_instantiations(tu, K, templates) -> list:
             chosen, origin = ([fallback] if fallback else []), "chosen"
         for args in chosen:
             found.append(Instantiation(name, [" ".join(a) for a in args], f"{NAMESPACE}{len(found)}", origin,
-                                       blocks.get(args), tuple(template.params)))
+                                       blocks.get(args), tuple(template.params), kinds=tuple(template.kinds)))
     return found
 
 
@@ -399,6 +401,31 @@ def instantiation_source(template, inst: Instantiation, K) -> str:
     return "\n" + "\n".join(lines) + "\n"
 
 
+def template_values(kernel, inst: Instantiation, K) -> tuple:
+    """((name, "type" | "value"), ...) and this instance's values, read from the constants and
+    aliases its copy declares (instantiation_source): a type as its dtype (`float` -> "float32",
+    a typedef to it too), or its C spelling when it is no scalar; a value as clang evaluates it."""
+    from porter.diagnostics import TileportError
+    from porter.frontends.cuda.types import dtype_of
+
+    declared = {c.spelling: c for c in (kernel.semantic_parent.get_children() if kernel.semantic_parent else ())
+                if c.kind in (K.TYPE_ALIAS_DECL, K.VAR_DECL)}
+    params, values = [], []
+    for name, arg in zip(inst.params, inst.args):
+        decl = declared.get(name)
+        if decl is not None and decl.kind == K.TYPE_ALIAS_DECL:
+            params.append((name, "type"))
+            try:
+                values.append(dtype_of(decl.underlying_typedef_type))
+            except TileportError:
+                values.append(arg)
+            continue
+        params.append((name, "value"))
+        value = ct.evaluate(decl) if decl is not None else None
+        values.append(value if isinstance(value, (int, bool)) else arg)
+    return tuple(params), tuple(values)
+
+
 def kernel_templates(tu, K, path_ok) -> list:
     """`template <...> __global__ void k(...)` definitions of the user's files (kernels live at
     namespace scope)."""
@@ -406,4 +433,5 @@ def kernel_templates(tu, K, path_ok) -> list:
             if c.kind == K.FUNCTION_TEMPLATE and path_ok(c) and c.is_definition() and _is_kernel(c, K)]
 
 
-__all__ = ["Instantiation", "find_instantiations", "instantiation_source", "kernel_templates", "ct"]
+__all__ = ["Instantiation", "find_instantiations", "instantiation_source", "kernel_templates",
+           "template_values", "ct"]

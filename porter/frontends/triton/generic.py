@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from porter.diagnostics import TileportError
+from porter.emit.tilelang import program_text as render
 
 
 def find_generic(kernel, reconvert, source_name: str, exclude=()) -> tuple:
@@ -76,17 +77,6 @@ def _stand_ins(values: dict, names, taken: set, round_: int):
         taken.add(candidate)
         out[n] = candidate
     return out, taken
-
-
-def render(kernel, source_name: str) -> str | None:
-    """The program text of one kernel as the emitter prints it (None if it cannot)."""
-    from porter.emit.tilelang import KernelEmitter
-
-    try:
-        view = KernelEmitter(kernel, source_name).view()
-    except Exception:  # noqa: BLE001 - a stand-in the emitter cannot print is not generic
-        return None
-    return "\n".join(view.signature + [view.kernel_line] + view.body)
 
 
 def _substitute(text: str, mapping: dict) -> str:

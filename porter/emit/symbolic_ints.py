@@ -1,0 +1,69 @@
+"""Integers of a port's text spelled after the template values that explain them.
+
+A generic CUDA template port is printed from a conversion with stand-in values
+(frontends/cuda/generic_templates.py): there `1024` is `BLOCK`, `2048` is `BLOCK * 2` and
+`512` is `BLOCK // 2`. Evaluated at other values (`evaluate_at`) the same spellings print
+the numbers they stand for, which is how the comparison checks a real instance's text.
+"""
+
+from __future__ import annotations
+
+#: Integers this small are never spelled (loop steps, lane counts, flags).
+_SMALLEST = 4
+_FACTORS = tuple(range(2, 17))
+_DIVISORS = (2, 4, 8, 16, 32, 64)
+_PRECEDENCE = {"atom": 13, "*": 10, "+": 9}
+
+
+class IntSpelling:
+    """`values`: name -> the stand-in value each name has in the text being printed."""
+
+    def __init__(self, values: dict, evaluate_at: dict | None = None):
+        self.values = dict(values)
+        self.evaluate_at = evaluate_at
+
+    def spell(self, value: int):
+        """(text, precedence) for an integer the names explain, else None."""
+        form = self._form(int(value))
+        if form is None:
+            return None
+        text, precedence = form
+        if self.evaluate_at is not None:
+            number = eval(text, {"__builtins__": {}}, dict(self.evaluate_at))  # noqa: S307 - our own text
+            return str(number), _PRECEDENCE["atom"]
+        return text, precedence
+
+    def text(self, value: int) -> str:
+        """The integer as its spelling (parenthesized past an atom) or its digits."""
+        form = self.spell(value)
+        if form is None:
+            return str(value)
+        text, precedence = form
+        return text if precedence == _PRECEDENCE["atom"] else f"({text})"
+
+    def _form(self, v: int):
+        if abs(v) < _SMALLEST:
+            return None
+        items = list(self.values.items())
+        for name, a in items:
+            if v == a:
+                return name, _PRECEDENCE["atom"]
+        for name, a in items:
+            for k in _FACTORS:
+                if v == a * k:
+                    return f"{name} * {k}", _PRECEDENCE["*"]
+            for k in _DIVISORS:
+                if a % k == 0 and v == a // k:
+                    return f"{name} // {k}", _PRECEDENCE["*"]
+            if v == a - 1:
+                return f"{name} - 1", _PRECEDENCE["+"]
+            for k in _FACTORS:  # a rounding-up division's `(n + 2 * BLOCK - 1) / (2 * BLOCK)`
+                if v == a * k - 1:
+                    return f"{name} * {k} - 1", _PRECEDENCE["+"]
+            if v == a + 1:
+                return f"{name} + 1", _PRECEDENCE["+"]
+        for i, (name, a) in enumerate(items):
+            for other, b in items[i:]:
+                if v == a * b:
+                    return f"{name} * {other}", _PRECEDENCE["*"]
+        return None

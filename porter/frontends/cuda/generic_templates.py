@@ -1,0 +1,200 @@
+"""Which value parameters of a template kernel its port can take as program parameters.
+
+clang instantiates a template with values, so a port is first made per instance. A value
+parameter is generic when the instance's program text does not depend on it beyond spelling
+it: the instance is converted twice more with stand-in values (the real ones times distinct
+powers of two: twice and four times, or halves where a block of that many threads could not
+exist) and printed with every integer the stand-ins explain
+spelled after them (`BLOCK`, `BLOCK * 2`, `BLOCK // 2`: porter/emit/symbolic_ints.py); the two
+texts must be equal, and the first, evaluated at the real values, must be the real instance's
+text. Other instances of the same types whose text it also gives share that program.
+
+What text comparison cannot see is refused before converting: a parameter that decides
+something at compile time (in an `if`, `while`, `switch`, `?:` or `static_assert`, `#if`, or
+passed on as another template's argument) would make a program right at the values tried
+and wrong at others.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from porter.emit.symbolic_ints import IntSpelling
+from porter.ir.nodes import Const
+from porter.ir.walk import map_expr
+from porter.frontends.cuda.templates import NAMESPACE, Instantiation
+
+
+
+def integer_values(inst: Instantiation) -> dict:
+    """The instance's integer value parameters (not bools) by name."""
+    out = {}
+    for name, kind, arg in zip(inst.params, inst.kinds, inst.args):
+        text = arg.rstrip("uUlL")
+        if kind != "type" and kind != "bool" and text.isdigit():
+            out[name] = int(text)
+    return out
+
+
+def candidates(template_tokens: list, inst: Instantiation) -> list:
+    """Integer value parameters that decide nothing at compile time in the template's text."""
+    values = integer_values(inst)
+    deciding = _deciding_names(template_tokens, set(inst.params))
+    return [n for n in values if n not in deciding]
+
+
+_SPLIT = {"&&", "||", "?", ":", "=", ",", "!", "return", "if", "else", "while", "for", "switch", "case", "do"}
+_COMPARE = {"<", ">", "<=", ">=", "==", "!="}
+
+
+def _deciding_names(tokens: list, params: set) -> set:
+    """Parameters compared in a part of a condition the compiler folds (`if (BLOCK > 64 &&
+    tid < 32)`: the part has no run-time name), in a preprocessor condition or a
+    static_assert, or passed on as another template's argument (`warpReduce<BLOCK>`)."""
+    names: set = set()
+    body = tokens.index("{") if "{" in tokens else 0  # the template's own `<...>` and signature are not uses
+    for i in range(body, len(tokens)):
+        tok = tokens[i]
+        if tok == "static_assert" or (tok == "if" and i + 1 < len(tokens) and tokens[i + 1] == "constexpr"):
+            end = _closing(tokens, tokens.index("(", i))
+            names.update(t for t in tokens[i:end] if t in params)
+        elif tok == "<" and tokens[i - 1].isidentifier():
+            end = _closing(tokens, i, "<", ">")
+            if end is not None and end - i < 40:
+                names.update(t for t in tokens[i:end] if t in params)
+    part: list = []
+    for tok in tokens[body:] + [";"]:
+        if tok in _SPLIT or tok in (";", "{", "}"):
+            if any(t in _COMPARE for t in part) and all(
+                    t in params or not t.isidentifier() or t.isupper() or t in ("sizeof", "true", "false")
+                    for t in part):
+                names.update(t for t in part if t in params)
+            part = []
+        elif tok not in ("(", ")"):
+            part.append(tok)
+    return names
+
+
+def _closing(tokens: list, at: int, open_: str = "(", close: str = ")"):
+    depth = 0
+    for j in range(at, len(tokens)):
+        if tokens[j] == open_:
+            depth += 1
+        elif tokens[j] == close or (close == ">" and tokens[j] == ">>"):
+            depth -= 2 if tokens[j] == ">>" else 1
+            if depth <= 0:
+                return j + 1
+        elif close == ">" and tokens[j] in (";", "{", "}"):
+            return None
+    return len(tokens) if close == ")" else None
+
+
+def stand_in_instances(real: list, template_tokens: dict, first_index: int) -> list:
+    """Two stand-in instances for the first instance of each template and its type arguments
+    that has candidate parameters (`template_tokens`: template name -> its tokens)."""
+    out, seen = [], set()
+    for inst in real:
+        types = tuple(a for a, k in zip(inst.args, inst.kinds) if k == "type")
+        names = candidates(template_tokens.get(inst.name, []), inst)
+        if (inst.name, types) in seen or not names:
+            continue
+        seen.add((inst.name, types))
+        values = integer_values(inst)
+        taken = set(values.values())
+        chosen = {name: _stand_in_values(values[name], taken) for name in names}
+        if any(len(c) < 2 for c in chosen.values()):
+            continue
+        for round_ in range(2):
+            args = list(inst.args)
+            for name in names:
+                args[inst.params.index(name)] = str(chosen[name][round_])
+            out.append(dataclasses.replace(inst, args=args, namespace=f"{NAMESPACE}{first_index + len(out)}",
+                                           origin="stand-in", block=None, stand_in_of=inst.namespace))
+    return out
+
+
+def _stand_in_values(value: int, taken: set) -> list:
+    """Two stand-ins for one value, distinct from every value taken so far (which they join):
+    twice and four times it while a block of that many threads can exist, else halves."""
+    out = []
+    for candidate in (value * 2, value * 4, value // 2, value // 4, value * 8):
+        if len(out) < 2 and candidate >= 4 and candidate not in taken and (candidate <= 1024 or candidate > value * 4):
+            out.append(candidate)
+            taken.add(candidate)
+    return out
+
+
+def stand_in_launch(real_launch, real: Instantiation, stand_in: Instantiation, block: tuple):
+    """A stand-in's copy of a launch site's geometry: the real launch with every integer the
+    real values explain (`(n + 255) / 256` of BLOCK = 256) taken to the stand-in's values, and
+    its block; None when the real launch is not a launch site's."""
+    if real_launch is None or real_launch.origin != "launch-site":
+        return None
+    mine, theirs = integer_values(real), integer_values(stand_in)
+    spelling = IntSpelling({n: v for n, v in mine.items() if theirs.get(n) != v},
+                           evaluate_at={n: v for n, v in theirs.items() if mine.get(n) != v})
+
+    def retarget(e):
+        if isinstance(e, Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+            form = spelling.spell(e.value)
+            return dataclasses.replace(e, value=int(form[0])) if form is not None else None
+        return None
+    grid = tuple(map_expr(g, retarget) for g in real_launch.grid)
+    return dataclasses.replace(real_launch, grid=grid, block=block, fixed=dict(real_launch.fixed))
+
+
+def stand_in_block(real_block: tuple, real: Instantiation, stand_in: Instantiation) -> tuple:
+    """A stand-in's block: the real one, with an axis that equals a candidate's value scaled
+    as that value was (a block of BLOCK threads stays BLOCK threads)."""
+    mine, theirs = integer_values(real), integer_values(stand_in)
+    changed = {v: theirs[n] for n, v in mine.items() if theirs.get(n) != v}
+    return tuple(changed.get(b, b) if len([n for n, v in mine.items() if v == b and n in theirs
+                                           and theirs[n] != v]) == 1 else b for b in real_block)
+
+
+def mark_generic(kernels: list, prepare) -> list:
+    """The module's kernels, each instance whose text its template's stand-in conversions give
+    marked generic (`generic`: the names, `constexprs`: its values, `emit_as`: the stand-in it
+    is printed from); `prepare` raises a stand-in as its instance was."""
+    from porter.emit.tilelang import program_text
+
+    out = list(kernels)
+    for index, real in enumerate(kernels):
+        if len(real.stand_ins) != 2:
+            continue
+        a, b = (prepare(s) for s in real.stand_ins)
+        mine, first, second = (dict(_values(k)) for k in (real, a, b))
+        names = [n for n in mine if first.get(n) != mine[n] and n.isidentifier() and not n.startswith("_")
+                 and n not in _RESERVED]
+        if not names:
+            continue
+        spell_a = {n: first[n] for n in names}
+        text_a = program_text(a, "", IntSpelling(spell_a))
+        if text_a is None or text_a != program_text(b, "", IntSpelling({n: second[n] for n in names})):
+            continue
+        types = _types(real)
+        for j, inst in enumerate(out):
+            if inst.name != real.name or inst.template_params != real.template_params or _types(inst) != types \
+                    or inst.generic:
+                continue
+            at = {n: dict(_values(inst))[n] for n in names}
+            if program_text(a, "", IntSpelling(spell_a, evaluate_at=at)) != program_text(inst, ""):
+                continue
+            printed = dataclasses.replace(a, template_args=inst.template_args, constexprs=spell_a,
+                                          generic=tuple(names), stand_ins=[])
+            out[j] = dataclasses.replace(inst, generic=tuple(names), constexprs=at, emit_as=printed)
+        out[index] = dataclasses.replace(out[index], stand_ins=[])
+    return [dataclasses.replace(k, stand_ins=[]) if k.stand_ins else k for k in out]
+
+
+#: Names a port's program keeps for itself (tilelang.language's `T`, the thread handles).
+_RESERVED = {"T", "tilelang", "torch", "tx", "ty", "tz", "bx", "by", "bz", "kernel", "target", "aligned"}
+
+
+def _values(kernel):
+    return [(name, value) for (name, kind), value in zip(kernel.template_params, kernel.template_values)
+            if kind == "value" and isinstance(value, int) and not isinstance(value, bool)]
+
+
+def _types(kernel) -> tuple:
+    return tuple(v for (_, kind), v in zip(kernel.template_params, kernel.template_values) if kind == "type")

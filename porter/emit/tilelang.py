@@ -89,6 +89,7 @@ class KernelView:
     unpacked: list = field(default_factory=list)    # (buffer, `_member(...)`): a struct's pointer field
     nested_members: bool = False                    # a struct field's path has a dot (`o.x`)
     template_keywords: list = field(default_factory=list)  # CUDA: a generic template's `BLOCK=256`
+    texture_extents: list = field(default_factory=list)  # (parameter, its texture, axis, channels)
 
 
 def _environment():
@@ -215,6 +216,13 @@ class KernelEmitter:
                 # TVMScript: `T.And(flag, ...)` then got an ffi.Function)
                 v.signature.append(f"{name}: {'T.bool' if p.dtype == 'bool' else dtype_ref(p.dtype)}")
             member = getattr(p, "member", None)
+            extent_of = getattr(p, "texture_extent", None)
+            if extent_of is not None:  # a texture's size: taken from its tensor unless given
+                texture = self.param_names[extent_of[0]]
+                v.wrapper_params.append(f"{name}=None")
+                v.call_args.append(name)
+                v.texture_extents.append((name, texture, extent_of[1], k.param(extent_of[0]).texture.channels))
+                continue
             if member is None:
                 v.wrapper_params.append(name)
                 v.call_args.append(name)

@@ -256,6 +256,9 @@ class ScalarParam:
     # Not an argument of the original kernel: the size of its launch grid on this axis, which
     # the launch computes from host values the kernel never receives (Triton `grid = (M,)`).
     grid_axis: int | None = None
+    # Not an argument of the original kernel either: (texture parameter, axis) of a texture's
+    # extent, which the port's wrapper takes from the tensor (frontends/cuda/textures.py)
+    texture_extent: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -289,6 +292,9 @@ class BufferParam:
     # for (the original reads the variable, the port takes a tensor), and its element count
     symbol: str = ""
     symbol_count: int = 0
+    # CUDA: a `cudaTextureObject_t` parameter's texels and how it samples (textures.Sampler);
+    # the original gets a texture object over this buffer
+    texture: object = None
     # a scalar symbol's initialiser (`__device__ unsigned errors = 0;`): the state a run starts in
     symbol_initial: float | None = None
     member: StructMember | None = None  # a pointer or array field of a struct parameter

@@ -201,10 +201,18 @@ def _c_arguments(kernel: Kernel, args: list):
     from porter.verify.inputs import NUMPY_DTYPES
 
     c_args, c_types, where, structs, pointers = [], [], [], {}, {}
+    extents = {getattr(p, "texture_extent", None): a for p, a in zip(kernel.params, args)}
     for p, a in zip(kernel.params, args):
         member = getattr(p, "member", None)
-        if getattr(p, "grid_axis", None) is not None or getattr(p, "symbol", ""):
-            where.append(None)  # the caller's grid size, a __constant__ variable: not an argument
+        if getattr(p, "grid_axis", None) is not None or getattr(p, "symbol", "") or \
+                getattr(p, "texture_extent", None) is not None:
+            where.append(None)  # the caller's grid size, a __constant__ variable, a texture's size
+            continue
+        if getattr(p, "texture", None) is not None:  # a texture object over the port's texels
+            where.append(len(c_args))
+            sizes = [int(extents.get((p.name, axis), 1)) for axis in range(3)]
+            c_args.append(StructArg(texture_object(p.texture, sizes), {0: a}))
+            c_types.append(p.c_type)
             continue
         if member is None:
             where.append(len(c_args))
@@ -227,11 +235,29 @@ def _c_arguments(kernel: Kernel, args: list):
     return c_args, c_types, where
 
 
+#: the emulator's texel codes (porter/verify/cuda_emu/include/tp_texture.h)
+_TEXEL_CODES = {"float32": 0, "uint8": 1, "int8": 2, "uint16": 3, "int16": 4, "int32": 5, "uint32": 6, "float16": 7}
+
+
+def texture_object(sampler, sizes: list) -> bytes:
+    """The emulator's cudaTextureObject_t for a texture's settings and size, its data pointer
+    (offset 0) left for StructArg to fill: width, height, depth, channels, texel, filter,
+    address[3], normalized, read mode, as 32-bit ints after the pointer."""
+    from porter.frontends.cuda.textures import EMULATOR_CODES
+
+    fields = [*sizes, sampler.channels, _TEXEL_CODES[sampler.texel], EMULATOR_CODES[sampler.filter],
+              *(EMULATOR_CODES[m] for m in sampler.address), int(sampler.normalized), EMULATOR_CODES[sampler.read]]
+    raw = bytes(8) + np.array(fields, np.int32).tobytes()
+    return raw + bytes(-len(raw) % 8)
+
+
 def _original_value(p, a, out, i):
     """An IR parameter's value after the original ran, from its C argument's (out[i])."""
     member = getattr(p, "member", None)
     if not isinstance(p, BufferParam) or i is None or (member is not None and member.count):
         return a  # a scalar, or an array the struct's bytes held: the kernel got a copy
+    if getattr(p, "texture", None) is not None:
+        return out[i].pointers[0]
     return out[i].pointers[member.offset] if member is not None else out[i]
 
 

@@ -39,9 +39,14 @@ NUMPY_DTYPES = {
 }
 
 
+#: a texture's width, height and depth in the first and the other problems
+TEXTURE_EXTENTS = ((37, 52), (29, 23), (5, 7))
+
+
 def size_params(kernel: Kernel) -> list[str]:
     """Integer scalars that bound extents, the grid, or a guard/loop comparison."""
-    ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
+    ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"
+            and getattr(p, "texture_extent", None) is None}  # a texture's own size (TEXTURE_EXTENTS)
     found: list[str] = []
 
     def note(e):
@@ -326,6 +331,10 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 scalars[p.name] = d * (min(number, 1) + 1) if d >= 32 else _round_up(values[sizes.index(p.name)], d)
             elif p.name in counts:
                 scalars[p.name] = PROGRAM_COUNTS[min(number, 1)][counts.index(p.name) % 4]
+            elif getattr(p, "texture_extent", None) is not None:
+                # a texture's size: a few dozen texels each way, so that clamped, wrapped and
+                # border reads all happen (3-D ones smaller)
+                scalars[p.name] = TEXTURE_EXTENTS[p.texture_extent[1]][min(number, 1)]
             elif getattr(p, "grid_axis", None) is not None and kernel.language == "cuda":
                 # a CUDA kernel's grid the caller chooses (a library kernel, a grid of host
                 # values): a few blocks test the indexing; sizes of 50 made a tiled kernel's

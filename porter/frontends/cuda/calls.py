@@ -10,6 +10,7 @@ from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.types import dtype_of, is_pointer, is_reference, vector_info
 from porter.frontends.cuda import groups, intrinsics
+from porter.frontends.cuda.textures import FETCHES, TEXTURE_TYPES
 from porter.ir.returns import eliminate_returns
 from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, Return, Store, UnaryOp, Var
 
@@ -73,6 +74,9 @@ def _no_tilelang_equivalent(name: str, call) -> str | None:
     if name in _NO_EQUIVALENT:
         return _NO_EQUIVALENT[name]
     if name.startswith("tex") and name[3:4] in ("1", "2", "3", "C"):
+        args = list(call.get_arguments())
+        if name in FETCHES and args and args[0].type.spelling in TEXTURE_TYPES:
+            return None  # a texture object's fetch: its reads and arithmetic (textures.py)
         return f"texture fetch '{name}' has no TileLang equivalent; read the buffer directly"
     if name.startswith(("curand", "skipahead")):
         return f"cuRAND device API '{name}' has no TileLang equivalent: TileLang has no cuRAND " \
@@ -116,6 +120,9 @@ class CallsMixin:
         element = self.packed_element(c, scope)
         if element is not None:
             return element
+        fetched = self.texture_fetch(c, scope)
+        if fetched is not None:
+            return fetched[0]
         target = self.group_target(c, scope)
         if target is not None:
             values = [self.expr(a, scope) for a in args]

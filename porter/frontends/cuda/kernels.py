@@ -30,6 +30,7 @@ from porter.frontends.cuda.locals import LocalsMixin
 from porter.frontends.cuda.records import RecordsMixin
 from porter.frontends.cuda.async_copies import AsyncCopiesMixin
 from porter.frontends.cuda.scope import _Scope
+from porter.frontends.cuda.textures import TEXTURE_TYPES, TexturesMixin, size_textures
 from porter.frontends.cuda.launch import LaunchReader
 from porter.frontends.cuda.generic_templates import stand_in_block, stand_in_instances, stand_in_launch
 from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates, template_values
@@ -51,7 +52,7 @@ _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim":
                  "gridDim": "grid_dim"}
 
 
-class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMixin, AsyncCopiesMixin,
+class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMixin, AsyncCopiesMixin, TexturesMixin,
                    LocalsMixin):
     """Convert one CUDA translation unit into an IR Module."""
 
@@ -118,9 +119,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 with kernel_budget():
                     out.append(self.convert_kernel(k, launches.get(key), inst))
                 if inst is not None and inst.origin == "chosen":
-                    out[-1].note = (f"template arguments {inst.template_args} chosen by tileport: nothing in "
+                    out[-1].note = "; ".join(filter(None, [out[-1].note, f"template arguments {inst.template_args} chosen by tileport: nothing in "
                                     "this file instantiates the template (type parameters take float, value "
-                                    "parameters their default, else 256, the default block size)")
+                                    "parameters their default, else 256, the default block size)"]))
             except OutOfTime as out_of_time:
                 failures.append(KernelFailure(name, ct.loc_of(k), Diagnostic(
                     "TP019", out_of_time.message(name), ct.loc_of(k))))
@@ -244,10 +245,13 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         self._taken = set()
         scope = _Scope()
         params = []
-        for p in cursor.get_arguments():
+        self._textures = []
+        for position, p in enumerate(cursor.get_arguments()):
             ploc = ct.loc_of(p)
             c_type = p.type.spelling if inst is None and not is_scalar(p.type) else _plain_spelling(p.type)
-            if is_pointer(p.type) and vector_info(p.type.get_pointee()) is not None:
+            if p.type.spelling in TEXTURE_TYPES:
+                params.append(self.texture_param(p, position, scope, ploc))
+            elif is_pointer(p.type) and vector_info(p.type.get_pointee()) is not None:
                 # `float4 *v`, `uchar4 *img`, `typedef float2 Cplx; Cplx *a`: the same bits as a
                 # flat buffer of the component type, seen `lanes` elements at a time
                 dtype, _lanes = vector_info(p.type.get_pointee())
@@ -293,10 +297,12 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         body = eliminate_returns(body, fresh=lambda name: self.unique(name, scope))
         body = split_reassigned(body, lambda name: self.unique(name, scope))
         params += [param for param, _ in self._globals.values()]
+        params += self.texture_params()
         kernel = Kernel(cursor.spelling, "cuda", params, body, None, loc,
                         template_args=inst.template_args if inst else "")
         if inst is not None:
             kernel.template_params, kernel.template_values = template_values(cursor, inst, self.K)
+        kernel.note = "; ".join(self.texture_notes())
         scalars = {p.name for p in params if isinstance(p, ScalarParam)}
         kernel.alignments = {n: k for n, k in self._alignments.items() if n in scalars}
         kernel.byte_strides = {n: k for n, k in self._byte_strides.items() if n in scalars}
@@ -323,6 +329,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         smem = kernel.launch.smem_bytes if isinstance(kernel.launch.smem_bytes, int) else 0
         kernel.cuda_launch = (block, smem if self._dynamic_shared else 0)
         annotate_buffers(kernel)
+        size_textures(kernel)
         return kernel
 
     @staticmethod

@@ -101,6 +101,9 @@ class MemoryMixin:
             if address.kind == K.UNARY_OPERATOR and ct.unary_operator(address) == "&":
                 return self.vector_expr(self.first_child(address), scope, lanes)
             return self.lane_loads(*self.vector_address_of(address, scope, lanes), lanes)
+        fetched = self.texture_fetch(c, scope, lanes)
+        if fetched is not None:  # `tex2D<float4>(tex, x, y)`: a texel's components
+            return fetched
         callee = c.referenced if c.kind == K.CALL_EXPR else None
         if callee is not None and self.is_device_function(callee) and callee.kind != K.CONSTRUCTOR:
             return list(self.inline(callee, list(c.get_arguments()), scope, loc, want_value=True)[1])

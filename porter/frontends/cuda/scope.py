@@ -22,5 +22,6 @@ class _Scope:
     structs: dict = field(default_factory=dict)   # decl hash -> {field: Expr} of a struct param/local
     local_pointers: dict = field(default_factory=dict)  # decl hash -> (kind, local) a pointer is bound to
     lambdas: dict = field(default_factory=dict)   # decl hash -> LAMBDA_EXPR cursor of a lambda local
+    textures: dict = field(default_factory=dict)  # decl hash -> TextureBinding of a texture parameter
     # where `return` puts the value: a Var, {field: Var} for a struct, [Var] for a float4 & co.
     result: Var | dict | list | None = None

@@ -1,0 +1,369 @@
+"""Texture objects as buffers: a fetch is the reads and arithmetic the texture unit does.
+
+TileLang has no textures, but a fetch through a `cudaTextureObject_t` is plain arithmetic on
+the texels (the CUDA programming guide's "Texture Fetching" appendix): coordinates scaled when
+normalized, addressed per dimension (wrap, clamp, border), then the texel at floor(x) (point
+filtering) or the 2/4/8 around x - 0.5 weighted by fractions kept to 8 bits (linear), and
+8/16-bit texels read as floats in [0, 1] or [-1, 1] (normalized-float reads). So a texture
+parameter ports as a buffer of its texels (row-major, `channels` components each) and its
+extents, which the port's wrapper takes from the tensor's shape.
+
+How a texture samples is host code's (`cudaTextureDesc` handed to `cudaCreateTextureObject`):
+read from the project's files for the variable each launch passes (host_samplers); CUDA's
+defaults (a zeroed descriptor: point, wrap, element reads, unnormalized) where none is found,
+which the port's header states. Verify runs the original with the same settings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+from porter.diagnostics import TileportError
+from porter.frontends.cuda import parse as ct
+from porter.frontends.cuda.types import dtype_of, vector_info
+from porter.ir.nodes import BinOp, BufferParam, Call, Cast, Const, Load, ScalarParam, Select, Var
+
+#: fetch -> (coordinates it takes, filtered: False for tex1Dfetch's integer index)
+FETCHES = {"tex1Dfetch": (1, False), "tex1D": (1, True), "tex2D": (2, True), "tex3D": (3, True),
+           "tex2DLod": (2, True), "tex1DLod": (1, True), "tex3DLod": (3, True)}
+TEXTURE_TYPES = ("cudaTextureObject_t",)
+_AXES = ("width", "height", "depth")
+#: a normalized-float read of an integer texel: the divisor, and whether it is signed
+_NORMALIZED = {"uint8": (255.0, False), "int8": (127.0, True), "uint16": (65535.0, False),
+               "int16": (32767.0, True)}
+_MODES = {"cudaFilterModePoint": "point", "cudaFilterModeLinear": "linear",
+          "cudaAddressModeWrap": "wrap", "cudaAddressModeClamp": "clamp", "cudaAddressModeMirror": "mirror",
+          "cudaAddressModeBorder": "border", "cudaReadModeElementType": "element",
+          "cudaReadModeNormalizedFloat": "normalized", "true": True, "false": False, "1": True, "0": False}
+#: the emulator's codes for each setting (porter/verify/cuda_emu/include/tp_texture.h)
+EMULATOR_CODES = {"point": 0, "linear": 1, "wrap": 0, "clamp": 1, "mirror": 2, "border": 3,
+                  "element": 0, "normalized": 1}
+
+
+@dataclass
+class Sampler:
+    """How a texture samples: CUDA's zeroed cudaTextureDesc unless host code says otherwise."""
+
+    filter: str = "point"
+    address: tuple = ("wrap", "wrap", "wrap")
+    normalized: bool = False
+    read: str = "element"
+    texel: str = ""      # the texel's component dtype a channel description names ("" unknown)
+    channels: int = 0    # its components (0 unknown)
+    origin: str = "CUDA's defaults (no cudaTextureDesc found in host code)"
+
+    def describe(self, dims: int = 3) -> str:
+        coords = "normalized" if self.normalized else "unnormalized"
+        return f"{self.filter} filtering, {'/'.join(self.address[:dims])} addressing, {coords} coordinates, " \
+               f"{'normalized-float' if self.read == 'normalized' else 'element-type'} reads, from {self.origin}"
+
+
+@dataclass
+class TextureBinding:
+    """A texture parameter while its kernel converts: its buffer, extents and sampler."""
+
+    param: BufferParam
+    sampler: Sampler
+    extents: list = field(default_factory=list)  # ScalarParams width, height, depth (as used)
+    channels: int = 0
+
+
+_CREATE = re.compile(r"cudaCreateTextureObject\s*\(\s*&\s*([\w.\[\]>-]+)\s*,\s*&\s*(\w+)\s*,\s*&\s*(\w+)")
+_FIELD = r"\b{desc}\s*\.\s*(filterMode|addressMode\s*\[\s*(\d)\s*\]|normalizedCoords|readMode)\s*=\s*(\w+)"
+_CHANNEL = re.compile(r"cudaCreateChannelDesc\s*<\s*([\w ]+?)\s*>\s*\(")
+_CHANNEL_BITS = re.compile(r"cudaCreateChannelDesc\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*"
+                           r"cudaChannelFormatKind(\w+)")
+_C_TEXELS = {"float": ("float32", 1), "unsigned char": ("uint8", 1), "uchar": ("uint8", 1), "char": ("int8", 1),
+             "signed char": ("int8", 1), "unsigned short": ("uint16", 1), "ushort": ("uint16", 1),
+             "short": ("int16", 1), "int": ("int32", 1), "unsigned int": ("uint32", 1), "uint": ("uint32", 1),
+             "half": ("float16", 1), "__half": ("float16", 1)}
+_BITS = {("Unsigned", 8): "uint8", ("Signed", 8): "int8", ("Unsigned", 16): "uint16", ("Signed", 16): "int16",
+         ("Float", 32): "float32", ("Float", 16): "float16", ("Unsigned", 32): "uint32", ("Signed", 32): "int32"}
+
+
+def host_samplers(text: str, path: str = "") -> dict:
+    """Host texture variable -> its Sampler, from each `cudaCreateTextureObject(&tex, &res,
+    &desc, ...)`: the assignments to desc's fields and the channel description before it in
+    the same function (the last of each)."""
+    out = {}
+    for match in _CREATE.finditer(text):
+        variable, desc = match.group(1), match.group(3)
+        start = _function_start(text, match.start())
+        before = text[start:match.start()]
+        sampler = Sampler(origin=f"host code ({path.rsplit('/', 1)[-1]}:{text.count(chr(10), 0, match.start()) + 1})")
+        address = list(sampler.address)
+        for m in re.finditer(_FIELD.format(desc=re.escape(desc)), before):
+            value = _MODES.get(m.group(3))
+            if value is None:
+                continue
+            name = m.group(1).split("[")[0].strip()
+            if name == "addressMode":
+                address[int(m.group(2))] = value
+            elif name == "filterMode":
+                sampler.filter = value
+            elif name == "normalizedCoords":
+                sampler.normalized = bool(value)
+            else:
+                sampler.read = value
+        sampler.address = tuple(address)
+        channel = list(_CHANNEL.finditer(before))
+        bits = list(_CHANNEL_BITS.finditer(before))
+        if channel and (not bits or channel[-1].start() > bits[-1].start()):
+            spelled = " ".join(channel[-1].group(1).split())
+            vector = re.fullmatch(r"(u?)(char|short|int|float)([124])", spelled)
+            if vector:
+                base = {"char": "int8", "short": "int16", "int": "int32", "float": "float32"}[vector.group(2)]
+                sampler.texel = ("u" + base if vector.group(1) and base != "float32" else base)
+                sampler.channels = int(vector.group(3))
+            elif spelled in _C_TEXELS:
+                sampler.texel, sampler.channels = _C_TEXELS[spelled]
+        elif bits:
+            b = bits[-1]
+            widths = [int(b.group(i)) for i in range(1, 5)]
+            sampler.texel = _BITS.get((b.group(5), widths[0]), "")
+            sampler.channels = sum(1 for w in widths if w)
+        out[variable.split(".")[-1].split(">")[-1]] = sampler
+        # a helper that makes and returns a texture (`tex = make_texture(...)`) by its name
+        header = re.search(r"(\w+)\s*\([^;{]*\)\s*(?:const\s*)?\{", text[start:match.start()])
+        if header:
+            out.setdefault(header.group(1) + "()", sampler)
+    return out
+
+
+def _function_start(text: str, at: int) -> int:
+    """Where the function around `at` starts, roughly: after the last line that closes a
+    top-level brace before it."""
+    depth, start = 0, 0
+    for i in range(at):
+        ch = text[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                start = i + 1
+    return start
+
+
+def launch_arguments(text: str, kernel: str, index: int) -> list:
+    """The argument texts at position `index` of each `kernel<<<...>>>(...)` in the text."""
+    out = []
+    for match in re.finditer(rf"\b{re.escape(kernel)}\s*(?:<[^<>;]*>\s*)?<<<.*?>>>\s*\(", text, re.S):
+        depth, args, current = 1, [], ""
+        for ch in text[match.end():]:
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+                if depth == 0:
+                    args.append(current)
+                    break
+            if ch == "," and depth == 1:
+                args.append(current)
+                current = ""
+                continue
+            current += ch
+        if index < len(args):
+            out.append(args[index].strip())
+    return out
+
+
+class TexturesMixin:
+    """Methods of CudaFrontend for texture objects."""
+
+    def texture_param(self, p, position: int, scope, loc) -> BufferParam:
+        """A `cudaTextureObject_t` parameter: a buffer of its texels (dtype set by its fetches)."""
+        sampler = self.sampler_for(p.semantic_parent.spelling if p.semantic_parent else "", position)
+        param = BufferParam(p.spelling, sampler.texel or "float32", c_type=p.type.spelling, loc=loc)
+        scope.textures[p.hash] = TextureBinding(param, sampler, channels=sampler.channels)
+        self._textures.append(scope.textures[p.hash])
+        return param
+
+    def sampler_for(self, kernel: str, position: int) -> Sampler:
+        """The sampler of the host variable the kernel's launches pass at `position` (the first
+        one found), else CUDA's defaults."""
+        for path in dict.fromkeys([self.path, self.source]):
+            text = self._original_text(path)
+            samplers = host_samplers(text, path)
+            for argument in launch_arguments(text, kernel, position):
+                name = re.sub(r"[^\w]", " ", argument).split()
+                if name and name[-1] in samplers:
+                    return samplers[name[-1]]
+                made = re.search(rf"\b{re.escape(name[-1])}\s*=\s*(\w+)\s*\(", text) if name else None
+                if made and made.group(1) + "()" in samplers:
+                    return samplers[made.group(1) + "()"]
+        return Sampler()
+
+    def texture_of(self, c, scope):
+        """The TextureBinding a texture-object expression names, or None."""
+        c = self.skip_parens(self.skip_implicit(c))
+        if c.kind == self.K.DECL_REF_EXPR and c.referenced is not None:
+            return scope.textures.get(c.referenced.hash)
+        return None
+
+    def texture_fetch(self, c, scope, lanes: int | None = None):
+        """The components of `texND<T>(tex, coords...)` (lanes of them for a vector T, else a
+        one-item list), or None when c is no fetch of a texture parameter."""
+        name = c.spelling
+        if c.kind != self.K.CALL_EXPR or name not in FETCHES:
+            return None
+        args = list(c.get_arguments())
+        binding = self.texture_of(args[0], scope) if args else None
+        if binding is None:
+            return None
+        loc = ct.loc_of(c)
+        dims, filtered = FETCHES[name]
+        vector = vector_info(c.type)
+        component, count = vector if vector is not None else (dtype_of(c.type, loc), 1)
+        self.bind_texels(binding, component, count, dims, loc)
+        coords = [self.expr(a, scope) for a in args[1:1 + dims]]
+        if not filtered:
+            values = self.fetch_index(binding, self.coerce(coords[0], "int32"), count, component, scope, loc)
+        else:
+            values = self.fetch_filtered(binding, [self.coerce(x, "float32") for x in coords], count, component,
+                                         scope, loc)
+        return values if lanes is None else (values + [Const(0, component)] * lanes)[:lanes]
+
+    def bind_texels(self, binding: TextureBinding, component: str, count: int, dims: int, loc) -> None:
+        """Fix the texture's texel dtype, components and extents at its first fetch."""
+        sampler = binding.sampler
+        if sampler.read == "normalized" and not sampler.texel:
+            raise TileportError("TP151", f"texture '{binding.param.name}' is read as normalized floats, but "
+                                "tileport found no channel description (cudaCreateChannelDesc) for it in "
+                                "host code, so its texel type is unknown", loc)
+        texel = sampler.texel or component
+        channels = binding.channels or count
+        if binding.extents and (binding.param.dtype, binding.channels) != (texel, channels):
+            raise TileportError("TP122", f"texture '{binding.param.name}' is fetched as two texel types", loc)
+        binding.param.dtype, binding.channels = texel, channels
+        self._buffer_dtypes[binding.param.name] = texel
+        while len(binding.extents) < dims:
+            axis = _AXES[len(binding.extents)]
+            extent = ScalarParam(f"{binding.param.name}_{axis}", "int32", loc=loc,
+                                 texture_extent=(binding.param.name, len(binding.extents)))
+            binding.extents.append(extent)
+
+    def fetch_index(self, binding, i, count: int, component: str, scope, loc) -> list:
+        """tex1Dfetch: the texel at an integer index, 0 outside the texture."""
+        width = Var(binding.extents[0].name, "int32")
+        i = self.materialize(i, f"{binding.param.name}_i", scope, loc)
+        inside = BinOp("&&", BinOp(">=", i, Const(0, "int32"), "bool"), BinOp("<", i, width, "bool"), "bool")
+        at = self.materialize(_clamp(i, width), f"{binding.param.name}_at", scope, loc)
+        return [Select(inside, self.texel(binding, at, k, component), Const(0, component), component)
+                if k < binding.channels else Const(0, component) for k in range(count)]
+
+    def fetch_filtered(self, binding, coords: list, count: int, component: str, scope, loc) -> list:
+        """texND: addressing, then point or linear filtering, per component; every step a
+        named local (`tex_x`, `tex_fx`, `tex_x0`) as a reader would write it."""
+        sampler = binding.sampler
+        name = binding.param.name
+        if sampler.filter == "linear" and not (component.startswith("float") and
+                                               (sampler.read == "normalized" or binding.param.dtype.startswith("float"))):
+            raise TileportError("TP122", "linear filtering returns floats of float or normalized texels", loc)
+        axes = []  # per axis: [(weight or None, index, inside or None)] of the texels it reads
+        for axis, x in enumerate(coords):
+            extent = Var(binding.extents[axis].name, "int32")
+            letter = "xyz"[axis]
+            mode = sampler.address[axis] if sampler.normalized else \
+                ("border" if sampler.address[axis] == "border" else "clamp")
+            if mode == "mirror":
+                raise TileportError("TP151", "mirror addressing of a texture is not supported yet", loc)
+            if sampler.normalized and mode == "wrap":
+                x = BinOp("-", x, Call("floor", (x,), "float32"), "float32")
+            if sampler.normalized:
+                x = BinOp("*", x, Cast("float32", extent), "float32")
+            if sampler.filter == "point":
+                index = Cast("int32", Call("floor", (x,), "float32"))
+                axes.append([(None,) + self.address_index(index, extent, mode, f"{name}_{letter}", scope, loc)])
+                continue
+            below = self.materialize(BinOp("-", x, Const(0.5, "float32"), "float32"), f"{name}_{letter}", scope, loc)
+            low = self.materialize(Call("floor", (below,), "float32"), f"{name}_{letter}0", scope, loc)
+            # the texture unit keeps the fraction to 8 bits (9-bit fixed point)
+            fraction = self.materialize(BinOp("/", Call("nearbyint", (BinOp(
+                "*", BinOp("-", below, low, "float32"), Const(256.0, "float32"), "float32"),), "float32"),
+                Const(256.0, "float32"), "float32"), f"{name}_f{letter}", scope, loc)
+            first = Cast("int32", low)
+            axes.append([(BinOp("-", Const(1.0, "float32"), fraction, "float32"),)
+                         + self.address_index(first, extent, mode, f"{name}_i{letter}0", scope, loc),
+                         (fraction,) + self.address_index(BinOp("+", first, Const(1, "int32"), "int32"), extent, mode,
+                                                          f"{name}_i{letter}1", scope, loc)])
+        corners = [[]]
+        for choices in axes:
+            corners = [corner + [choice] for corner in corners for choice in choices]
+        extents = [Var(e.name, "int32") for e in binding.extents[:len(coords)]]
+        out = []
+        for k in range(count):
+            if k >= binding.channels:
+                out.append(Const(0, component))
+                continue
+            total = None
+            for corner in corners:
+                flat, inside, weight = None, None, None
+                for axis in reversed(range(len(corner))):
+                    w, index, check = corner[axis]
+                    flat = index if flat is None else BinOp("+", BinOp("*", flat, extents[axis], "int32"), index, "int32")
+                    inside = check if inside is None else (inside if check is None else BinOp("&&", inside, check, "bool"))
+                    weight = w if weight is None else (weight if w is None else BinOp("*", w, weight, "float32"))
+                value = self.texel(binding, flat, k, component if weight is None else "float32")
+                if inside is not None:
+                    value = Select(inside, value, Const(0, value.dtype), value.dtype)
+                term = value if weight is None else BinOp("*", weight, value, "float32")
+                total = term if total is None else BinOp("+", total, term, "float32")
+            out.append(self.coerce(total, component))
+        return out
+
+    def address_index(self, index, extent, mode: str, name: str, scope, loc) -> tuple:
+        """(the index addressed as a local, whether it is inside the texture for border mode)."""
+        if mode == "wrap":  # normalized coordinates only: the index modulo the extent
+            index = BinOp("%", BinOp("+", BinOp("%", index, extent, "int32"), extent, "int32"), extent, "int32")
+            return self.materialize(index, name, scope, loc), None
+        raw = self.materialize(index, name, scope, loc) if mode == "border" else index
+        inside = BinOp("&&", BinOp(">=", raw, Const(0, "int32"), "bool"), BinOp("<", raw, extent, "bool"), "bool") \
+            if mode == "border" else None
+        return self.materialize(_clamp(raw, extent), name, scope, loc), inside
+
+    def texel(self, binding, flat, k: int, component: str):
+        """Component k of the texel at a flat index, as the fetch returns it."""
+        texel = binding.param.dtype
+        index = flat if binding.channels == 1 else \
+            BinOp("+", BinOp("*", flat, Const(binding.channels, "int32"), "int32"), Const(k, "int32"), "int32")
+        value = Load(binding.param.name, index, texel)
+        if binding.sampler.read == "normalized" and texel in _NORMALIZED:
+            divisor, signed = _NORMALIZED[texel]
+            value = BinOp("/", Cast("float32", value), Const(divisor, "float32"), "float32")
+            if signed:
+                value = Call("max", (value, Const(-1.0, "float32")), "float32")
+            return self.coerce(value, component)
+        return self.coerce(value, component)
+
+    def texture_params(self) -> list:
+        """The texture extents of the kernel just converted (parameters the original has not:
+        the port's wrapper takes them from the tensor)."""
+        out = []
+        for binding in self._textures:
+            binding.param.texture = replace(binding.sampler, texel=binding.param.dtype,
+                                            channels=binding.channels or 1)
+            out += binding.extents
+        return out
+
+    def texture_notes(self) -> list:
+        """How each texture of the kernel just converted samples, for the port's header."""
+        return [f"texture '{b.param.name}': {b.sampler.describe(len(b.extents))}" for b in self._textures]
+
+
+def _clamp(i, extent):
+    return Call("min", (Call("max", (i, Const(0, "int32")), "int32"),
+                        BinOp("-", extent, Const(1, "int32"), "int32")), "int32")
+
+
+def size_textures(kernel) -> None:
+    """A texture buffer holds width x height x depth texels of `channels` components, whatever
+    its clamped reads bound."""
+    for p in kernel.params:
+        if isinstance(p, BufferParam) and p.texture is not None:
+            extent = Const(p.texture.channels, "int32")
+            for q in kernel.params:
+                if getattr(q, "texture_extent", None) and q.texture_extent[0] == p.name:
+                    extent = BinOp("*", extent, Var(q.name, "int32"), "int32")
+            p.extent = extent

@@ -1,0 +1,102 @@
+"""Texture objects port as buffers: the sampler host code sets, the reads and filtering the
+texture unit does, the texture's size from its tensor."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+import torch
+
+from porter.emit.tilelang import emit_module
+from porter.frontends.cuda import convert_cuda
+from porter.frontends.cuda.textures import host_samplers, launch_arguments
+from porter.match import raise_module
+from tests.conftest import ROOT
+
+SAMPLE = ROOT / "tests" / "fresh" / "cuda_thread" / "texture_objects.cu"
+
+
+@pytest.fixture(scope="module")
+def port(tmp_path_factory):
+    path = tmp_path_factory.mktemp("textures") / "port_tl.py"
+    path.write_text(emit_module(raise_module(convert_cuda(str(SAMPLE))), str(SAMPLE)))
+    spec = importlib.util.spec_from_file_location("texture_port_tl", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_launch_finds_the_sampler_host_code_made_for_its_texture():
+    module = convert_cuda(str(SAMPLE))
+    samplers = {k.name: p.texture for k in module.kernels for p in k.params if getattr(p, "texture", None) is not None}
+    # through a helper that returns the texture it made
+    assert (samplers["rotate"].filter, samplers["rotate"].address[:2], samplers["rotate"].normalized) == \
+        ("linear", ("wrap", "wrap"), True)
+    assert (samplers["box_rows"].filter, samplers["box_rows"].address[:2]) == ("point", ("clamp", "clamp"))
+    assert (samplers["lookup"].texel, samplers["lookup"].channels) == ("int32", 1)
+    rgba = samplers["shade"]
+    assert (rgba.read, rgba.texel, rgba.channels, rgba.address[:2]) == ("normalized", "uint8", 4, ("border", "border"))
+    assert all("host code (texture_objects.cu:" in k.note for k in module.kernels)
+
+
+@pytest.mark.parametrize("host, expected", [
+    ("cudaTextureDesc d; memset(&d, 0, sizeof(d)); d.filterMode = cudaFilterModeLinear;\n"
+     "cudaCreateTextureObject(&t, &r, &d, NULL);", ("linear", ("wrap", "wrap", "wrap"), False, "element")),
+    ("cudaTextureDesc texDescr = {}; texDescr.addressMode[1] = cudaAddressModeBorder; "
+     "texDescr.normalizedCoords = 1; cudaCreateTextureObject(&obj.tex, &res, &texDescr, 0);",
+     ("point", ("wrap", "border", "wrap"), True, "element")),
+    ("cudaChannelFormatDesc c = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);\n"
+     "td.readMode = cudaReadModeNormalizedFloat; cudaCreateTextureObject(&t, &r, &td, nullptr);",
+     ("point", ("wrap", "wrap", "wrap"), False, "normalized")),
+])
+def test_host_descriptors_are_read_in_several_spellings(host, expected):
+    (sampler,) = [s for name, s in host_samplers("void f() {\n" + host + "\n}\n").items() if not name.endswith("()")]
+    assert (sampler.filter, sampler.address, sampler.normalized, sampler.read) == expected
+
+
+def test_channel_descriptions_give_the_texel_type_of_normalized_reads():
+    text = "void f() { auto c = cudaCreateChannelDesc(8, 8, 8, 8, cudaChannelFormatKindUnsigned);\n" \
+           "d.readMode = cudaReadModeNormalizedFloat; cudaCreateTextureObject(&t, &r, &d, 0); }"
+    assert (host_samplers(text)["t"].texel, host_samplers(text)["t"].channels) == ("uint8", 4)
+    assert launch_arguments("k<<<g, b, 0, s>>>(out, f(a, b), tex);", "k", 2) == ["tex"]
+
+
+def test_point_clamped_reads_and_integer_fetches_match_the_texture_unit(port):
+    width, height, r = 40, 30, 3
+    image = torch.rand(height, width)
+    out = torch.zeros(height * width)
+    port.box_rows[(1,), 64](out, width, height, r, image, target="c")  # the size from the tensor's shape
+    a = image.numpy()
+    ref = [[sum(a[y, min(max(i, 0), width - 1)] for i in range(x - r, x + r + 1)) / (2 * r + 1)
+            for x in range(width)] for y in range(height)]
+    np.testing.assert_allclose(out.numpy().reshape(height, width), np.array(ref), rtol=1e-5, atol=1e-5)
+    keys = torch.tensor([-3, 0, 5, 63, 64, 200], dtype=torch.int32)
+    table = torch.arange(64, dtype=torch.int32) * 3
+    got = torch.zeros(6, dtype=torch.int32)
+    port.lookup[(1,), 128](got, keys, 6, table, target="c")
+    assert got.tolist() == [0, 0, 30, 378, 0, 0]  # outside linear memory a fetch reads 0
+
+
+def test_bilinear_border_reads_of_normalized_bytes_match_the_texture_unit(port):
+    width, height, scale = 32, 32, 1.3
+    rgba = torch.randint(0, 256, (height, width, 4), dtype=torch.uint8)
+    out = torch.zeros(height * width)
+    port.shade[(2, 2), (16, 16)](out, width, height, scale, rgba, target="c")
+    texels = rgba.numpy().astype(np.float64) / 255.0
+
+    def texel(i, j):
+        inside = 0 <= i < width and 0 <= j < height
+        return texels[j, i] if inside else np.zeros(4)
+
+    ref = np.zeros((height, width))
+    for y in range(height):
+        for x in range(width):
+            u, v = x * scale - 0.5, y * scale - 0.5
+            i, j = int(np.floor(u)), int(np.floor(v))
+            a, b = np.round((u - i) * 256) / 256, np.round((v - j) * 256) / 256
+            c = (1 - a) * (1 - b) * texel(i, j) + a * (1 - b) * texel(i + 1, j) + \
+                (1 - a) * b * texel(i, j + 1) + a * b * texel(i + 1, j + 1)
+            ref[y, x] = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] + c[3]
+    np.testing.assert_allclose(out.numpy().reshape(height, width), ref, rtol=1e-4, atol=1e-4)

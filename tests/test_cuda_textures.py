@@ -38,6 +38,7 @@ def test_each_launch_finds_the_sampler_host_code_made_for_its_texture():
     assert (samplers["lookup"].texel, samplers["lookup"].channels) == ("int32", 1)
     rgba = samplers["shade"]
     assert (rgba.read, rgba.texel, rgba.channels, rgba.address[:2]) == ("normalized", "uint8", 4, ("border", "border"))
+    assert (samplers["mirrored"].address[:2], samplers["mirrored"].normalized) == (("mirror", "mirror"), True)
     assert all("host code (texture_objects.cu:" in k.note for k in module.kernels)
 
 
@@ -100,3 +101,31 @@ def test_bilinear_border_reads_of_normalized_bytes_match_the_texture_unit(port):
                 (1 - a) * b * texel(i, j + 1) + a * b * texel(i + 1, j + 1)
             ref[y, x] = 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] + c[3]
     np.testing.assert_allclose(out.numpy().reshape(height, width), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_a_texture_passed_to_a_device_function_is_read_mirrored_as_the_unit_does(port):
+    width, height = 32, 32
+    image = torch.rand(20, 24)
+    out = torch.zeros(height * width)
+    port.mirrored[(2, 2), (16, 16)](out, width, height, image, target="c")
+    a = image.numpy().astype(np.float64)
+    h, w = a.shape
+
+    def mirror(c):
+        period = np.floor(c)
+        frac = c - period
+        return 1 - frac if int(period) % 2 else frac
+
+    ref = np.zeros((height, width))
+    for y in range(height):
+        for x in range(width):
+            u = mirror(np.float32(2.5 * x / width - 0.7)) * w - 0.5
+            v = mirror(np.float32(1.7 * y / height - 0.3)) * h - 0.5
+            i, j = int(np.floor(u)), int(np.floor(v))
+            fa, fb = np.round((u - i) * 256) / 256, np.round((v - j) * 256) / 256
+
+            def t(ii, jj):
+                return a[min(max(jj, 0), h - 1), min(max(ii, 0), w - 1)]
+            ref[y, x] = (1 - fa) * (1 - fb) * t(i, j) + fa * (1 - fb) * t(i + 1, j) + \
+                (1 - fa) * fb * t(i, j + 1) + fa * fb * t(i + 1, j + 1)
+    np.testing.assert_allclose(out.numpy().reshape(height, width), ref, rtol=1e-3, atol=1e-3)

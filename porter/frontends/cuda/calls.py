@@ -10,7 +10,7 @@ from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.types import dtype_of, is_pointer, is_reference, vector_info
 from porter.frontends.cuda import groups, intrinsics
-from porter.frontends.cuda.textures import FETCHES, TEXTURE_TYPES
+from porter.frontends.cuda.textures import FETCHES, is_texture_type
 from porter.ir.returns import eliminate_returns
 from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, Return, Store, UnaryOp, Var
 
@@ -75,7 +75,7 @@ def _no_tilelang_equivalent(name: str, call) -> str | None:
         return _NO_EQUIVALENT[name]
     if name.startswith("tex") and name[3:4] in ("1", "2", "3", "C"):
         args = list(call.get_arguments())
-        if name in FETCHES and args and args[0].type.spelling in TEXTURE_TYPES:
+        if name in FETCHES and args and is_texture_type(args[0].type):
             return None  # a texture object's fetch: its reads and arithmetic (textures.py)
         return f"texture fetch '{name}' has no TileLang equivalent; read the buffer directly"
     if name.startswith(("curand", "skipahead")):
@@ -315,6 +315,10 @@ class CallsMixin:
             params = list(definition.get_arguments())
             written = self.assigned_decls(definition)  # by-value params the body changes
             for p, a in zip(params, args):
+                texture = self.texture_of(a, scope) if is_texture_type(p.type) else None
+                if texture is not None:  # the caller's texture parameter, sampled as it is
+                    inner.textures[p.hash] = texture
+                    continue
                 group = groups.group_of_type(p.type)
                 if group is not None:  # the argument's group: a tile passed as a thread_group
                     inner.groups[p.hash] = self.group_arg(a, scope) or group

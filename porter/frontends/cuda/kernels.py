@@ -30,7 +30,7 @@ from porter.frontends.cuda.locals import LocalsMixin
 from porter.frontends.cuda.records import RecordsMixin
 from porter.frontends.cuda.async_copies import AsyncCopiesMixin
 from porter.frontends.cuda.scope import _Scope
-from porter.frontends.cuda.textures import TEXTURE_TYPES, TexturesMixin, size_textures
+from porter.frontends.cuda.textures import TexturesMixin, is_texture_type, size_textures
 from porter.frontends.cuda.launch import LaunchReader
 from porter.frontends.cuda.generic_templates import stand_in_block, stand_in_instances, stand_in_launch
 from porter.frontends.cuda.templates import find_instantiations, instantiation_source, kernel_templates, template_values
@@ -249,7 +249,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         for position, p in enumerate(cursor.get_arguments()):
             ploc = ct.loc_of(p)
             c_type = p.type.spelling if inst is None and not is_scalar(p.type) else _plain_spelling(p.type)
-            if p.type.spelling in TEXTURE_TYPES:
+            if is_texture_type(p.type):
                 params.append(self.texture_param(p, position, scope, ploc))
             elif is_pointer(p.type) and vector_info(p.type.get_pointee()) is not None:
                 # `float4 *v`, `uchar4 *img`, `typedef float2 Cplx; Cplx *a`: the same bits as a

@@ -27,7 +27,7 @@ from porter.ir.nodes import BinOp, BufferParam, Call, Cast, Const, Load, ScalarP
 #: fetch -> (coordinates it takes, filtered: False for tex1Dfetch's integer index)
 FETCHES = {"tex1Dfetch": (1, False), "tex1D": (1, True), "tex2D": (2, True), "tex3D": (3, True),
            "tex2DLod": (2, True), "tex1DLod": (1, True), "tex3DLod": (3, True)}
-TEXTURE_TYPES = ("cudaTextureObject_t",)
+TEXTURE_TYPES = ("cudaTextureObject_t", "CUtexObject")  # runtime and driver API
 _AXES = ("width", "height", "depth")
 #: a normalized-float read of an integer texel: the divisor, and whether it is signed
 _NORMALIZED = {"uint8": (255.0, False), "int8": (127.0, True), "uint16": (65535.0, False),
@@ -36,6 +36,11 @@ _MODES = {"cudaFilterModePoint": "point", "cudaFilterModeLinear": "linear",
           "cudaAddressModeWrap": "wrap", "cudaAddressModeClamp": "clamp", "cudaAddressModeMirror": "mirror",
           "cudaAddressModeBorder": "border", "cudaReadModeElementType": "element",
           "cudaReadModeNormalizedFloat": "normalized", "true": True, "false": False, "1": True, "0": False}
+def is_texture_type(ctype) -> bool:
+    """A texture object's type (`const cudaTextureObject_t` too)."""
+    return ctype.spelling.replace("const ", "").replace("volatile ", "").strip() in TEXTURE_TYPES
+
+
 #: the emulator's codes for each setting (porter/verify/cuda_emu/include/tp_texture.h)
 EMULATOR_CODES = {"point": 0, "linear": 1, "wrap": 0, "clamp": 1, "mirror": 2, "border": 3,
                   "element": 0, "normalized": 1}
@@ -107,28 +112,55 @@ def host_samplers(text: str, path: str = "") -> dict:
             else:
                 sampler.read = value
         sampler.address = tuple(address)
-        channel = list(_CHANNEL.finditer(before))
-        bits = list(_CHANNEL_BITS.finditer(before))
-        if channel and (not bits or channel[-1].start() > bits[-1].start()):
-            spelled = " ".join(channel[-1].group(1).split())
-            vector = re.fullmatch(r"(u?)(char|short|int|float)([124])", spelled)
-            if vector:
-                base = {"char": "int8", "short": "int16", "int": "int32", "float": "float32"}[vector.group(2)]
-                sampler.texel = ("u" + base if vector.group(1) and base != "float32" else base)
-                sampler.channels = int(vector.group(3))
-            elif spelled in _C_TEXELS:
-                sampler.texel, sampler.channels = _C_TEXELS[spelled]
-        elif bits:
-            b = bits[-1]
-            widths = [int(b.group(i)) for i in range(1, 5)]
-            sampler.texel = _BITS.get((b.group(5), widths[0]), "")
-            sampler.channels = sum(1 for w in widths if w)
+        resource = match.group(2)
+        sampler.texel, sampler.channels = _texel_of(text, before, resource)
         out[variable.split(".")[-1].split(">")[-1]] = sampler
         # a helper that makes and returns a texture (`tex = make_texture(...)`) by its name
         header = re.search(r"(\w+)\s*\([^;{]*\)\s*(?:const\s*)?\{", text[start:match.start()])
         if header:
             out.setdefault(header.group(1) + "()", sampler)
     return out
+
+
+def _texel_of(text: str, before: str, resource: str) -> tuple:
+    """(component dtype, components) of a resource's texels: the channel description its
+    linear or pitched memory names, or the one its CUDA array was allocated with; else the
+    last one made before the texture in that function; ("", 0) when none is found."""
+    named = re.search(rf"\b{re.escape(resource)}\s*\.\s*res\s*\.\s*(?:linear|pitch2D)\s*\.\s*desc\s*=\s*([^;]+);",
+                      before)
+    if named:
+        return _channel_format(text, named.group(1), len(text))
+    array = re.search(rf"\b{re.escape(resource)}\s*\.\s*res\s*\.\s*array\s*\.\s*array\s*=\s*(\w+)", before)
+    if array:
+        malloc = re.search(rf"cudaMalloc(?:3D)?Array\s*\(\s*&\s*{re.escape(array.group(1))}\s*,\s*&\s*(\w+)", text)
+        if malloc:
+            return _channel_format(text, malloc.group(1), malloc.start())
+    made = [m for m in (*_CHANNEL.finditer(before), *_CHANNEL_BITS.finditer(before))]
+    return _channel_format(text, max(made, key=lambda m: m.start()).group(0) + ")", len(text)) if made else ("", 0)
+
+
+def _channel_format(text: str, expression: str, at: int) -> tuple:
+    """(component dtype, components) of a channel description: made in place, or the variable
+    it names, as last set before `at`."""
+    expression = expression.strip()
+    if re.fullmatch(r"\w+", expression):
+        sets = list(re.finditer(rf"\b{re.escape(expression)}\s*=\s*([^;]+);", text[:at]))
+        if not sets:
+            return "", 0
+        expression = sets[-1].group(1)
+    channel = _CHANNEL.search(expression)
+    if channel:
+        spelled = " ".join(channel.group(1).split())
+        vector = re.fullmatch(r"(u?)(char|short|int|float)([124])", spelled)
+        if vector:
+            base = {"char": "int8", "short": "int16", "int": "int32", "float": "float32"}[vector.group(2)]
+            return ("u" + base if vector.group(1) and base != "float32" else base), int(vector.group(3))
+        return _C_TEXELS.get(spelled, ("", 0))
+    bits = _CHANNEL_BITS.search(expression)
+    if bits:
+        widths = [int(bits.group(i)) for i in range(1, 5)]
+        return _BITS.get((bits.group(5), widths[0]), ""), sum(1 for w in widths if w)
+    return "", 0
 
 
 def _function_start(text: str, at: int) -> int:
@@ -176,7 +208,7 @@ class TexturesMixin:
         """A `cudaTextureObject_t` parameter: a buffer of its texels (dtype set by its fetches)."""
         sampler = self.sampler_for(p.semantic_parent.spelling if p.semantic_parent else "", position)
         param = BufferParam(p.spelling, sampler.texel or "float32", c_type=p.type.spelling, loc=loc)
-        scope.textures[p.hash] = TextureBinding(param, sampler, channels=sampler.channels)
+        scope.textures[p.hash] = TextureBinding(param, sampler)
         self._textures.append(scope.textures[p.hash])
         return param
 
@@ -232,8 +264,9 @@ class TexturesMixin:
             raise TileportError("TP151", f"texture '{binding.param.name}' is read as normalized floats, but "
                                 "tileport found no channel description (cudaCreateChannelDesc) for it in "
                                 "host code, so its texel type is unknown", loc)
-        texel = sampler.texel or component
-        channels = binding.channels or count
+        # an element-type read returns the texel's own type; a normalized one, host code's
+        texel = sampler.texel if sampler.read == "normalized" else component
+        channels = (sampler.channels or count) if sampler.read == "normalized" else count
         if binding.extents and (binding.param.dtype, binding.channels) != (texel, channels):
             raise TileportError("TP122", f"texture '{binding.param.name}' is fetched as two texel types", loc)
         binding.param.dtype, binding.channels = texel, channels
@@ -267,10 +300,13 @@ class TexturesMixin:
             letter = "xyz"[axis]
             mode = sampler.address[axis] if sampler.normalized else \
                 ("border" if sampler.address[axis] == "border" else "clamp")
+            if mode in ("wrap", "mirror"):  # normalized only: frac(x), reflected on odd periods
+                period = self.materialize(Call("floor", (x,), "float32"), f"{name}_{letter}_period", scope, loc)
+                x = BinOp("-", x, period, "float32")
             if mode == "mirror":
-                raise TileportError("TP151", "mirror addressing of a texture is not supported yet", loc)
-            if sampler.normalized and mode == "wrap":
-                x = BinOp("-", x, Call("floor", (x,), "float32"), "float32")
+                odd = BinOp("==", BinOp("&", Cast("int32", period), Const(1, "int32"), "int32"), Const(1, "int32"), "bool")
+                x = Select(odd, BinOp("-", Const(1.0, "float32"), x, "float32"), x, "float32")
+                mode = "clamp"  # the reflected coordinate's texels are inside
             if sampler.normalized:
                 x = BinOp("*", x, Cast("float32", extent), "float32")
             if sampler.filter == "point":

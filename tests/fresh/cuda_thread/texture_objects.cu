@@ -41,6 +41,16 @@ __global__ void shade(float *out, int width, int height, float scale, cudaTextur
     }
 }
 
+// a device helper takes the texture (`const cudaTextureObject_t`): mirrored, normalized
+__device__ float sample(const cudaTextureObject_t t, float u, float v) { return tex2D<float>(t, u, v); }
+
+__global__ void mirrored(float *out, int width, int height, cudaTextureObject_t tex) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < width && y < height)
+        out[y * width + x] = sample(tex, 2.5f * x / width - 0.7f, 1.7f * y / height - 0.3f);
+}
+
 static cudaTextureObject_t make_texture(cudaArray_t array, cudaTextureFilterMode filter) {
     cudaResourceDesc res = {};
     res.resType = cudaResourceTypeArray;
@@ -101,4 +111,13 @@ void run(float *out, int *ints, const int *keys, int width, int height) {
     cudaTextureObject_t rgba;
     cudaCreateTextureObject(&rgba, &rgbaRes, &rgbaDesc, NULL);
     shade<<<dim3(width / 16, height / 16), dim3(16, 16)>>>(out, width, height, 1.3f, rgba);
+
+    cudaTextureDesc mirror = {};
+    mirror.normalizedCoords = true;
+    mirror.filterMode = cudaFilterModeLinear;
+    mirror.addressMode[0] = cudaAddressModeMirror;
+    mirror.addressMode[1] = cudaAddressModeMirror;
+    cudaTextureObject_t reflected;
+    cudaCreateTextureObject(&reflected, &res, &mirror, NULL);
+    mirrored<<<dim3(width / 16, height / 16), dim3(16, 16)>>>(out, width, height, reflected);
 }

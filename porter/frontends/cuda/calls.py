@@ -10,7 +10,7 @@ from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.scope import _Scope
 from porter.frontends.cuda.types import dtype_of, is_pointer, is_reference, vector_info
 from porter.frontends.cuda import groups, intrinsics
-from porter.frontends.cuda.textures import FETCHES, is_texture_type
+from porter.frontends.cuda.textures import FETCHES, SURFACE_READS, SURFACE_WRITES, is_texture_type
 from porter.ir.returns import eliminate_returns
 from porter.ir.nodes import Alloc, Assign, BinOp, Builtin, Call, Cast, Const, Decl, Load, Return, Store, UnaryOp, Var
 
@@ -83,6 +83,11 @@ def _no_tilelang_equivalent(name: str, call) -> str | None:
                "generators, and their state (curandState & co., a struct kept in memory between " \
                "calls and kernels) has no TileLang buffer type"
     if name.startswith("surf") and name.endswith(("read", "write")):
+        args = list(call.get_arguments())
+        if name in SURFACE_READS or name in SURFACE_WRITES:
+            if len(args) > 1 and is_texture_type(args[0 if name in SURFACE_READS and "&" not in
+                                                    [t.spelling for t in args[0].get_tokens()][:1] else 1].type):
+                return None  # a surface object's element access (textures.py)
         return f"surface access '{name}' has no TileLang equivalent; read or write the buffer directly"
     if name in _WMMA:
         return f"wmma '{name}' has no thread-level TileLang equivalent; tensor-core GEMMs port " \

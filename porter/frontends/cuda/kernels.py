@@ -794,6 +794,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 is_void(c.type):
             inner = [k for k in c.get_children() if k.kind.is_expression()]
             return self.statement(inner[-1], scope) if inner and not self.is_constant(inner[-1]) else []
+        surface = self.surface_write(c, scope, loc) if c.kind == K.CALL_EXPR else None
+        if surface is not None:  # `surf2Dwrite(v, surf, x, y)`, `surf2Dread(&v, surf, x, y)`
+            return surface
         if c.kind == K.CALL_EXPR and c.spelling in _NO_DATA_EFFECT:
             return []  # assert failures, printf, sleeps: nothing a port computes depends on them
         if c.kind == K.CALL_EXPR and c.spelling in _CACHE_HINT_STORES and \

@@ -422,7 +422,12 @@ class MemoryMixin:
 
     def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
         dtype, lanes = vector
-        values = [self.coerce(v, dtype) for v in self.vector_expr(rhs, scope, lanes)]
+        return self.vector_assign_values(lhs, self.vector_expr(rhs, scope, lanes), vector, scope, loc)
+
+    def vector_assign_values(self, lhs, values, vector, scope, loc) -> list:
+        """A vector lvalue (local, struct field, buffer element) given its components."""
+        dtype, lanes = vector
+        values = [self.coerce(v, dtype) for v in values]
         target = self.through_local_pointer(self.skip_implicit(lhs), scope)
         if target.kind == self.K.DECL_REF_EXPR and target.referenced is not None and \
                 target.referenced.hash in scope.vectors:

@@ -21,14 +21,21 @@ from dataclasses import dataclass, field, replace
 
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
-from porter.frontends.cuda.types import dtype_of, vector_info
-from porter.ir.nodes import BinOp, BufferParam, Call, Cast, Const, Load, ScalarParam, Select, Var
+from porter.frontends.cuda.types import dtype_of, is_void, vector_info
+from porter.ir.nodes import BinOp, BufferParam, Call, Cast, Const, If, Load, ScalarParam, Select, Store, Var
 
 #: fetch -> (coordinates it takes, filtered: False for tex1Dfetch's integer index)
 FETCHES = {"tex1Dfetch": (1, False), "tex1D": (1, True), "tex2D": (2, True), "tex3D": (3, True),
            "tex2DLod": (2, True), "tex1DLod": (1, True), "tex3DLod": (3, True)}
 TEXTURE_TYPES = ("cudaTextureObject_t", "CUtexObject")  # runtime and driver API
+SURFACE_TYPES = ("cudaSurfaceObject_t", "CUsurfObject")
+#: surface access -> its dimensions (x counts bytes; out of range reads 0 and writes nothing,
+#: where CUDA's default boundary mode traps)
+SURFACE_READS = {"surf1Dread": 1, "surf2Dread": 2, "surf3Dread": 3}
+SURFACE_WRITES = {"surf1Dwrite": 1, "surf2Dwrite": 2, "surf3Dwrite": 3}
 _AXES = ("width", "height", "depth")
+_BYTES = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2,
+          "int32": 4, "uint32": 4, "int64": 8, "uint64": 8}
 #: a normalized-float read of an integer texel: the divisor, and whether it is signed
 _NORMALIZED = {"uint8": (255.0, False), "int8": (127.0, True), "uint16": (65535.0, False),
                "int16": (32767.0, True)}
@@ -37,8 +44,12 @@ _MODES = {"cudaFilterModePoint": "point", "cudaFilterModeLinear": "linear",
           "cudaAddressModeBorder": "border", "cudaReadModeElementType": "element",
           "cudaReadModeNormalizedFloat": "normalized", "true": True, "false": False, "1": True, "0": False}
 def is_texture_type(ctype) -> bool:
-    """A texture object's type (`const cudaTextureObject_t` too)."""
-    return ctype.spelling.replace("const ", "").replace("volatile ", "").strip() in TEXTURE_TYPES
+    """A texture or surface object's type (`const cudaTextureObject_t` too)."""
+    return ctype.spelling.replace("const ", "").replace("volatile ", "").strip() in TEXTURE_TYPES + SURFACE_TYPES
+
+
+def is_surface_type(ctype) -> bool:
+    return ctype.spelling.replace("const ", "").replace("volatile ", "").strip() in SURFACE_TYPES
 
 
 #: the emulator's codes for each setting (porter/verify/cuda_emu/include/tp_texture.h)
@@ -205,8 +216,10 @@ class TexturesMixin:
     """Methods of CudaFrontend for texture objects."""
 
     def texture_param(self, p, position: int, scope, loc) -> BufferParam:
-        """A `cudaTextureObject_t` parameter: a buffer of its texels (dtype set by its fetches)."""
-        sampler = self.sampler_for(p.semantic_parent.spelling if p.semantic_parent else "", position)
+        """A `cudaTextureObject_t` parameter: a buffer of its texels (dtype set by its fetches);
+        a surface's, written and read by element (its settings unused)."""
+        sampler = Sampler(origin="a surface") if is_surface_type(p.type) else \
+            self.sampler_for(p.semantic_parent.spelling if p.semantic_parent else "", position)
         param = BufferParam(p.spelling, sampler.texel or "float32", c_type=p.type.spelling, loc=loc)
         scope.textures[p.hash] = TextureBinding(param, sampler)
         self._textures.append(scope.textures[p.hash])
@@ -238,6 +251,9 @@ class TexturesMixin:
         """The components of `texND<T>(tex, coords...)` (lanes of them for a vector T, else a
         one-item list), or None when c is no fetch of a texture parameter."""
         name = c.spelling
+        if c.kind == self.K.CALL_EXPR and name in SURFACE_READS and len(list(c.get_arguments())) > 1 + \
+                SURFACE_READS[name] - 1 and not is_void(c.type):
+            return self.surface_read(c, scope, lanes)
         if c.kind != self.K.CALL_EXPR or name not in FETCHES:
             return None
         args = list(c.get_arguments())
@@ -373,6 +389,76 @@ class TexturesMixin:
             return self.coerce(value, component)
         return self.coerce(value, component)
 
+    def surface_element(self, binding, args: list, dims: int, component: str, count: int, scope, loc):
+        """(flat index of the element a surface access names, whether it is inside): x is in
+        bytes, of `count` components of `component` each."""
+        self.bind_texels(binding, component, count, dims, loc)
+        size = _BYTES[component] * count
+        coords = [_narrow(self.expr(a, scope)) for a in args[:dims]]
+        coords[0] = BinOp("/", coords[0], Const(size, "int32"), "int32")
+        extents = [Var(e.name, "int32") for e in binding.extents[:dims]]
+        flat, inside = None, None
+        for axis in reversed(range(dims)):
+            i = self.materialize(coords[axis], f"{binding.param.name}_{'xyz'[axis]}", scope, loc)
+            check = BinOp("&&", BinOp(">=", i, Const(0, "int32"), "bool"), BinOp("<", i, extents[axis], "bool"), "bool")
+            inside = check if inside is None else BinOp("&&", inside, check, "bool")
+            flat = i if flat is None else BinOp("+", BinOp("*", flat, extents[axis], "int32"), i, "int32")
+        return flat, self.materialize(inside, f"{binding.param.name}_inside", scope, loc)
+
+    def surface_read(self, c, scope, lanes):
+        """`surf2Dread<T>(surf, x_bytes, y)`: the element's components, 0 outside."""
+        args = list(c.get_arguments())
+        binding = self.texture_of(args[0], scope)
+        if binding is None:
+            return None
+        loc = ct.loc_of(c)
+        vector = vector_info(c.type)
+        component, count = vector if vector is not None else (dtype_of(c.type, loc), 1)
+        flat, inside = self.surface_element(binding, args[1:], SURFACE_READS[c.spelling], component, count,
+                                            scope, loc)
+        at = self.materialize(Select(inside, flat, Const(0, "int32"), "int32"), f"{binding.param.name}_at", scope, loc)
+        values = [Select(inside, self.texel(binding, at, k, component), Const(0, component), component)
+                  for k in range(count)]
+        return values if lanes is None else (values + [Const(0, component)] * lanes)[:lanes]
+
+    def surface_write(self, c, scope, loc):
+        """`surf2Dwrite(value, surf, x_bytes, y)`: the element's stores, none outside; None when
+        c is no surface write (`surf2Dread(&v, ...)` assigns v)."""
+        name = c.spelling
+        args = list(c.get_arguments())
+        if c.kind != self.K.CALL_EXPR or name not in SURFACE_WRITES and name not in SURFACE_READS:
+            return None
+        writes = name in SURFACE_WRITES
+        binding = self.texture_of(args[1] if writes else args[1], scope) if len(args) > 1 else None
+        if binding is None:
+            return None
+        value_c = args[0]
+        target = None
+        if not writes:  # the out-pointer form: `surf2Dread(&v, surf, x, y)`
+            address = self.skip_implicit(value_c)
+            if address.kind != self.K.UNARY_OPERATOR or ct.unary_operator(address) != "&":
+                return None
+            target = self.first_child(address)
+            value_type = target.type
+        else:
+            value_type = value_c.type
+        vector = vector_info(value_type)
+        component, count = vector if vector is not None else (dtype_of(value_type, loc), 1)
+        dims = (SURFACE_WRITES if writes else SURFACE_READS)[name]
+        flat, inside = self.surface_element(binding, args[2:], dims, component, count, scope, loc)
+        if not writes:
+            at = self.materialize(Select(inside, flat, Const(0, "int32"), "int32"), f"{binding.param.name}_at", scope, loc)
+            values = [Select(inside, self.texel(binding, at, k, component), Const(0, component), component)
+                      for k in range(count)]
+            if vector is not None:
+                return self.vector_assign_values(target, values, vector, scope, loc)
+            return [self.assign(target, values[0], scope, loc)]
+        values = self.vector_expr(value_c, scope, count) if vector is not None else [self.expr(value_c, scope)]
+        base = BinOp("*", flat, Const(count, "int32"), "int32") if count > 1 else flat
+        stores = [Store(binding.param.name, base if k == 0 else BinOp("+", base, Const(k, "int32"), "int32"),
+                        self.coerce(v, component), loc) for k, v in enumerate(values)]
+        return [If(inside, stores, [], loc)]
+
     def texture_params(self) -> list:
         """The texture extents of the kernel just converted (parameters the original has not:
         the port's wrapper takes them from the tensor)."""
@@ -385,7 +471,9 @@ class TexturesMixin:
 
     def texture_notes(self) -> list:
         """How each texture of the kernel just converted samples, for the port's header."""
-        return [f"texture '{b.param.name}': {b.sampler.describe(len(b.extents))}" for b in self._textures]
+        return [f"surface '{b.param.name}': x in bytes, out of range reads 0 and writes nothing"
+                if b.sampler.origin == "a surface" else
+                f"texture '{b.param.name}': {b.sampler.describe(len(b.extents))}" for b in self._textures]
 
 
 def _clamp(i, extent):
@@ -403,3 +491,15 @@ def size_textures(kernel) -> None:
                 if getattr(q, "texture_extent", None) and q.texture_extent[0] == p.name:
                     extent = BinOp("*", extent, Var(q.name, "int32"), "int32")
             p.extent = extent
+
+
+def _narrow(e):
+    """A coordinate as int32: `x * sizeof(uchar4)` is size_t arithmetic in C, whose low 32
+    bits are the int32 product (an unsigned 64-bit cast of a negative int is no TVM constant)."""
+    if isinstance(e, Cast) and e.a.dtype == "int32":
+        return e.a
+    if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
+        return BinOp(e.op, _narrow(e.a), _narrow(e.b), "int32")
+    if isinstance(e, Const) and isinstance(e.value, int):
+        return Const(int(e.value), "int32")
+    return e if e.dtype == "int32" else Cast("int32", e)

@@ -247,6 +247,18 @@ class TexturesMixin:
             return scope.textures.get(c.referenced.hash)
         return None
 
+    def bound_texture(self, c, scope):
+        """The TextureBinding of a fetch's or access's object: None when c is no texture
+        object, TP156 for one the kernel computes or reads from memory."""
+        if not is_texture_type(c.type):
+            return None
+        binding = self.texture_of(c, scope)
+        if binding is None:
+            raise TileportError("TP156", "a texture or surface object computed at run time (read from an array "
+                                "of them, decoded from data) has no TileLang equivalent: a port reads each "
+                                "texture as the buffer parameter it is", ct.loc_of(c))
+        return binding
+
     def texture_fetch(self, c, scope, lanes: int | None = None):
         """The components of `texND<T>(tex, coords...)` (lanes of them for a vector T, else a
         one-item list), or None when c is no fetch of a texture parameter."""
@@ -257,7 +269,7 @@ class TexturesMixin:
         if c.kind != self.K.CALL_EXPR or name not in FETCHES:
             return None
         args = list(c.get_arguments())
-        binding = self.texture_of(args[0], scope) if args else None
+        binding = self.bound_texture(args[0], scope) if args else None
         if binding is None:
             return None
         loc = ct.loc_of(c)
@@ -408,7 +420,7 @@ class TexturesMixin:
     def surface_read(self, c, scope, lanes):
         """`surf2Dread<T>(surf, x_bytes, y)`: the element's components, 0 outside."""
         args = list(c.get_arguments())
-        binding = self.texture_of(args[0], scope)
+        binding = self.bound_texture(args[0], scope)
         if binding is None:
             return None
         loc = ct.loc_of(c)
@@ -429,7 +441,7 @@ class TexturesMixin:
         if c.kind != self.K.CALL_EXPR or name not in SURFACE_WRITES and name not in SURFACE_READS:
             return None
         writes = name in SURFACE_WRITES
-        binding = self.texture_of(args[1] if writes else args[1], scope) if len(args) > 1 else None
+        binding = self.bound_texture(args[1], scope) if len(args) > 1 else None
         if binding is None:
             return None
         value_c = args[0]

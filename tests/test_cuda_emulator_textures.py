@@ -131,6 +131,10 @@ __global__ void fetch1d(cudaTextureObject_t tex, float *out, float *out2, int n)
     tex1Dfetch(&out2[i], tex, i - 3);
   }
 }
+__global__ void sample1d(cudaTextureObject_t tex, const float *xs, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) tex1D(&out[i], tex, xs[i]);
+}
 __global__ void sample2d(cudaTextureObject_t tex, const float *xs, const float *ys, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = tex2D<float>(tex, xs[i], ys[i]);
@@ -243,6 +247,25 @@ def test_tex2d_normalized_wrap_linear(tmp_path):
     # wrapping blends the last column with the first at the seam
     seam = _sample2d(tmp_path, tex, np.array([0.0, 1.0], np.float32), np.array([0.125, 0.125], np.float32))
     np.testing.assert_allclose(seam, (texels[0, 0] + texels[0, 7]) / 2, rtol=1e-6)
+
+
+def test_tex1d_normalized_linear_mirror_and_clamp(tmp_path):
+    rng = np.random.default_rng(8)
+    texels = rng.random(7, dtype=np.float32)
+    xs = np.concatenate([rng.uniform(-2.2, 3.2, 300), [0.0, 1.0, 1 / 14, 13 / 14, -1 / 14, 15 / 14]]).astype(np.float32)
+    types = ["cudaTextureObject_t", "const float *", "float *", "int"]
+    for mode in (MIRROR, CLAMP, WRAP):
+        tex = texture(texels, 1, filter=LINEAR, address=(mode,) * 3, normalized=True)
+        out = _run(tmp_path, "sample1d", types, 5, 64, [tex, xs, np.zeros(xs.size, np.float32), xs.size])
+        want = reference(texels[:, None], [xs], filter=LINEAR, address=(mode,) * 3, normalized=True)[:, 0]
+        np.testing.assert_allclose(out[2], want, rtol=1e-5, atol=1e-6, err_msg=f"address mode {mode}")
+    # mirror and clamp repeat the edge texel past the edge; wrap blends it with the other edge
+    edge = {m: _run(tmp_path, "sample1d", types, 1, 32,
+                    [texture(texels, 1, filter=LINEAR, address=(m,) * 3, normalized=True),
+                     np.array([0.0, 1.0], np.float32), np.zeros(2, np.float32), 2])[2] for m in (MIRROR, CLAMP, WRAP)}
+    np.testing.assert_allclose(edge[MIRROR], texels[[0, 6]], rtol=1e-6)
+    np.testing.assert_allclose(edge[CLAMP], texels[[0, 6]], rtol=1e-6)
+    np.testing.assert_allclose(edge[WRAP], (texels[0] + texels[6]) / 2, rtol=1e-6)
 
 
 def test_border_reads_zero_outside(tmp_path):

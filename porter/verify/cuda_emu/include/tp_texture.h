@@ -75,9 +75,9 @@ struct cudaSurfaceObject_t {
 };
 static_assert(sizeof(cudaTextureObject_t) == 56 && offsetof(cudaTextureObject_t, read_mode) == 48);
 static_assert(sizeof(cudaSurfaceObject_t) == sizeof(cudaTextureObject_t));
-/* the driver API's handles stay handles: no kernel here fetches through one */
-typedef unsigned long long CUtexObject;
-typedef unsigned long long CUsurfObject;
+/* the driver API's names of the same objects (one type in CUDA too) */
+typedef cudaTextureObject_t CUtexObject;
+typedef cudaSurfaceObject_t CUsurfObject;
 /* legacy texture references (removed in CUDA 12; older code still declares them) */
 template <class T, int dim = 1, int mode = cudaReadModeElementType> struct texture {
   int normalized, filterMode, addressMode[3];

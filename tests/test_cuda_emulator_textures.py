@@ -333,12 +333,16 @@ def test_element_type_reads_of_two_int_channels(tmp_path):
     np.testing.assert_array_equal(out[2], texels[:, 0])  # a scalar result reads the first component
 
 
-def test_linear_filtering_of_integer_reads_stops_the_launch(tmp_path):
+def test_misuse_stops_the_launch(tmp_path):
     texels = np.zeros((2, 2), np.uint8)
     xs = np.zeros(1, np.float32)
     with pytest.raises(TileportError) as e:
         _sample2d(tmp_path, texture(texels, 2, filter=LINEAR), xs, xs)
     assert e.value.diagnostic.code == "TP414" and "linear filtering" in e.value.diagnostic.message
+    # an empty object (host code's `tex = 0`, or a field the packer missed) stops it too
+    with pytest.raises(TileportError) as e:
+        _sample2d(tmp_path, StructArg(np.zeros((), OBJECT).tobytes(), {}), xs, xs)
+    assert e.value.diagnostic.code == "TP414" and "empty texture object" in e.value.diagnostic.message
 
 
 def test_surf2d_write_then_read_round_trip_uchar4(tmp_path):
@@ -387,6 +391,7 @@ int main() {
   td.readMode = cudaReadModeElementType;
   td.normalizedCoords = 1;
   cudaTextureObject_t tex = 0;
+  memset(&tex, 0, sizeof(tex));
   cudaCreateTextureObject(&tex, &res, &td, NULL);
   if (tex == 0 || g_surf != 0) return 1;
   cudaCreateSurfaceObject(&g_surf, &res);

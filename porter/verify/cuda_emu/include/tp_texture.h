@@ -41,40 +41,47 @@ enum {
   TP_TEXEL_F16 = 7,
 };
 
-/* What verify passes, by value, for a texture parameter. Host code writes `tex = 0` and
+/* What verify passes, by value, for a texture parameter: a trivial type (host code memsets it;
+ * at namespace scope it starts zeroed, the empty texture). Host code writes `tex = 0` and
  * compares with 0: an integer converts to the empty texture (only 0 means anything). */
 struct cudaTextureObject_t {
-  const void *data = nullptr; /* texels, row-major: ((z * height + y) * width + x) * channels + c */
-  int width = 0, height = 0, depth = 0; /* 1 for the dimensions a texture does not have */
-  int channels = 0;                     /* components per texel: 1, 2 or 4 */
-  int texel = 0;                        /* component type: TP_TEXEL_* */
-  int filter = 0;                       /* cudaTextureFilterMode */
-  int address[3] = {};                  /* cudaTextureAddressMode per dimension */
-  int normalized = 0;                   /* 1: coordinates in [0, 1) scaled by the extent */
-  int read_mode = 0;                    /* cudaTextureReadMode */
-  constexpr cudaTextureObject_t() = default;
-  constexpr cudaTextureObject_t(unsigned long long) {}
+  const void *data;         /* texels, row-major: ((z * height + y) * width + x) * channels + c */
+  int width, height, depth; /* 1 for the dimensions a texture does not have */
+  int channels;             /* components per texel: 1, 2 or 4 */
+  int texel;                /* component type: TP_TEXEL_* */
+  int filter;               /* cudaTextureFilterMode */
+  int address[3];           /* cudaTextureAddressMode per dimension */
+  int normalized;           /* 1: coordinates in [0, 1) scaled by the extent */
+  int read_mode;            /* cudaTextureReadMode */
+  cudaTextureObject_t() = default;
+  constexpr cudaTextureObject_t(unsigned long long)
+      : data(nullptr), width(0), height(0), depth(0), channels(0), texel(0), filter(0), address{0, 0, 0},
+        normalized(0), read_mode(0) {}
   constexpr explicit operator bool() const { return data != nullptr; }
   friend constexpr bool operator==(const cudaTextureObject_t &, const cudaTextureObject_t &) = default;
 };
 /* A surface: the same fields in the same order (one packer serves both); only data, the extent,
  * channels and texel mean anything. */
 struct cudaSurfaceObject_t {
-  void *data = nullptr;
-  int width = 0, height = 0, depth = 0;
-  int channels = 0;
-  int texel = 0;
-  int filter = 0;
-  int address[3] = {};
-  int normalized = 0;
-  int read_mode = 0;
-  constexpr cudaSurfaceObject_t() = default;
-  constexpr cudaSurfaceObject_t(unsigned long long) {}
+  void *data;
+  int width, height, depth;
+  int channels;
+  int texel;
+  int filter;
+  int address[3];
+  int normalized;
+  int read_mode;
+  cudaSurfaceObject_t() = default;
+  constexpr cudaSurfaceObject_t(unsigned long long)
+      : data(nullptr), width(0), height(0), depth(0), channels(0), texel(0), filter(0), address{0, 0, 0},
+        normalized(0), read_mode(0) {}
   constexpr explicit operator bool() const { return data != nullptr; }
   friend constexpr bool operator==(const cudaSurfaceObject_t &, const cudaSurfaceObject_t &) = default;
 };
 static_assert(sizeof(cudaTextureObject_t) == 56 && offsetof(cudaTextureObject_t, read_mode) == 48);
 static_assert(sizeof(cudaSurfaceObject_t) == sizeof(cudaTextureObject_t));
+static_assert(std::is_trivial_v<cudaTextureObject_t> && std::is_standard_layout_v<cudaTextureObject_t> &&
+              offsetof(cudaSurfaceObject_t, read_mode) == 48);
 /* the driver API's names of the same objects (one type in CUDA too) */
 typedef cudaTextureObject_t CUtexObject;
 typedef cudaSurfaceObject_t CUsurfObject;
@@ -110,9 +117,10 @@ inline constexpr TexelType texel_types[] = {
 
 template <class O> inline const TexelType &texel_type(const O &o, const char *what) {
   if (!o.data) texture_misuse(what);
-  if (o.texel < 0 || o.texel >= (int)std::size(texel_types) || o.channels < 1 || o.channels > 4)
-    texture_misuse("a texture or surface object with an unknown texel type or channel count "
-                   "(texel 0..7, channels 1, 2 or 4)");
+  if (o.texel < 0 || o.texel >= (int)std::size(texel_types) || o.channels < 1 || o.channels > 4 ||
+      o.width < 1 || o.height < 1 || o.depth < 1)
+    texture_misuse("a texture or surface object with an unknown texel type, channel count or an "
+                   "empty extent (texel 0..7, channels 1, 2 or 4, width/height/depth at least 1)");
   return texel_types[o.texel];
 }
 
@@ -485,7 +493,7 @@ inline size_t element_bytes(const cudaChannelFormatDesc &d) { return size_t(d.x 
 
 /* The object of a resource: data, extent and texel type; cudaErrorInvalidValue if it has none. */
 template <class O> inline cudaError_t describe(O *o, const cudaResourceDesc *r) {
-  *o = O{};
+  *o = O(0);
   cudaChannelFormatDesc desc;
   size_t w, h = 1, d = 1;
   switch (r->resType) {

@@ -982,21 +982,6 @@ TP_SCOPED(atomicInc)
 TP_SCOPED(atomicDec)
 #undef TP_SCOPED
 
-/* ---------------------------------------------------------------- textures and surfaces */
-/* Declared so that files using them build for their other kernels; never emulated: tileport
- * refuses every kernel that fetches a texture or reads or writes a surface (TP156: no TileLang
- * equivalent), and a call that still ran would stop the launch. Each function is spelled out
- * (no macro) so that shim/generate.py declares it for the parse. */
-typedef unsigned long long cudaTextureObject_t;
-typedef unsigned long long cudaSurfaceObject_t;
-typedef unsigned long long CUtexObject;
-typedef unsigned long long CUsurfObject;
-enum cudaSurfaceBoundaryMode { cudaBoundaryModeZero = 0, cudaBoundaryModeClamp = 1, cudaBoundaryModeTrap = 2 };
-enum cudaTextureReadMode { cudaReadModeElementType = 0, cudaReadModeNormalizedFloat = 1 };
-/* legacy texture references (removed in CUDA 12; older code still declares them) */
-template <class T, int dim = 1, int mode = cudaReadModeElementType> struct texture {
-  int normalized, filterMode, addressMode[3];
-};
 namespace tp {
 /* stops the launch: what cannot be emulated (also cuRAND's device API, include/curand_kernel.h) */
 [[noreturn]] inline void unemulated(const char *what) {
@@ -1004,80 +989,6 @@ namespace tp {
   tp_rt_fail(TP_RT_UNSUPPORTED, message.c_str(), "", 0);
 }
 } // namespace tp
-template <class T, class... A> inline T tex1Dfetch(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1Dfetch'"); }
-template <class T, class... A> inline void tex1Dfetch(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1Dfetch'"); }
-template <class T, class... A> inline T tex1D(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1D'"); }
-template <class T, class... A> inline void tex1D(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1D'"); }
-template <class T, class... A> inline T tex2D(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2D'"); }
-template <class T, class... A> inline void tex2D(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2D'"); }
-template <class T, class... A> inline T tex3D(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex3D'"); }
-template <class T, class... A> inline void tex3D(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex3D'"); }
-template <class T, class... A> inline T tex1DLayered(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DLayered'"); }
-template <class T, class... A> inline void tex1DLayered(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DLayered'"); }
-template <class T, class... A> inline T tex2DLayered(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DLayered'"); }
-template <class T, class... A> inline void tex2DLayered(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DLayered'"); }
-template <class T, class... A> inline T texCubemap(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemap'"); }
-template <class T, class... A> inline void texCubemap(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemap'"); }
-template <class T, class... A> inline T texCubemapLayered(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapLayered'"); }
-template <class T, class... A> inline void texCubemapLayered(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapLayered'"); }
-template <class T, class... A> inline T tex2Dgather(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2Dgather'"); }
-template <class T, class... A> inline void tex2Dgather(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2Dgather'"); }
-template <class T, class... A> inline T tex1DLod(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DLod'"); }
-template <class T, class... A> inline void tex1DLod(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DLod'"); }
-template <class T, class... A> inline T tex2DLod(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DLod'"); }
-template <class T, class... A> inline void tex2DLod(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DLod'"); }
-template <class T, class... A> inline T tex3DLod(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex3DLod'"); }
-template <class T, class... A> inline void tex3DLod(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex3DLod'"); }
-template <class T, class... A> inline T tex1DLayeredLod(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DLayeredLod'"); }
-template <class T, class... A> inline void tex1DLayeredLod(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DLayeredLod'"); }
-template <class T, class... A> inline T tex2DLayeredLod(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DLayeredLod'"); }
-template <class T, class... A> inline void tex2DLayeredLod(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DLayeredLod'"); }
-template <class T, class... A> inline T texCubemapLod(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapLod'"); }
-template <class T, class... A> inline void texCubemapLod(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapLod'"); }
-template <class T, class... A> inline T texCubemapLayeredLod(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapLayeredLod'"); }
-template <class T, class... A> inline void texCubemapLayeredLod(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapLayeredLod'"); }
-template <class T, class... A> inline T tex1DGrad(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DGrad'"); }
-template <class T, class... A> inline void tex1DGrad(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DGrad'"); }
-template <class T, class... A> inline T tex2DGrad(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DGrad'"); }
-template <class T, class... A> inline void tex2DGrad(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DGrad'"); }
-template <class T, class... A> inline T tex3DGrad(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex3DGrad'"); }
-template <class T, class... A> inline void tex3DGrad(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex3DGrad'"); }
-template <class T, class... A> inline T tex1DLayeredGrad(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DLayeredGrad'"); }
-template <class T, class... A> inline void tex1DLayeredGrad(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex1DLayeredGrad'"); }
-template <class T, class... A> inline T tex2DLayeredGrad(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DLayeredGrad'"); }
-template <class T, class... A> inline void tex2DLayeredGrad(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'tex2DLayeredGrad'"); }
-template <class T, class... A> inline T texCubemapGrad(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapGrad'"); }
-template <class T, class... A> inline void texCubemapGrad(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapGrad'"); }
-template <class T, class... A> inline T texCubemapLayeredGrad(cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapLayeredGrad'"); }
-template <class T, class... A> inline void texCubemapLayeredGrad(T *, cudaTextureObject_t, A...) { tp::unemulated("texture fetch 'texCubemapLayeredGrad'"); }
-template <class T, int D, int M, class... A> inline T tex1Dfetch(texture<T, D, M>, A...) { tp::unemulated("texture fetch 'tex1Dfetch'"); }
-template <class T, int D, int M, class... A> inline T tex1D(texture<T, D, M>, A...) { tp::unemulated("texture fetch 'tex1D'"); }
-template <class T, int D, int M, class... A> inline T tex2D(texture<T, D, M>, A...) { tp::unemulated("texture fetch 'tex2D'"); }
-template <class T, int D, int M, class... A> inline T tex3D(texture<T, D, M>, A...) { tp::unemulated("texture fetch 'tex3D'"); }
-template <class T, int D, int M, class... A> inline T tex1DLayered(texture<T, D, M>, A...) { tp::unemulated("texture fetch 'tex1DLayered'"); }
-template <class T, int D, int M, class... A> inline T tex2DLayered(texture<T, D, M>, A...) { tp::unemulated("texture fetch 'tex2DLayered'"); }
-template <class T, int D, int M, class... A> inline T texCubemap(texture<T, D, M>, A...) { tp::unemulated("texture fetch 'texCubemap'"); }
-template <class T, class... A> inline T surf1Dread(cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf1Dread'"); }
-template <class T, class... A> inline void surf1Dread(T *, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf1Dread'"); }
-template <class T, class... A> inline void surf1Dwrite(T, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf1Dwrite'"); }
-template <class T, class... A> inline T surf2Dread(cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf2Dread'"); }
-template <class T, class... A> inline void surf2Dread(T *, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf2Dread'"); }
-template <class T, class... A> inline void surf2Dwrite(T, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf2Dwrite'"); }
-template <class T, class... A> inline T surf3Dread(cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf3Dread'"); }
-template <class T, class... A> inline void surf3Dread(T *, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf3Dread'"); }
-template <class T, class... A> inline void surf3Dwrite(T, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf3Dwrite'"); }
-template <class T, class... A> inline T surf1DLayeredread(cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf1DLayeredread'"); }
-template <class T, class... A> inline void surf1DLayeredread(T *, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf1DLayeredread'"); }
-template <class T, class... A> inline void surf1DLayeredwrite(T, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf1DLayeredwrite'"); }
-template <class T, class... A> inline T surf2DLayeredread(cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf2DLayeredread'"); }
-template <class T, class... A> inline void surf2DLayeredread(T *, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf2DLayeredread'"); }
-template <class T, class... A> inline void surf2DLayeredwrite(T, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surf2DLayeredwrite'"); }
-template <class T, class... A> inline T surfCubemapread(cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surfCubemapread'"); }
-template <class T, class... A> inline void surfCubemapread(T *, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surfCubemapread'"); }
-template <class T, class... A> inline void surfCubemapwrite(T, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surfCubemapwrite'"); }
-template <class T, class... A> inline T surfCubemapLayeredread(cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surfCubemapLayeredread'"); }
-template <class T, class... A> inline void surfCubemapLayeredread(T *, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surfCubemapLayeredread'"); }
-template <class T, class... A> inline void surfCubemapLayeredwrite(T, cudaSurfaceObject_t, A...) { tp::unemulated("surface access 'surfCubemapLayeredwrite'"); }
 
 /* ---------------------------------------------------------------- host runtime API stubs */
 /* Enough of the CUDA runtime API that whole sample files compile; "device" memory is host
@@ -1385,6 +1296,10 @@ inline cudaError_t cudaLaunchCooperativeKernel(F *, dim3, dim3, void **, size_t 
 }
 inline cudaError_t cudaProfilerStart() { return cudaSuccess; }
 inline cudaError_t cudaProfilerStop() { return cudaSuccess; }
+
+/* ---------------------------------------------------------------- textures and surfaces */
+/* texture and surface objects, their fetches and their host API (after the stubs it builds on) */
+#include "include/tp_texture.h"
 
 /* ---------------------------------------------------------------- launching */
 namespace tp {

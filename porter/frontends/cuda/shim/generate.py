@@ -3,9 +3,10 @@
 The emulator (porter/verify/cuda_emu/tp_emu.h) is where tileport says what every CUDA device
 function means; the parse shim must declare the same names with the same overloads, or kernels
 that use them stop at the parse. So the declarations are generated from the emulator, not kept by
-hand: every free function and function template it defines outside its private `tp` namespace,
-marked `__device__`. The candidate header is parsed once with the shim, and declarations clang
-rejects there (operators on the shim's builtin half types, which need no declaration) are dropped.
+hand: every free function and function template it (or a header of its own it includes,
+EMU_FILES) defines outside its private `tp` namespace, marked `__device__`. The candidate header
+is parsed once with the shim, and declarations clang rejects there (operators on the shim's
+builtin half types, host calls on types the shim lacks, which need no declaration) are dropped.
 
 Run `python -m porter.frontends.cuda.shim.generate` after changing tp_emu.h; a test checks the
 checked-in header is what this prints.
@@ -20,6 +21,8 @@ from porter.frontends.cuda import parse as ct
 
 HERE = Path(__file__).resolve().parent
 EMU = HERE.parents[2] / "verify" / "cuda_emu" / "tp_emu.h"
+#: The emulator's headers that tp_emu.h includes itself (the rest stand in for CUDA's own).
+EMU_FILES = {EMU, EMU.parent / "include" / "tp_texture.h"}
 OUT = HERE / "include" / "tp_device_api.h"
 
 _DROP_WORDS = {"inline", "static", "constexpr", "__forceinline__", "__device__", "__host__"}
@@ -34,7 +37,7 @@ def _declarations() -> list[str]:
                                                  "-isystem", ct._gcc_include()])
     out = []
     for c in tu.cursor.get_children():
-        if c.location.file is None or Path(c.location.file.name).resolve() != EMU:
+        if c.location.file is None or Path(c.location.file.name).resolve() not in EMU_FILES:
             continue
         if c.kind not in (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.FUNCTION_TEMPLATE):
             continue

@@ -235,8 +235,9 @@ TP_VECS(double, double, 8, 16, 16)
 #undef TP_VEC3
 #undef TP_VEC4
 
-/* textures and surfaces: the types, as the emulator's (tp_emu.h); the fetch and read/write
- * functions are declared in tp_device_api.h. The front end refuses them (TP156). */
+/* textures and surfaces: handles here (the emulator's are the objects themselves, structs in
+ * cuda_emu/include/tp_texture.h); the fetch and read/write functions are declared in
+ * tp_device_api.h. The front end refuses them (TP156). */
 typedef unsigned long long cudaTextureObject_t;
 typedef unsigned long long cudaSurfaceObject_t;
 typedef unsigned long long CUtexObject;

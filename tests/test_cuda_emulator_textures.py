@@ -94,7 +94,7 @@ def _axis(x, n, mode, normalized, linear):
         return address(i), address(i), np.zeros_like(x)
     xb = x - np.float32(0.5)
     i = np.floor(xb)
-    alpha = np.floor((xb - i) * 256 + 0.5) / 256  # frac in 8-bit fixed point, rounded
+    alpha = np.rint((xb - i) * 256) / 256  # frac in 8-bit fixed point, rounded to even
     i = i.astype(np.int64)
     return address(i), address(i + 1), alpha.astype(np.float32)
 

@@ -8,7 +8,7 @@
  *
  * Choices where the guide leaves the hardware's freedom:
  *   - linear filtering weighs with alpha = frac(xB) rounded to 8 fractional bits (the hardware's
- *     9-bit fixed point): roundf(frac * 256) / 256; the port side rounds the same way;
+ *     9-bit fixed point): nearbyintf(frac * 256) / 256 (ties to even); the port side rounds the same way;
  *   - a vector result reads `channels` components; the ones the texture lacks are 0 (w too);
  *   - border mode reads 0 outside (the border colour is not part of the ABI);
  *   - surface reads and writes outside the surface (boundary mode trap, which faults on a GPU)
@@ -225,7 +225,7 @@ inline TexAxis tex_axis(float x, int n, int mode, bool normalized, bool linear) 
   }
   float xb = x - 0.5f;
   int i = tex_floor(xb);
-  float alpha = std::round((xb - std::floor(xb)) * 256.0f) / 256.0f; /* 8 fractional bits */
+  float alpha = std::nearbyint((xb - std::floor(xb)) * 256.0f) / 256.0f; /* 8 fractional bits */
   return TexAxis{tex_address(i, n, mode), tex_address(i + 1, n, mode), alpha};
 }
 

@@ -508,8 +508,8 @@ def size_textures(kernel) -> None:
 def _narrow(e):
     """A coordinate as int32: `x * sizeof(uchar4)` is size_t arithmetic in C, whose low 32
     bits are the int32 product (an unsigned 64-bit cast of a negative int is no TVM constant)."""
-    if isinstance(e, Cast) and e.a.dtype == "int32":
-        return e.a
+    if isinstance(e, Cast) and e.a.dtype in _BYTES and not e.a.dtype.startswith(("float", "bfloat")):
+        return _narrow(e.a)
     if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
         return BinOp(e.op, _narrow(e.a), _narrow(e.b), "int32")
     if isinstance(e, Const) and isinstance(e.value, int):

@@ -95,3 +95,16 @@ def test_integers_are_spelled_after_the_values_that_explain_them_and_evaluate_ba
         ["BLOCK", "(BLOCK * 2)", "(BLOCK // 2)", "(BLOCK * 2 - 1)", "(BLOCK - 1)", "3", "700"]
     at_real = IntSpelling({"BLOCK": 512}, evaluate_at={"BLOCK": 128})
     assert [at_real.text(v) for v in (512, 1024, 1023)] == ["128", "256", "255"]
+
+
+@pytest.mark.parametrize("body, deciding", [
+    ("{ unsigned m = (B & 31); x[0] = m; }", {"B"}),                       # a bit operation folds
+    ("{ const int e = (B / warpSize) > 0 ? (B / warpSize) : 1; x[e] = 0; }", {"B"}),
+    ("{ if (B >= 64) x[threadIdx.x] += x[threadIdx.x + 32]; }", {"B"}),   # the condition alone
+    ("{ x[threadIdx.x & (B - 1)] = 0; }", set()),                          # a run-time mask
+    ("{ int i = blockIdx.x * B * 2 + threadIdx.x; x[i] = B; }", set()),   # linear: spelled
+])
+def test_folded_values_a_text_cannot_spell_are_found_too(body, deciding):
+    tokens = ["template", "<", "int", "B", ">", "__global__", "void", "f", "(", "int", "*", "x", ")"]
+    tokens += re.findall(r'[A-Za-z_]\w*|\d+|&&|\|\||>>=|<<|>>|<=|>=|==|!=|\S', body)
+    assert _deciding_names(tokens, {"B"}) == deciding

@@ -344,7 +344,7 @@ class KernelEmitter:
                 lines.append(f"{self.names[s.name]} = {fn}({shape}, {dtype_ref(s.dtype)})")
             elif isinstance(s, Alloc):
                 fn = "T.alloc_shared" if s.scope == "shared" else "T.alloc_local"
-                dims = "x".join(map(str, s.shape))
+                dims = (" x " if self.spelling is not None else "x").join(self.int_text(d) for d in s.shape)
                 note = f"  # {s.scope} {s.dtype}[{dims}] (row-major)" if len(s.shape) > 1 else ""
                 lines.append(f"{self.names[s.name]} = {fn}(({self.int_text(s.size)},), {dtype_ref(s.dtype)}){note}")
         return lines

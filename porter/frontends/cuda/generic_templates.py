@@ -2,9 +2,7 @@
 
 clang instantiates a template with values, so a port is first made per instance. A value
 parameter is generic when the instance's program text does not depend on it beyond spelling
-it: the instance is converted twice more with stand-in values (the real ones times distinct
-powers of two: twice and four times, or halves where a block of that many threads could not
-exist) and printed with every integer the stand-ins explain
+it: the instance is converted twice more with stand-in values (_stand_in_values) and printed with every integer the stand-ins explain
 spelled after them (`BLOCK`, `BLOCK * 2`, `BLOCK // 2`: porter/emit/symbolic_ints.py); the two
 texts must be equal, and the first, evaluated at the real values, must be the real instance's
 text. Other instances of the same types whose text it also gives share that program.
@@ -44,34 +42,49 @@ def candidates(template_tokens: list, inst: Instantiation) -> list:
 
 
 _SPLIT = {"&&", "||", "?", ":", "=", ",", "!", "return", "if", "else", "while", "for", "switch", "case", "do"}
-_COMPARE = {"<", ">", "<=", ">=", "==", "!="}
+_NONLINEAR = {"<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "%", "<<", ">>", "~"}
+_CONSTANTS = {"sizeof", "true", "false", "warpSize"}
 
 
 def _deciding_names(tokens: list, params: set) -> set:
     """Parameters compared in a part of a condition the compiler folds (`if (BLOCK > 64 &&
-    tid < 32)`: the part has no run-time name), in a preprocessor condition or a
+    tid < 32)`: the part has no run-time name), tested alone (`if (FLAG)`), in a
     static_assert, or passed on as another template's argument (`warpReduce<BLOCK>`)."""
     names: set = set()
     body = tokens.index("{") if "{" in tokens else 0  # the template's own `<...>` and signature are not uses
+    regions = []  # token lists a condition or statement part spans
     for i in range(body, len(tokens)):
         tok = tokens[i]
         if tok == "static_assert" or (tok == "if" and i + 1 < len(tokens) and tokens[i + 1] == "constexpr"):
             end = _closing(tokens, tokens.index("(", i))
             names.update(t for t in tokens[i:end] if t in params)
+        elif tok in ("if", "while", "switch") and i + 1 < len(tokens) and tokens[i + 1] == "(":
+            regions.append(tokens[i + 2:_closing(tokens, i + 1) - 1])
         elif tok == "<" and tokens[i - 1].isidentifier():
             end = _closing(tokens, i, "<", ">")
             if end is not None and end - i < 40:
                 names.update(t for t in tokens[i:end] if t in params)
-    part: list = []
-    for tok in tokens[body:] + [";"]:
-        if tok in _SPLIT or tok in (";", "{", "}"):
-            if any(t in _COMPARE for t in part) and all(
-                    t in params or not t.isidentifier() or t.isupper() or t in ("sizeof", "true", "false")
-                    for t in part):
-                names.update(t for t in part if t in params)
-            part = []
-        elif tok not in ("(", ")"):
-            part.append(tok)
+    conditions = len(regions)
+    statement: list = []
+    for tok in tokens[body:]:
+        if tok in (";", "{", "}"):
+            regions.append(statement)
+            statement = []
+        else:
+            statement.append(tok)
+    for number, region in enumerate(regions):
+        part: list = []
+        for tok in region + [";"]:
+            if tok in _SPLIT or tok == ";":
+                # a condition's part folds to a branch; a statement's folds to a value, which
+                # the text comparison sees unless a comparison or bit operation made it
+                folds = number < conditions or any(t in _NONLINEAR for t in part)
+                if folds and any(t in params for t in part) and all(
+                        t in params or not t.isidentifier() or t.isupper() or t in _CONSTANTS for t in part):
+                    names.update(t for t in part if t in params)
+                part = []
+            elif tok not in ("(", ")"):
+                part.append(tok)
     return names
 
 
@@ -115,10 +128,14 @@ def stand_in_instances(real: list, template_tokens: dict, first_index: int) -> l
 
 def _stand_in_values(value: int, taken: set) -> list:
     """Two stand-ins for one value, distinct from every value taken so far (which they join):
-    twice and four times it while a block of that many threads can exist, else halves."""
+    3/2 and 5/4 of it first, whose halves and quarters are no warp size or common tile that a
+    constant of the kernel could equal (a power-of-two stand-in spelled reduce4's 32 as
+    `blockSize // 32` in one text and `blockSize // 8` in the other), at most 1024 (a block
+    of that many threads can exist; the rowwise rule chunks past it)."""
     out = []
-    for candidate in (value * 2, value * 4, value // 2, value // 4, value * 8):
-        if len(out) < 2 and candidate >= 4 and candidate not in taken and (candidate <= 1024 or candidate > value * 4):
+    for candidate in (value * 3 // 2 if value % 2 == 0 else 0, value * 5 // 4 if value % 4 == 0 else 0,
+                      value * 3, value * 5, value * 2, value * 4, value // 2, value // 4):
+        if len(out) < 2 and 4 <= candidate <= max(1024, value) and candidate not in taken:
             out.append(candidate)
             taken.add(candidate)
     return out

@@ -115,6 +115,10 @@ CUDA_BUILTINS = {
 #: C functions that also write through a pointer argument: name -> the out-parameter's position
 #: (calls.py's `out_parameter_call`; intrinsics.py computes both results)
 CUDA_OUT_PARAMETER = {"frexpf": 1, "frexp": 1}
+# `sincosf(x, &s, &c)` & co.: the math functions whose values go through pointer arguments, in
+# order (a `pi` form multiplies x by pi first)
+CUDA_OUT_VALUES = {**{n: ("sin", "cos") for n in ("sincosf", "sincos", "__sincosf")},
+                   **{n: ("sinpi", "cospi") for n in ("sincospif", "sincospi")}}
 
 # what each "intrinsic" row becomes, for SUPPORTED.md
 INTRINSIC_FORMS = {

@@ -4,7 +4,9 @@ TileLang equivalent and get a diagnostic."""
 
 from __future__ import annotations
 
-from porter.builtins import CUDA_BUILTINS, CUDA_OUT_PARAMETER, LOG2E
+import math
+
+from porter.builtins import CUDA_BUILTINS, CUDA_OUT_PARAMETER, CUDA_OUT_VALUES, LOG2E
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.scope import _Scope
@@ -218,6 +220,32 @@ class CallsMixin:
             index = off if off is not None else Const(0, "int32")
             self.prelude.append(Store(buf, index, self.coerce(exponent, self.buffer_dtype(buf)), loc))
         return mantissa
+
+    def out_values_call(self, c, scope, loc) -> list | None:
+        """`sincosf(x, &s, &c)`: each value assigned where its pointer argument points (a local,
+        a buffer element, a pointer parameter); None for another call."""
+        if c.kind != self.K.CALL_EXPR or c.spelling not in CUDA_OUT_VALUES or \
+                (c.referenced is not None and self.is_device_function(c.referenced)):
+            return None
+        args = list(c.get_arguments())
+        dtype = dtype_of(args[0].type, loc)
+        x = self.materialize(self.coerce(self.expr(args[0], scope), dtype), f"{c.spelling.strip('_')}_x", scope, loc)
+        out = []
+        for function, target_c in zip(CUDA_OUT_VALUES[c.spelling], args[1:]):
+            angle = x
+            if function.endswith("pi"):  # pi * (x less its nearest even integer): exact, |.| <= pi
+                even = BinOp("*", Const(2.0, dtype), Call("nearbyint", (BinOp("*", x, Const(0.5, dtype), dtype),),
+                                                          dtype), dtype)
+                angle = BinOp("*", BinOp("-", x, even, dtype), Const(math.pi, dtype), dtype)
+            value = Call(function[:3], (angle,), dtype)
+            target = self.skip_parens(self.skip_implicit(target_c))
+            if target.kind == self.K.UNARY_OPERATOR and ct.unary_operator(target) == "&":
+                out.append(self.assign(self.first_child(target), value, scope, loc))
+            else:
+                buf, off = self.pointer(target, scope)
+                out.append(Store(buf, off if off is not None else Const(0, "int32"),
+                                 self.coerce(value, self.buffer_dtype(buf)), loc))
+        return out
 
     def partial_mask(self, mask_c, scope) -> tuple:
         """() for the full warp (0xffffffff), else (mask,): the lanes a `__shfl_*_sync` or vote

@@ -797,6 +797,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         surface = self.surface_write(c, scope, loc) if c.kind == K.CALL_EXPR else None
         if surface is not None:  # `surf2Dwrite(v, surf, x, y)`, `surf2Dread(&v, surf, x, y)`
             return surface
+        written = self.out_values_call(c, scope, loc)
+        if written is not None:  # `sincosf(x, &s, &c)`
+            return written
         if c.kind == K.CALL_EXPR and c.spelling in _NO_DATA_EFFECT:
             return []  # assert failures, printf, sleeps: nothing a port computes depends on them
         if c.kind == K.CALL_EXPR and c.spelling in _CACHE_HINT_STORES and \

@@ -137,13 +137,15 @@ def _texel_of(text: str, before: str, resource: str) -> tuple:
     """(component dtype, components) of a resource's texels: the channel description its
     linear or pitched memory names, or the one its CUDA array was allocated with; else the
     last one made before the texture in that function; ("", 0) when none is found."""
-    named = re.search(rf"\b{re.escape(resource)}\s*\.\s*res\s*\.\s*(?:linear|pitch2D)\s*\.\s*desc\s*=\s*([^;]+);",
-                      before)
+    named = list(re.finditer(rf"\b{re.escape(resource)}\s*\.\s*res\s*\.\s*(?:linear|pitch2D)\s*\.\s*desc\s*=\s*"
+                             r"([^;]+);", before))
     if named:
-        return _channel_format(text, named.group(1), len(text))
-    array = re.search(rf"\b{re.escape(resource)}\s*\.\s*res\s*\.\s*array\s*\.\s*array\s*=\s*(\w+)", before)
+        return _channel_format(before, named[-1].group(1), named[-1].start())
+    array = list(re.finditer(rf"\b{re.escape(resource)}\s*\.\s*res\s*\.\s*(?:array\s*\.\s*array|mipmap\s*\.\s*mipmap)"
+                             r"\s*=\s*([\w.>-]+)", before))
     if array:
-        malloc = re.search(rf"cudaMalloc(?:3D)?Array\s*\(\s*&\s*{re.escape(array.group(1))}\s*,\s*&\s*(\w+)", text)
+        malloc = re.search(rf"cudaMalloc(?:3D|Mipmapped)?Array\s*\(\s*&\s*{re.escape(array[-1].group(1))}\s*,\s*&\s*(\w+)",
+                           text)
         if malloc:
             return _channel_format(text, malloc.group(1), malloc.start())
     made = [m for m in (*_CHANNEL.finditer(before), *_CHANNEL_BITS.finditer(before))]
@@ -155,13 +157,16 @@ def _channel_format(text: str, expression: str, at: int) -> tuple:
     it names, as last set before `at`."""
     expression = expression.strip()
     if re.fullmatch(r"\w+", expression):
-        sets = list(re.finditer(rf"\b{re.escape(expression)}\s*=\s*([^;]+);", text[:at]))
+        sets = list(re.finditer(rf"(?<![.\w>]){re.escape(expression)}\s*=\s*([^;]+);", text[:at]))
         if not sets:
             return "", 0
         expression = sets[-1].group(1)
     channel = _CHANNEL.search(expression)
     if channel:
         spelled = " ".join(channel.group(1).split())
+        alias = re.search(rf"typedef\s+([\w ]+?)\s+{re.escape(spelled)}\s*;", text) or \
+            re.search(rf"using\s+{re.escape(spelled)}\s*=\s*([\w ]+?)\s*;", text)
+        spelled = " ".join(alias.group(1).split()) if alias else spelled  # `typedef unsigned char VolumeType`
         vector = re.fullmatch(r"(u?)(char|short|int|float)([124])", spelled)
         if vector:
             base = {"char": "int8", "short": "int16", "int": "int32", "float": "float32"}[vector.group(2)]

@@ -293,7 +293,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         for p in cursor.get_arguments():
             if p.hash in self._moved and p.hash in scope.pointers:
                 moving += self.moving_pointer(p, scope.pointers[p.hash], scope, ct.loc_of(p))
+        self._shared_globals, self._hoisted = {}, []  # `__shared__` arrays at namespace scope (memory.py)
         body = moving + self.block(body_cursor, scope)
+        body = self._hoisted + body
         body = eliminate_returns(body, fresh=lambda name: self.unique(name, scope))
         body = split_reassigned(body, lambda name: self.unique(name, scope))
         params += [param for param, _ in self._globals.values()]

@@ -564,9 +564,23 @@ class MemoryMixin:
             if c.referenced.hash in scope.arrays:
                 return scope.arrays[c.referenced.hash]
             if is_array(c.referenced.type):
-                return self.global_array(c.referenced, ct.loc_of(c))
+                return self.shared_global(c.referenced, scope) or self.global_array(c.referenced, ct.loc_of(c))
             return None
         return self.packed_field(c, scope)  # `v.payload` of a packed record
+
+    def shared_global(self, ref, scope):
+        """A `__shared__` array at namespace scope (dct8x8's `__shared__ float CurBlockLocal1[64]`,
+        SobelFilter's `extern __shared__ unsigned char LocalBlock[]`): each block's own storage,
+        as if the kernel declared it; its Alloc heads the kernel's body. None: not one."""
+        if ref.kind != self.K.VAR_DECL or ref.semantic_parent is None or \
+                ref.semantic_parent.kind not in (self.K.TRANSLATION_UNIT, self.K.NAMESPACE) or \
+                self.K.CUDASHARED_ATTR not in {ch.kind for ch in ref.get_children()}:
+            return None
+        if ref.hash not in self._shared_globals:
+            self._hoisted += self.array_declaration(ref, scope, True, None)
+            self._shared_globals[ref.hash] = scope.arrays.get(ref.hash)
+        scope.arrays[ref.hash] = self._shared_globals[ref.hash]
+        return self._shared_globals[ref.hash]
 
     def global_array(self, ref, loc):
         """A `__constant__` or `__device__` variable at namespace scope (`__constant__ float

@@ -513,6 +513,11 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             return self.array_declaration(d, scope, shared=self.K.CUDASHARED_ATTR in kinds,
                                           init=init_cursor)
         if is_pointer(d.type):
+            if (init_cursor is None or self.is_null(init_cursor)) and d.hash in self._moved and \
+                    vector_info(d.type.get_pointee()) is None:
+                # `float *p = NULL;` / `float *pixel;` set later: bound to a buffer at its first
+                # assignment (pointer_update), its offset a local from here on
+                return self.moving_pointer(d, (None, None), scope, loc)
             if init_cursor is None:
                 raise TileportError("TP141", f"uninitialised pointer '{d.spelling}'", loc)
             if self.pointer_to_local(d, init_cursor, scope, loc):
@@ -732,6 +737,9 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             self.offset_terms(var, delta)
             return [Assign(var, fold(BinOp(op, var, delta, "int64")), loc)]
         new_buf, new_off = self.pointer(rhs, scope)
+        if buf is None:  # its first assignment binds a pointer declared without a buffer
+            scope.pointers[target.referenced.hash] = (new_buf, var)
+            buf = new_buf
         if new_buf != buf and self._nest == 0:  # re-pointed in straight-line code: a new binding
             return self.moving_pointer(target.referenced, (new_buf, new_off), scope, loc)
         if new_buf != buf:

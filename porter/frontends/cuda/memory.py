@@ -648,6 +648,9 @@ class MemoryMixin:
                                         "supported yet", loc)
                 return buf, off
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.pointers:
+            if scope.pointers[c.referenced.hash][0] is None:
+                raise TileportError("TP141", f"pointer '{c.spelling}' is used before it points into a buffer",
+                                    ct.loc_of(c))
             return scope.pointers[c.referenced.hash]
         if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in scope.local_pointers:
             raise TileportError("TP133", f"'{c.spelling}' points to one local variable; only '*{c.spelling}', "

@@ -90,6 +90,7 @@ class KernelView:
     nested_members: bool = False                    # a struct field's path has a dot (`o.x`)
     template_keywords: list = field(default_factory=list)  # CUDA: a generic template's `BLOCK=256`
     texture_extents: list = field(default_factory=list)  # (parameter, its texture, axis, channels)
+    views: list = field(default_factory=list)  # (buffer, the original's element dtype, the port's)
 
 
 def _environment():
@@ -204,6 +205,8 @@ class KernelEmitter:
                     v.signature.append(f"{name}: T.Tensor({dims}, {dtype_ref(p.dtype)})")
                     v.shaped.append((name, p.dtype, given, "_batched" if count else "_shaped"))
             elif isinstance(p, BufferParam):
+                if getattr(p, "view_of", ""):  # the caller's tensor of the original's type, as these
+                    v.views.append((name, p.view_of, p.dtype))
                 extent = _safe(f"{p.name}_numel", taken)
                 v.dynamic.append((extent, f'T.dynamic("{extent}")'))
                 v.signature.append(f"{name}: T.Tensor(({extent},), {dtype_ref(p.dtype)})")

@@ -295,6 +295,9 @@ class BufferParam:
     # CUDA: a `cudaTextureObject_t` parameter's texels and how it samples (textures.Sampler);
     # the original gets a texture object over this buffer
     texture: object = None
+    # CUDA: the element dtype of the original's pointer when the kernel reads it only as other
+    # elements (`(uchar4 *)words`): the port takes the same bits as `dtype`
+    view_of: str = ""
     # a scalar symbol's initialiser (`__device__ unsigned errors = 0;`): the state a run starts in
     symbol_initial: float | None = None
     member: StructMember | None = None  # a pointer or array field of a struct parameter

@@ -216,7 +216,8 @@ def _c_arguments(kernel: Kernel, args: list):
             continue
         if member is None:
             where.append(len(c_args))
-            c_args.append(a)
+            # a buffer the kernel reads only as other elements: the original's own type, same bytes
+            c_args.append(a.view(NUMPY_DTYPES[p.view_of]) if getattr(p, "view_of", "") else a)
             c_types.append(p.c_type)
             continue
         if member.struct not in structs:
@@ -258,6 +259,8 @@ def _original_value(p, a, out, i):
         return a  # a scalar, or an array the struct's bytes held: the kernel got a copy
     if getattr(p, "texture", None) is not None:
         return out[i].pointers[0]
+    if getattr(p, "view_of", ""):
+        return out[i].view(a.dtype)
     return out[i].pointers[member.offset] if member is not None else out[i]
 
 

@@ -246,6 +246,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         scope = _Scope()
         params = []
         self._textures = []
+        viewed = self.cast_only_params(cursor)
         for position, p in enumerate(cursor.get_arguments()):
             ploc = ct.loc_of(p)
             c_type = p.type.spelling if inst is None and not is_scalar(p.type) else _plain_spelling(p.type)
@@ -263,6 +264,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 dtype = self.record_layout(p.type.get_pointee())[0]
                 params.append(BufferParam(p.spelling, dtype, c_type=c_type, loc=ploc))
                 scope.record_views[p.hash] = (p.spelling, None)
+            elif is_pointer(p.type) and p.hash in viewed:  # read only as other elements: the same bits
+                params.append(BufferParam(p.spelling, viewed[p.hash], c_type=c_type, loc=ploc,
+                                          view_of=pointee_dtype(p.type, ploc)))
+                scope.pointers[p.hash] = (p.spelling, None)
             elif is_pointer(p.type):
                 refusal = self.record_buffer_refusal(p.type.get_pointee())
                 if refusal is not None:

@@ -210,10 +210,13 @@ class MemoryMixin:
         if moved is not None:
             delta = self.offset_value(moved[1], moved[2], scope)
             c = self.skip_parens(moved[0])
-        if c.kind not in (K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_STATIC_CAST_EXPR) or \
+        if self.skip_implicit(c).kind == K.DECL_REF_EXPR and delta is not None and _is_byte_pointer(c.type):
+            inner = self.skip_implicit(c)  # `surface + y * pitch` of a `unsigned char *surface` viewed as floats
+        elif c.kind not in (K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_STATIC_CAST_EXPR) or \
                 not _is_byte_pointer(c.type):
             return None
-        inner = self.skip_implicit([k for k in c.get_children() if k.kind.is_expression()][-1])
+        else:
+            inner = self.skip_implicit([k for k in c.get_children() if k.kind.is_expression()][-1])
         views = {**scope.vector_views, **scope.record_views}  # vectors or structs: only bytes matter
         if inner.kind == K.DECL_REF_EXPR and inner.referenced is not None and inner.referenced.hash in views:
             buf, off = views[inner.referenced.hash]
@@ -230,6 +233,47 @@ class MemoryMixin:
                 self._byte_strides[e.name] = max(self._byte_strides.get(e.name, 1), element_bytes * lanes)
         step = fold(BinOp("/", delta, Const(element_bytes, delta.dtype), delta.dtype)) if element_bytes > 1 else delta
         return buf, self.add_index(off, step) if off is not None else step
+
+    def cast_only_params(self, kernel) -> dict:
+        """Pointer parameters the kernel reads only through casts to one other element type
+        (cudaNvSci's `(uchar4 *)rgbaImage` of an `unsigned int *`, a D3D surface's `(float
+        *)(surface + y * pitch)` of an `unsigned char *`): decl hash -> that type's component
+        dtype. The port takes such a buffer as those elements, the same bits (its wrapper views
+        the caller's tensor so)."""
+        K = self.K
+        casts = (K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR, K.CXX_STATIC_CAST_EXPR)
+        params = {p.hash: p for p in kernel.get_arguments() if is_pointer(p.type)}
+        uses = {h: 0 for h in params}
+        viewed: dict = {}
+        body = [c for c in kernel.get_children() if c.kind == K.COMPOUND_STMT]
+        for c in (body[0].walk_preorder() if body else ()):
+            if c.kind == K.DECL_REF_EXPR and c.referenced is not None and c.referenced.hash in uses:
+                uses[c.referenced.hash] += 1
+            if c.kind not in casts or not is_pointer(c.type):
+                continue
+            operand = self.skip_parens(self.skip_implicit([k for k in c.get_children() if k.kind.is_expression()][-1]))
+            moved = self.pointer_arithmetic(operand)
+            base = self.skip_parens(self.skip_implicit(moved[0])) if moved is not None else operand
+            if base.kind != K.DECL_REF_EXPR or base.referenced is None or base.referenced.hash not in params:
+                continue
+            if moved is not None and not _is_byte_pointer(base.type):
+                continue  # offsets in elements of the old type: not whole new ones
+            pointee = c.type.get_pointee()
+            vector = vector_info(pointee)
+            try:
+                dtype = vector[0] if vector else dtype_of(pointee, ct.loc_of(c))
+            except TileportError:
+                continue
+            viewed.setdefault(base.referenced.hash, []).append(dtype)
+        out = {}
+        for h, dtypes in viewed.items():
+            try:
+                own = pointee_dtype(params[h].type)
+            except TileportError:
+                continue
+            if len(dtypes) == uses[h] and len(set(dtypes)) == 1 and dtypes[0] != own:
+                out[h] = dtypes[0]
+        return out
 
     def vector_cast(self, cast, scope, loc):
         """`reinterpret_cast<const float4*>(p)` -> (buffer, offset) of p, whose elements must be

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import importlib.util
 
+import numpy as np
 import pytest
+import torch
 
 from porter.emit.tilelang import emit_module
 from porter.frontends.cuda import convert_cuda
@@ -505,3 +507,15 @@ def test_a_template_keeps_its_body_in_the_verify_build_while_an_instance_convert
     assert [f.diagnostic.code for f in module.failures] == ["TP151"]  # the int instance's partial-mask reduction
     built = module.emulator_source if module.emulator_source is not None else src.read_text()
     assert "*out = s" in built  # the float instance's original still runs
+
+
+def test_a_buffer_read_only_as_other_elements_keeps_the_callers_tensor_type(tmp_path):
+    # `(uchar4 *)rgba` of an `unsigned int *`: the port reads bytes, the caller still passes words
+    port = _port_module(tmp_path, THREAD / "cast_only_buffers.cu")
+    words = torch.tensor([0x00306090, 0x00FFFFFF, 0x12345678], dtype=torch.int32).view(torch.uint32)
+    port.gray[1, 256](words, 3, target="c")
+    def gray(w):
+        r, g, b = w & 0xFF, w >> 8 & 0xFF, w >> 16 & 0xFF
+        return int(np.float32(r) * np.float32(0.3) + np.float32(g) * np.float32(0.59) + np.float32(b) * np.float32(0.11))
+    expected = [gray(w) * 0x010101 for w in (0x00306090, 0x00FFFFFF, 0x12345678)]
+    assert [int(w) for w in words.view(torch.int32)] == expected

@@ -191,6 +191,10 @@ class MemoryMixin:
         if base_c.kind == K.DECL_REF_EXPR and base_c.referenced is not None and \
                 base_c.referenced.hash in scope.vector_views:
             buf, off = scope.vector_views[base_c.referenced.hash]
+        elif base_c.kind == K.DECL_REF_EXPR and base_c.referenced is not None and is_array(base_c.referenced.type) \
+                and vector_info(base_c.referenced.type.get_array_element_type()) is not None and \
+                self.global_array(base_c.referenced, ct.loc_of(c)) is not None:
+            buf, off = self._globals[base_c.referenced.spelling][0].name, None  # `__constant__ float4 c[N]`
         elif base_c.kind != K.CXX_REINTERPRET_CAST_EXPR and base_c.kind != K.CSTYLE_CAST_EXPR:
             raise TileportError("TP135", "vector loads and stores must go through "
                                 "reinterpret_cast<float4*>(buffer)", ct.loc_of(c))
@@ -647,9 +651,13 @@ class MemoryMixin:
         if any(n <= 0 for n in shape):
             raise TileportError("TP142", f"'{ref.spelling}' needs a constant size", loc)
         layout = self.record_layout(t)
+        vector = vector_info(t)
         if layout is not None:  # `__constant__ Params c[N]`: a flat buffer of the fields' type
             shape.append(layout[2])
             dtype = layout[0]
+        elif vector is not None and shape:  # `__constant__ float4 c[N]`: its components, flat
+            shape.append(vector[1])
+            dtype = vector[0]
         else:
             dtype = dtype_of(t, loc, what=f"variable '{ref.spelling}'")
         name = ref.spelling if ref.spelling not in self._buffer_dtypes else f"{ref.spelling}_symbol"

@@ -1,7 +1,7 @@
-// A file whose kernels fetch textures, write surfaces and draw cuRAND numbers, next to plain
-// kernels, one of them on cuFFT's cufftComplex (tileport's own sample for issue 38): the first
-// have no TileLang equivalent (TP156), and the file still builds in the CPU emulator so that the
-// plain kernels are verified.
+// A file whose kernels fetch layered textures, write surfaces and draw cuRAND numbers, next to
+// plain kernels, one of them on cuFFT's cufftComplex (tileport's own sample for issue 38): the
+// layered fetch and cuRAND have no TileLang equivalent (TP156), and the file still builds in the
+// CPU emulator so that the other kernels (the surface write too) are verified.
 #include <cuda_runtime.h>
 #include <curand_kernel.h>
 #include <cufft.h>

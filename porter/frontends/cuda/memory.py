@@ -469,8 +469,7 @@ class MemoryMixin:
                 for j, p in enumerate(parts)]
 
     def vector_assign(self, lhs, rhs, vector, scope, loc) -> list:
-        dtype, lanes = vector
-        return self.vector_assign_values(lhs, self.vector_expr(rhs, scope, lanes), vector, scope, loc)
+        return self.vector_assign_values(lhs, self.vector_expr(rhs, scope, vector[1]), vector, scope, loc)
 
     def vector_assign_values(self, lhs, values, vector, scope, loc) -> list:
         """A vector lvalue (local, struct field, buffer element) given its components."""

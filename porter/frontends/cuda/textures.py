@@ -197,7 +197,7 @@ def _function_start(text: str, at: int) -> int:
 def launch_arguments(text: str, kernel: str, index: int) -> list:
     """The argument texts at position `index` of each `kernel<<<...>>>(...)` in the text."""
     out = []
-    for match in re.finditer(rf"\b{re.escape(kernel)}\s*(?:<[^<>;]*>\s*)?<<<.*?>>>\s*\(", text, re.S):
+    for match in re.finditer(rf"\b{re.escape(kernel)}\s*(?:<[^<>;]*>\s*)?<<<.*?>>>\s*\(", text, re.DOTALL):
         depth, args, current = 1, [], ""
         for ch in text[match.end():]:
             if ch in "([{":
@@ -252,16 +252,16 @@ class TexturesMixin:
             return scope.textures.get(c.referenced.hash)
         return None
 
-    def bound_texture(self, c, scope):
+    def bound_texture(self, c, scope, call: str):
         """The TextureBinding of a fetch's or access's object: None when c is no texture
         object, TP156 for one the kernel computes or reads from memory."""
         if not is_texture_type(c.type):
             return None
         binding = self.texture_of(c, scope)
         if binding is None:
-            raise TileportError("TP156", "a texture or surface object computed at run time (read from an array "
-                                "of them, decoded from data) has no TileLang equivalent: a port reads each "
-                                "texture as the buffer parameter it is", ct.loc_of(c))
+            raise TileportError("TP156", f"'{call}' of a texture or surface object computed at run time (read "
+                                "from an array of them, decoded from data) has no TileLang equivalent: a port "
+                                "reads each texture as the buffer parameter it is", ct.loc_of(c))
         return binding
 
     def texture_fetch(self, c, scope, lanes: int | None = None):
@@ -274,7 +274,7 @@ class TexturesMixin:
         if c.kind != self.K.CALL_EXPR or name not in FETCHES:
             return None
         args = list(c.get_arguments())
-        binding = self.bound_texture(args[0], scope) if args else None
+        binding = self.bound_texture(args[0], scope, name) if args else None
         if binding is None:
             return None
         loc = ct.loc_of(c)
@@ -425,7 +425,7 @@ class TexturesMixin:
     def surface_read(self, c, scope, lanes):
         """`surf2Dread<T>(surf, x_bytes, y)`: the element's components, 0 outside."""
         args = list(c.get_arguments())
-        binding = self.bound_texture(args[0], scope)
+        binding = self.bound_texture(args[0], scope, c.spelling)
         if binding is None:
             return None
         loc = ct.loc_of(c)
@@ -446,7 +446,7 @@ class TexturesMixin:
         if c.kind != self.K.CALL_EXPR or name not in SURFACE_WRITES and name not in SURFACE_READS:
             return None
         writes = name in SURFACE_WRITES
-        binding = self.bound_texture(args[1], scope) if len(args) > 1 else None
+        binding = self.bound_texture(args[1], scope, name) if len(args) > 1 else None
         if binding is None:
             return None
         value_c = args[0]

@@ -53,3 +53,20 @@ def one_line(port: str) -> str:
     text = joined_statements(port)
     end = text.find('"""', text.find('"""') + 3)  # the module docstring: its items unwrapped
     return re.sub(r"\n  (?=\S)", " ", text[:end]) + text[end:] if end > 0 else text
+
+
+def load_cuda_port(source, directory, name: str = "port_tl"):
+    """The module `tileport convert` writes for a CUDA file, written under `directory` and
+    imported (tests that call a port's launchers)."""
+    import importlib.util
+
+    from porter.emit.tilelang import emit_module
+    from porter.frontends.cuda import convert_cuda
+    from porter.match import raise_module
+
+    port = Path(directory) / f"{name}.py"
+    port.write_text(emit_module(raise_module(convert_cuda(str(source))), str(source)))
+    spec = importlib.util.spec_from_file_location(name, port)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -8,7 +8,6 @@ alpha rounded to 8 fractional bits).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -17,20 +16,9 @@ import pytest
 from porter.diagnostics import TileportError
 from porter.verify.cuda_build import KernelSig, build
 from porter.verify.cuda_exec import StructArg, run_kernel
+from tests.test_cuda_emulator import _cache_dir  # noqa: F401 - its private build cache, as there
 
 pytestmark = pytest.mark.slow  # compiles and runs kernels
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _cache_dir(tmp_path_factory):
-    """One private build cache for the module (the runtime library is built once)."""
-    old = os.environ.get("TILEPORT_CACHE_DIR")
-    os.environ["TILEPORT_CACHE_DIR"] = str(tmp_path_factory.mktemp("tp-cache"))
-    yield
-    if old is None:
-        os.environ.pop("TILEPORT_CACHE_DIR", None)
-    else:
-        os.environ["TILEPORT_CACHE_DIR"] = old
 
 
 # ----------------------------------------------------------------------------- the ABI

@@ -3,7 +3,6 @@ the value parameters whose text they only spell, per instance where a value deci
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import re
 
@@ -12,23 +11,15 @@ import pytest
 import torch
 
 from porter.emit.symbolic_ints import IntSpelling
-from porter.emit.tilelang import emit_module
-from porter.frontends.cuda import convert_cuda
 from porter.frontends.cuda.generic_templates import _deciding_names
-from porter.match import raise_module
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_cuda_port
 
 SAMPLE = ROOT / "tests" / "fresh" / "cuda_thread" / "generic_block_templates.cu"
 
 
 @pytest.fixture(scope="module")
 def port(tmp_path_factory):
-    path = tmp_path_factory.mktemp("generic") / "port_tl.py"
-    path.write_text(emit_module(raise_module(convert_cuda(str(SAMPLE))), str(SAMPLE)))
-    spec = importlib.util.spec_from_file_location("generic_port_tl", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_cuda_port(SAMPLE, tmp_path_factory.mktemp("generic"), "generic_port_tl")
 
 
 def test_a_value_the_text_only_spells_is_a_parameter_of_the_program(port):

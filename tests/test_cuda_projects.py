@@ -5,7 +5,6 @@ Each sample here is also verified end to end by test_verify.py's fresh samples."
 
 from __future__ import annotations
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from porter.ir.nodes import BufferParam, Const, Decl, For, If, Store, While
 from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
 from porter.match import raise_module
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_cuda_port
 
 THREAD = ROOT / "tests" / "fresh" / "cuda_thread"
 
@@ -57,12 +56,7 @@ def test_a_kernel_launched_in_a_torch_dispatch_macro_takes_each_type_of_the_macr
 
 
 def _port_module(tmp_path, source):
-    port = tmp_path / "port_tl.py"
-    port.write_text(emit_module(raise_module(convert_cuda(str(source))), str(source)))
-    spec = importlib.util.spec_from_file_location("port_tl", port)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_cuda_port(source, tmp_path)
 
 
 def test_the_port_takes_cudas_launch_convention(tmp_path):

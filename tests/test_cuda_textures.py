@@ -3,29 +3,21 @@ texture unit does, the texture's size from its tensor."""
 
 from __future__ import annotations
 
-import importlib.util
 
 import numpy as np
 import pytest
 import torch
 
-from porter.emit.tilelang import emit_module
 from porter.frontends.cuda import convert_cuda
 from porter.frontends.cuda.textures import host_samplers, launch_arguments
-from porter.match import raise_module
-from tests.conftest import ROOT
+from tests.conftest import ROOT, load_cuda_port
 
 SAMPLE = ROOT / "tests" / "fresh" / "cuda_thread" / "texture_objects.cu"
 
 
 @pytest.fixture(scope="module")
 def port(tmp_path_factory):
-    path = tmp_path_factory.mktemp("textures") / "port_tl.py"
-    path.write_text(emit_module(raise_module(convert_cuda(str(SAMPLE))), str(SAMPLE)))
-    spec = importlib.util.spec_from_file_location("texture_port_tl", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_cuda_port(SAMPLE, tmp_path_factory.mktemp("textures"), "texture_port_tl")
 
 
 def test_each_launch_finds_the_sampler_host_code_made_for_its_texture():

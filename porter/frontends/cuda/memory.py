@@ -14,7 +14,7 @@ from porter.ir.fold import fold
 from porter.ir.walk import walk_expr
 from porter.ir.nodes import (
     Alloc, Assign, BinOp, BufferParam, Cast, Const, Load, ScalarParam, Select, Store, StructMember, UnaryOp, Var,
-    dtype_bits, is_float,
+    dtype_bits, is_float, is_int,
 )
 
 
@@ -275,8 +275,9 @@ class MemoryMixin:
                 own = pointee_dtype(params[h].type)
             except TileportError:
                 continue
-            if len(dtypes) == uses[h] and len(set(dtypes)) == 1 and dtypes[0] != own:
-                out[h] = dtypes[0]
+            wider_integer = is_int(own) and is_int(dtypes[0]) and dtype_bits(dtypes[0]) > dtype_bits(own)
+            if len(dtypes) == uses[h] and len(set(dtypes)) == 1 and dtypes[0] != own and not wider_integer:
+                out[h] = dtypes[0]  # (stores through wider integer views keep the bytes: view_store)
         return out
 
     def vector_cast(self, cast, scope, loc):

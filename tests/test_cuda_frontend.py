@@ -231,3 +231,16 @@ def test_a_guard_against_a_loop_changed_value_sizes_no_grid(tmp_path):
                  "  v[tidx] = s;\n}\n")
     k = convert_cuda(str(f)).kernels[0]
     assert all("i" not in {v.name for v in walk_expr(g) if hasattr(v, "name")} for g in k.launch.grid)
+
+
+def test_a_global_cut_from_the_emulator_build_takes_its_initializer_along(tmp_path):
+    # imageDenoising's `cudaChannelFormatDesc uchar4tex = cudaCreateChannelDesc<uchar4>();`: a cut
+    # of the declaration alone left `= cudaCreateChannelDesc<uchar4>();`, which the emulator refused
+    src = tmp_path / "g.cu"
+    src.write_text("cudaTextureObject_t texImage;\n"
+                   "cudaChannelFormatDesc uchar4tex = cudaCreateChannelDesc<uchar4>();\n"
+                   "__global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] *= 2.0f; }\n")
+    module = convert_cuda(str(src))
+    text = module.emulator_source or src.read_text()
+    assert not any(line.lstrip().startswith("=") for line in text.splitlines())
+    assert text.count("\n") == src.read_text().count("\n")  # lines kept for the emulator's messages

@@ -133,3 +133,19 @@ def test_surfaces_are_read_and_written_by_element_with_x_in_bytes(port):
     expected = np.stack([a[..., 0] // 2 + mirrored[..., 0] // 2, a[..., 1], np.minimum(a[..., 2] + 40, 255),
                          np.full(a.shape[:2], 255)], axis=-1)
     np.testing.assert_array_equal(out.numpy(), expected)
+
+
+def test_a_texture_before_the_callers_grid_axes_keeps_the_wrapper_valid(tmp_path):
+    # the texture's defaulted extents, then a grid axis no guard bounds (appended last): boxFilter
+    # made the whole port invalid Python ("non-default argument follows default argument")
+    src = tmp_path / "t.cu"
+    src.write_text("__global__ void k(float *od, int w, cudaTextureObject_t tex) {\n"
+                   "    int y = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                   "    for (int x = 0; x < w; x++) od[y * w + x] = tex2D<float>(tex, x, y);\n}\n")
+    module = load_cuda_port(src, tmp_path, "grid_after_texture_tl")
+    import inspect
+
+    parameters = list(inspect.signature(module._k).parameters)
+    assert parameters[:3] == ["od", "w", "tex"] and "tex_width" in parameters
+    with pytest.raises(TypeError, match="missing argument"):
+        module._k(torch.zeros(4), 2, torch.zeros(2, 2), target="c")

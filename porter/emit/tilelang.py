@@ -91,6 +91,7 @@ class KernelView:
     template_keywords: list = field(default_factory=list)  # CUDA: a generic template's `BLOCK=256`
     texture_extents: list = field(default_factory=list)  # (parameter, its texture, axis, channels)
     views: list = field(default_factory=list)  # (buffer, the original's element dtype, the port's)
+    required: list = field(default_factory=list)  # wrapper parameters defaulted only for their place
 
 
 def _environment():
@@ -249,6 +250,15 @@ class KernelEmitter:
         if k.language == "cuda":  # a generic template's values: the factory's and wrapper's keywords
             v.template_keywords = [f"{self.param_names.get(n, n)}={self.values.constexprs[n]!r}" for n in k.generic]
         v.derived = [(n, host_python(e, self.param_names)) for n, e in self.values.derived_constexprs.items()]
+        # a parameter after a texture's defaulted extents (the caller's grid axis, appended last)
+        # takes a default too, which the wrapper refuses when it is left out
+        defaulted = False
+        for i, param in enumerate(v.wrapper_params):
+            if "=" in param:
+                defaulted = True
+            elif defaulted:
+                v.wrapper_params[i] = f"{param}=None"
+                v.required.append(param)
         self.specialization(v)
         grid = [self.expr(simplify_grid(g)) for g in self.port_grid] or ["1"]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))

@@ -225,10 +225,11 @@ class Inventory:
             for start, end, filler in _outermost(spans):
                 if end > len(data):
                     continue  # text tileport appended (template instantiations)
-                if not filler and data[end:].lstrip().startswith(b","):
-                    # the declaration's other names go too: clang drops `*d_tempArray` of
-                    # `cudaArray *d_array, *d_tempArray;` (an unknown type), which cut alone
-                    # left `, *d_tempArray;`
+                if not filler and data[end:].lstrip().startswith((b",", b"=")):
+                    # the declaration's other names and initializer go too: clang drops
+                    # `*d_tempArray` of `cudaArray *d_array, *d_tempArray;` (an unknown type),
+                    # and an initializer it could not read, which cut alone left `, *d_tempArray;`
+                    # or `= cudaCreateChannelDesc<uchar4>();`
                     end = data.find(b";", end) if b";" in data[end:] else end
                 newlines = data[start:end].count(b"\n")
                 data = data[:start] + filler.encode() + b"\n" * newlines + data[end:]

@@ -119,9 +119,10 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
                 with kernel_budget():
                     out.append(self.convert_kernel(k, launches.get(key), inst))
                 if inst is not None and inst.origin == "chosen":
-                    out[-1].note = "; ".join(filter(None, [out[-1].note, f"template arguments {inst.template_args} chosen by tileport: nothing in "
-                                    "this file instantiates the template (type parameters take float, value "
-                                    "parameters their default, else 256, the default block size)"]))
+                    chosen = (f"template arguments {inst.template_args} chosen by tileport: nothing in this file "
+                              "instantiates the template (type parameters take float, value parameters their "
+                              "default, else 256, the default block size)")
+                    out[-1].note = "; ".join(filter(None, [out[-1].note, chosen]))
             except OutOfTime as out_of_time:
                 failures.append(KernelFailure(name, ct.loc_of(k), Diagnostic(
                     "TP019", out_of_time.message(name), ct.loc_of(k))))

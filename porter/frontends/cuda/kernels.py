@@ -569,9 +569,11 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             raise TileportError("TP117", "a loop condition may not call a multi-statement "
                                 "__device__ function", ct.loc_of(cond))
         step = self.loop_step(inc, var, scope)
-        if step is not None:
+        if step is not None and not is_float(var.dtype):
             return [For(var, start, cond_e, step, self.block(body, scope), loc)]
-        # Any other increment (s >>= 1, i *= 2, ...): the loop as `init; while (cond) {body; inc}`.
+        # a float counter (imageDenoising's `for (float i = -r; i <= r; i++)`) or any other
+        # increment (s >>= 1, i *= 2, ...): TIR counts loops in integers only
+        # The loop as `init; while (cond) {body; inc}`.
         increment = self.statement(inc, scope)  # `i <<= 1`, also with others (`i += s, p += q`)
         if not any(isinstance(x, Assign) and x.var == var for x in increment):
             raise TileportError("TP117", "the for loop increment must update the loop variable",
@@ -611,6 +613,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         if pre:
             return None
         var, start, step = loop_vars[0], init_stmts[0].init, steps[0]
+        if is_float(var.dtype):
+            return None  # TIR counts loops in integers only: the while form
         out, starts = [], []
         for d in init_stmts[1:]:  # each companion's first value, taken before the loop
             first = Var(self.unique(f"{d.var.name}_start", scope), d.var.dtype)

@@ -513,3 +513,12 @@ def test_a_buffer_read_only_as_other_elements_keeps_the_callers_tensor_type(tmp_
         return int(np.float32(r) * np.float32(0.3) + np.float32(g) * np.float32(0.59) + np.float32(b) * np.float32(0.11))
     expected = [gray(w) * 0x010101 for w in (0x00306090, 0x00FFFFFF, 0x12345678)]
     assert [int(w) for w in words.view(torch.int32)] == expected
+
+
+def test_loops_counted_in_floats_run_as_while_loops():
+    # TIR takes only integer loop variables: `for (float i = -R; i <= R; i++)` was a T.serial
+    # over floats that TileLang refused when the port ran
+    module = convert_cuda(str(THREAD / "float_loop_counters.cu"))
+    (kernel,) = module.kernels
+    loops = [s for s in walk_stmts(kernel.body) if isinstance(s, (For, While))]
+    assert loops and all(isinstance(s, While) for s in loops)

@@ -236,17 +236,13 @@ def _c_arguments(kernel: Kernel, args: list):
     return c_args, c_types, where
 
 
-#: the emulator's texel codes (porter/verify/cuda_emu/include/tp_texture.h)
-_TEXEL_CODES = {"float32": 0, "uint8": 1, "int8": 2, "uint16": 3, "int16": 4, "int32": 5, "uint32": 6, "float16": 7}
-
-
 def texture_object(sampler, sizes: list) -> bytes:
     """The emulator's cudaTextureObject_t for a texture's settings and size, its data pointer
     (offset 0) left for StructArg to fill: width, height, depth, channels, texel, filter,
     address[3], normalized, read mode, as 32-bit ints after the pointer."""
-    from porter.frontends.cuda.textures import EMULATOR_CODES
+    from porter.frontends.cuda.textures import EMULATOR_CODES, TEXEL_CODES
 
-    fields = [*sizes, sampler.channels, _TEXEL_CODES[sampler.texel], EMULATOR_CODES[sampler.filter],
+    fields = [*sizes, sampler.channels, TEXEL_CODES[sampler.texel], EMULATOR_CODES[sampler.filter],
               *(EMULATOR_CODES[m] for m in sampler.address), int(sampler.normalized), EMULATOR_CODES[sampler.read]]
     raw = bytes(8) + np.array(fields, np.int32).tobytes()
     return raw + bytes(-len(raw) % 8)

@@ -75,6 +75,7 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
         self._buffer_dtypes: dict = {}
         self._taken: set = set()
         self._moved: set = set()  # decls the kernel being converted assigns to (moving pointers)
+        self._host_samplers: dict = {}  # file -> its texture variables' samplers (textures.py)
 
     # ------------------------------------------------------------------ entry
 

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field, replace
 from porter.diagnostics import TileportError
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.types import dtype_of, is_void, vector_info
-from porter.ir.nodes import BinOp, BufferParam, Call, Cast, Const, If, Load, ScalarParam, Select, Store, Var
+from porter.ir.nodes import (
+    INT_DTYPES, BinOp, BufferParam, Call, Cast, Const, If, Load, ScalarParam, Select, Store, Var, dtype_bits,
+)
 
 #: fetch -> (coordinates it takes, filtered: False for tex1Dfetch's integer index)
 FETCHES = {"tex1Dfetch": (1, False), "tex1D": (1, True), "tex2D": (2, True), "tex3D": (3, True),
@@ -34,8 +36,6 @@ SURFACE_TYPES = ("cudaSurfaceObject_t", "CUsurfObject")
 SURFACE_READS = {"surf1Dread": 1, "surf2Dread": 2, "surf3Dread": 3}
 SURFACE_WRITES = {"surf1Dwrite": 1, "surf2Dwrite": 2, "surf3Dwrite": 3}
 _AXES = ("width", "height", "depth")
-_BYTES = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2,
-          "int32": 4, "uint32": 4, "int64": 8, "uint64": 8}
 #: a normalized-float read of an integer texel: the divisor, and whether it is signed
 _NORMALIZED = {"uint8": (255.0, False), "int8": (127.0, True), "uint16": (65535.0, False),
                "int16": (32767.0, True)}
@@ -52,6 +52,8 @@ def is_surface_type(ctype) -> bool:
     return ctype.spelling.replace("const ", "").replace("volatile ", "").strip() in SURFACE_TYPES
 
 
+#: the emulator's texel codes (porter/verify/cuda_emu/include/tp_texture.h)
+TEXEL_CODES = {"float32": 0, "uint8": 1, "int8": 2, "uint16": 3, "int16": 4, "int32": 5, "uint32": 6, "float16": 7}
 #: the emulator's codes for each setting (porter/verify/cuda_emu/include/tp_texture.h)
 EMULATOR_CODES = {"point": 0, "linear": 1, "wrap": 0, "clamp": 1, "mirror": 2, "border": 3,
                   "element": 0, "normalized": 1}
@@ -233,9 +235,12 @@ class TexturesMixin:
     def sampler_for(self, kernel: str, position: int) -> Sampler:
         """The sampler of the host variable the kernel's launches pass at `position` (the first
         one found), else CUDA's defaults."""
+        cache = self._host_samplers  # each file's, read once per conversion
         for path in dict.fromkeys([self.path, self.source]):
             text = self._original_text(path)
-            samplers = host_samplers(text, path)
+            if path not in cache:
+                cache[path] = host_samplers(text, path)
+            samplers = cache[path]
             for argument in launch_arguments(text, kernel, position):
                 name = re.sub(r"[^\w]", " ", argument).split()
                 if name and name[-1] in samplers:
@@ -410,7 +415,7 @@ class TexturesMixin:
         """(flat index of the element a surface access names, whether it is inside): x is in
         bytes, of `count` components of `component` each."""
         self.bind_texels(binding, component, count, dims, loc)
-        size = _BYTES[component] * count
+        size = dtype_bits(component) // 8 * count
         coords = [_narrow(self.expr(a, scope)) for a in args[:dims]]
         coords[0] = BinOp("/", coords[0], Const(size, "int32"), "int32")
         extents = [Var(e.name, "int32") for e in binding.extents[:dims]]
@@ -513,7 +518,7 @@ def size_textures(kernel) -> None:
 def _narrow(e):
     """A coordinate as int32: `x * sizeof(uchar4)` is size_t arithmetic in C, whose low 32
     bits are the int32 product (an unsigned 64-bit cast of a negative int is no TVM constant)."""
-    if isinstance(e, Cast) and e.a.dtype in _BYTES and not e.a.dtype.startswith(("float", "bfloat")):
+    if isinstance(e, Cast) and e.a.dtype in INT_DTYPES:
         return _narrow(e.a)
     if isinstance(e, BinOp) and e.op in ("+", "-", "*"):
         return BinOp(e.op, _narrow(e.a), _narrow(e.b), "int32")

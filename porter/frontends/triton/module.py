@@ -409,8 +409,11 @@ class TritonFrontend:
         `@triton.jit` helper, a module constant, or the module itself (`tle.program_id`)."""
         imported = self._tree_import(name)
         if imported is not None:
-            return self.sibling(imported[0]).global_value(imported[1])
-        if name in self.info.import_from:  # `from pkg import module`
+            value = self.sibling(imported[0]).global_value(imported[1])
+            if value is not None or imported[0].name != "__init__.py":
+                return value
+            # `from pkg import module`: a submodule the package's __init__ does not bind
+        if name in self.info.import_from:
             module, level, attr = self.info.import_from[name]
             source = find_module(self.path, f"{module}.{attr}" if module else attr, level)
             return ModV(f"tree:{source}") if source is not None else None

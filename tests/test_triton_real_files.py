@@ -391,3 +391,52 @@ def test_compare_and_swap_outside_the_lock_idiom_is_diagnosed(tmp_path):
     for diag in failures.values():
         assert diag.code == "TP214" and "spin lock" in diag.message
     assert failures["wait_other"].loc.line == 12
+
+
+def test_a_library_package_is_read_through_its_reexports_submodules_and_backend_switch(tmp_path):
+    """gemslib (tests/real_triton/gemslib) raises if its top level runs. Its kernel reaches
+    helpers as a submodule its package never binds (`from gemslib.utils import language as
+    tle`), through `__init__` re-exports, relatively and as `import a.b.c as x`, and takes
+    `rsqrt` from a math module the library picks in a `try:` whose body runs host code."""
+    source = REAL / "gemslib" / "ops" / "rms_rows.py"
+    (kernel,) = convert_triton(str(source)).kernels
+    assert kernel.name == "rms_rows_kernel"
+    port = _port(tmp_path, source)
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_a_package_installed_in_the_environment_is_read_without_importing_it(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    (site / "tp_installed_helpers").mkdir(parents=True)
+    (site / "tp_installed_helpers" / "__init__.py").write_text("raise RuntimeError('imported')\n")
+    (site / "tp_installed_helpers" / "lang.py").write_text(textwrap.dedent("""
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def twice(x):
+            return x + x
+    """))
+    monkeypatch.syspath_prepend(str(site))
+    source = tmp_path / "user" / "kern.py"
+    source.parent.mkdir()
+    source.write_text(textwrap.dedent("""
+        import triton
+        import triton.language as tl
+        from tp_installed_helpers.lang import twice
+
+        @triton.jit
+        def double_kernel(x_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(x_ptr + offs, twice(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+
+        def double(x):
+            double_kernel[(triton.cdiv(x.numel(), 128),)](x, x.numel(), BLOCK=128)
+    """))
+    (kernel,) = convert_triton(str(source)).kernels
+    assert kernel.name == "double_kernel"
+    port = _port(tmp_path, source)
+    monkeypatch.setenv("PYTHONPATH", str(site))  # the child finds the package where this one did
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error

@@ -18,6 +18,7 @@ import hashlib
 from pathlib import Path
 
 from porter.frontends.triton.modules import find_module
+from porter.frontends.triton.static_branches import taken_branch, taken_handler
 
 _JIT = ("jit",)
 _STATEMENTS_KEPT_WHOLE = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.Pass, ast.Expr)
@@ -35,6 +36,7 @@ class _Extractor:
     def __init__(self, out: Path):
         self.out = out
         self.done: dict = {}  # resolved path -> module name of its copy
+        self.wanted: dict = {}  # resolved path -> the names importers asked of it
 
     def module(self, path: Path, wanted: set | None, file_name: str | None = None) -> Path:
         text = path.read_text(encoding="utf-8")
@@ -43,6 +45,8 @@ class _Extractor:
         jit = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_jit(n)]
         binders = {name: _plainest(sts, name) for name, sts in _top_level_binders(tree).items()}
         roots = {n.name for n in jit} | set(wanted or ())
+        if jit:  # Triton's jit wants `triton.language` among a kernel's globals, read or not
+            roots |= {name for name, sts in binders.items() if any(map(_imports_triton, sts))}
         kept: dict = {}  # id(stmt) -> stmt
         pending = list(roots)
         seen = set()
@@ -59,7 +63,7 @@ class _Extractor:
         replaced = {}
         for st in kept.values():
             if isinstance(st, (ast.Import, ast.ImportFrom)):
-                replaced[id(st)] = self._import(path, st)
+                replaced[id(st)] = self._import(path, st, seen)
         keep_lines = [False] * (len(lines) + 1)
         for st in tree.body:
             if id(st) not in kept:
@@ -77,6 +81,8 @@ class _Extractor:
             if id(st) in kept and isinstance(st, ast.If):
                 for offset, text in enumerate(_taken_branch_header(st, lines)):
                     headers[st.lineno + offset] = text
+            elif id(st) in kept and isinstance(st, ast.Try) and taken_handler(st) is not None:
+                headers.update(_taken_handler_lines(st, lines))
         new = []
         starts = {st.lineno: st for st in tree.body if id(st) in replaced}
         skip_until = 0
@@ -97,15 +103,29 @@ class _Extractor:
         target.write_text("".join(new), encoding="utf-8")
         return target
 
-    def _import(self, importer: Path, st) -> str:
-        """The import statement, pointed at the extracted copy when it names a tree module."""
+    def _import(self, importer: Path, st, needed: set) -> str:
+        """The import statement, pointed at the extracted copy when it names a tree module.
+        Of `from M import a, b` only the names the kept code reads are imported; a name that
+        is a submodule of package M (`from pkg.utils import language as tle`) imports that
+        submodule's copy, as Python imports a submodule its package does not bind."""
         if isinstance(st, ast.ImportFrom):
             source = find_module(str(importer), st.module, st.level)
             if source is None:
                 return ast.unparse(st)
-            names = {a.name for a in st.names}
-            return f"from {self._copy_of(source, names)} import " + \
-                ", ".join(f"{a.name} as {a.asname}" if a.asname else a.name for a in st.names)
+            wanted = [a for a in st.names if (a.asname or a.name) in needed] or st.names
+            parts, names = [], []
+            for a in wanted:
+                sub = None
+                if source.name == "__init__.py" and not _binds(self._tree(source), a.name):
+                    sub = find_module(str(importer), f"{st.module or ''}.{a.name}".lstrip("."), st.level)
+                if sub is not None:
+                    parts.append(f"import {self._copy_of(sub, None)} as {a.asname or a.name}")
+                else:
+                    names.append(a)
+            if names:
+                parts.insert(0, f"from {self._copy_of(source, {a.name for a in names})} import " +
+                             ", ".join(f"{a.name} as {a.asname}" if a.asname else a.name for a in names))
+            return "; ".join(parts)
         parts = []
         for a in st.names:
             source = find_module(str(importer), a.name, 0)
@@ -117,12 +137,30 @@ class _Extractor:
                 parts.append(f"import {a.name}")  # `import pkg.mod` binds pkg: left as it is
         return "; ".join(parts)
 
+    def _tree(self, source: Path) -> ast.Module:
+        return ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+
     def _copy_of(self, source: Path, names: set | None) -> str:
+        """The module name of `source`'s copy, written again when an importer wants names an
+        earlier copy left out (two files import different helpers of one package)."""
         key = str(source.resolve())
-        if key not in self.done:
-            self.done[key] = None  # an import cycle extracts the module once
-            self.done[key] = self.module(source.resolve(), names).stem
+        wanted = self.wanted.setdefault(key, set())
+        if key not in self.done or not (names or set()) <= wanted:
+            wanted |= names or set()
+            self.done.setdefault(key, None)  # an import cycle extracts the module once
+            self.done[key] = self.module(source.resolve(), set(wanted)).stem
         return self.done[key] or f"_tileport_{source.stem}"
+
+
+def _imports_triton(st) -> bool:
+    if isinstance(st, ast.Import):
+        return any(a.name.split(".")[0] == "triton" for a in st.names)
+    return isinstance(st, ast.ImportFrom) and (st.module or "").split(".")[0] == "triton"
+
+
+def _binds(tree: ast.Module, name: str) -> bool:
+    """Whether the module's top level binds `name` (then `from it import name` reads that)."""
+    return name in _top_level_binders(tree)
 
 
 def _is_jit_decorator(d) -> bool:
@@ -185,6 +223,18 @@ def _taken_branch_header(st: ast.If, lines: list) -> list:
     return [indent + "if True:\n"] + ["\n"] * (last - st.lineno)
 
 
+def _taken_handler_lines(st: ast.Try, lines: list) -> dict:
+    """line -> text for a kept `try:` whose taken branch is a handler (static_branches): the
+    handler's body runs under `if True:` and the rest of the block is blank, so the copy never
+    runs the library's host code the body calls."""
+    handler = taken_handler(st)
+    indent = lines[st.lineno - 1][: len(lines[st.lineno - 1]) - len(lines[st.lineno - 1].lstrip())]
+    first, last = handler.body[0].lineno, handler.body[-1].end_lineno
+    out = {n: "\n" for n in range(st.lineno, st.end_lineno + 1) if not first <= n <= last}
+    out[handler.lineno] = indent + "if True:\n"
+    return out
+
+
 def _plainest(statements: list, name: str) -> list:
     """`import triton` and `import triton.tools.experimental_descriptor` both bind `triton`:
     keep the plain one (a submodule import may need what this machine lacks)."""
@@ -202,6 +252,8 @@ def _free_names(st) -> set:
         return set()
     if isinstance(st, ast.If):  # its test is replaced (_taken_branch_header): only the branches
         return set().union(*(_free_names(s) for s in st.body + st.orelse))
+    if isinstance(st, ast.Try):
+        return set().union(*(_free_names(s) for s in taken_branch(st) + st.finalbody))
     if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         return {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     body = st.body if isinstance(st.body, list) else [st.body]

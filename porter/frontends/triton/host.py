@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from porter.diagnostics import Loc
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Call, Cast, Const, Var
+from porter.frontends.triton.static_branches import taken_branch
 from porter.frontends.triton.values import TL_DTYPES, TORCH_DTYPES, same_node
 
 # --------------------------------------------------------------------------- host values
@@ -183,6 +184,17 @@ def _pos(node) -> tuple:
     return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
 
 
+def _module_statements(body: list) -> list:
+    """The module's top-level statements, a `try:` standing for the branch tileport takes."""
+    out = []
+    for st in body:
+        if isinstance(st, ast.Try):
+            out.extend(_module_statements(taken_branch(st) + st.finalbody))
+        else:
+            out.append(st)
+    return out
+
+
 class ModuleInfo:
     """Everything the front end needs to know about the file outside kernel bodies."""
 
@@ -213,7 +225,7 @@ class ModuleInfo:
         module = HostScope(self.tree, None)
         self.scopes.append(module)
         self._scan(self.tree.body, module)
-        for node in self.tree.body:
+        for node in _module_statements(self.tree.body):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:
@@ -256,6 +268,9 @@ class ModuleInfo:
             self.functions.setdefault(st.name, []).append(st)
             inner = self._new_scope(st, scope)
             self._scan(st.body, inner)
+            return
+        if isinstance(st, ast.Try) and scope.parent is None:
+            self._scan(taken_branch(st) + st.finalbody, scope)  # the branch verify's copy keeps
             return
         if isinstance(st, ast.ClassDef):
             inner = HostScope(st, scope)

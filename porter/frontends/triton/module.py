@@ -394,7 +394,10 @@ class TritonFrontend:
                 return self.resolve_path(ev.value, node)
             if ev.kind == "def":
                 return None
-            return self.from_host(self.host.binding_value(b))
+            value = self.from_host(self.host.binding_value(b))
+            if value is None and ev.kind == "assign" and not ev.path:
+                return self._alias(ev.value, node)
+            return value
         if name in ("min", "max", "abs", "int", "float", "bool", "len", "range", "print",
                     "isinstance", "round"):
             return FnV("py", name)
@@ -402,6 +405,18 @@ class TritonFrontend:
             return ModV("triton.language")
         if name == "triton":
             return ModV("triton")
+        return None
+
+    def _alias(self, expr, node):
+        """A module-level name bound to a path of kernel-usable values (`rsqrt =
+        libdevice.rsqrt`, `tanh = shim.tanh` where `shim` is a math module, `helper =
+        other_helper`): what the path names, else None."""
+        if isinstance(expr, ast.Name):
+            return self.global_value(expr.id, node)
+        if isinstance(expr, ast.Attribute):
+            base = self._alias(expr.value, node)
+            if isinstance(base, ModV):
+                return self.module_attr(base, expr.attr, node)
         return None
 
     def tree_value(self, name: str):

@@ -440,3 +440,11 @@ def test_a_package_installed_in_the_environment_is_read_without_importing_it(tmp
     monkeypatch.setenv("PYTHONPATH", str(site))  # the child finds the package where this one did
     report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_a_library_autotuner_feeds_the_constexprs_as_triton_autotune_does():
+    source = REAL / "gemslib" / "ops" / "scale_tiles.py"
+    (kernel,) = convert_triton(str(source)).kernels
+    assert kernel.constexprs["BLOCK"] == 64 and kernel.constexpr_origin["BLOCK"] == "autotune config"
+    (second,) = convert_triton(str(source), config=1).kernels
+    assert second.constexprs["BLOCK"] == 256

@@ -184,6 +184,14 @@ def _pos(node) -> tuple:
     return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
 
 
+def _tunes_like_autotune(decorator: ast.Call) -> bool:
+    """A library's autotuner wrapping the jit function (`@libtuner(configs=..., key=[...])`):
+    it takes `triton.autotune`'s configs and key, so its configs feed the constexprs the same
+    way."""
+    keywords = {k.arg for k in decorator.keywords}
+    return "key" in keywords and ("configs" in keywords or bool(decorator.args))
+
+
 def _module_statements(body: list) -> list:
     """The module's top-level statements, a `try:` standing for the branch tileport takes."""
     out = []
@@ -350,7 +358,7 @@ class ModuleInfo:
             short = q.split(".")[-1]
             if self.is_jit(d):
                 is_jit = True
-            elif short == "autotune" and isinstance(d, ast.Call):
+            elif isinstance(d, ast.Call) and (short == "autotune" or _tunes_like_autotune(d)):
                 self.autotune[fn.name] = d
             elif short == "heuristics" and isinstance(d, ast.Call):
                 self.heuristics[fn.name] = d

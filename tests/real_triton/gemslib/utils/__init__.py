@@ -1,4 +1,4 @@
-from gemslib.utils.entry import libentry
+from gemslib.utils.entry import libentry, libtuner
 from gemslib.utils.shim_select import shim
 
-__all__ = ["libentry", "shim"]
+__all__ = ["libentry", "libtuner", "shim"]

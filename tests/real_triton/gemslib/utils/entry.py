@@ -8,3 +8,12 @@ def libentry():
         return functools.wraps(fn)(fn)
 
     return decorator
+
+
+def libtuner(configs, key, strategy="default"):
+    """An autotuner of the library's own, with triton.autotune's configs and key."""
+
+    def decorator(fn):
+        return fn
+
+    return decorator

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
 from porter.kernel_budget import OutOfTime, kernel_budget
+from porter.frontends.triton import generators
 from porter.frontends.triton.generic import find_generic
 from porter.frontends.triton.modules import ModuleIndex, find_module
 from porter.frontends.triton.host import (
@@ -112,6 +113,7 @@ class TritonFrontend:
         self.config_notes: dict = {}   # kernel -> which autotune config the port took
         self.derived_exprs: dict = {}  # kernel -> {constexpr: IR expression over its scalars}
         self.dtype_of_tensor: dict = {}  # kernel -> {constexpr: HDType following a tensor's dtype}
+        self.generated: dict = {}  # kernel -> the calling convention of the generator that made it
 
     def loc(self, node) -> Loc:
         return Loc(self.path, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
@@ -129,11 +131,17 @@ class TritonFrontend:
         except SyntaxError as exc:
             raise TileportError("TP201", f"Python syntax error: {exc.msg}",
                                 Loc(self.path, exc.lineno or 0, exc.offset or 0)) from exc
+        expansions, refused = generators.expand(tree, self.path)
+        self.generated = {e.name: e.host for e in expansions}
+        if expansions:
+            tree = generators.expanded_tree(tree, expansions)
         self.info = ModuleInfo(self.path, tree)
         self.host = HostEval(self.info)
         self.host.imported = self.imported_host_value
         kernels = self.kernel_functions()
         nested = self._nested_kernels(tree)
+        if refused and not kernels and not nested:
+            raise refused[0][1]
         if not kernels and not nested:
             generated = self._generated_kernels(tree)
             if generated is not None:
@@ -144,6 +152,7 @@ class TritonFrontend:
                                     self.loc(fn))
             raise TileportError("TP200", "no @triton.jit kernel in this file", Loc(self.path, 1, 1))
         converted, failures = [], [self._nested_failure(fn, host) for fn, host in nested]
+        failures += [KernelFailure(fn.name, self.loc(fn), exc.diagnostic) for fn, exc in refused]
         for fn in kernels:
             try:
                 with kernel_budget():
@@ -165,6 +174,8 @@ class TritonFrontend:
                     f"{type(exc).__name__}: {exc}", self.loc(fn))))
         if not converted:
             raise NoKernelConverted(failures)
+        for kernel in converted:  # a generator's kernel: the port keeps the library's convention
+            kernel.generated = self.generated.get(kernel.name)
         module = Module(self.path, "triton", converted)
         module.failures = failures
         module.dependencies = sorted(self.siblings)

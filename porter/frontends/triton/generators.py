@@ -243,7 +243,7 @@ def expand_pointwise(fn: ast.FunctionDef, call, scalar: str, annotate: bool, pat
             node.col_offset, node.end_col_offset = fn.col_offset, fn.col_offset
     host = {"generator": "pointwise_dynamic", "inputs": list(zip(params, is_tensor)), "outputs": outs,
             "promotions": [(list(m[:-1]), m[-1]) for m in methods], "count": count, "block": block}
-    return Expansion(fn.name, scalar, kernel, host)
+    return Expansion(fn.name, scalar, kernel, host=host)
 
 
 GENERATORS = (

@@ -140,8 +140,9 @@ class TritonFrontend:
         self.host.imported = self.imported_host_value
         kernels = self.kernel_functions()
         nested = self._nested_kernels(tree)
-        if refused and not kernels and not nested:
-            raise refused[0][1]
+        refusals = [KernelFailure(fn.name, self.loc(fn), exc.diagnostic) for fn, exc in refused]
+        if not kernels and not nested and refusals:
+            raise NoKernelConverted(refusals)
         if not kernels and not nested:
             generated = self._generated_kernels(tree)
             if generated is not None:
@@ -152,7 +153,7 @@ class TritonFrontend:
                                     self.loc(fn))
             raise TileportError("TP200", "no @triton.jit kernel in this file", Loc(self.path, 1, 1))
         converted, failures = [], [self._nested_failure(fn, host) for fn, host in nested]
-        failures += [KernelFailure(fn.name, self.loc(fn), exc.diagnostic) for fn, exc in refused]
+        failures += refusals
         for fn in kernels:
             try:
                 with kernel_budget():

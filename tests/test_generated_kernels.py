@@ -25,7 +25,8 @@ from tests.conftest import ROOT
 SAMPLES = {"tests/generated/unary.py": ["erf_gelu", "soft_sign"],
            "tests/generated/binary_broadcast.py": ["smooth_max"],
            "tests/generated/tensor_scalar.py": ["clamp_scalars", "above"],
-           "tests/generated/two_outputs.py": ["split_scale"]}
+           "tests/generated/two_outputs.py": ["split_scale"],
+           "tests/generated/bitwise.py": ["mix_bits", "halve_masked"]}
 
 
 @pytest.mark.parametrize("rel", sorted(SAMPLES))
@@ -49,6 +50,12 @@ def test_the_schema_gives_the_kernel_its_parameters_and_output_dtypes():
     assert clamp.generated["promotions"] == [([0, 1, 2], "DEFAULT")]
     two = convert_triton(str(ROOT / "tests/generated/two_outputs.py")).kernels[0]
     assert [p.name for p in two.params if p.name.startswith("out")] == ["out0", "out1"]
+
+
+def test_a_body_triton_refuses_on_floats_is_converted_for_int32_inputs():
+    mix, halve = convert_triton(str(ROOT / "tests/generated/bitwise.py")).kernels
+    assert [(p.name, p.dtype) for p in mix.params[:3]] == [("a", "int32"), ("b", "int32"), ("out0", "int32")]
+    assert [(p.name, p.dtype) for p in halve.params[:3]] == [("a", "int32"), ("m", "int32"), ("out0", "float32")]
 
 
 def test_the_scalar_function_stays_unchanged_beside_the_kernel(tmp_path):
@@ -197,7 +204,7 @@ def test_generated_kernels_verify_against_the_library_kernel(rel, tmp_path):
     _, result = _verify(rel, tmp_path, *extra)
     report = json.loads(result.stdout)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert sorted(k["name"] for k in report["kernels"]) == sorted(SAMPLES[rel])
+    assert sorted(k["kernel"] for k in report["kernels"]) == sorted(SAMPLES[rel])
     for k in report["kernels"]:
         assert k["verdict"] == "equivalent" and len(k["cases"]) >= 2
         if not extra:

@@ -153,12 +153,33 @@ def kernel_source(expansion: Expansion) -> str:
 # --------------------------------------------------------------------------- pointwise_dynamic
 
 #: The promotion kinds of torch's elementwise type promotion (torch._prims_common), and the
-#: dtype each gives when the tensor inputs are float32 (the dtype a port is converted for).
+#: dtype each gives when the tensor inputs are float32 (the dtype a port is converted for), or
+#: int32 (for a body Triton refuses on floats: bitwise operators, integer `//`).
 PROMOTIONS = {"DEFAULT": "float32", "NO_OPMATH": "float32", "INT_TO_FLOAT": "float32",
               "ALWAYS_BOOL": "bool", "COMPLEX_TO_FLOAT": "float32", "BOOL_TO_LONG": "float32"}
+INT_PROMOTIONS = {"DEFAULT": "int32", "NO_OPMATH": "int32", "INT_TO_FLOAT": "float32",
+                  "ALWAYS_BOOL": "bool", "COMPLEX_TO_FLOAT": "int32", "BOOL_TO_LONG": "int32"}
+#: The input dtypes a generated elementwise kernel is converted for, in order: the next is
+#: tried when Triton refuses the body on the previous (TP225).
+INPUT_DTYPES = {"float32": PROMOTIONS, "int32": INT_PROMOTIONS}
 #: A scalar input's declared Python type (`dtypes=[None, float]`) as a Triton type.
 _SCALAR_TYPES = {"float": "float32", "int": "int32", "bool": "int1"}
-_TL_NAMES = {"float32": "float32", "bool": "int1"}
+_TL_NAMES = {"float32": "float32", "int32": "int32", "bool": "int1"}
+
+
+def retype(kernel: ast.FunctionDef, host: dict, dtype: str) -> None:
+    """Annotate the tensor parameters of a synthesized elementwise kernel for inputs of `dtype`
+    (one of INPUT_DTYPES), its outputs as promotion gives them."""
+    tl = host["tl"]
+    pointer = "{tl}.pointer_type({tl}.{t})"
+    types = {p: dtype for p, is_tensor in host["inputs"] if is_tensor}
+    types.update({o: INPUT_DTYPES[dtype][kind] for o, (_, kind) in zip(host["outputs"], host["promotions"])})
+    for a in kernel.args.args:
+        if a.arg in types:
+            a.annotation = ast.copy_location(
+                ast.parse(pointer.format(tl=tl, t=_TL_NAMES[types[a.arg]]), mode="eval").body, a)
+    ast.fix_missing_locations(kernel)
+    host["dtype"] = dtype
 
 
 def _keywords(call, fn, path) -> dict:
@@ -223,10 +244,8 @@ def expand_pointwise(fn: ast.FunctionDef, call, scalar: str, annotate: bool, pat
 
     signature = []
     for p, t, d in zip(params, is_tensor, dtypes):
-        signature.append(f"{p}: {tl}.pointer_type({tl}.float32)" if t and annotate else
-                         p if t else typed(p, _SCALAR_TYPES.get(d)))
-    for o, m in zip(outs, methods):
-        signature.append(f"{o}: {tl}.pointer_type({tl}.{_TL_NAMES[PROMOTIONS[m[-1]]]})" if annotate else o)
+        signature.append(p if t else typed(p, _SCALAR_TYPES.get(d)))
+    signature += outs
     signature += [typed(count, "int32"), f"{block}: {tl}.constexpr = {BLOCK}"]
     args = ", ".join(values.get(p, p) for p in params)
     lines = [f"@{triton}.jit", f"def {fn.name}({', '.join(signature)}):",
@@ -242,7 +261,10 @@ def expand_pointwise(fn: ast.FunctionDef, call, scalar: str, annotate: bool, pat
             node.lineno, node.end_lineno = fn.lineno, fn.lineno
             node.col_offset, node.end_col_offset = fn.col_offset, fn.col_offset
     host = {"generator": "pointwise_dynamic", "inputs": list(zip(params, is_tensor)), "outputs": outs,
-            "promotions": [(list(m[:-1]), m[-1]) for m in methods], "count": count, "block": block}
+            "promotions": [(list(m[:-1]), m[-1]) for m in methods], "count": count, "block": block,
+            "tl": tl}
+    if annotate:
+        retype(kernel, host, next(iter(INPUT_DTYPES)))
     return Expansion(fn.name, scalar, kernel, host=host)
 
 

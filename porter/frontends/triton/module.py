@@ -157,7 +157,8 @@ class TritonFrontend:
         for fn in kernels:
             try:
                 with kernel_budget():
-                    converted.append(self.convert_generic(fn))
+                    converted.append(self._convert_generated(fn) if fn.name in self.generated
+                                     else self.convert_generic(fn))
             except OutOfTime as out:
                 failures.append(KernelFailure(fn.name, self.loc(fn), Diagnostic(
                     "TP019", out.message(fn.name), self.loc(fn))))
@@ -181,6 +182,22 @@ class TritonFrontend:
         module.failures = failures
         module.dependencies = sorted(self.siblings)
         return module
+
+    def _convert_generated(self, fn: ast.FunctionDef) -> Kernel:
+        """A generated elementwise kernel, converted for the first input dtype its body takes
+        (float32; int32 where Triton refuses the body on floats: `a & b`, `~x`); the first
+        refusal when none does."""
+        host = self.generated[fn.name]
+        first = None
+        for dtype in generators.INPUT_DTYPES:
+            generators.retype(fn, host, dtype)
+            try:
+                return self.convert_generic(fn)
+            except TileportError as exc:
+                first = first or exc
+                if exc.diagnostic.code != "TP225":
+                    break
+        raise first
 
     def convert_generic(self, fn: ast.FunctionDef) -> Kernel:
         """Convert `fn`, find the constexprs its port can take as parameters, and convert it

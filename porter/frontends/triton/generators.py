@@ -25,10 +25,10 @@ from typing import Callable
 from porter.diagnostics import Loc, TileportError
 from porter.frontends.triton.tables import _unique
 
-#: The names the synthesized code gives triton and triton.language when the module binds none
-#: (a kernel appended to a module must not rebind its names). A module's own alias is used when
-#: it has one: the interpreter patches triton.language once per name it finds in a module, and
-#: a second name for it breaks `tl.arange` there.
+#: The names the synthesized code gives triton and triton.language where the module's own
+#: cannot serve (a kernel appended to a module must not rebind its names). triton.language is
+#: `tl` wherever the module leaves that name free: the interpreter compiles a kernel's source
+#: again with annotations as text, and takes only `tl.constexpr` (or `constexpr`) for one.
 TRITON, TL = "_tileport_triton", "_tileport_tl"
 
 #: The tile each program of a synthesized elementwise kernel covers.
@@ -106,9 +106,10 @@ def expand(tree: ast.Module, path: str, annotate: bool = True) -> tuple:
                                    for t in n.targets if isinstance(t, ast.Name)}
     names = import_names(tree)
     triton = next((a for a, q in names.items() if q == "triton"), TRITON)
-    tl = next((a for a, q in names.items() if q == "triton.language"), TL)
+    tl = "tl" if names.get("tl") == "triton.language" or "tl" not in taken else \
+        next((a for a, q in names.items() if q == "triton.language"), TL)
     imports = "\n".join(([f"import triton as {TRITON}"] if triton == TRITON else []) +
-                        ([f"import triton.language as {TL}"] if tl == TL else []))
+                        ([f"import triton.language as {tl}"] if names.get(tl) != "triton.language" else []))
     expansions, failures = [], []
     for fn, decorator, g in generated_functions(tree):
         scalar = _unique(f"{fn.name}_scalar", taken)

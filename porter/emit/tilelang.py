@@ -16,6 +16,7 @@ from pathlib import Path
 from porter import __version__
 from porter.emit.expressions import ExprEmitter, dtype_ref, tuple_text
 from porter.emit.layout import bullet, docstring, lay_out_module
+from porter.emit.generated_hosts import host_text
 from porter.emit.triton_launch import add_variants, host_python, triton_view
 from porter.emit.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.ir.fold import try_int
@@ -92,6 +93,7 @@ class KernelView:
     texture_extents: list = field(default_factory=list)  # (parameter, its texture, axis, channels)
     views: list = field(default_factory=list)  # (buffer, the original's element dtype, the port's)
     required: list = field(default_factory=list)  # wrapper parameters defaulted only for their place
+    generated: str = ""  # the host function of a generated kernel (generated_hosts.py)
 
 
 def _environment():
@@ -300,6 +302,8 @@ class KernelEmitter:
                                    unrolled=self.k.unrolled)
             if v.level != "thread":
                 threads = "threads"  # num_warps * 32, the caller's
+            if self.values.generated:
+                v.generated = host_text(k.ident, self.values.generated, v.triton["positional"])
         if k.language == "cuda" and self.values.cuda_launch:
             block, shared = self.values.cuda_launch
             axes = [(self.param_names[p.name], p.grid_axis) for p in k.params

@@ -400,6 +400,9 @@ class Kernel:
     # Triton: buffer -> stride parameters that a block pointer's `order` declares its
     # fastest-varying (contiguous) dimension's: the copy rule stages such tiles transposed
     fastest_strides: dict = field(default_factory=dict)
+    # Triton: the calling convention of the library decorator that generated this kernel (its
+    # name and inputs, outputs, promotions: porter/frontends/triton/generators.py), or None
+    generated: dict | None = None
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
 

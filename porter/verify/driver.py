@@ -567,6 +567,8 @@ def port_jobs(prepared: Prepared) -> tuple:
                    "bf16": [getattr(p, "dtype", "") == "bfloat16" for p in kernel.params]}
             if kernel.language == "triton":
                 job["triton"] = triton_call(kernel, args)
+            if kernel.generated:  # the port's `<name>` keeps the library's convention
+                job["launcher"] = f"{kernel.ident}_kernel"
             elif kernel.cuda_launch:  # CUDA's convention: kernel[grid, block, shared_bytes](*args)
                 job["cuda"] = {"block": list(kernel.cuda_launch[0]), "shared": kernel.cuda_launch[1],
                                "grid_axes": [i for i, p in enumerate(kernel.params)

@@ -240,7 +240,8 @@ def _run(module, job: dict, torch) -> dict:
         else:
             guards.append(None)
             tensors.append(a["scalar"])
-    fn = getattr(module, job["function"])
+    # a generated kernel's launcher: its `<name>` is the library's host function
+    fn = getattr(module, job.get("launcher") or job["function"])
     target = job.get("target", "c")
     if target == "cuda":
         tensors = [t.cuda() if isinstance(t, torch.Tensor) else t for t in tensors]

@@ -6,7 +6,8 @@ instead a copy that keeps only the kernels and what they reference: the `@triton
 functions (their `@triton.autotune` / `@triton.heuristics` decorators dropped: verify passes
 every constexpr itself), the imports, constants and definitions their bodies name, and nothing
 else. Every other top-level statement becomes blank lines, so line numbers in the copy are the
-original's and errors point at the user's file. Modules of the user's tree that the kernels
+original's and errors point at the user's file. The kernels a library's decorator generates
+(porter/frontends/triton/generators.py) are written after them, around the scalar functions. Modules of the user's tree that the kernels
 import from (`from .utils import helper`, `import mylib.language as tle`) are extracted the
 same way beside the copy; the user's folder is never put on `sys.path`.
 """
@@ -17,6 +18,7 @@ import ast
 import hashlib
 from pathlib import Path
 
+from porter.frontends.triton import generators
 from porter.frontends.triton.modules import find_module
 from porter.frontends.triton.static_branches import taken_branch, taken_handler
 
@@ -96,6 +98,9 @@ class _Extractor:
                 new.append("\n")
                 continue
             new.append(headers.get(number, line))
+        # the kernels a library's decorator would generate (FlagGems' @pointwise_dynamic),
+        # after every original line: around the scalar functions kept above, unchanged
+        new += ["\n" + generators.kernel_source(e) for e in generators.expand(tree, str(path), annotate=False)[0]]
         if file_name is None:
             digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
             file_name = f"_tileport_{path.stem}_{digest}.py"

@@ -45,6 +45,7 @@ from pathlib import Path
 
 from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
 from porter.kernel_budget import OutOfTime, kernel_budget
+from porter.frontends.triton import generators
 from porter.frontends.triton.generic import find_generic
 from porter.frontends.triton.modules import ModuleIndex, find_module
 from porter.frontends.triton.host import (
@@ -112,6 +113,7 @@ class TritonFrontend:
         self.config_notes: dict = {}   # kernel -> which autotune config the port took
         self.derived_exprs: dict = {}  # kernel -> {constexpr: IR expression over its scalars}
         self.dtype_of_tensor: dict = {}  # kernel -> {constexpr: HDType following a tensor's dtype}
+        self.generated: dict = {}  # kernel -> the calling convention of the generator that made it
 
     def loc(self, node) -> Loc:
         return Loc(self.path, getattr(node, "lineno", 0), getattr(node, "col_offset", -1) + 1)
@@ -129,11 +131,18 @@ class TritonFrontend:
         except SyntaxError as exc:
             raise TileportError("TP201", f"Python syntax error: {exc.msg}",
                                 Loc(self.path, exc.lineno or 0, exc.offset or 0)) from exc
+        expansions, refused = generators.expand(tree, self.path)
+        self.generated = {e.name: e.host for e in expansions}
+        if expansions:
+            tree = generators.expanded_tree(tree, expansions)
         self.info = ModuleInfo(self.path, tree)
         self.host = HostEval(self.info)
         self.host.imported = self.imported_host_value
         kernels = self.kernel_functions()
         nested = self._nested_kernels(tree)
+        refusals = [KernelFailure(fn.name, self.loc(fn), exc.diagnostic) for fn, exc in refused]
+        if not kernels and not nested and refusals:
+            raise NoKernelConverted(refusals)
         if not kernels and not nested:
             generated = self._generated_kernels(tree)
             if generated is not None:
@@ -144,10 +153,12 @@ class TritonFrontend:
                                     self.loc(fn))
             raise TileportError("TP200", "no @triton.jit kernel in this file", Loc(self.path, 1, 1))
         converted, failures = [], [self._nested_failure(fn, host) for fn, host in nested]
+        failures += refusals
         for fn in kernels:
             try:
                 with kernel_budget():
-                    converted.append(self.convert_generic(fn))
+                    converted.append(self._convert_generated(fn) if fn.name in self.generated
+                                     else self.convert_generic(fn))
             except OutOfTime as out:
                 failures.append(KernelFailure(fn.name, self.loc(fn), Diagnostic(
                     "TP019", out.message(fn.name), self.loc(fn))))
@@ -165,10 +176,28 @@ class TritonFrontend:
                     f"{type(exc).__name__}: {exc}", self.loc(fn))))
         if not converted:
             raise NoKernelConverted(failures)
+        for kernel in converted:  # a generator's kernel: the port keeps the library's convention
+            kernel.generated = self.generated.get(kernel.name)
         module = Module(self.path, "triton", converted)
         module.failures = failures
         module.dependencies = sorted(self.siblings)
         return module
+
+    def _convert_generated(self, fn: ast.FunctionDef) -> Kernel:
+        """A generated elementwise kernel, converted for the first input dtype its body takes
+        (float32; int32 where Triton refuses the body on floats: `a & b`, `~x`); the first
+        refusal when none does."""
+        host = self.generated[fn.name]
+        first = None
+        for dtype in generators.INPUT_DTYPES:
+            generators.retype(fn, host, dtype)
+            try:
+                return self.convert_generic(fn)
+            except TileportError as exc:
+                first = first or exc
+                if exc.diagnostic.code != "TP225":
+                    break
+        raise first
 
     def convert_generic(self, fn: ast.FunctionDef) -> Kernel:
         """Convert `fn`, find the constexprs its port can take as parameters, and convert it

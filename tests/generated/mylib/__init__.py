@@ -1,0 +1,1 @@
+"""A stand-in library for the generated-kernel samples: tileport reads the samples, never runs them."""

@@ -1,0 +1,1 @@
+from mylib.utils.pointwise_dynamic import pointwise_dynamic  # noqa: F401

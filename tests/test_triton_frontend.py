@@ -689,6 +689,24 @@ def test_a_flag_value_that_cannot_be_converted_is_left_out_when_another_converts
     assert '_specialised("k", "AS_BITS", AS_BITS, False)' in port and "AS_BITS=True left out" in port
 
 
+def test_a_flag_value_left_out_after_the_first_converted_is_named_in_the_note(tmp_path):
+    """The first value converts, the other does not: the note says which value the port
+    refuses and why (it used to be dropped without a word, and verify then met the refusal)."""
+    src = write(tmp_path, """
+        @triton.jit
+        def k(x_ptr, y_ptr, n, PLAIN: tl.constexpr):
+            offs = tl.arange(0, 64)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            if not PLAIN:
+                x = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.float32,
+                                              is_pure=True, pack=1)
+            tl.store(y_ptr + offs, x * 2.0, mask=offs < n)
+    """)
+    (kernel,) = convert_triton(src).kernels
+    assert kernel.constexprs["PLAIN"] is True and kernel.variants == []
+    assert "PLAIN=False left out (TP" in kernel.note
+
+
 def test_a_port_specialised_for_a_none_constexpr_takes_none(tmp_path):
     """The matmul tutorial launches `ACTIVATION=activation` with `activation=None`: the port
     converted for None must take None (it refused it as the string 'None')."""

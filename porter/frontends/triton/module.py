@@ -222,8 +222,11 @@ class TritonFrontend:
             for combo in combos[1:]:
                 try:
                     kernel.variants.append(_unused_scalars_typed_as(self._convert_with_generic(fn, combo), kernel))
-                except TileportError:
-                    continue
+                except TileportError as exc:  # the port refuses these values; say so and why
+                    left = ", ".join(f"{n}={v!r}" for n, v in combo.items())
+                    d = exc.diagnostic
+                    why = f"{d.code} at line {d.loc.line if d.loc else '?'}: {d.message}"
+                    kernel.note = "; ".join(x for x in (kernel.note, f"{left} left out ({why})") if x)
             self._launch_values(fn, kernel)
         finally:
             self.dtypes = saved_dtypes

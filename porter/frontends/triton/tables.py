@@ -25,7 +25,9 @@ _FP32_ONLY = {"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf"
 _LIBDEVICE_EXTRA = {"tanh": "tanh", "pow": "pow", "fmod": "fmod", "log10": "log10", "fabs": "abs",
                     "fmax": "max", "fmin": "min", "fast_expf": "exp", "fast_logf": "log",
                     "expf": "exp", "logf": "log", "sqrtf": "sqrt", "rint": "nearbyint",
-                    "nearbyint": "nearbyint", "round": "round"}
+                    "nearbyint": "nearbyint", "round": "round",
+                    **{n: n for n in ("tan", "atan", "atan2", "asin", "acos", "sinh", "cosh",
+                                      "trunc", "hypot", "log1p", "log2", "exp2", "erf")}}
 _LIBDEVICE_FP32_ONLY = set(_LIBDEVICE_EXTRA) - {"fabs", "fmax", "fmin"}
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",

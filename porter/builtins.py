@@ -33,6 +33,8 @@ TILELANG_MATH = {
     "fmod": "T.fmod", "cosh": "T.cosh", "sinh": "T.sinh", "tan": "T.tan", "atan": "T.atan",
     "asin": "T.asin", "acos": "T.acos", "atan2": "T.atan2", "trunc": "T.trunc",
     "hypot": "T.hypot",
+    # bool predicates (`x != x` is folded away where the compiler assumes no NaN)
+    "isnan": "T.isnan", "isinf": "T.isinf", "isfinite": "T.isfinite",
     # ties to even on every target (T.round is nearbyintf on CUDA but roundf on HIP and C);
     # C's round (ties away from zero) is spelled out by the emitter (emit/expressions.py)
     "nearbyint": "T.nearbyint",

@@ -488,3 +488,15 @@ def test_the_interpreter_libdevice_table_matches_numpy_on_predicates_and_roundin
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == "[0, 0, 0, 1, 2, 0, 0, 0] [0, 2, -2] [4, 0, 2]".split()
+
+
+def test_libdevice_predicates_on_nan_and_inf_and_a_dtype_tested_with_is(tmp_path):
+    port = _load(_port(tmp_path, REAL / "libdevice_predicates.py"))
+    import torch
+
+    x = torch.tensor([1.0, float("nan"), float("inf"), -float("inf"), -2.0] * 4)
+    out, flags = torch.full_like(x, 5.0), torch.full_like(x, 5.0)
+    port.clean_kernel[(1,)](x, out, flags, x.numel(), BLOCK=32, target="c")
+    finite = torch.isfinite(x)
+    assert torch.equal(flags, (~finite).float())
+    assert torch.equal(out[finite], x[finite]) and torch.isnan(out[1]) and torch.isinf(out[2])

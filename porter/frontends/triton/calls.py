@@ -12,7 +12,7 @@ from porter.builtins import TRITON_BUILTINS
 from porter.frontends.triton.random import normal, philox_words, uniform
 from porter.frontends.triton.retry import _Retype
 from porter.frontends.triton.tables import (
-    _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY,
+    _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY, _LIBDEVICE_PREDICATES,
     _MISSING, _RANDOM, _RESHAPE, _REDUCE,
 )
 from porter.frontends.triton.tiles import TILE_OPS, NeedTiles, TileRef
@@ -499,6 +499,8 @@ class TritonCalls:
                   self._bshape(node, a, b))
 
     def math_call(self, name, args, node, libdevice: bool = False):
+        if libdevice and name in _LIBDEVICE_PREDICATES and len(args) == 1:
+            return self._float_predicate(name, args[0], node)
         entry = TRITON_BUILTINS.get(name)
         if entry is None and libdevice and name in _LIBDEVICE_EXTRA:
             entry = ("math", _LIBDEVICE_EXTRA[name])
@@ -536,6 +538,14 @@ class TritonCalls:
             self._note_float(dt, *args)
         exprs = tuple(self._as_expr(v, dt) for v in args)
         return TV(Call(canonical, exprs, dt), self._bshape(node, *args))
+
+    def _float_predicate(self, name, x, node):
+        """libdevice's int32 predicates on floats (`isnan(x)`), as Triton returns them."""
+        self._check_operand(x, node)
+        if not isinstance(x, TV):
+            raise self.err("TP217", f"libdevice.{name} of a non-tensor", node)
+        test = Call(_LIBDEVICE_PREDICATES[name], (x.expr,), "bool")
+        return TV(cast(test, "int32"), x.shape)
 
     def to(self, x, args, kwargs, node):
         if kwargs.get("bitcast") is not None and isinstance(kwargs.get("bitcast"), PyC) and \

@@ -1099,6 +1099,8 @@ class KernelConverter(TritonCalls, TritonMemory):
             if isinstance(op, (ast.Is, ast.IsNot)):
                 if isinstance(left, PyC) and isinstance(right, PyC):
                     r = PyC((left.value is right.value) == isinstance(op, ast.Is))
+                elif isinstance(left, DTypeV) and isinstance(right, DTypeV):  # `dtype is tl.bfloat16`
+                    r = PyC((left.dtype == right.dtype) == isinstance(op, ast.Is))
                 else:
                     none_side = (isinstance(left, PyC) and left.value is None) or \
                         (isinstance(right, PyC) and right.value is None)

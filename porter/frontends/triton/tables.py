@@ -29,6 +29,9 @@ _LIBDEVICE_EXTRA = {"tanh": "tanh", "pow": "pow", "fmod": "fmod", "log10": "log1
                     **{n: n for n in ("tan", "atan", "atan2", "asin", "acos", "sinh", "cosh",
                                       "trunc", "hypot", "log1p", "log2", "exp2", "erf")}}
 _LIBDEVICE_FP32_ONLY = set(_LIBDEVICE_EXTRA) - {"fabs", "fmax", "fmin"}
+# libdevice's int32 predicates on floats -> the canonical bool predicate (porter.builtins)
+_LIBDEVICE_PREDICATES = {"isnan": "isnan", "isinf": "isinf", "finitef": "isfinite",
+                         "isfinited": "isfinite"}
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|",

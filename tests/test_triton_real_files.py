@@ -500,3 +500,10 @@ def test_libdevice_predicates_on_nan_and_inf_and_a_dtype_tested_with_is(tmp_path
     finite = torch.isfinite(x)
     assert torch.equal(flags, (~finite).float())
     assert torch.equal(out[finite], x[finite]) and torch.isnan(out[1]) and torch.isinf(out[2])
+
+
+def test_logical_and_or_verify(tmp_path):
+    source = REAL / "logical_ops.py"
+    port = _port(tmp_path, source)
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error

@@ -13,7 +13,7 @@ from porter.frontends.triton.random import normal, philox_words, uniform
 from porter.frontends.triton.retry import _Retype
 from porter.frontends.triton.tables import (
     _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY, _LIBDEVICE_PREDICATES,
-    _MISSING, _RANDOM, _RESHAPE, _REDUCE,
+    _LOGICAL, _MISSING, _RANDOM, _RESHAPE, _REDUCE,
 )
 from porter.frontends.triton.tiles import TILE_OPS, NeedTiles, TileRef
 from porter.frontends.triton.values import (
@@ -206,6 +206,10 @@ class TritonCalls:
             if not (isinstance(c, TV) or _is_number(c)):
                 raise self.err("TP217", "tl.where condition must be a value", node)
             return self.select(c, a, b, node)
+        if name in _LOGICAL:  # the tensor method `a.logical_and(b)`: `a & b` on int1 values
+            a = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+            b = self._need(args, kwargs, 1, "other", node, f"tl.{name}")
+            return self.binop(_LOGICAL[name], self._as_bool(a, node), self._as_bool(b, node), node)
         if name in ("maximum", "minimum"):
             a = self._need(args, kwargs, 0, "x", node, f"tl.{name}")
             b = self._need(args, kwargs, 1, "y", node, f"tl.{name}")
@@ -538,6 +542,12 @@ class TritonCalls:
             self._note_float(dt, *args)
         exprs = tuple(self._as_expr(v, dt) for v in args)
         return TV(Call(canonical, exprs, dt), self._bshape(node, *args))
+
+    def _as_bool(self, v, node):
+        """A logical operand: int1 as it is, any other value tested against zero."""
+        if isinstance(v, TV) and self._dt(v) == "bool":
+            return v
+        return self.binop("!=", v, PyC(0), node)
 
     def _float_predicate(self, name, x, node):
         """libdevice's int32 predicates on floats (`isnan(x)`), as Triton returns them."""

@@ -18,6 +18,7 @@ _RESHAPE = {"reshape", "view", "ravel", "flatten", "join", "interleave", "cat",
 _IGNORED = {"static_print", "device_print", "device_assert", "debug_barrier", "assume",
             "print", "static_assert"}
 _HINTS = {"multiple_of", "max_contiguous", "max_constancy"}
+_LOGICAL = {"logical_and": "&", "logical_or": "|"}
 # math functions Triton only accepts on fp32/fp64 (`_check_dtype` in triton/language/math.py)
 _FP32_ONLY = {"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf", "floor",
               "ceil", "sigmoid", "sqrt_rn", "log1p"}

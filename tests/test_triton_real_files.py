@@ -507,3 +507,14 @@ def test_logical_and_or_verify(tmp_path):
     port = _port(tmp_path, source)
     report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_compile_time_functions_are_evaluated_as_triton_runs_them(tmp_path):
+    source = REAL / "compile_time_functions.py"
+    (kernel,) = convert_triton(str(source), constexprs={"BLOCK": 128}).kernels
+    port = _port(tmp_path, source, constexprs={"BLOCK": 128})
+    text = port.read_text()
+    assert "T.Cast(T.float32, x[i])" in text and "* T.float32(4.0)" in text  # 128 // 32 lanes
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120,
+                                                          constexprs={"BLOCK": 128}))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error

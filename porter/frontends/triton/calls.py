@@ -10,6 +10,7 @@ import math
 
 from porter.builtins import TRITON_BUILTINS
 from porter.frontends.triton.random import normal, philox_words, uniform
+from porter.frontends.triton.constexpr_functions import Dtype, evaluate
 from porter.frontends.triton.retry import _Retype
 from porter.frontends.triton.tables import (
     _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY, _LIBDEVICE_PREDICATES,
@@ -45,6 +46,8 @@ class TritonCalls:
             raise self.err("TP217", "this value is not callable in a kernel", node)
         if f.kind == "jit":
             return self.inline(f.node, args, kwargs, node, f.bound)
+        if f.kind == "compile_time":
+            return self.compile_time_call(f, args, kwargs, node)
         if f.kind == "py":
             return self.python_builtin(f.name, args, kwargs, node)
         if f.kind == "pymath":
@@ -542,6 +545,29 @@ class TritonCalls:
             self._note_float(dt, *args)
         exprs = tuple(self._as_expr(v, dt) for v in args)
         return TV(Call(canonical, exprs, dt), self._bshape(node, *args))
+
+    def compile_time_call(self, f, args, kwargs, node):
+        """`@tl.constexpr def f(dtype)` called in the kernel: run at convert time, as Triton
+        runs it at compile time (constexpr_functions.py), on constexprs and dtypes."""
+        if kwargs:
+            raise self.err("TP217", f"keyword arguments to the compile-time function '{f.name}'", node)
+        values = []
+        for a in args:
+            if isinstance(a, PyC):
+                values.append(a.value)
+            elif isinstance(a, DTypeV) and a.param is None:
+                values.append(Dtype(a.dtype))
+            else:
+                raise self.err("TP217", f"the compile-time function '{f.name}' takes constexprs and "
+                               "dtypes only", node)
+        result = evaluate(f.node, values, f.bound.compile_time_lookup,
+                          lambda message, where: self.err("TP217", message, node))
+        if isinstance(result, Dtype):
+            return DTypeV(result.name)
+        if isinstance(result, (int, float, bool)) or result is None:
+            return PyC(result)
+        raise self.err("TP217", f"the compile-time function '{f.name}' returned a value tileport "
+                       "cannot use", node)
 
     def _as_bool(self, v, node):
         """A logical operand: int1 as it is, any other value tested against zero."""

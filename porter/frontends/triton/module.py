@@ -47,6 +47,7 @@ from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted
 from porter.kernel_budget import OutOfTime, kernel_budget
 from porter.frontends.triton import generators
 from porter.frontends.triton.generic import find_generic
+from porter.frontends.triton.constexpr_functions import Dtype, is_compile_time
 from porter.frontends.triton.modules import ModuleIndex, find_module
 from porter.frontends.triton.host import (
     GridBuilder, HConfig, HConst, HDict, HDType, HostEval, HScalar, HTensor, HTuple,
@@ -425,6 +426,8 @@ class TritonFrontend:
             if ev.kind == "import":
                 return self.resolve_path(ev.value, node)
             if ev.kind == "def":
+                if isinstance(ev.node, ast.FunctionDef) and is_compile_time(ev.node, self.info.qualname):
+                    return FnV("compile_time", name, ev.node, self)
                 return None
             value = self.from_host(self.host.binding_value(b))
             if value is None and ev.kind == "assign" and not ev.path:
@@ -438,6 +441,22 @@ class TritonFrontend:
         if name == "triton":
             return ModV("triton")
         return None
+
+    def compile_time_lookup(self, name: str):
+        """A module-level name as a compile-time function reads it (constexpr_functions.py):
+        Python constants, dtypes, `tl`, and other compile-time functions; KeyError else."""
+        value = self.global_value(name)
+        if isinstance(value, PyC):
+            return value.value
+        if isinstance(value, DTypeV):
+            return Dtype(value.dtype)
+        if isinstance(value, ModV) and value.path in ("triton.language", "triton.language.core"):
+            return "tl" if value.path == "triton.language" else "tl.core"
+        if isinstance(value, FnV) and value.kind == "compile_time":
+            return value.node
+        if isinstance(value, FnV) and value.kind == "tl":
+            return f"tl.{value.name}"
+        raise KeyError(name)
 
     def _alias(self, expr, node):
         """A module-level name bound to a path of kernel-usable values (`rsqrt =

@@ -786,9 +786,11 @@ class KernelConverter(TritonCalls, TritonMemory):
         if isinstance(base, ModV):
             return self.fe.module_attr(base, name, node)
         if isinstance(base, TV):
-            if name == "dtype":
+            if name in ("dtype", "type"):
                 e = base.expr
                 param = e.name if isinstance(e, Var) and e.name in self.unknown else None
+                if name == "type" and param is None:  # a block's type: `.element_ty` is its dtype
+                    return PtrTypeV(base.dtype)
                 return DTypeV(base.dtype, param)
             if name == "shape":
                 return PyC(tuple(base.shape))
@@ -803,6 +805,8 @@ class KernelConverter(TritonCalls, TritonMemory):
             return FnV("method", name, bound=base)
         if isinstance(base, BlockPtrV) and name in ("load", "store"):
             return FnV("method", name, bound=base)
+        if isinstance(base, BlockPtrV) and name in ("dtype", "type"):  # `p.dtype.element_ty`
+            return PtrTypeV(base.elem)
         if isinstance(base, PtrTypeV):
             if name == "element_ty":
                 return DTypeV(base.elem)
@@ -815,7 +819,7 @@ class KernelConverter(TritonCalls, TritonMemory):
                 return PyC(8 if base.dtype == "bool" else int("".join(c for c in base.dtype if c.isdigit())))
             if name.startswith("is_"):
                 return FnV("dtype_pred", name, bound=base)
-        if isinstance(base, PyC) and name == "value":
+        if isinstance(base, (PyC, DTypeV)) and name == "value":  # a constexpr's wrapped value
             return base
         raise self.err("TP217", f"unsupported attribute '.{name}'", node)
 

@@ -1001,6 +1001,13 @@ class KernelConverter(TritonCalls, TritonMemory):
             off = fold(BinOp("+", cast(a.offset, dt), cast(delta, dt), dt))
         return PtrV(a.buffer, off, shape, a.elem)
 
+    def _integers_loaded(self, *operands):
+        """An integer-only operator (`//`, `&`, `<<` ...) on a value loaded from a buffer whose
+        float32 dtype is only a guess: the buffer holds integers (raises _Retype)."""
+        for v in operands:
+            if not isinstance(v, PyC) and is_float(self._dt(v)):
+                self.retype_loaded(v, "int32")
+
     def arith(self, op, a, b, node):
         a_s, b_s = isinstance(a, PyC), isinstance(b, PyC)
         ad, bd = self._dt(a), self._dt(b)
@@ -1008,6 +1015,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         if op in ("&", "|", "^", "<<", ">>"):
             dt = computation_type(ad, a_s, bd, b_s)
             if is_float(dt):
+                self._integers_loaded(a, b)
                 raise self.err("TP225", f"bitwise '{op}' on floating-point values", node)
             ea, eb = self._as_expr(a, dt), self._as_expr(b, dt)
             if dt == "bool" and op in ("&", "|", "^"):
@@ -1033,6 +1041,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         if op in ("//", "%"):
             dt = computation_type(ad, a_s, bd, b_s, div_or_mod=True)
             if op == "//" and is_float(dt):
+                self._integers_loaded(a, b)
                 raise self.err("TP225", "'//' on floating-point values is not supported by Triton",
                                node)
             self._note_float(dt, a, b)

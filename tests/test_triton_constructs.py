@@ -8,8 +8,10 @@ import textwrap
 import pytest
 
 from porter.frontends.triton import convert_triton
-from porter.ir.nodes import Cast, Store
-from porter.ir.printer import format_module
+from porter.diagnostics import TileportError
+from porter.ir.nodes import Cast, For, Store
+from porter.ir.printer import format_expr, format_module
+from porter.ir.tiles import Reduce
 from porter.ir.walk import walk_expr, walk_stmts
 
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n"
@@ -78,3 +80,125 @@ def test_zeros_and_full_of_the_dtype_a_pointer_names(tmp_path):
     """)
     k = convert_triton(path, dtypes={"out_ptr": "int16"}).kernels[0]
     assert {e.dtype for s in walk_stmts(k.body) if isinstance(s, Store) for e in walk_expr(s.value)} == {"int16"}
+
+
+
+FOLD = """
+    @triton.jit
+    def _smaller_first(va, ia, vb, ib):
+        take_b = (vb < va) | ((vb == va) & (ib < ia))
+        return tl.where(take_b, vb, va), tl.where(take_b, ib, ia)
+
+    @triton.jit
+    def _plus(a, b):
+        return a + b
+
+    @triton.jit
+    def folds(x_ptr, idx_ptr, sum_ptr, cols, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+        r = tl.arange(0, BLOCK_R)
+        c = tl.arange(0, BLOCK_C)
+        x = tl.load(x_ptr + r[:, None] * cols + c[None, :], mask=c[None, :] < cols, other=1e30)
+        pos = tl.broadcast_to(c[None, :], (BLOCK_R, BLOCK_C))
+        _, where = tl.reduce((x, pos), 1, _smaller_first)
+        tl.store(idx_ptr + r, where)
+        tl.store(SUM_AT, SUM_CALL)
+
+    def run(x, idx, sums):
+        folds[(1,)](x, idx, sums, x.shape[1], BLOCK_R=8, BLOCK_C=16)
+"""
+
+
+@pytest.mark.parametrize("sum_at, sum_call", [
+    ("sum_ptr + c", "tl.reduce(x, 0, _plus)"),
+    ("sum_ptr + c", "x.reduce(0, _plus)"),
+    ("sum_ptr + c", "tl.reduce(x, axis=0, combine_fn=_plus)"),
+    ("sum_ptr + c[None, :]", "tl.reduce(x, 0, _plus, keep_dims=True)"),
+])
+def test_reduce_with_a_combine_function_is_a_serial_fold_along_the_axis(tmp_path, sum_at, sum_call):
+    path = write(tmp_path, FOLD.replace("SUM_AT", sum_at).replace("SUM_CALL", sum_call))
+    k = kernel(path, "folds")
+    loops = [s for s in walk_stmts(k.body) if isinstance(s, For)]
+    # one fold over the columns (value/index pairs), one over the rows (sums), from element 1
+    assert sorted(format_expr(s.cond) for s in loops) == sorted(
+        f"({s.var.name} < {n})" for s, n in zip(loops, (16, 8)))
+    assert [format_expr(s.start) for s in loops] == ["1", "1"]
+    assert not [s for s in walk_stmts(k.body) if isinstance(s, Reduce)]
+
+
+def test_reduce_needs_a_jit_combine_function(tmp_path):
+    path = write(tmp_path, FOLD.replace("SUM_AT", "sum_ptr + c").replace("SUM_CALL", "tl.reduce(x, 0, max)"))
+    with pytest.raises(TileportError) as info:
+        kernel(path, "folds")
+    assert info.value.diagnostic.code == "TP212" and "combine function" in info.value.diagnostic.message
+
+
+@pytest.mark.parametrize("use", ["slot // block_size", "(slot >> 4) + (slot & 15)",
+                                 "slot // 16 * block_size + slot % 16"])
+def test_integer_operators_on_a_loaded_value_type_its_untyped_buffer_as_integers(tmp_path, use):
+    path = write(tmp_path, f"""
+        @triton.jit
+        def place(slots_ptr, src_ptr, dst_ptr, block_size, BLOCK: tl.constexpr):
+            t = tl.program_id(0)
+            slot = tl.load(slots_ptr + t)
+            where = {use}
+            offs = tl.arange(0, BLOCK)
+            tl.store(dst_ptr + where * BLOCK + offs, tl.load(src_ptr + t * BLOCK + offs))
+
+        def run(slots, src, dst, block_size):
+            place[(slots.shape[0],)](slots, src, dst, block_size, BLOCK=32)
+    """)
+    k = kernel(path, "place")
+    assert k.param("slots_ptr").dtype == "int32"
+
+
+RESHAPE = """
+    @triton.jit
+    def shaped(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs)
+        BODY
+        tl.store(out_ptr + offs, y)
+
+    def run(x, out):
+        shaped[(1,)](x, out, BLOCK=16)
+"""
+
+
+PAIRS = "a, b = tl.split(tl.reshape(x, (BLOCK // 2, 2))); "
+
+
+def _port_text(tmp_path, body):
+    return format_module(convert_triton(write(tmp_path, RESHAPE.replace("BODY", body))))
+
+
+@pytest.mark.parametrize("body, reads", [
+    # pairs: element i of the result reads x at 2 * (i // 2) and 2 * (i // 2) + 1
+    (PAIRS + "y = tl.reshape(tl.join(b, a), (BLOCK,))", "pairs"),
+    (PAIRS.replace("tl.reshape(x, (BLOCK // 2, 2))", "x.reshape(BLOCK // 2, 2)") +
+     "y = tl.join(b, a).reshape(BLOCK)", "pairs"),
+    (PAIRS.replace("tl.reshape", "tl.view") + "y = tl.view(tl.join(b, a), (BLOCK,))", "pairs"),
+    # a (4, 4) tile transposed and flattened: element i reads x at (i % 4) * 4 + i // 4
+    ("y = tl.ravel(tl.trans(tl.reshape(x, (4, 4))))", "transposed"),
+    ("y = tl.reshape(tl.permute(tl.reshape(x, (4, -1)), (1, 0)), (-1,))", "transposed"),
+])
+def test_reshapes_are_index_arithmetic_on_the_lanes(tmp_path, body, reads):
+    text = _port_text(tmp_path, body)
+    if reads == "pairs":  # y[i] = (b, a)[i % 2][i // 2]: x[2 * (i // 2) + 1 - i % 2]
+        assert "join_a[i] = x[((i * 2) + 1)]" in text and "join_b[i] = x[((i * 2) + 0)]" in text, text
+        assert "out_ptr[i] = reshaped[(i / 2), (i % 2)]" in text, text
+    else:  # y[i] = x[(i % 4) * 4 + i // 4]
+        assert "reshaped[i, j] = x[((j * 4) + i)]" in text, text
+        assert "out_ptr[i] = reshaped[(i / 4), (i % 4)]" in text, text
+
+
+def test_interleave_alternates_two_blocks(tmp_path):
+    text = _port_text(tmp_path, "y = tl.interleave(tl.load(x_ptr + tl.arange(0, BLOCK // 2)), "
+                                "tl.load(x_ptr + BLOCK // 2 + tl.arange(0, BLOCK // 2)))")
+    assert "reshaped[i, j] = ((j == 0) ? join_a[i] : join_b[i])" in text, text
+    assert "join_b[i] = x_ptr[(8 + i)]" in text and "out_ptr[i] = reshaped[(i / 2), (i % 2)]" in text, text
+
+
+def test_a_reshape_that_changes_the_element_count_is_refused(tmp_path):
+    with pytest.raises(TileportError) as info:
+        convert_triton(write(tmp_path, RESHAPE.replace("BODY", "y = tl.reshape(x, (BLOCK, 2)).reshape(BLOCK)")))
+    assert info.value.diagnostic.code == "TP223" and "cannot reshape" in info.value.diagnostic.message

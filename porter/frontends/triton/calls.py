@@ -15,6 +15,8 @@ from porter.frontends.triton.tables import (
     _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY,
     _MISSING, _RANDOM, _RESHAPE, _REDUCE,
 )
+from porter.frontends.triton.combine import reduce_with
+from porter.frontends.triton.reshape import interleave, join, relane, reshape
 from porter.frontends.triton.tiles import TILE_OPS, NeedTiles, TileRef
 from porter.frontends.triton.values import (
     BlockPtrV, DTypeV, FnV, PtrV, PyC, SlotRef, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TV, TupleV,
@@ -173,6 +175,17 @@ class TritonCalls:
                                                          for o, d in zip(bp.offsets, deltas)))
         if name == "split":
             return self.split(self._need(args, kwargs, 0, "a", node, "tl.split"), node)
+        if name in ("reshape", "view", "ravel", "flatten"):
+            x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+            if name in ("ravel", "flatten"):
+                return reshape(self, x, (-1,), node)
+            rest = args[1:] or [kwargs.get("shape")]
+            shape = rest[0] if len(rest) == 1 else TupleV(tuple(rest))
+            return reshape(self, x, self._shape_arg(shape, node), node)
+        if name in ("join", "interleave"):
+            a = self._need(args, kwargs, 0, "a", node, f"tl.{name}")
+            b = self._need(args, kwargs, 1, "b", node, f"tl.{name}")
+            return (join if name == "join" else interleave)(self, a, b, node)
         self._refuse(name, node)
         if name == "program_id" or name == "num_programs":
             axis = self._const_int(self._arg(args, kwargs, 0, "axis", PyC(0)), "the axis", node)
@@ -459,6 +472,12 @@ class TritonCalls:
         if not self.tile_mode:
             raise NeedTiles()
         ops = self.tile_ops
+        if name == "reduce":
+            keep = self._arg(args, kwargs, 3, "keep_dims", PyC(False))
+            return reduce_with(self, self._need(args, kwargs, 0, "input", node, "tl.reduce"),
+                               self._need(args, kwargs, 1, "axis", node, "tl.reduce"),
+                               self._need(args, kwargs, 2, "combine_fn", node, "tl.reduce"),
+                               bool(keep.value) if isinstance(keep, PyC) else False, node)
         x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
         keep = self._arg(args, kwargs, None, "keep_dims", PyC(False))
         keep = bool(keep.value) if isinstance(keep, PyC) else False
@@ -594,16 +613,10 @@ class TritonCalls:
         expr = self._through_locals(x.expr, node)
         shape = x.shape[:-1]
 
-        def half(c):
-            def step(n):
-                if isinstance(n, Builtin) and n.kind == "thread_idx":
-                    return Const(c, n.dtype) if n.axis == 0 else Builtin(n.kind, n.axis - 1, n.dtype)
-                if isinstance(n, TileRef):  # a fragment's element: the split dimension fixed
-                    lanes = tuple(a if isinstance(a, Const) else Const(c, "int32") if a == 0 else a - 1
-                                  for a in n.lanes)
-                    return TileRef(n.tile, lanes, n.dtype)
-                return None
-            return TV(map_expr(expr, step), shape)
+        def half(c):  # lane 0 fixed at c, the lanes to its left one axis lower
+            lanes = {0: Const(c, "int32")} | {a: Builtin("thread_idx", a - 1, "int32")
+                                              for a in range(1, len(x.shape))}
+            return TV(fold(relane(expr, lanes)), shape)
         return TupleV((half(0), half(1)))
 
     def _through_locals(self, e, node, depth: int = 0):

@@ -13,8 +13,7 @@ _REDUCE = {"sum", "max", "min", "reduce", "argmax", "argmin", "xor_sum", "cumsum
            "gather", "sum_", "max_", "min_"}
 _RANDOM = {"philox", "philox_impl", "randn4x", "pair_uniform_to_normal", "uint_to_uniform_float"}
 _BLOCKPTR = {"load_tensor_descriptor", "store_tensor_descriptor", "tensor_descriptor"}
-_RESHAPE = {"reshape", "view", "ravel", "flatten", "join", "interleave", "cat",
-            "split_", "squeeze"}
+_RESHAPE = {"cat", "split_", "squeeze"}
 _IGNORED = {"static_print", "device_print", "device_assert", "debug_barrier", "assume",
             "print", "static_assert"}
 _HINTS = {"multiple_of", "max_contiguous", "max_constancy"}

@@ -9,10 +9,14 @@ import pytest
 
 from porter.frontends.triton import convert_triton
 from porter.diagnostics import TileportError
+from porter.emit.tilelang import emit_module
+from porter.frontends.load import load_module
 from porter.ir.nodes import Cast, For, Store
 from porter.ir.printer import format_expr, format_module
 from porter.ir.tiles import Reduce
 from porter.ir.walk import walk_expr, walk_stmts
+from porter.match import raise_module
+from tests.conftest import ROOT
 
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n"
 
@@ -202,3 +206,13 @@ def test_a_reshape_that_changes_the_element_count_is_refused(tmp_path):
     with pytest.raises(TileportError) as info:
         convert_triton(write(tmp_path, RESHAPE.replace("BODY", "y = tl.reshape(x, (BLOCK, 2)).reshape(BLOCK)")))
     assert info.value.diagnostic.code == "TP223" and "cannot reshape" in info.value.diagnostic.message
+
+
+def test_a_size_that_meets_float_data_and_indexes_memory_is_an_integer():
+    """`sum / n` first types the unannotated n float; `x_ptr + row * n` then makes it int32."""
+    path = str(ROOT / "tests/fresh/triton/row_norm_packed_rows.py")
+    k = kernel(path, "norm_rows")
+    assert k.param("n").dtype == "int32" and k.param("eps").dtype == "float32"
+    # the launch grid calls next_power_of_2 on the host: the port takes it as a parameter
+    text = emit_module(raise_module(load_module(path)))
+    assert "grid_x: T.int32" in text and "with T.Kernel(grid_x, " in text

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, ClassVar
 from porter.diagnostics import Loc, TileportError
 from porter.frontends.triton.calls import TritonCalls
 from porter.frontends.triton.memory import TritonMemory
-from porter.frontends.triton.retry import _NeedPointer
+from porter.frontends.triton.retry import _NeedPointer, _Retype
 from porter.frontends.triton.tables import (
     _BINOPS, _CMPOPS, _MISSING, _PY_BINOPS, _RESERVED, _unique,
 )
@@ -986,6 +986,7 @@ class KernelConverter(TritonCalls, TritonMemory):
             raise self.err("TP224", f"unsupported pointer arithmetic ('{op}')", node)
         if isinstance(b, TV) and is_float(self._dt(b)):
             self.retype_loaded(b, "int32")  # `table + tl.load(idx_ptr + offs)`: idx_ptr holds indices
+            self._integer_params(b)  # `x_ptr + row * N` after `tl.sum(x) / N`: N is a size
         if not (isinstance(b, TV) or _is_number(b)) or is_float(self._dt(b)):
             raise self.err("TP224", "pointer offsets must be integers", node)
         shape = self._bshape(node, a, b)
@@ -1007,6 +1008,15 @@ class KernelConverter(TritonCalls, TritonMemory):
         for v in operands:
             if not isinstance(v, PyC) and is_float(self._dt(v)):
                 self.retype_loaded(v, "int32")
+                self._integer_params(v)
+
+    def _integer_params(self, v):
+        """Scalar parameters typed float only because they met float data (`x / N`), read
+        where only integers go (a pointer offset, `//`): they are integers (raises _Retype)."""
+        guessed = {p for p in self._params_in(v.expr) if is_float(self.scalar_dtypes.get(p, ""))}
+        if guessed - self.evidence.int_params:
+            self.evidence.int_params |= guessed
+            raise _Retype()
 
     def arith(self, op, a, b, node):
         a_s, b_s = isinstance(a, PyC), isinstance(b, PyC)

@@ -216,3 +216,12 @@ def test_a_size_that_meets_float_data_and_indexes_memory_is_an_integer():
     # the launch grid calls next_power_of_2 on the host: the port takes it as a parameter
     text = emit_module(raise_module(load_module(path)))
     assert "grid_x: T.int32" in text and "with T.Kernel(grid_x, " in text
+
+
+@pytest.mark.parametrize("n, p", [(1, 1), (2, 2), (3, 4), (100, 128), (1024, 1024)])
+def test_a_launch_grid_of_next_power_of_2_evaluates(n, p):
+    from porter.ir.fold import evaluate
+    from porter.ir.nodes import Call, Var
+
+    grid = Call("ceildiv", (Var("m", "int32"), Call("next_power_of_2", (Var("n", "int32"),), "int32")), "int32")
+    assert evaluate(grid, {"m": 4096, "n": n}) == 4096 // p

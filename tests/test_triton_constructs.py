@@ -225,3 +225,35 @@ def test_a_launch_grid_of_next_power_of_2_evaluates(n, p):
 
     grid = Call("ceildiv", (Var("m", "int32"), Call("next_power_of_2", (Var("n", "int32"),), "int32")), "int32")
     assert evaluate(grid, {"m": 4096, "n": n}) == 4096 // p
+
+
+@pytest.mark.parametrize("spelling", ["x.to(tl.int32, bitcast=True)", "tl.cast(x, tl.int32, bitcast=True)",
+                                      "x.to(tl.int32, None, True)", "tl.cast(x, dtype=tl.int32, bitcast=True)"])
+def test_a_bitcast_reinterprets_the_bits(tmp_path, spelling):
+    path = write(tmp_path, f"""
+        @triton.jit
+        def bits(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            tl.store(out_ptr + offs, {spelling} >> 23, mask=offs < n)
+
+        def run(x, out):
+            bits[(4,)](x, out, x.numel(), BLOCK=64)
+    """)
+    k = convert_triton(path, dtypes={"x_ptr": "float32", "out_ptr": "int32"}).kernels[0]
+    calls = [e for s in walk_stmts(k.body) if isinstance(s, Store) for e in walk_expr(s.value)
+             if getattr(e, "func", None) == "bitcast"]
+    assert [c.dtype for c in calls] == ["int32"] and calls[0].args[0].dtype == "float32"
+    assert "T.reinterpret(" in emit_module(raise_module(load_module(path)))
+
+
+def test_a_bitcast_to_another_width_is_refused(tmp_path):
+    path = write(tmp_path, """
+        @triton.jit
+        def bits(x_ptr, out_ptr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            tl.store(out_ptr + offs, tl.load(x_ptr + offs).to(tl.int16, bitcast=True))
+    """)
+    with pytest.raises(TileportError) as info:
+        convert_triton(path, dtypes={"x_ptr": "float32", "out_ptr": "int16"})
+    assert info.value.diagnostic.code == "TP225" and "same number of bits" in info.value.diagnostic.message

@@ -24,7 +24,7 @@ from porter.frontends.triton.values import (
 )
 from porter.frontends.triton.values import _is_number
 from porter.ir.fold import fold
-from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, Var, is_float
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, Var, dtype_bits, is_float
 from porter.ir.walk import map_expr, walk_expr
 
 
@@ -556,14 +556,29 @@ class TritonCalls:
         exprs = tuple(self._as_expr(v, dt) for v in args)
         return TV(Call(canonical, exprs, dt), self._bshape(node, *args))
 
+    def bitcast(self, x, dtype, node):
+        """`x.to(tl.int32, bitcast=True)`: the same bits read as another type of their width."""
+        if not isinstance(x, TV):
+            raise self.err("TP225", "a bitcast needs a tensor (not a constant or a pointer)", node)
+        if dtype_bits(x.dtype) != dtype_bits(dtype) and dtype_bits(dtype) == 16:
+            self.retype_loaded(x, "float16")  # loaded from a buffer of guessed float32: 16-bit
+        if dtype_bits(x.dtype) != dtype_bits(dtype) or "bool" in (x.dtype, dtype):
+            raise self.err("TP225", f"a bitcast from {x.dtype} to {dtype} changes the width; Triton "
+                           "needs the same number of bits", node)
+        if x.dtype == dtype:
+            return x
+        return TV(Call("bitcast", (x.expr,), dtype), x.shape)
+
     def to(self, x, args, kwargs, node):
-        if kwargs.get("bitcast") is not None and isinstance(kwargs.get("bitcast"), PyC) and \
-                kwargs["bitcast"].value:
-            raise self.err("TP225", "bitcasts are not supported yet", node)
         target = self._arg(args, kwargs, 0, "dtype")
         if target is _MISSING:
             raise self.err("TP217", ".to() needs a dtype", node)
         dtype = self._dtype_arg(target, node)
+        bitcast = self._arg(args, kwargs, 2, "bitcast", PyC(False))
+        if not isinstance(bitcast, PyC):
+            raise self.err("TP225", "bitcast= must be a compile-time constant", node)
+        if bitcast.value:
+            return self.bitcast(x, dtype, node)
         if isinstance(x, PyC):
             return TV(const_of(x.value, dtype))
         if isinstance(x, PtrV):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -257,3 +258,45 @@ def test_a_bitcast_to_another_width_is_refused(tmp_path):
     with pytest.raises(TileportError) as info:
         convert_triton(path, dtypes={"x_ptr": "float32", "out_ptr": "int16"})
     assert info.value.diagnostic.code == "TP225" and "same number of bits" in info.value.diagnostic.message
+
+
+PHILOX = """
+    @triton.jit
+    def draw(out_ptr, seed, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        CALL
+        tl.store(out_ptr + offs, tl.uint_to_uniform_float(w))
+
+    def run(out, seed):
+        draw[(1,)](out, seed, BLOCK=64)
+"""
+
+
+@pytest.mark.parametrize("call, word", [
+    ("w, _, _, _ = tl.philox(seed, offs, 0, 0, 0)", 0),
+    ("c0 = offs.to(tl.uint32); z = c0 * 0; _, w, _, _ = tl.philox(seed, c0, z, z, z)", 1),
+    ("_, _, _, w = tl.philox(seed, offs, 0, 0, 0, n_rounds=10)", 3),
+])
+def test_philox_words_are_the_ports_philox_macro(tmp_path, call, word):
+    path = write(tmp_path, PHILOX.replace("CALL", call))
+    k = convert_triton(path).kernels[0]
+    words = {e.args[3].value for s in walk_stmts(k.body) for e in all_exprs_of(s) if getattr(e, "func", None) == "philox"}
+    assert word in words
+    # the port draws the word it stores and no other
+    assert re.findall(r"= _philox\(.*?\)\[(\d)\]", emit_module(raise_module(load_module(path)))) == [str(word)]
+
+
+@pytest.mark.parametrize("call, message", [
+    ("w, _, _, _ = tl.philox(seed, offs, 0, offs, 0)", "c2, c3 other than 0"),
+    ("w, _, _, _ = tl.philox(seed, offs, 0, 0, 0, n_rounds=7)", "n_rounds other than 10"),
+])
+def test_philox_streams_the_macro_cannot_draw_are_refused(tmp_path, call, message):
+    with pytest.raises(TileportError) as info:
+        convert_triton(write(tmp_path, PHILOX.replace("CALL", call)))
+    assert info.value.diagnostic.code == "TP213" and message in info.value.diagnostic.message
+
+
+def all_exprs_of(stmt):
+    from porter.ir.walk import stmt_exprs
+
+    return [sub for e in stmt_exprs(stmt) for sub in walk_expr(e)]

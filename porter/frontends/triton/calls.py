@@ -10,6 +10,7 @@ import math
 
 from porter.builtins import TRITON_BUILTINS
 from porter.frontends.triton.random import normal, philox_words, uniform
+from porter.frontends.triton.random_calls import RANDOM_CALLS, random_call
 from porter.frontends.triton.retry import _Retype
 from porter.frontends.triton.tables import (
     _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY,
@@ -159,6 +160,8 @@ class TritonCalls:
     def tl_call(self, name, args, kwargs, node):
         if name in TILE_OPS:
             return self.tile_call(name, args, kwargs, node)
+        if name in RANDOM_CALLS:
+            return random_call(self, name, args, kwargs, node)
         if name in ("rand", "randint", "randn", "randint4x", "rand4x"):
             return self.random(name, args, kwargs, node)
         if name == "make_block_ptr":

@@ -667,15 +667,15 @@ def test_a_chosen_size_that_fails_an_assert_reports_what_stops_a_size_that_passe
 
 
 def test_a_flag_value_that_cannot_be_converted_is_left_out_when_another_converts(tmp_path):
-    """A flag taken True first (it is tested by `if`) whose branch bitcasts: the port is the
-    False form, says what it left out, and refuses True."""
+    """A flag taken True first (it is tested by `if`) whose branch rounds through fp8: the port
+    is the False form, says what it left out, and refuses True."""
     src = write(tmp_path, """
         @triton.jit
         def k(x_ptr, y_ptr, n, AS_BITS: tl.constexpr):
             offs = tl.arange(0, 64)
             x = tl.load(x_ptr + offs, mask=offs < n)
             if AS_BITS:
-                x = x.to(tl.int32, bitcast=True).to(tl.float32)
+                x = x.to(tl.float8e5).to(tl.float32)
             tl.store(y_ptr + offs, x * 2.0, mask=offs < n)
     """)
     (kernel,) = convert_triton(src).kernels

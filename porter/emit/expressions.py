@@ -69,6 +69,8 @@ class ExprEmitter:
                 given = 1 if e.func in ("ballot", "any", "all") else 3
                 args = [self(a) for a in e.args[:given]] + [f"mask={self(m)}" for m in e.args[given:]]
                 return f"{_WARP_CALLS[e.func]}({', '.join(args)})", _PREC["atom"]
+            if e.func == "bitcast":  # the same bits as another type of their width
+                return f"T.reinterpret({self(e.args[0])}, {dtype_ref(e.dtype)})", _PREC["atom"]
             if e.func == "ceildiv":
                 return f"T.ceildiv({', '.join(self(a) for a in e.args)})", _PREC["atom"]
             if e.func == "philox":  # the module's macro (templates/runtime.py.j2): four words

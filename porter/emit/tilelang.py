@@ -262,7 +262,10 @@ class KernelEmitter:
                 v.wrapper_params[i] = f"{param}=None"
                 v.required.append(param)
         self.specialization(v)
-        grid = [self.expr(simplify_grid(g)) for g in self.port_grid] or ["1"]
+        # a Triton port takes the caller's grid as parameters: its host expression (which may
+        # call host-only helpers such as next_power_of_2) is never printed in the kernel
+        grid = list(self.grid_names) if k.language == "triton" and self.grid_names else \
+            [self.expr(simplify_grid(g)) for g in self.port_grid] or ["1"]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))
         body = simplify_stmts(substitute_block_dims(self.body, tuple(launch.block)))
         if is_tile_level(body):

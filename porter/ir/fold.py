@@ -42,6 +42,7 @@ _CALLS = {
     "max": max, "min": min, "abs": abs, "exp": math.exp, "sqrt": math.sqrt, "log": math.log,
     "ceildiv": lambda a, b: -(-a // b), "floor": math.floor, "ceil": math.ceil,
     "pow": math.pow,
+    "next_power_of_2": lambda n: 1 if n <= 1 else 1 << (int(n) - 1).bit_length(),  # triton's
 }
 
 

@@ -23,6 +23,13 @@ class EmulatedBlockPtr:
     offsets: tuple
     block_shape: tuple
 
+    @property
+    def dtype(self):
+        """`p.dtype.element_ty` (and `p.type.element_ty`): the base pointer's, as Triton's."""
+        return self.base.dtype
+
+    type = dtype
+
     def advanced(self, deltas) -> EmulatedBlockPtr:
         return EmulatedBlockPtr(self.base, self.shape, self.strides,
                                 tuple(o + d for o, d in zip(self.offsets, deltas)), self.block_shape)

@@ -11,11 +11,14 @@ import math
 from porter.builtins import TRITON_BUILTINS
 from porter.frontends.triton.random import normal, philox_words, uniform
 from porter.frontends.triton.constexpr_functions import Dtype, evaluate
+from porter.frontends.triton.random_calls import RANDOM_CALLS, random_call
 from porter.frontends.triton.retry import _Retype
 from porter.frontends.triton.tables import (
     _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY, _LIBDEVICE_PREDICATES,
     _LOGICAL, _MISSING, _RANDOM, _RESHAPE, _REDUCE,
 )
+from porter.frontends.triton.combine import reduce_with
+from porter.frontends.triton.reshape import interleave, join, relane, reshape
 from porter.frontends.triton.tiles import TILE_OPS, NeedTiles, TileRef
 from porter.frontends.triton.values import (
     BlockPtrV, DTypeV, FnV, PtrV, PyC, SlotRef, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TV, TupleV,
@@ -23,7 +26,7 @@ from porter.frontends.triton.values import (
 )
 from porter.frontends.triton.values import _is_number
 from porter.ir.fold import fold
-from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, Var, is_float
+from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, Var, dtype_bits, is_float
 from porter.ir.walk import map_expr, walk_expr
 
 
@@ -160,6 +163,8 @@ class TritonCalls:
     def tl_call(self, name, args, kwargs, node):
         if name in TILE_OPS:
             return self.tile_call(name, args, kwargs, node)
+        if name in RANDOM_CALLS:
+            return random_call(self, name, args, kwargs, node)
         if name in ("rand", "randint", "randn", "randint4x", "rand4x"):
             return self.random(name, args, kwargs, node)
         if name == "make_block_ptr":
@@ -176,6 +181,17 @@ class TritonCalls:
                                                          for o, d in zip(bp.offsets, deltas)))
         if name == "split":
             return self.split(self._need(args, kwargs, 0, "a", node, "tl.split"), node)
+        if name in ("reshape", "view", "ravel", "flatten"):
+            x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
+            if name in ("ravel", "flatten"):
+                return reshape(self, x, (-1,), node)
+            rest = args[1:] or [kwargs.get("shape")]
+            shape = rest[0] if len(rest) == 1 else TupleV(tuple(rest))
+            return reshape(self, x, self._shape_arg(shape, node), node)
+        if name in ("join", "interleave"):
+            a = self._need(args, kwargs, 0, "a", node, f"tl.{name}")
+            b = self._need(args, kwargs, 1, "b", node, f"tl.{name}")
+            return (join if name == "join" else interleave)(self, a, b, node)
         self._refuse(name, node)
         if name == "program_id" or name == "num_programs":
             axis = self._const_int(self._arg(args, kwargs, 0, "axis", PyC(0)), "the axis", node)
@@ -466,6 +482,12 @@ class TritonCalls:
         if not self.tile_mode:
             raise NeedTiles()
         ops = self.tile_ops
+        if name == "reduce":
+            keep = self._arg(args, kwargs, 3, "keep_dims", PyC(False))
+            return reduce_with(self, self._need(args, kwargs, 0, "input", node, "tl.reduce"),
+                               self._need(args, kwargs, 1, "axis", node, "tl.reduce"),
+                               self._need(args, kwargs, 2, "combine_fn", node, "tl.reduce"),
+                               bool(keep.value) if isinstance(keep, PyC) else False, node)
         x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
         keep = self._arg(args, kwargs, None, "keep_dims", PyC(False))
         keep = bool(keep.value) if isinstance(keep, PyC) else False
@@ -583,14 +605,29 @@ class TritonCalls:
         test = Call(_LIBDEVICE_PREDICATES[name], (x.expr,), "bool")
         return TV(cast(test, "int32"), x.shape)
 
+    def bitcast(self, x, dtype, node):
+        """`x.to(tl.int32, bitcast=True)`: the same bits read as another type of their width."""
+        if not isinstance(x, TV):
+            raise self.err("TP225", "a bitcast needs a tensor (not a constant or a pointer)", node)
+        if dtype_bits(x.dtype) != dtype_bits(dtype) and dtype_bits(dtype) == 16:
+            self.retype_loaded(x, "float16")  # loaded from a buffer of guessed float32: 16-bit
+        if dtype_bits(x.dtype) != dtype_bits(dtype) or "bool" in (x.dtype, dtype):
+            raise self.err("TP225", f"a bitcast from {x.dtype} to {dtype} changes the width; Triton "
+                           "needs the same number of bits", node)
+        if x.dtype == dtype:
+            return x
+        return TV(Call("bitcast", (x.expr,), dtype), x.shape)
+
     def to(self, x, args, kwargs, node):
-        if kwargs.get("bitcast") is not None and isinstance(kwargs.get("bitcast"), PyC) and \
-                kwargs["bitcast"].value:
-            raise self.err("TP225", "bitcasts are not supported yet", node)
         target = self._arg(args, kwargs, 0, "dtype")
         if target is _MISSING:
             raise self.err("TP217", ".to() needs a dtype", node)
         dtype = self._dtype_arg(target, node)
+        bitcast = self._arg(args, kwargs, 2, "bitcast", PyC(False))
+        if not isinstance(bitcast, PyC):
+            raise self.err("TP225", "bitcast= must be a compile-time constant", node)
+        if bitcast.value:
+            return self.bitcast(x, dtype, node)
         if isinstance(x, PyC):
             return TV(const_of(x.value, dtype))
         if isinstance(x, PtrV):
@@ -640,16 +677,10 @@ class TritonCalls:
         expr = self._through_locals(x.expr, node)
         shape = x.shape[:-1]
 
-        def half(c):
-            def step(n):
-                if isinstance(n, Builtin) and n.kind == "thread_idx":
-                    return Const(c, n.dtype) if n.axis == 0 else Builtin(n.kind, n.axis - 1, n.dtype)
-                if isinstance(n, TileRef):  # a fragment's element: the split dimension fixed
-                    lanes = tuple(a if isinstance(a, Const) else Const(c, "int32") if a == 0 else a - 1
-                                  for a in n.lanes)
-                    return TileRef(n.tile, lanes, n.dtype)
-                return None
-            return TV(map_expr(expr, step), shape)
+        def half(c):  # lane 0 fixed at c, the lanes to its left one axis lower
+            lanes = {0: Const(c, "int32")} | {a: Builtin("thread_idx", a - 1, "int32")
+                                              for a in range(1, len(x.shape))}
+            return TV(fold(relane(expr, lanes)), shape)
         return TupleV((half(0), half(1)))
 
     def _through_locals(self, e, node, depth: int = 0):

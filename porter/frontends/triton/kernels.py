@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, ClassVar
 from porter.diagnostics import Loc, TileportError
 from porter.frontends.triton.calls import TritonCalls
 from porter.frontends.triton.memory import TritonMemory
-from porter.frontends.triton.retry import _NeedPointer
+from porter.frontends.triton.retry import _NeedPointer, _Retype
 from porter.frontends.triton.tables import (
     _BINOPS, _CMPOPS, _MISSING, _PY_BINOPS, _RESERVED, _unique,
 )
@@ -786,9 +786,11 @@ class KernelConverter(TritonCalls, TritonMemory):
         if isinstance(base, ModV):
             return self.fe.module_attr(base, name, node)
         if isinstance(base, TV):
-            if name == "dtype":
+            if name in ("dtype", "type"):
                 e = base.expr
                 param = e.name if isinstance(e, Var) and e.name in self.unknown else None
+                if name == "type" and param is None:  # a block's type: `.element_ty` is its dtype
+                    return PtrTypeV(base.dtype)
                 return DTypeV(base.dtype, param)
             if name == "shape":
                 return PyC(tuple(base.shape))
@@ -803,6 +805,8 @@ class KernelConverter(TritonCalls, TritonMemory):
             return FnV("method", name, bound=base)
         if isinstance(base, BlockPtrV) and name in ("load", "store"):
             return FnV("method", name, bound=base)
+        if isinstance(base, BlockPtrV) and name in ("dtype", "type"):  # `p.dtype.element_ty`
+            return PtrTypeV(base.elem)
         if isinstance(base, PtrTypeV):
             if name == "element_ty":
                 return DTypeV(base.elem)
@@ -815,7 +819,7 @@ class KernelConverter(TritonCalls, TritonMemory):
                 return PyC(8 if base.dtype == "bool" else int("".join(c for c in base.dtype if c.isdigit())))
             if name.startswith("is_"):
                 return FnV("dtype_pred", name, bound=base)
-        if isinstance(base, PyC) and name == "value":
+        if isinstance(base, (PyC, DTypeV)) and name == "value":  # a constexpr's wrapped value
             return base
         raise self.err("TP217", f"unsupported attribute '.{name}'", node)
 
@@ -982,6 +986,7 @@ class KernelConverter(TritonCalls, TritonMemory):
             raise self.err("TP224", f"unsupported pointer arithmetic ('{op}')", node)
         if isinstance(b, TV) and is_float(self._dt(b)):
             self.retype_loaded(b, "int32")  # `table + tl.load(idx_ptr + offs)`: idx_ptr holds indices
+            self._integer_params(b)  # `x_ptr + row * N` after `tl.sum(x) / N`: N is a size
         if not (isinstance(b, TV) or _is_number(b)) or is_float(self._dt(b)):
             raise self.err("TP224", "pointer offsets must be integers", node)
         shape = self._bshape(node, a, b)
@@ -997,6 +1002,22 @@ class KernelConverter(TritonCalls, TritonMemory):
             off = fold(BinOp("+", cast(a.offset, dt), cast(delta, dt), dt))
         return PtrV(a.buffer, off, shape, a.elem)
 
+    def _integers_loaded(self, *operands):
+        """An integer-only operator (`//`, `&`, `<<` ...) on a value loaded from a buffer whose
+        float32 dtype is only a guess: the buffer holds integers (raises _Retype)."""
+        for v in operands:
+            if not isinstance(v, PyC) and is_float(self._dt(v)):
+                self.retype_loaded(v, "int32")
+                self._integer_params(v)
+
+    def _integer_params(self, v):
+        """Scalar parameters typed float only because they met float data (`x / N`), read
+        where only integers go (a pointer offset, `//`): they are integers (raises _Retype)."""
+        guessed = {p for p in self._params_in(v.expr) if is_float(self.scalar_dtypes.get(p, ""))}
+        if guessed - self.evidence.int_params:
+            self.evidence.int_params |= guessed
+            raise _Retype()
+
     def arith(self, op, a, b, node):
         a_s, b_s = isinstance(a, PyC), isinstance(b, PyC)
         ad, bd = self._dt(a), self._dt(b)
@@ -1004,6 +1025,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         if op in ("&", "|", "^", "<<", ">>"):
             dt = computation_type(ad, a_s, bd, b_s)
             if is_float(dt):
+                self._integers_loaded(a, b)
                 raise self.err("TP225", f"bitwise '{op}' on floating-point values", node)
             ea, eb = self._as_expr(a, dt), self._as_expr(b, dt)
             if dt == "bool" and op in ("&", "|", "^"):
@@ -1029,6 +1051,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         if op in ("//", "%"):
             dt = computation_type(ad, a_s, bd, b_s, div_or_mod=True)
             if op == "//" and is_float(dt):
+                self._integers_loaded(a, b)
                 raise self.err("TP225", "'//' on floating-point values is not supported by Triton",
                                node)
             self._note_float(dt, a, b)

@@ -674,6 +674,7 @@ class TritonFrontend:
                 continue
             except _Retype:
                 hints.update(conv.evidence.buffer_hints)
+                fixed_scalar.update({p: "int32" for p in conv.evidence.int_params})
                 continue
             except _NeedPointer as need:
                 if need.name in pointers:  # pragma: no cover - defensive

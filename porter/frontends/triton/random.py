@@ -34,6 +34,13 @@ def philox_words(seed, offset, bind):
         c1 = Cast(U32, BinOp(">>", offset, Const(32, offset.dtype), offset.dtype))
     else:
         c0, c1 = Cast(U32, offset), _u32(0)
+    return counter_words(seed, c0, c1, bind)
+
+
+def counter_words(seed, c0, c1, bind):
+    """philox_words for the counter (c0, c1, 0, 0) given as two uint32 words (`tl.philox(seed,
+    c0, c1, 0, 0)`)."""
+    c0, c1 = (c if c.dtype == U32 else Cast(U32, c) for c in (c0, c1))
     named: dict = {}
 
     def word(i: int):
@@ -54,9 +61,9 @@ def uniform(word):
     return BinOp("*", Cast("float32", x), Const(INT32_TO_UNIT, "float32"), "float32")
 
 
-def normal(u1, u2):
-    """pair_uniform_to_normal (Box-Muller), first output."""
+def normal(u1, u2, second: bool = False):
+    """pair_uniform_to_normal (Box-Muller): its first output (r cos th), or its second (r sin th)."""
     u1 = Call("max", (Const(1.0e-7, "float32"), u1), "float32")
     th = BinOp("*", Const(6.283185307179586, "float32"), u2, "float32")
     r = Call("sqrt", (BinOp("*", Const(-2.0, "float32"), Call("log", (u1,), "float32"), "float32"),), "float32")
-    return BinOp("*", r, Call("cos", (th,), "float32"), "float32")
+    return BinOp("*", r, Call("sin" if second else "cos", (th,), "float32"), "float32")

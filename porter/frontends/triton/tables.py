@@ -11,10 +11,9 @@ _DOT = {"dot", "dot_scaled"}
 _REDUCE = {"sum", "max", "min", "reduce", "argmax", "argmin", "xor_sum", "cumsum", "cumprod",
            "associative_scan", "sort", "histogram", "softmax", "flip", "topk", "reduce_or",
            "gather", "sum_", "max_", "min_"}
-_RANDOM = {"philox", "philox_impl", "randn4x", "pair_uniform_to_normal", "uint_to_uniform_float"}
+_RANDOM = {"philox_impl", "randn4x"}
 _BLOCKPTR = {"load_tensor_descriptor", "store_tensor_descriptor", "tensor_descriptor"}
-_RESHAPE = {"reshape", "view", "ravel", "flatten", "join", "interleave", "cat",
-            "split_", "squeeze"}
+_RESHAPE = {"cat", "split_", "squeeze"}
 _IGNORED = {"static_print", "device_print", "device_assert", "debug_barrier", "assume",
             "print", "static_assert"}
 _HINTS = {"multiple_of", "max_contiguous", "max_constancy"}

@@ -42,7 +42,7 @@ from porter.ir.walk import map_expr, walk_expr
 
 # Triton reductions and scans handled here, and the TileLang reduction each one uses.
 TILE_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
-TILE_OPS = {"sum", "max", "min", "argmax", "argmin", "cumsum", "dot"}
+TILE_OPS = {"sum", "max", "min", "argmax", "argmin", "cumsum", "dot", "reduce"}
 
 
 class NeedTiles(Exception):
@@ -99,10 +99,6 @@ def lane_axes(shape: tuple) -> tuple:
     """The lanes of a value of `shape` in its own placement: the last dim is lane axis 0."""
     k = len(shape)
     return tuple(k - 1 - j for j in range(k))
-
-
-def remap_tile_ref(ref: TileRef, mapping: dict) -> TileRef:
-    return TileRef(ref.tile, tuple(a if isinstance(a, Const) else mapping.get(a, a) for a in ref.lanes), ref.dtype)
 
 
 # --------------------------------------------------------------------------- operations
@@ -360,9 +356,11 @@ class TileMaterializer:
 
     def _load(self, tile: int, lanes: tuple):
         info = self.tiles[tile]
-        # a lane may be a constant (one half of a tl.split): that element of the dimension
-        idx = tuple(Const(0, "int32") if d == 1 else lanes[j] if isinstance(lanes[j], Const) else
-                    Builtin("thread_idx", lanes[j], "int32") for j, d in enumerate(info.shape))
+        # a lane may be an index expression (a constant: one half of a tl.split; a loop
+        # variable: the step of a tl.reduce fold): that element of the dimension
+        idx = tuple(Const(0, "int32") if d == 1 else
+                    Builtin("thread_idx", lanes[j], "int32") if isinstance(lanes[j], int) else
+                    self.resolve(lanes[j]) for j, d in enumerate(info.shape))
         return TileLoad(self.tile_names[tile], idx, info.dtype)
 
     def place(self, e, shape: tuple, loc):

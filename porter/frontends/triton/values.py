@@ -28,7 +28,7 @@ from porter.diagnostics import TileportError
 from porter.ir.fold import fold
 from porter.ir.nodes import Builtin, Cast, Const, is_float
 from porter.ir.walk import map_expr, walk_expr
-from porter.frontends.triton.tiles import TileRef, remap_tile_ref
+from porter.frontends.triton.tiles import TileRef
 
 # --------------------------------------------------------------------------- dtypes
 
@@ -324,8 +324,9 @@ def remap(e, mapping: dict):
             return Builtin(node.kind, mapping.get(node.axis, node.axis), node.dtype)
         if isinstance(node, SlotRef):
             return SlotRef(node.slot, tuple(mapping.get(a, a) for a in node.axes), node.dtype)
-        if isinstance(node, TileRef):
-            return remap_tile_ref(node, mapping)
+        if isinstance(node, TileRef):  # a lane that is an index expression moves inside it
+            return TileRef(node.tile, tuple(mapping.get(a, a) if isinstance(a, int) else remap(a, mapping)
+                                            for a in node.lanes), node.dtype)
         return None
 
     return map_expr(e, step)
@@ -344,6 +345,7 @@ class Evidence:
     """What one conversion pass learned that the next pass should assume."""
 
     float_params: set = field(default_factory=set)
+    int_params: set = field(default_factory=set)  # read where only integers go: never float
     buffer_hints: dict = field(default_factory=dict)  # buffer -> dtype suggested by the kernel
     # buffer -> stride parameters a block pointer's `order` declares fastest-varying
     fastest_strides: dict = field(default_factory=dict)

@@ -518,3 +518,15 @@ def test_compile_time_functions_are_evaluated_as_triton_runs_them(tmp_path):
     report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120,
                                                           constexprs={"BLOCK": 128}))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_math_chosen_by_a_helper_on_an_environment_switch_takes_the_default(tmp_path, monkeypatch):
+    """`exp = get_exp()` returns `fast_expf if os.getenv(...) == "1" else tl.exp`: the library as
+    shipped (the switch's default), whatever the environment tileport runs in."""
+    monkeypatch.setenv("FASTOPS_FAST", "1")
+    source = REAL / "fastops" / "softplus.py"
+    port = _port(tmp_path, source)
+    text = port.read_text()
+    assert "T.exp2(" in text and "T.log(" in text  # tl.exp (fast_expf would be T.exp)
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error

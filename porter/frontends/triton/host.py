@@ -184,6 +184,11 @@ def _pos(node) -> tuple:
     return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
 
 
+# Reads of the environment a library configures itself with (`os.environ.get("FAST", "0")`):
+# their default, since the environment tileport runs in is not the one the kernels will run in.
+_ENVIRONMENT_READS = ("os.environ.get", "os.getenv")
+
+
 def _tunes_like_autotune(decorator: ast.Call) -> bool:
     """A library's autotuner wrapping the jit function (`@libtuner(configs=..., key=[...])`):
     it takes `triton.autotune`'s configs and key, so its configs feed the constexprs the same
@@ -1045,6 +1050,8 @@ class HostEval:
     def _function(self, path, node, scope, env):
         short = path.split(".")[-1]
         args = [self._value(a, scope, env) for a in node.args if not isinstance(a, ast.Starred)]
+        if path in _ENVIRONMENT_READS:  # the library as shipped, not tileport's environment
+            return args[1] if len(args) > 1 else HConst(None)
         if path.startswith("torch.") and path.count(".") == 1:
             dt = self._kw(node, "dtype", scope, env)
             if short in _TORCH_LIKE:
@@ -1143,6 +1150,7 @@ _BINOPS = {
 _COMPARE = {
     ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
     ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+    ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b,
 }
 
 

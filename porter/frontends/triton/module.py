@@ -458,7 +458,7 @@ class TritonFrontend:
             return f"tl.{value.name}"
         raise KeyError(name)
 
-    def _alias(self, expr, node):
+    def _alias(self, expr, node, scope=None):
         """A module-level name bound to a path of kernel-usable values (`rsqrt =
         libdevice.rsqrt`, `tanh = shim.tanh` where `shim` is a math module, `helper =
         other_helper`): what the path names, else None."""
@@ -468,6 +468,17 @@ class TritonFrontend:
             base = self._alias(expr.value, node)
             if isinstance(base, ModV):
                 return self.module_attr(base, expr.attr, node)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.args \
+                and not expr.keywords:  # `exp = get_exp()`: the path a helper of this file returns
+            found = self.host_function(expr.func.id, self.info.scopes[0])
+            if found is not None and found[1] is self.host:
+                returns = [r for r in ast.walk(found[0]) if isinstance(r, ast.Return) and r.value]
+                if len(returns) == 1:
+                    return self._alias(returns[0].value, node, self.info.scope_of.get(id(found[0])))
+        if isinstance(expr, ast.IfExp):  # a choice the host can make statically
+            test = self.host.value(expr.test, scope or self.info.scopes[0])
+            if isinstance(test, HConst):
+                return self._alias(expr.body if test.value else expr.orelse, node, scope)
         return None
 
     def tree_value(self, name: str):

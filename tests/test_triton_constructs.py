@@ -300,3 +300,20 @@ def all_exprs_of(stmt):
     from porter.ir.walk import stmt_exprs
 
     return [sub for e in stmt_exprs(stmt) for sub in walk_expr(e)]
+
+
+@pytest.mark.parametrize("spelling", ["x.type.scalar", "x.dtype.scalar", "x_ptr.dtype.element_ty.scalar"])
+def test_a_blocks_scalar_type_decides_at_convert_time(tmp_path, spelling):
+    path = write(tmp_path, f"""
+        @triton.jit
+        def halve_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+            if {spelling}.is_int():
+                y = x // 2
+            else:
+                y = x * 0.5
+            tl.store(y_ptr + offs, y, mask=offs < n)
+    """)
+    text = format_module(convert_triton(path))
+    assert "0.5" in text and "// 2" not in text

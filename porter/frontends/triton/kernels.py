@@ -808,7 +808,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         if isinstance(base, BlockPtrV) and name in ("dtype", "type"):  # `p.dtype.element_ty`
             return PtrTypeV(base.elem)
         if isinstance(base, PtrTypeV):
-            if name == "element_ty":
+            if name == "element_ty" or name == "scalar":  # `x.type.scalar`: a block's element dtype
                 return DTypeV(base.elem)
         if isinstance(base, DTypeV):
             if name == "element_ty":
@@ -819,6 +819,8 @@ class KernelConverter(TritonCalls, TritonMemory):
                 return PyC(8 if base.dtype == "bool" else int("".join(c for c in base.dtype if c.isdigit())))
             if name.startswith("is_"):
                 return FnV("dtype_pred", name, bound=base)
+            if name == "scalar":  # a dtype's scalar type is itself
+                return base
         if isinstance(base, (PyC, DTypeV)) and name == "value":  # a constexpr's wrapped value
             return base
         raise self.err("TP217", f"unsupported attribute '.{name}'", node)

@@ -1226,3 +1226,34 @@ def test_a_grid_size_named_like_a_kernel_local_gets_its_own_name(tmp_path):
     lengths = buffer_lengths(k, sizes, {})
     # every program row's last element: (grid rows - 1) * s_bh + n
     assert lengths["src"] >= (sizes[axis.name] - 1) * sizes["s_bh"] + sizes["n"]
+
+
+@pytest.mark.parametrize("grid", [
+    "(n, triton.cdiv(k, min(triton.next_power_of_2(k), 512)))",
+    "lambda meta: (n, triton.cdiv(k, triton.next_power_of_2(k) // 2))",
+])
+def test_a_grid_sized_by_a_host_helper_is_the_callers(tmp_path, grid):
+    """A launch grid computed with `triton.next_power_of_2` (FlagGems' mean over a dim) has no
+    TileLang spelling: a Triton port takes the caller's grid as parameters, so the grid's
+    expression is never printed in the prim_func (it was: KeyError 'next_power_of_2', TP014)."""
+    src = write(tmp_path, f"""
+        @triton.jit
+        def colmean(x_ptr, y_ptr, n, k, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + row * k + cols, mask=cols < k, other=0.0)
+            tl.store(y_ptr + row * k + cols, x * 0.5, mask=cols < k)
+
+
+        def launch(x, y):
+            n, k = x.shape
+            block = min(triton.next_power_of_2(k), 512)
+            colmean[{grid}](x, y, n, k, BLOCK=block)
+    """)
+    from porter.emit.tilelang import emit_module
+    from porter.frontends.load import load_module
+    from porter.match import raise_module
+
+    port = emit_module(raise_module(load_module(str(src))))
+    assert "with T.Kernel(grid_x, grid_y, threads=threads)" in port
+    assert "next_power_of_2" not in port.split("def colmean_program")[1].split("@T.prim_func")[1].split("return colmean")[0]

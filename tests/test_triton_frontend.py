@@ -1257,3 +1257,28 @@ def test_a_grid_sized_by_a_host_helper_is_the_callers(tmp_path, grid):
     port = emit_module(raise_module(load_module(str(src))))
     assert "with T.Kernel(grid_x, grid_y, threads=threads)" in port
     assert "next_power_of_2" not in port.split("def colmean_program")[1].split("@T.prim_func")[1].split("return colmean")[0]
+
+
+@pytest.mark.parametrize("use", [
+    "mask = cols < N",  # compared with offsets
+    "mask = N > cols",  # the other way round
+    "mask = cols + row * 0 < N",
+    "mask = cols < BLOCK\n    x_ptr = x_ptr + (N - N)",  # in a pointer offset
+])
+def test_a_scalar_compared_with_offsets_is_an_integer_though_it_divides_a_sum(tmp_path, use):
+    """`cols < N` and `tl.sum(x * x) / N` (RMS norms): N is an integer, not a float guessed from
+    the division (verify drew N = 1.96 and sized the weight to one element)."""
+    src = write(tmp_path, f"""
+        @triton.jit
+        def rms(x_ptr, w_ptr, y_ptr, stride, N, eps, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            cols = tl.arange(0, BLOCK)
+            {use}
+            x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+            ms = tl.sum(x * x, axis=0) / N
+            w = tl.load(w_ptr + cols, mask=mask)
+            tl.store(y_ptr + row * stride + cols, x / tl.sqrt(ms + eps) * w, mask=mask)
+    """.replace("\n    x_ptr", "\n            x_ptr"))
+    (kernel,) = convert_triton(src).kernels
+    assert kinds(kernel)["N"] == ("scalar", "int32")
+    assert kinds(kernel)["eps"] == ("scalar", "float32")

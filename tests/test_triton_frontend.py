@@ -1282,3 +1282,24 @@ def test_a_scalar_compared_with_offsets_is_an_integer_though_it_divides_a_sum(tm
     (kernel,) = convert_triton(src).kernels
     assert kinds(kernel)["N"] == ("scalar", "int32")
     assert kinds(kernel)["eps"] == ("scalar", "float32")
+
+
+def test_a_tile_of_loaded_targets_makes_its_buffer_an_index_buffer(tmp_path):
+    """`tgt = tl.load(tgt_ptr + offs)` then `tl.load(w_ptr + tgt)` in a kernel that reduces (tile
+    level: tgt is a tile): tgt_ptr holds indices, which verify draws below the index limit (it
+    drew any int, and an NLL loss port read its weight at -47)."""
+    from porter.ir.extents import index_buffers
+
+    src = write(tmp_path, """
+        @triton.jit
+        def nll(inp_ptr, tgt_ptr, w_ptr, out_ptr, N, C, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            inside = offs < N
+            tgt = tl.load(tgt_ptr + offs, mask=inside, other=0)
+            w = tl.load(w_ptr + tgt, mask=inside, other=0.0)
+            x = tl.load(inp_ptr + offs * C + tgt, mask=inside, other=0.0)
+            tl.atomic_add(out_ptr, tl.sum(-x * w))
+    """)
+    (kernel,) = convert_triton(src).kernels
+    assert any(isinstance(s, TileBuffer) and s.name == "tgt" for s in walk_stmts(kernel.body))
+    assert index_buffers(kernel) == {"tgt_ptr"}

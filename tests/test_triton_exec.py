@@ -292,3 +292,31 @@ def test_a_kernel_that_declares_num_warps_as_a_constexpr_gets_it_once(tmp_path):
     res = run_kernel(src, "fill", (1,), [np.zeros(32, np.float32)], {"BLOCK": 32, "num_warps": 4},
                      launch_options={"num_warps": 4})
     np.testing.assert_array_equal(res[0], 4.0)
+
+
+def test_not_and_or_on_blocks_are_element_wise_as_compiled(tmp_path):
+    """`keep = not (t == skip) and inside` (an NLL loss's ignore_index mask): Triton compiles
+    `not`, `and` and `or` on blocks element-wise; the interpreter asked bool() of a block (True)
+    and masked every lane. Constants keep Python's short-circuit (`HALF and ...`)."""
+    src = write_kernel(tmp_path, """
+        @triton.jit
+        def pick(t_ptr, w_ptr, out_ptr, skip, n, HALF: tl.constexpr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            inside = offs < n
+            t = tl.load(t_ptr + offs, mask=inside, other=0)
+            keep = not (t == skip) and inside
+            edge = (t == 0) or (t == 3)
+            w = tl.load(w_ptr + t, mask=keep, other=0.0)
+            if HALF and w_ptr is not None:
+                w = w * 0.5
+            tl.store(out_ptr + offs, tl.where(edge, -w, w), mask=inside)
+    """)
+    t = np.array([0, 1, 2, 3, 2, 1, 0, 2], np.int32)
+    w = np.array([1.0, 2.0, 4.0, 8.0], np.float32)
+    out = np.zeros(8, np.float32)
+    res = run_kernel(src, "pick", (1,), [t, w, out, 2, 7], {"HALF": False, "BLOCK": 8})
+    got = res[2]
+    keep = (t != 2) & (np.arange(8) < 7)
+    want = np.where(keep, w[t], 0.0) * np.where((t == 0) | (t == 3), -1, 1)
+    want[7] = 0.0
+    np.testing.assert_array_equal(got, want.astype(np.float32))

@@ -1244,3 +1244,80 @@ def test_a_grid_size_named_like_a_kernel_local_gets_its_own_name(tmp_path):
     lengths = buffer_lengths(k, sizes, {})
     # every program row's last element: (grid rows - 1) * s_bh + n
     assert lengths["src"] >= (sizes[axis.name] - 1) * sizes["s_bh"] + sizes["n"]
+
+
+@pytest.mark.parametrize("grid", [
+    "(n, triton.cdiv(k, min(triton.next_power_of_2(k), 512)))",
+    "lambda meta: (n, triton.cdiv(k, triton.next_power_of_2(k) // 2))",
+])
+def test_a_grid_sized_by_a_host_helper_is_the_callers(tmp_path, grid):
+    """A launch grid computed with `triton.next_power_of_2` (FlagGems' mean over a dim) has no
+    TileLang spelling: a Triton port takes the caller's grid as parameters, so the grid's
+    expression is never printed in the prim_func (it was: KeyError 'next_power_of_2', TP014)."""
+    src = write(tmp_path, f"""
+        @triton.jit
+        def colmean(x_ptr, y_ptr, n, k, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + row * k + cols, mask=cols < k, other=0.0)
+            tl.store(y_ptr + row * k + cols, x * 0.5, mask=cols < k)
+
+
+        def launch(x, y):
+            n, k = x.shape
+            block = min(triton.next_power_of_2(k), 512)
+            colmean[{grid}](x, y, n, k, BLOCK=block)
+    """)
+    from porter.emit.tilelang import emit_module
+    from porter.frontends.load import load_module
+    from porter.match import raise_module
+
+    port = emit_module(raise_module(load_module(str(src))))
+    assert "with T.Kernel(grid_x, grid_y, threads=threads)" in port
+    assert "next_power_of_2" not in port.split("def colmean_program")[1].split("@T.prim_func")[1].split("return colmean")[0]
+
+
+@pytest.mark.parametrize("use", [
+    "mask = cols < N",  # compared with offsets
+    "mask = N > cols",  # the other way round
+    "mask = cols + row * 0 < N",
+    "mask = cols < BLOCK\n    x_ptr = x_ptr + (N - N)",  # in a pointer offset
+])
+def test_a_scalar_compared_with_offsets_is_an_integer_though_it_divides_a_sum(tmp_path, use):
+    """`cols < N` and `tl.sum(x * x) / N` (RMS norms): N is an integer, not a float guessed from
+    the division (verify drew N = 1.96 and sized the weight to one element)."""
+    src = write(tmp_path, f"""
+        @triton.jit
+        def rms(x_ptr, w_ptr, y_ptr, stride, N, eps, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            cols = tl.arange(0, BLOCK)
+            {use}
+            x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+            ms = tl.sum(x * x, axis=0) / N
+            w = tl.load(w_ptr + cols, mask=mask)
+            tl.store(y_ptr + row * stride + cols, x / tl.sqrt(ms + eps) * w, mask=mask)
+    """.replace("\n    x_ptr", "\n            x_ptr"))
+    (kernel,) = convert_triton(src).kernels
+    assert kinds(kernel)["N"] == ("scalar", "int32")
+    assert kinds(kernel)["eps"] == ("scalar", "float32")
+
+
+def test_a_tile_of_loaded_targets_makes_its_buffer_an_index_buffer(tmp_path):
+    """`tgt = tl.load(tgt_ptr + offs)` then `tl.load(w_ptr + tgt)` in a kernel that reduces (tile
+    level: tgt is a tile): tgt_ptr holds indices, which verify draws below the index limit (it
+    drew any int, and an NLL loss port read its weight at -47)."""
+    from porter.ir.extents import index_buffers
+
+    src = write(tmp_path, """
+        @triton.jit
+        def nll(inp_ptr, tgt_ptr, w_ptr, out_ptr, N, C, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            inside = offs < N
+            tgt = tl.load(tgt_ptr + offs, mask=inside, other=0)
+            w = tl.load(w_ptr + tgt, mask=inside, other=0.0)
+            x = tl.load(inp_ptr + offs * C + tgt, mask=inside, other=0.0)
+            tl.atomic_add(out_ptr, tl.sum(-x * w))
+    """)
+    (kernel,) = convert_triton(src).kernels
+    assert any(isinstance(s, TileBuffer) and s.name == "tgt" for s in walk_stmts(kernel.body))
+    assert index_buffers(kernel) == {"tgt_ptr"}

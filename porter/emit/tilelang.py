@@ -33,6 +33,7 @@ from porter.ir.tiles import (
 )
 from porter.ir.walk import all_exprs, declared_names, walk_stmts
 from porter.transforms.guarded_loads import guard_cast_loads
+from porter.transforms.pipelined_lets import fold_pipelined_lets
 from porter.transforms.tile_copies import coalesce_tile_copies
 from porter.jinja_env import environment
 from porter.emit.cuda_templates import key_text as _key_text, template_ports
@@ -270,7 +271,7 @@ class KernelEmitter:
         body = simplify_stmts(substitute_block_dims(self.body, tuple(launch.block)))
         if is_tile_level(body):
             # Tile level: whole-tile statements; each element-wise step is its own T.Parallel.
-            body = whole_tile_fills(coalesce_tile_copies(body))
+            body = fold_pipelined_lets(whole_tile_fills(coalesce_tile_copies(body)))
             body = guard_cast_loads(body, {p.name for p in k.params if isinstance(p, BufferParam)})
             v.level = "tile"
             v.rule = ", ".join(tile_primitives(body)) or "T.Parallel steps"
@@ -298,7 +299,6 @@ class KernelEmitter:
             v.body = [f"T.use_swizzle({self.expr(launch.swizzle)})"] + v.body
         if k.language == "triton":
             if self.grid_names:
-                grid = list(self.grid_names)
                 v.signature += [f"{g}: T.int32" for g in self.grid_names]
                 v.call_args += ["*grid"]
             v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread", aligned=bool(v.aligned),

@@ -97,7 +97,13 @@ def index_buffers(kernel) -> set:
     """Integer buffers whose elements address other buffers (embedding ids, class targets)."""
     from porter.ir.walk import all_exprs
 
+    from porter.ir.tiles import TileLoad, TileStore
+
     defs = {s.var.name: s.init for s in walk_stmts(kernel.body) if isinstance(s, Decl) and s.init is not None}
+    tiles: dict = defaultdict(list)  # a tile's element values: a tile-level kernel's `tgt = tl.load(...)`
+    for s in walk_stmts(kernel.body):
+        if isinstance(s, TileStore):
+            tiles[s.buffer].append(s.value)
 
     def loaded(e, depth=0) -> set:
         out = set()
@@ -106,6 +112,9 @@ def index_buffers(kernel) -> set:
                 out.add(x.buffer)
             elif isinstance(x, Var) and x.name in defs and depth < 20:
                 out |= loaded(defs[x.name], depth + 1)
+            elif isinstance(x, TileLoad) and x.buffer in tiles and depth < 20:
+                for value in tiles[x.buffer]:
+                    out |= loaded(value, depth + 1)
         return out
 
     found = set()

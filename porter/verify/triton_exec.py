@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from porter.diagnostics import Loc, TileportError
-from porter.verify import bf16, interpreter_libdevice
+from porter.verify import bf16, interpreter_libdevice, triton_logic
 from porter.verify.child import child_io, run_in_child
 
 
@@ -120,6 +120,7 @@ def _child_main(req: dict) -> dict:
             _patch_interpreter_bf16()
             _patch_interpreter_floats()
             interpreter_libdevice.install()  # before the user's module binds libdevice names
+            triton_logic.install()  # `not m`, `a and b` on blocks: element-wise, as compiled
             if "make_block_ptr" in Path(source).read_text(encoding="utf-8", errors="replace"):
                 from porter.verify import triton_block_ptr
 

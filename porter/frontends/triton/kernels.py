@@ -923,6 +923,16 @@ class KernelConverter(TritonCalls, TritonMemory):
             if isinstance(v, TV) and not is_float(v.dtype) and not self._is_index(v.expr):
                 self.evidence.float_params |= self._params_in(v.expr)
 
+    def _note_int(self, dt, a, b):
+        """Evidence: an unknown scalar compared with integer offsets (`cols < N`, lanes or program
+        ids) is an integer, whatever float math it also meets (`tl.sum(x * x) / N`)."""
+        if is_float(dt):
+            return
+        for v, other in ((a, b), (b, a)):
+            if isinstance(v, TV) and isinstance(other, TV) and self._is_index(other.expr) and \
+                    not self._is_index(v.expr):
+                self.evidence.int_params |= self._params_in(v.expr)
+
     def _is_index(self, e, depth: int = 0) -> bool:
         """Does e depend on program ids, lanes or loaded data (then it is not a plain scalar)?"""
         if depth > 50:
@@ -991,6 +1001,8 @@ class KernelConverter(TritonCalls, TritonMemory):
             self._integer_params(b)  # `x_ptr + row * N` after `tl.sum(x) / N`: N is a size
         if not (isinstance(b, TV) or _is_number(b)) or is_float(self._dt(b)):
             raise self.err("TP224", "pointer offsets must be integers", node)
+        if isinstance(b, TV):  # a pointer offset is an integer, whatever float math it meets
+            self.evidence.int_params |= self._params_in(b.expr)
         shape = self._bshape(node, a, b)
         delta = self._as_expr(b, self._dt(b))
         if delta.dtype == "bool":
@@ -1036,6 +1048,7 @@ class KernelConverter(TritonCalls, TritonMemory):
             return TV(fold(BinOp(op, ea, eb, dt)), shape)
         if op in ("<", "<=", ">", ">=", "==", "!="):
             dt = computation_type(ad, a_s, bd, b_s)
+            self._note_int(dt, a, b)
             self._note_float(dt, a, b)
             return TV(fold(BinOp(op, self._as_expr(a, dt), self._as_expr(b, dt), "bool")), shape)
         if op in ("+", "-", "*"):

@@ -653,6 +653,7 @@ class TritonFrontend:
             if name in runtime and name not in fixed_scalar and name not in pointers:
                 fixed_scalar[name] = "int32"
         float_guess: set = set()
+        int_evidence: set = set()  # scalars some pass saw used as integers: never guessed float
         hints: dict = {}
         tile_mode = False
         kernel_body = None
@@ -692,7 +693,8 @@ class TritonFrontend:
                     raise
                 pointers.add(need.name)
                 continue
-            new_float = (conv.evidence.float_params & unknown) - float_guess
+            int_evidence |= conv.evidence.int_params & unknown
+            new_float = (conv.evidence.float_params & unknown) - float_guess - int_evidence
             new_hints = {b: d for b, d in conv.evidence.buffer_hints.items() if hints.get(b) != d}
             if not new_float and not new_hints:
                 break

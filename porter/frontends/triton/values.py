@@ -345,7 +345,7 @@ class Evidence:
     """What one conversion pass learned that the next pass should assume."""
 
     float_params: set = field(default_factory=set)
-    int_params: set = field(default_factory=set)  # read where only integers go: never float
+    int_params: set = field(default_factory=set)  # read where only integers go (offsets, pointer offsets, //): never float
     buffer_hints: dict = field(default_factory=dict)  # buffer -> dtype suggested by the kernel
     # buffer -> stride parameters a block pointer's `order` declares fastest-varying
     fastest_strides: dict = field(default_factory=dict)

@@ -317,3 +317,21 @@ def test_a_blocks_scalar_type_decides_at_convert_time(tmp_path, spelling):
     """)
     text = format_module(convert_triton(path))
     assert "0.5" in text and "// 2" not in text
+
+
+def test_module_constants_from_dtype_limits(tmp_path):
+    """`tl.constexpr(torch.finfo(torch.float32).max)` and `torch.iinfo(torch.int32).min` at
+    module level: limits torch computes, constants of the kernel (sort and top-k kernels)."""
+    path = write(tmp_path, """
+        _BIG = tl.constexpr(torch.finfo(torch.float32).max)
+        _LOW = torch.iinfo(torch.int32).min
+
+        @triton.jit
+        def clamp_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < n, other=_BIG)
+            tl.store(y_ptr + offs, tl.minimum(x, _BIG * 0.5) + _LOW, mask=offs < n)
+    """)
+    text = format_module(convert_triton(path))
+    assert "3.4028234663852886e+38" in text or "3.4028234663852886e38" in text
+    assert "-2147483648" in text

@@ -760,6 +760,9 @@ class HostEval:
                 saved = self._saved_tensors(node.value, scope)
                 if saved is not None:
                     return saved
+            limit = self._type_limit(node, scope, env)
+            if limit is not None:
+                return limit
             base = self._value(node.value, scope, env)
             if isinstance(base, HModule):
                 path = f"{base.path}.{node.attr}"
@@ -842,6 +845,26 @@ class HostEval:
                 except Exception:  # noqa: BLE001 - the user's host arithmetic failed: not a constant
                     return UNKNOWN
         return UNKNOWN
+
+    def _type_limit(self, node: ast.Attribute, scope, env):
+        """`torch.finfo(torch.float32).max`, `torch.iinfo(torch.int64).min`: the limit of a
+        dtype, a constant (computed by torch, not by the user's code); None for anything else."""
+        call = node.value
+        if not (isinstance(call, ast.Call) and len(call.args) == 1 and not call.keywords and
+                node.attr in ("max", "min", "eps", "tiny", "smallest_normal", "bits")):
+            return None
+        f = self._value(call.func, scope, env)
+        dt = self._value(call.args[0], scope, env)
+        if not (isinstance(f, HModule) and f.path in ("torch.finfo", "torch.iinfo") and
+                isinstance(dt, HDType) and dt.dtype):
+            return None
+        import torch
+
+        try:
+            info = getattr(torch, f.path.split(".")[-1])(getattr(torch, dt.dtype))
+            return HConst(getattr(info, node.attr))
+        except (TypeError, AttributeError):
+            return None
 
     def _dtype_choice(self, node: ast.IfExp, scope, env):
         """`tl.float32 if x.dtype == torch.float32 else tl.bfloat16` where x's dtype is known

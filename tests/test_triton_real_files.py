@@ -530,3 +530,10 @@ def test_math_chosen_by_a_helper_on_an_environment_switch_takes_the_default(tmp_
     assert "T.exp2(" in text and "T.log(" in text  # tl.exp (fast_expf would be T.exp)
     report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_a_dtype_passed_to_a_helper_reads_value_in_the_interpreter_as_compiled(tmp_path):
+    source = REAL / "dtype_value_helper.py"
+    port = _port(tmp_path, source)
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error

@@ -119,6 +119,7 @@ def _child_main(req: dict) -> dict:
         if device == "cpu":
             _patch_interpreter_bf16()
             _patch_interpreter_floats()
+            _patch_interpreter_dtype_value()
             interpreter_libdevice.install()  # before the user's module binds libdevice names
             triton_logic.install()  # `not m`, `a and b` on blocks: element-wise, as compiled
             if "make_block_ptr" in Path(source).read_text(encoding="utf-8", errors="replace"):
@@ -334,6 +335,16 @@ def _patch_interpreter_floats() -> None:
 
     implicit_cvt._tileport_floats = True
     interp._implicit_cvt = implicit_cvt
+
+
+def _patch_interpreter_dtype_value() -> None:
+    """Give a dtype `.value`, as a constexpr has: compiled, a dtype passed to a @triton.jit
+    helper arrives as a constexpr (`get_dtype_min(x.type.element_ty)` then `dtype.value`), while
+    Triton 3.9's interpreter passes the dtype itself and `.value` fails."""
+    import triton.language as tl
+
+    if not hasattr(tl.core.dtype, "value"):
+        tl.core.dtype.value = property(lambda self: self)
 
 
 def _patch_interpreter_bf16() -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import copy
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from porter.diagnostics import Loc, TileportError
 from porter.frontends.triton.tables import _unique

@@ -1173,7 +1173,6 @@ _BINOPS = {
 _COMPARE = {
     ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
     ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
-    ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b,
 }
 
 

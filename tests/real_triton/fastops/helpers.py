@@ -11,7 +11,7 @@ def get_exp():
 
 
 def get_log():
-    return tl.log if os.environ.get("FASTOPS_FAST") is None else tldevice.fast_logf
+    return tl.log if os.environ.get("FASTOPS_FAST", "0") != "1" else tldevice.fast_logf
 
 
 exp = get_exp()

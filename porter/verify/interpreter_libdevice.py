@@ -72,6 +72,7 @@ def _evaluate(name: str, function, result: str):
 
     call.__name__ = name
     call.__module__ = "triton.language.extra.libdevice"  # still recognised as math by name
+    call.tileport_numpy = True  # exact: triton_exec keeps it rather than a formula (pow of x < 0)
     return call
 
 

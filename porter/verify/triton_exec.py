@@ -187,7 +187,8 @@ def _interpretable_math(module) -> None:
                 "expm1": lambda x: tl.exp(x) - 1}
     for name, value in list(vars(module).items()):
         home = getattr(value, "__module__", None) or ""
-        if not callable(value) or not home.startswith(("triton.language.math", "triton.language.extra")):
+        if not callable(value) or not home.startswith(("triton.language.math", "triton.language.extra")) \
+                or getattr(value, "tileport_numpy", False):
             continue
         function = getattr(value, "__name__", name)
         if hasattr(tl.math, function):

@@ -7,9 +7,10 @@ functions (their `@triton.autotune` / `@triton.heuristics` decorators dropped: v
 every constexpr itself), the imports, constants and definitions their bodies name, and nothing
 else. Every other top-level statement becomes blank lines, so line numbers in the copy are the
 original's and errors point at the user's file. The kernels a library's decorator generates
-(porter/frontends/triton/generators.py) are written after them, around the scalar functions. Modules of the user's tree that the kernels
-import from (`from .utils import helper`, `import mylib.language as tle`) are extracted the
-same way beside the copy; the user's folder is never put on `sys.path`.
+(porter/frontends/triton/generators.py) are written after them, around the scalar functions.
+Modules of the user's tree that the kernels import from (`from .utils import helper`,
+`import mylib.language as tle`) are extracted the same way beside the copy; the user's folder
+is never put on `sys.path`.
 """
 
 from __future__ import annotations

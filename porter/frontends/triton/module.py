@@ -461,7 +461,9 @@ class TritonFrontend:
     def _alias(self, expr, node, scope=None):
         """A module-level name bound to a path of kernel-usable values (`rsqrt =
         libdevice.rsqrt`, `tanh = shim.tanh` where `shim` is a math module, `helper =
-        other_helper`): what the path names, else None."""
+        other_helper`), to what a helper of this file returns (`exp = get_exp()`), or to a
+        choice between paths the host decides (`fast if FLAG else tl.exp`): what the path
+        names, else None."""
         if isinstance(expr, ast.Name):
             return self.global_value(expr.id, node)
         if isinstance(expr, ast.Attribute):

@@ -22,7 +22,7 @@ from porter.frontends.triton.reshape import interleave, join, relane, reshape
 from porter.frontends.triton.tiles import TILE_OPS, NeedTiles, TileRef
 from porter.frontends.triton.values import (
     BlockPtrV, DTypeV, FnV, PtrV, PyC, SlotRef, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TV, TupleV,
-    broadcast_shapes, cast, computation_type, const_of, pyconst_dtype, remap,
+    broadcast_shapes, cast, computation_type, const_of, dtype_predicate, pyconst_dtype, remap,
 )
 from porter.frontends.triton.values import _is_number
 from porter.ir.fold import fold
@@ -60,21 +60,12 @@ class TritonCalls:
         if f.kind == "libdevice":
             return self.math_call(f.name, args, node, libdevice=True)
         if f.kind == "dtype_pred":
-            return PyC(self._dtype_pred(f.bound.dtype, f.name))
+            return PyC(bool(dtype_predicate(f.bound.dtype, f.name)))
         if f.kind == "method":
             if f.name == "to":
                 return self.to(f.bound, args, kwargs, node)
             return self.tl_call(f.name, [f.bound] + args, kwargs, node)
         return self.tl_call(f.name, args, kwargs, node)
-
-    @staticmethod
-    def _dtype_pred(dtype, name):
-        return {"is_floating": is_float(dtype), "is_fp16": dtype == "float16",
-                "is_bf16": dtype == "bfloat16", "is_fp32": dtype == "float32",
-                "is_fp64": dtype == "float64", "is_int": not is_float(dtype),
-                "is_int1": dtype == "bool", "is_bool": dtype == "bool",
-                "is_int_signed": not is_float(dtype) and not dtype.startswith("uint"),
-                "is_int_unsigned": dtype.startswith("uint")}.get(name, False)
 
     def _refuse(self, name, node):
         if name in _DOT:

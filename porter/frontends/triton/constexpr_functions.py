@@ -22,7 +22,7 @@ import operator
 from dataclasses import dataclass
 
 from porter.diagnostics import TileportError
-from porter.frontends.triton.values import TL_DTYPES
+from porter.frontends.triton.values import TL_DTYPES, dtype_predicate
 
 # decorator names (last part) that make a function run at compile time
 DECORATORS = ("constexpr", "constexpr_function")
@@ -41,20 +41,9 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, as
 
 @dataclass(frozen=True)
 class Dtype:
-    """A Triton dtype as the function sees it (IR name: float32, bfloat16, int64, bool)."""
+    """A Triton dtype as the function sees it (IR name: float32, bfloat16, int64, bool); its
+    predicates (`is_bf16()`, `is_int()`) are values.dtype_predicate's."""
     name: str
-
-    def is_floating(self):
-        return self.name.startswith(("float", "bfloat"))
-
-    def is_int(self):
-        return not self.is_floating()
-
-    def is_int_signed(self):
-        return self.name.startswith("int")
-
-    def is_int_unsigned(self):
-        return self.name.startswith("uint") or self.name == "bool"
 
     @property
     def primitive_bitwidth(self):
@@ -63,12 +52,6 @@ class Dtype:
     @property
     def int_bitwidth(self):
         return _BITS[self.name]
-
-
-_PREDICATES = {"is_fp16": "float16", "is_bf16": "bfloat16", "is_fp32": "float32",
-               "is_fp64": "float64", "is_int1": "bool", "is_bool": "bool", "is_int8": "int8",
-               "is_int16": "int16", "is_int32": "int32", "is_int64": "int64", "is_uint8": "uint8",
-               "is_uint16": "uint16", "is_uint32": "uint32", "is_uint64": "uint64"}
 
 
 def _int_dtype(bits, signed):
@@ -167,8 +150,8 @@ class Evaluator:
             return "tl.core"
         if base in ("tl", "tl.core"):
             return f"{base}.{e.attr}"
-        if isinstance(base, Dtype) and e.attr in _PREDICATES:
-            return lambda d=base, n=e.attr: d.name == _PREDICATES[n]
+        if isinstance(base, Dtype) and dtype_predicate(base.name, e.attr) is not None:
+            return lambda d=base, n=e.attr: dtype_predicate(d.name, n)
         if isinstance(base, Dtype) and hasattr(base, e.attr):
             return getattr(base, e.attr)
         raise self.err(f"'.{e.attr}' in a compile-time function", e)

@@ -279,6 +279,23 @@ class ModV:
     path: str  # canonical module path: triton, triton.language, triton.language.math, ...
 
 
+# Triton's dtype predicates that name one dtype (`x.dtype.is_bf16()`), IR dtype each names
+_DTYPE_IS = {"is_fp16": "float16", "is_bf16": "bfloat16", "is_fp32": "float32", "is_fp64": "float64",
+             "is_int1": "bool", "is_bool": "bool", "is_int8": "int8", "is_int16": "int16",
+             "is_int32": "int32", "is_int64": "int64", "is_uint8": "uint8", "is_uint16": "uint16",
+             "is_uint32": "uint32", "is_uint64": "uint64"}
+
+
+def dtype_predicate(dtype: str, name: str) -> bool | None:
+    """Triton's dtype predicate `name` (`is_floating`, `is_int_signed`, `is_bf16`, ...) on an IR
+    dtype, as Triton answers it (int1 is a signed integer); None when `name` is not one."""
+    if name in _DTYPE_IS:
+        return dtype == _DTYPE_IS[name]
+    return {"is_floating": is_float(dtype), "is_int": not is_float(dtype),
+            "is_int_signed": not is_float(dtype) and not dtype.startswith("uint"),
+            "is_int_unsigned": dtype.startswith("uint")}.get(name)
+
+
 @dataclass
 class FnV:
     """A callable: kind "tl" (triton.language / triton), "libdevice", "jit" (a helper, node),

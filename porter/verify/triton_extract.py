@@ -40,10 +40,10 @@ class _Extractor:
         self.out = out
         self.done: dict = {}  # resolved path -> module name of its copy
         self.wanted: dict = {}  # resolved path -> the names importers asked of it
+        self.parsed: dict = {}  # resolved path -> (text, ast.Module)
 
     def module(self, path: Path, wanted: set | None, file_name: str | None = None) -> Path:
-        text = path.read_text(encoding="utf-8")
-        tree = ast.parse(text, filename=str(path))
+        text, tree = self._parsed(path)
         lines = text.splitlines(keepends=True)
         jit = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_jit(n)]
         binders = {name: _plainest(sts, name) for name, sts in _top_level_binders(tree).items()}
@@ -122,7 +122,7 @@ class _Extractor:
             parts, names = [], []
             for a in wanted:
                 sub = None
-                if source.name == "__init__.py" and not _binds(self._tree(source), a.name):
+                if source.name == "__init__.py" and a.name not in self._bound(source):
                     sub = find_module(str(importer), f"{st.module or ''}.{a.name}".lstrip("."), st.level)
                 if sub is not None:
                     parts.append(f"import {self._copy_of(sub, None)} as {a.asname or a.name}")
@@ -143,8 +143,19 @@ class _Extractor:
                 parts.append(f"import {a.name}")  # `import pkg.mod` binds pkg: left as it is
         return "; ".join(parts)
 
-    def _tree(self, source: Path) -> ast.Module:
-        return ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    def _parsed(self, path: Path) -> tuple:
+        """(text, tree) of a module, read and parsed once per extraction (a package's
+        `__init__` is consulted for every name imported from it, and copied again when an
+        importer wants more)."""
+        key = str(path.resolve())
+        if key not in self.parsed:
+            text = path.read_text(encoding="utf-8")
+            self.parsed[key] = (text, ast.parse(text, filename=str(path)))
+        return self.parsed[key]
+
+    def _bound(self, path: Path) -> set:
+        """The names the module's top level binds (`from it import name` reads those)."""
+        return set(_top_level_binders(self._parsed(path)[1]))
 
     def _copy_of(self, source: Path, names: set | None) -> str:
         """The module name of `source`'s copy, written again when an importer wants names an
@@ -162,11 +173,6 @@ def _imports_triton(st) -> bool:
     if isinstance(st, ast.Import):
         return any(a.name.split(".")[0] == "triton" for a in st.names)
     return isinstance(st, ast.ImportFrom) and (st.module or "").split(".")[0] == "triton"
-
-
-def _binds(tree: ast.Module, name: str) -> bool:
-    """Whether the module's top level binds `name` (then `from it import name` reads that)."""
-    return name in _top_level_binders(tree)
 
 
 def _is_jit_decorator(d) -> bool:

@@ -80,7 +80,8 @@ def install() -> None:
     """Give Triton's libdevice modules numpy evaluations of the functions in the table."""
     import importlib
 
-    for module_name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice"):
+    for module_name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice",
+                        "triton.language.extra.hip.libdevice"):
         try:
             module = importlib.import_module(module_name)
         except ImportError:

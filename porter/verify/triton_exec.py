@@ -172,19 +172,12 @@ def _import_user_module(source: str):
 
 
 def _interpretable_math(module) -> None:
-    """Math functions a file imports by name (`from triton.language.extra.libdevice import
-    tanh`, `from triton.language.math import rsqrt`) as the interpreter can run them: it
-    patches `tl.math.<f>` while a kernel runs, not the function a name already holds, and
-    runs no libdevice at all (a call returned None). A name becomes a call of `tl.math.<f>`
-    looked up at run time, or, for a libdevice function tl.math lacks, its formula in
-    interpretable tl operations (tanh x = 2 sigmoid(2x) - 1)."""
+    """Math functions a file imports by name (`from triton.language.math import rsqrt`) as the
+    interpreter can run them: it patches `tl.math.<f>` while a kernel runs, not the function a
+    name already holds, so a name becomes a call of `tl.math.<f>` looked up at run time.
+    libdevice functions are numpy evaluations already (interpreter_libdevice) and are kept."""
     import triton.language as tl
 
-    formulas = {"tanh": lambda x: 2 * tl.sigmoid(2 * x) - 1,
-                "rsqrt": lambda x: tl.math.rsqrt(x),
-                "pow": lambda x, y: tl.exp2(y * tl.log2(x)),
-                "log1p": lambda x: tl.log(1 + x),
-                "expm1": lambda x: tl.exp(x) - 1}
     for name, value in list(vars(module).items()):
         home = getattr(value, "__module__", None) or ""
         if not callable(value) or not home.startswith(("triton.language.math", "triton.language.extra")) \
@@ -193,8 +186,6 @@ def _interpretable_math(module) -> None:
         function = getattr(value, "__name__", name)
         if hasattr(tl.math, function):
             setattr(module, name, _late_math(function))
-        elif function in formulas:
-            setattr(module, name, formulas[function])
 
 
 def _late_math(function: str):

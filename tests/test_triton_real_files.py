@@ -538,3 +538,28 @@ def test_a_dtype_passed_to_a_helper_reads_value_in_the_interpreter_as_compiled(t
     port = _port(tmp_path, source)
     report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_a_batched_gemm_grid_over_the_launch_keywords_and_its_pipeline_builds_for_sm80(tmp_path):
+    """`meta["M"]` in a grid lambda is the argument M (the grid was two free axes, and verify
+    ran thousands of programs); the pipelined loop gathers strided tiles without a mask, which
+    TileLang makes cp.async draining through a wait count that depends on its loop variable
+    at 2 stages too: the program compiles unrolled (it failed "Downcast from tirx.Sub")."""
+    from porter.ir.nodes import Call, Var
+    from porter.verify.port_exec import lower, program_configs
+
+    source = REAL / "batched_gemm_strided.py"
+    kernel = convert_triton(str(source)).kernels[0]
+    grid = kernel.launch.grid
+    assert isinstance(grid[0], Call) and grid[0].args[0] == Var("M", "int32") and grid[2] == Var("batch", "int32")
+    from porter.match import raise_module
+
+    path = tmp_path / "port.py"
+    path.write_text(emit_module(raise_module(convert_triton(str(source))), str(source)))
+    module = _load(path)
+    factory = module.batched_gemm_kernel_program
+    assert module._UNROLLED_ALWAYS == ("batched_gemm_kernel_program",)
+    configs = program_configs(module, factory, {})
+    assert "tl.UnrollLoop" in configs
+    lowered = lower(factory(), {"kind": "cuda", "arch": "sm_80"}, configs)
+    assert "cp_async" in lowered.kernel_source or "cp.async" in lowered.kernel_source

@@ -15,7 +15,7 @@ from porter.diagnostics import TileportError
 from porter.frontends.cuda.generic_templates import mark_generic
 from porter.match import elementwise, gemm, rowwise, transpose
 from porter.ir.loops import unit_step_pipelines
-from porter.match.copies import raise_copies
+from porter.match.copies import gathers_in_pipelines, raise_copies
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.summary import Miss
@@ -97,7 +97,15 @@ def _with_copies(kernel):
     views = {tuple((p.name, generic(getattr(p, "shape", None)), generic(getattr(p, "strides", None)))
                    for p in f.params) for f in raised.values()}
     chosen = raised if len(views) == 1 else stepped  # else the loops still step by one, no copies
+    # one program factory serves every form: it unrolls where any of them needs it
+    unrolled = "always" if any(gathers_in_pipelines(f) for f in chosen.values()) else \
+        max((f.unrolled for f in chosen.values()), key=_UNROLLING.index, default="")
+    chosen = {key: dataclasses.replace(f, unrolled=unrolled) for key, f in chosen.items()}
     return _rebuilt(kernel, chosen)
+
+
+#: Kernel.unrolled's values, each unrolling more programs than the one before it.
+_UNROLLING = ("", "aligned", "always")
 
 
 def raise_module(module, level: str = "auto", options: dict | None = None):

@@ -49,23 +49,28 @@ def raise_copies(kernel):
 
     A pipelined loop with two products (attention's K/V loop) drains, at a trip count known
     only at run time, through a loop whose cp.async wait count depends on its variable (see
-    _crowded_pipelines): when its loads become copies the aligned program is
-    unrolled "aligned", compiled with loops unrolled before code generation. A gather without a
-    mask in such a loop is asynchronous in every program: unrolled "always"."""
+    _pipelines): when its loads become copies the aligned program is unrolled "aligned",
+    compiled with loops unrolled before code generation (gathers_in_pipelines says when
+    every program is). With one product such copies lower as they are (unrolling doubles
+    the compile and triples the source)."""
     kernel = dataclasses.replace(kernel, body=_transposed_operands(kernel.body))
     kernel = dataclasses.replace(kernel, body=_transposed_gathers(kernel))
-    kernel = _raise_copies(kernel)
+    return _raise_copies(kernel)
+
+
+def gathers_in_pipelines(kernel) -> bool:
+    """Whether a pipelined loop of the kernel gathers a buffer argument into a shared tile
+    with no mask: TileLang makes that gather a cp.async in every program (see _pipelines), so
+    all of them compile unrolled ("always")."""
     params = {p.name for p in kernel.params}
     shared = {s.name for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
-    if any(_unmasked_gather(s, params, shared) for loop in _crowded_pipelines(kernel.body) for s in walk_stmts(loop.body)):
-        kernel = dataclasses.replace(kernel, unrolled="always")
-    return kernel
+    return any(_unmasked_gather(s, params, shared) for loop in _pipelines(kernel.body) for s in walk_stmts(loop.body))
 
 
 def _unmasked_gather(s, params: set, shared: set) -> bool:
     """`tile[i, j] = buffer[...]` into a shared tile, reading a buffer argument (flat, or its
     view) with no mask: TileLang's pipeline makes such a gather a cp.async, with the wait
-    counts _crowded_pipelines describes."""
+    counts _pipelines describes (a masked gather stays a guarded load)."""
     if not (isinstance(s, ParallelFor) and len(s.body) == 1 and isinstance(s.body[0], TileStore) and
             s.body[0].buffer in shared):
         return False
@@ -78,7 +83,7 @@ def _raise_copies(kernel):
     lets = _lets(kernel.body)
     shared = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
     found: dict = {}   # buffer -> [(ParallelFor, View, origin, wrapped indices)]
-    crowded = {id(x) for loop in _crowded_pipelines(kernel.body) for x in walk_stmts(loop.body)}
+    crowded = {id(x) for loop in _pipelines(kernel.body) if _products(loop) > 1 for x in walk_stmts(loop.body)}
     steps = _tile_steps(kernel, lets, params)
     checks: dict = {}  # buffer -> {(grid axis, size, tile)}: the aligned program's tiles stay inside the size
     for s in walk_stmts(kernel.body):
@@ -231,17 +236,20 @@ def _guards(cond, lane, origin: Poly, extent: str, lets: dict, params: dict) -> 
     return False
 
 
-def _crowded_pipelines(body: list) -> list:
-    """The pipelined loops that hold more than one gemm (attention's K/V loop). TileLang 0.1.15
-    drains such a loop's pipeline, at a trip count known only at run time, through a loop whose
-    `cp.async.wait_group` count depends on its variable, and CUDA codegen for sm_80 fails
-    ("Downcast from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852), whether the products are
-    T.gemm or fp32 FMA loops; sm_90a lowers them to TMA. Unrolled before code generation (the
-    port's _DEEP_PIPELINE_CONFIGS) every count is a constant: sm_80 lowers the attention sample
-    to cp.async with its length dynamic, and with a trip count that depends on the program id
-    (a causal loop up to the diagonal)."""
-    return [s for s in walk_stmts(body)
-            if isinstance(s, For) and s.stages and sum(isinstance(x, Gemm) for x in walk_stmts(s.body)) > 1]
+def _pipelines(body: list) -> list:
+    """The pipelined loops. Measured in TileLang 0.1.15: at a trip count known only at run time,
+    some drain their pipeline through a loop whose `cp.async.wait_group` count depends on its
+    variable (`T.ptx_wait_group(1 - k)`, `3 - k * 2`), and CUDA codegen for sm_80 fails
+    ("Downcast from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852): a loop of T.copy with two
+    products (attention's K/V loop, T.gemm or fp32 FMA), and a loop of unmasked element
+    gathers into shared tiles with one product at 2 stages (FlagGems' bmm). A loop of T.copy
+    and one T.gemm lowers with constant counts. Unrolled before code generation (the port's
+    _DEEP_PIPELINE_CONFIGS) every count is a constant."""
+    return [s for s in walk_stmts(body) if isinstance(s, For) and s.stages]
+
+
+def _products(loop) -> int:
+    return sum(isinstance(x, Gemm) for x in walk_stmts(loop.body))
 
 
 def _transposed_operands(body: list) -> list:

@@ -1406,6 +1406,11 @@ class GridBuilder:
                 v = self.constexprs[key.value]
                 if isinstance(v, int) and not isinstance(v, bool):
                     return Const(v, "int32", key.value)
+            # `meta["M"]`: the launch's keyword dict holds every argument, the scalar M too
+            scalar = next((var for _, _, var in self.scalar_args
+                           if isinstance(key, ast.Constant) and var.name == key.value), None)
+            if scalar is not None:
+                return scalar
             raise _Unmappable()
         if isinstance(node, ast.BinOp):
             ops = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "/", ast.Mod: "%"}

@@ -563,3 +563,18 @@ def test_a_batched_gemm_grid_over_the_launch_keywords_and_its_pipeline_builds_fo
     assert "tl.UnrollLoop" in configs
     lowered = lower(factory(), {"kind": "cuda", "arch": "sm_80"}, configs)
     assert "cp_async" in lowered.kernel_source or "cp.async" in lowered.kernel_source
+
+
+def test_ids_loaded_as_a_block_bound_the_tensor_they_address(tmp_path):
+    """`ids = tl.load(...)` is a tile; `x_ptr + ... + ids * D` reads below the index limit
+    verify draws the ids under, so x's extent follows from the sizes (it was the generous
+    product of every size, past verify's cap at the second problem: TP430)."""
+    from porter.ir.nodes import Var
+    from porter.ir.walk import walk_expr
+
+    source = REAL / "gathered_ids_block.py"
+    kernel = convert_triton(str(source)).kernels[0]
+    extent = kernel.param("x_ptr").extent
+    assert extent is not None and Var("index_limit", "int32") in list(walk_expr(extent))
+    report = verify(str(source), str(_port(tmp_path, source)), VerifyOptions(compile_check=False))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error

@@ -12,7 +12,7 @@ import itertools
 import math
 from collections import defaultdict
 
-from porter.ir.tiles import ParallelFor
+from porter.ir.tiles import ParallelFor, TileLoad, TileStore
 from porter.ir.nodes import (
     is_float,
     Atomic, BinOp, Builtin, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, Select,
@@ -257,6 +257,12 @@ class _Bounds:
         self.kernel = kernel
         self.defs = fixed_locals(kernel.body)
         self.programs = _program_locals(self)  # reads exact(), which needs only kernel and defs
+        # a tile's element values (`tgt = tl.load(tgt_ptrs)`: a tile-level kernel's gathered ids)
+        self.tile_values: dict = defaultdict(list)
+        for s in walk_stmts(kernel.body):
+            if isinstance(s, TileStore):
+                self.tile_values[s.buffer].append(s.value)
+        self._tiles_open: set = set()  # tiles whose bound is being taken (`acc[i] += ...`)
         # loop variables that start below zero (`for (j = -RADIUS; ...)`): their least value
         self.negative_starts: dict = {}
         for s in walk_stmts(kernel.body):
@@ -350,6 +356,19 @@ class _Bounds:
         if isinstance(e, Load) and not is_float(e.dtype) and e.dtype != "bool":
             # an index read from memory (a gather): verify draws such values below INDEX_LIMIT
             return Poly.atom(INDEX_LIMIT, Var(INDEX_LIMIT, "int32")) + Poly.const(-1)
+        if isinstance(e, TileLoad) and e.buffer in self.tile_values and e.buffer not in self._tiles_open:
+            # an element of a tile: the largest of the values stored into it (ids it gathered)
+            self._tiles_open.add(e.buffer)
+            try:
+                bound = None
+                for value in self.tile_values[e.buffer]:
+                    v = self.upper(value, {}, depth + 1, programs)
+                    if v is None:
+                        return None
+                    bound = v if bound is None else self.join(bound, v)
+                return bound
+            finally:
+                self._tiles_open.discard(e.buffer)
         if isinstance(e, Call) and e.func == "ceildiv":
             a, d = self.upper(e.args[0], guards, depth + 1, programs), _strip(e.args[1])
             if a is None or not isinstance(d, Const):

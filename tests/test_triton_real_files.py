@@ -578,3 +578,16 @@ def test_ids_loaded_as_a_block_bound_the_tensor_they_address(tmp_path):
     assert extent is not None and Var("index_limit", "int32") in list(walk_expr(extent))
     report = verify(str(source), str(_port(tmp_path, source)), VerifyOptions(compile_check=False))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_a_size_passed_as_a_block_shape_is_drawn_a_power_of_two(tmp_path):
+    """`K=k` with `tl.arange(0, K)`: the original compiles only at a power of two (the
+    interpreter refused the drawn k: "arange's range must be a power of 2"), so verify draws k
+    as one, and the port is checked at those sizes."""
+    from porter.verify.inputs import problem_sizes
+
+    source = REAL / "size_as_block_shape.py"
+    kernel = convert_triton(str(source)).kernels[0]
+    assert all(p["k"] & (p["k"] - 1) == 0 for p in problem_sizes(kernel, {}))
+    report = verify(str(source), str(_port(tmp_path, source)), VerifyOptions(compile_check=False))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error

@@ -77,10 +77,13 @@ def size_params(kernel: Kernel) -> list[str]:
 
 def power_of_two_sizes(kernel: Kernel) -> set:
     """Integer scalars the kernel masks with (`threadIdx.x & (size - 1)`, cuda-samples scan):
-    such code is written for a power of two; another size makes threads collide."""
+    such code is written for a power of two; another size makes threads collide. Also the
+    sizes a launch passes as a block shape as they are (`TOPK=topk` with `tl.arange(0, TOPK)`,
+    FlagGems' grouped top-k): Triton compiles such a block only at a power of two."""
     ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
     defs = fixed_locals(kernel.body)
-    found = set()
+    found = {_inline_casts(d).name for n, d in kernel.derived_constexprs.items()
+             if isinstance(_inline_casts(d), Var) and _inline_casts(d).name in ints and n in _tile_extents(kernel)}
     for e in all_exprs(kernel.body):
         if isinstance(e, BinOp) and e.op == "&":
             for side in (e.a, e.b):
@@ -94,6 +97,17 @@ def power_of_two_sizes(kernel: Kernel) -> set:
                     if isinstance(name, Var) and name.name in ints:
                         found.add(name.name)
     return found
+
+
+def _tile_extents(kernel: Kernel) -> set:
+    """The derived constexprs (by name) that size a tile or a T.Parallel loop of the kernel: the
+    IR holds a shape as the value the constexpr was converted with, a power of two no other
+    constexpr has (module._derived_constexpr)."""
+    from porter.ir.tiles import TileBuffer
+
+    dims = {d for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) for d in s.shape}
+    dims |= {d for s in walk_stmts(kernel.body) if isinstance(s, ParallelFor) for d in s.extents}
+    return {n for n in kernel.derived_constexprs if kernel.constexprs.get(n) in dims}
 
 
 def _inline_casts(e):

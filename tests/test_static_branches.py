@@ -1,9 +1,10 @@
-"""The branch of a module-level `try:` tileport reads (porter/frontends/triton/static_branches)."""
+"""The branch of a module-level `try:` or Triton feature `if` tileport reads
+(porter/frontends/triton/static_branches)."""
 
 import ast
 import textwrap
 
-from porter.frontends.triton.static_branches import taken_branch
+from porter.frontends.triton.static_branches import taken_branch, taken_if_branch, triton_modules
 
 
 def _try(text):
@@ -46,3 +47,23 @@ def test_no_static_branch_keeps_the_body():
             shim = other()
     """)
     assert taken_branch(st) is st.body
+
+
+def test_an_if_chain_of_triton_feature_tests_takes_the_branch_the_installed_triton_takes():
+    tree = ast.parse(textwrap.dedent("""
+        import triton
+        from triton import language as lang
+        if hasattr(triton.language, "no_triton_has_this") or not hasattr(lang, "abs"):
+            pick = 1
+        elif hasattr(lang, "abs") and hasattr(triton, "jit"):
+            pick = 2
+        else:
+            pick = 3
+        if hasattr(backend, "abs"):
+            pick = 4
+    """))
+    modules = triton_modules(tree.body)
+    assert modules == {"triton": "triton", "lang": "triton.language"}
+    chain, other = tree.body[2], tree.body[3]
+    assert taken_if_branch(chain, modules) is chain.orelse[0].body
+    assert taken_if_branch(other, modules) is None  # a test of the module's own objects: not read

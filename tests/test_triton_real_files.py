@@ -591,3 +591,12 @@ def test_a_size_passed_as_a_block_shape_is_drawn_a_power_of_two(tmp_path):
     assert all(p["k"] & (p["k"] - 1) == 0 for p in problem_sizes(kernel, {}))
     report = verify(str(source), str(_port(tmp_path, source)), VerifyOptions(compile_check=False))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_a_helper_chosen_by_the_installed_tritons_features_converts_and_verifies(tmp_path):
+    """`if hasattr(triton.language, X): ... elif ...: ... else: @triton.jit def ...`: the front
+    end and verify's kernels-only copy both take the branch the installed Triton takes (the
+    name was unknown, TP226; the copy took the first branch and failed to import)."""
+    source = REAL / "builtin_by_triton_version.py"
+    report = verify(str(source), str(_port(tmp_path, source)), VerifyOptions(compile_check=False))
+    assert report.kernels[0].verdict == "equivalent", report.kernels[0].error

@@ -48,8 +48,9 @@ class _Extractor:
         jit = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_jit(n)]
         binders = {name: _plainest(sts, name) for name, sts in _top_level_binders(tree).items()}
         roots = {n.name for n in jit} | set(wanted or ())
+        triton_names = {name for name, sts in binders.items() if any(map(_imports_triton, sts))}
         if jit:  # Triton's jit wants `triton.language` among a kernel's globals, read or not
-            roots |= {name for name, sts in binders.items() if any(map(_imports_triton, sts))}
+            roots |= triton_names
         kept: dict = {}  # id(stmt) -> stmt
         pending = list(roots)
         seen = set()
@@ -82,7 +83,7 @@ class _Extractor:
         headers = {}  # line -> its text: the test of a kept `if` of imports
         for st in tree.body:
             if id(st) in kept and isinstance(st, ast.If):
-                for offset, text in enumerate(_taken_branch_header(st, lines)):
+                for offset, text in enumerate(_taken_branch_header(st, lines, triton_names)):
                     headers[st.lineno + offset] = text
             elif id(st) in kept and isinstance(st, ast.Try) and taken_handler(st) is not None:
                 headers.update(_taken_handler_lines(st, lines))
@@ -206,33 +207,71 @@ def _top_level_binders(tree: ast.Module) -> dict:
                     if isinstance(n, ast.Name):
                         bind(n.id, st)
         elif isinstance(st, (ast.Try, ast.If)) and _only_bindings(st):
-            for s in ast.walk(st):
-                if isinstance(s, ast.alias):
-                    bind(s.asname or s.name.split(".")[0], st)
-                elif isinstance(s, ast.Name) and isinstance(s.ctx, ast.Store):
-                    bind(s.id, st)
+            for name in _branch_bindings(st):
+                bind(name, st)
     return out
 
 
-def _only_bindings(st) -> bool:
-    """A `try:` or `if` whose every branch only imports or assigns (a version or backend
-    switch of imports: `if triton_3: from ...libdevice import tanh else: ...`)."""
+def _branch_bindings(st) -> set:
+    """The names a `try:` or `if` block binds at the top level: imports, assignments and the
+    functions and classes its branches define (not the locals inside those)."""
+    names: set = set()
+    for s in _branch_statements(st):
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(s.name)
+        elif isinstance(s, (ast.Try, ast.If)):
+            names |= _branch_bindings(s)
+        else:
+            for n in ast.walk(s):
+                if isinstance(n, ast.alias):
+                    names.add(n.asname or n.name.split(".")[0])
+                elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    names.add(n.id)
+    return names
+
+
+def _branch_statements(st) -> list:
     if isinstance(st, ast.Try):
-        inner = st.body + [s for h in st.handlers for s in h.body] + st.orelse
-    elif isinstance(st, ast.If):
-        inner = st.body + st.orelse
-    else:
-        return isinstance(st, _STATEMENTS_KEPT_WHOLE)
-    return all(_only_bindings(s) for s in inner)
+        return st.body + [s for h in st.handlers for s in h.body] + st.orelse + st.finalbody
+    return st.body + st.orelse
 
 
-def _taken_branch_header(st: ast.If, lines: list) -> list:
+def _only_bindings(st) -> bool:
+    """A `try:` or `if` whose every branch only imports, assigns or defines a jit function (a
+    version or backend switch: `if triton_3: from ...libdevice import tanh else: ...`, a
+    `@triton.jit` fallback where the installed Triton lacks a builtin)."""
+    if isinstance(st, (ast.Try, ast.If)):
+        return all(_only_bindings(s) for s in _branch_statements(st))
+    return isinstance(st, _STATEMENTS_KEPT_WHOLE) or (isinstance(st, ast.FunctionDef) and _is_jit(st))
+
+
+def _taken_branch_header(st: ast.If, lines: list, triton_names: set) -> list:
     """The lines of a kept `if`'s test, as `if True:`: verify takes the first branch (the
     CUDA machine the original targets, as the front end reads such tests) without running
-    the host code the test calls (`compare_version(...)`, `is_npu_available()`)."""
+    the host code the test calls (`compare_version(...)`, `is_npu_available()`). A test that
+    only asks the installed Triton what it has (`hasattr(triton.language,
+    "make_tensor_descriptor")`) stays: the branch for this Triton is the one that imports."""
+    if _asks_triton(st.test, triton_names):
+        return lines[st.lineno - 1:st.body[0].lineno - 1]
     last = st.body[0].lineno - 1
     indent = lines[st.lineno - 1][: len(lines[st.lineno - 1]) - len(lines[st.lineno - 1].lstrip())]
     return [indent + "if True:\n"] + ["\n"] * (last - st.lineno)
+
+
+def _asks_triton(test, triton_names: set) -> bool:
+    """`hasattr(triton.language, "x")`, `hasattr(tl, "x") or ...` (names the module binds by
+    importing Triton): a test of attributes of Triton's own modules, safe to run."""
+    if isinstance(test, ast.BoolOp):
+        return all(_asks_triton(v, triton_names) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _asks_triton(test.operand, triton_names)
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr"
+            and len(test.args) == 2 and isinstance(test.args[1], ast.Constant)):
+        return False
+    root = test.args[0]
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in triton_names
 
 
 def _taken_handler_lines(st: ast.Try, lines: list) -> dict:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from porter.diagnostics import Loc
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Call, Cast, Const, Var
-from porter.frontends.triton.static_branches import taken_branch
+from porter.frontends.triton.static_branches import taken_branch, taken_if_branch, triton_modules
 from porter.frontends.triton.values import TL_DTYPES, TORCH_DTYPES, same_node
 
 # --------------------------------------------------------------------------- host values
@@ -198,11 +198,16 @@ def _tunes_like_autotune(decorator: ast.Call) -> bool:
 
 
 def _module_statements(body: list) -> list:
-    """The module's top-level statements, a `try:` standing for the branch tileport takes."""
+    """The module's top-level statements, a `try:` standing for the branch tileport takes, and
+    an `if` of Triton feature tests for the branch the installed Triton takes."""
     out = []
+    modules = triton_modules(body)
     for st in body:
+        branch = taken_if_branch(st, modules) if isinstance(st, ast.If) else None
         if isinstance(st, ast.Try):
             out.extend(_module_statements(taken_branch(st) + st.finalbody))
+        elif branch is not None:
+            out.extend(_module_statements(branch))
         else:
             out.append(st)
     return out
@@ -237,6 +242,7 @@ class ModuleInfo:
     def _build_scopes(self):
         module = HostScope(self.tree, None)
         self.scopes.append(module)
+        self._triton_modules = triton_modules(self.tree.body)
         self._scan(self.tree.body, module)
         for node in _module_statements(self.tree.body):
             if isinstance(node, ast.Import):
@@ -284,6 +290,10 @@ class ModuleInfo:
             return
         if isinstance(st, ast.Try) and scope.parent is None:
             self._scan(taken_branch(st) + st.finalbody, scope)  # the branch verify's copy keeps
+            return
+        branch = taken_if_branch(st, self._triton_modules) if isinstance(st, ast.If) and scope.parent is None else None
+        if branch is not None:
+            self._scan(branch, scope)  # the branch this Triton takes, as verify's copy does
             return
         if isinstance(st, ast.ClassDef):
             inner = HostScope(st, scope)

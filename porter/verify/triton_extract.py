@@ -21,7 +21,7 @@ from pathlib import Path
 
 from porter.frontends.triton import generators
 from porter.frontends.triton.modules import find_module
-from porter.frontends.triton.static_branches import taken_branch, taken_handler
+from porter.frontends.triton.static_branches import taken_branch, taken_handler, taken_if_branch, triton_modules
 
 _JIT = ("jit",)
 _STATEMENTS_KEPT_WHOLE = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.Pass, ast.Expr)
@@ -48,9 +48,8 @@ class _Extractor:
         jit = [n for n in tree.body if isinstance(n, ast.FunctionDef) and _is_jit(n)]
         binders = {name: _plainest(sts, name) for name, sts in _top_level_binders(tree).items()}
         roots = {n.name for n in jit} | set(wanted or ())
-        triton_names = {name for name, sts in binders.items() if any(map(_imports_triton, sts))}
         if jit:  # Triton's jit wants `triton.language` among a kernel's globals, read or not
-            roots |= triton_names
+            roots |= {name for name, sts in binders.items() if any(map(_imports_triton, sts))}
         kept: dict = {}  # id(stmt) -> stmt
         pending = list(roots)
         seen = set()
@@ -81,9 +80,10 @@ class _Extractor:
                         for line in range(d.lineno, d.end_lineno + 1):
                             keep_lines[line] = False
         headers = {}  # line -> its text: the test of a kept `if` of imports
+        modules = triton_modules(tree.body)
         for st in tree.body:
             if id(st) in kept and isinstance(st, ast.If):
-                for offset, text in enumerate(_taken_branch_header(st, lines, triton_names)):
+                for offset, text in enumerate(_taken_branch_header(st, lines, modules)):
                     headers[st.lineno + offset] = text
             elif id(st) in kept and isinstance(st, ast.Try) and taken_handler(st) is not None:
                 headers.update(_taken_handler_lines(st, lines))
@@ -245,33 +245,17 @@ def _only_bindings(st) -> bool:
     return isinstance(st, _STATEMENTS_KEPT_WHOLE) or (isinstance(st, ast.FunctionDef) and _is_jit(st))
 
 
-def _taken_branch_header(st: ast.If, lines: list, triton_names: set) -> list:
+def _taken_branch_header(st: ast.If, lines: list, modules: dict) -> list:
     """The lines of a kept `if`'s test, as `if True:`: verify takes the first branch (the
     CUDA machine the original targets, as the front end reads such tests) without running
     the host code the test calls (`compare_version(...)`, `is_npu_available()`). A test that
     only asks the installed Triton what it has (`hasattr(triton.language,
     "make_tensor_descriptor")`) stays: the branch for this Triton is the one that imports."""
-    if _asks_triton(st.test, triton_names):
+    if taken_if_branch(st, modules) is not None:
         return lines[st.lineno - 1:st.body[0].lineno - 1]
     last = st.body[0].lineno - 1
     indent = lines[st.lineno - 1][: len(lines[st.lineno - 1]) - len(lines[st.lineno - 1].lstrip())]
     return [indent + "if True:\n"] + ["\n"] * (last - st.lineno)
-
-
-def _asks_triton(test, triton_names: set) -> bool:
-    """`hasattr(triton.language, "x")`, `hasattr(tl, "x") or ...` (names the module binds by
-    importing Triton): a test of attributes of Triton's own modules, safe to run."""
-    if isinstance(test, ast.BoolOp):
-        return all(_asks_triton(v, triton_names) for v in test.values)
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _asks_triton(test.operand, triton_names)
-    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "hasattr"
-            and len(test.args) == 2 and isinstance(test.args[1], ast.Constant)):
-        return False
-    root = test.args[0]
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    return isinstance(root, ast.Name) and root.id in triton_names
 
 
 def _taken_handler_lines(st: ast.Try, lines: list) -> dict:

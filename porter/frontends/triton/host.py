@@ -203,11 +203,10 @@ def _module_statements(body: list) -> list:
     out = []
     modules = triton_modules(body)
     for st in body:
-        branch = taken_if_branch(st, modules) if isinstance(st, ast.If) else None
         if isinstance(st, ast.Try):
             out.extend(_module_statements(taken_branch(st) + st.finalbody))
-        elif branch is not None:
-            out.extend(_module_statements(branch))
+        elif isinstance(st, ast.If) and taken_if_branch(st, modules) is not None:
+            out.extend(_module_statements(taken_if_branch(st, modules)))
         else:
             out.append(st)
     return out

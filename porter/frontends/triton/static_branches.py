@@ -12,11 +12,16 @@ The front end and verify's kernels-only copy must agree on one branch. A branch 
 when it only imports, binds names to names, attribute paths or constants, or nests such
 `try`/`if` blocks: reading it needs nothing run. The body is taken when it is static (what
 Python does when the imports succeed); otherwise the first static handler; otherwise the body.
+
+A module-level `if` whose tests only ask the installed Triton what it has
+(`if hasattr(triton.language, "make_tensor_descriptor"): ... else: @triton.jit def ...`) is read
+as the import reads it: the tests run against Triton itself, the toolchain, never the module.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 
 
 def taken_branch(st: ast.Try) -> list:
@@ -116,8 +121,6 @@ def _triton_test(test, modules: dict) -> bool | None:
         node = node.value
     if not isinstance(node, ast.Name) or node.id not in modules:
         return None
-    import importlib
-
     dotted = modules[node.id].split(".") + path
     try:
         value = importlib.import_module(dotted[0])  # Triton itself: the toolchain, not user code

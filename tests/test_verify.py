@@ -383,3 +383,27 @@ def test_an_unsigned_size_the_grid_floor_divides_is_drawn_a_multiple(tmp_path):
                  "void run(float *o, const float *i, unsigned int n) { tiles<<<n / 16, 16>>>(o, i, n); }\n")
     k = convert_cuda(str(f)).kernels[0]
     assert all(p["n"] % 16 == 0 and p["n"] > 0 for p in problem_sizes(k, {}))
+
+
+def test_a_variant_the_port_refuses_is_noted_and_the_main_form_refusing_is_a_failure(tmp_path):
+    """The emitter leaves out of a port's dispatch a flag variant whose program's signature
+    differs (FlagGems' batch_norm with is_train=True): the port refuses it by name. Verify notes
+    that variant as left out, as the front end's own left-out variants are, instead of failing
+    the kernel (TP440); the main form refusing its own values stays a failure."""
+    from porter.diagnostics import Loc
+    from porter.verify.driver import CaseResult, KernelResult, VerifyOptions, apply_results
+
+    port = tmp_path / "port.py"
+    port.write_text("")
+    refusal = {"ok": False, "type": "ValueError",
+               "message": "k: this port is specialised for TRAIN=False (got True); re-run ..."}
+    results = {}
+    for variant in (True, False):
+        result = KernelResult("k", Loc(str(port)))
+        case = CaseResult({"n": 3}, (1,), "cpu", constexprs={"TRAIN": True})
+        result.cases.append(case)
+        apply_results([("run", result, case, None, ([], [], variant))], [refusal], str(port), VerifyOptions())
+        results[variant] = result
+    assert results[True].error is None and results[True].cases == []
+    assert results[True].input_notes[0].startswith("TRAIN=True left out: the port refuses it")
+    assert results[False].error.code == "TP440" and results[False].verdict == "could-not-run"

@@ -574,7 +574,8 @@ def port_jobs(prepared: Prepared) -> tuple:
                                "grid_axes": [i for i, p in enumerate(kernel.params)
                                              if getattr(p, "grid_axis", None) is not None]}
             jobs.append(job)
-            owners.append(("run", result, case, kernel, (args, expected)))
+            variant = kernel not in kernels  # a flag variant, another launch value
+            owners.append(("run", result, case, kernel, (args, expected, variant)))
     if opts.compile_check:
         for kernel in kernels:
             result = next(r for r in report.kernels if r.name == kernel.ident)
@@ -603,6 +604,15 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
                                     if k in ("ok", "message", "seconds", "shared_bytes", "tensor_cores")}
             continue
         case = what
+        if not outcome.get("ok") and data[2] and _refused(outcome):
+            # a variant the port was not converted for (its program's signature differs from
+            # the main form's, so the emitter left it out): the port refuses it by name, as it
+            # refuses any value it was not converted for; noted, not a failure of the rest
+            result.cases.remove(case)
+            note = f"{_shown_constexprs(case.constexprs)} left out: the port refuses it ({outcome['message']})"
+            if note not in result.input_notes:
+                result.input_notes.append(note)
+            continue
         if not outcome.get("ok"):
             result.error = Diagnostic("TP440", f"the port failed: {outcome['type']}: {outcome['message']}",
                                       Loc(port, outcome.get("line", 0), 0))
@@ -611,7 +621,7 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
         case.port_seconds = outcome["seconds"]
         case.strays = outcome.get("strays", [])
         program = _program_text(port_text, kernel.ident)
-        before, expected = data
+        before, expected, _ = data
         # how many terms a reordered sum may have: the longest size of the problem (a row, K),
         # not the largest buffer (rows x cols would loosen a row's sum by sqrt(rows))
         stride = stride_test(kernel)
@@ -633,6 +643,16 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
                                             old if isinstance(old, np.ndarray) else None, chunks))
                 case.buffers[-1].written = case.written.get(p.name)
                 case.buffers[-1].outside = outside.get(i, 0)
+
+
+def _refused(outcome: dict) -> bool:
+    """Whether a port's run failed on the wrapper's refusal of a constexpr value it was not
+    converted for (`_specialised` in the port: templates/triton_launch.py.j2)."""
+    return outcome.get("type") == "ValueError" and "this port is specialised for" in outcome.get("message", "")
+
+
+def _shown_constexprs(values: dict) -> str:
+    return ", ".join(f"{n}={v!r}" for n, v in values.items()) or "a variant"
 
 
 def whole_tile_notes(kernel, problems: list) -> list:

@@ -600,3 +600,21 @@ def test_a_helper_chosen_by_the_installed_tritons_features_converts_and_verifies
     source = REAL / "builtin_by_triton_version.py"
     report = verify(str(source), str(_port(tmp_path, source)), VerifyOptions(compile_check=False))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
+
+
+def test_masked_rows_of_an_aligned_copy_are_read_as_a_gpus_predicated_copy_on_the_cpu(tmp_path):
+    """fp32 addmm with 64-bit program ids: the aligned program leaves rows past M to T.copy's
+    predicate (cp.async's on sm_80). TileLang lowers the synchronous copy of the C build as a
+    vector load of the row, then a select, which read row M of `a` in verify's ragged aligned
+    case ("OUTSIDE ... index 13 of dimension 0, which has 13") and called the port wrong; the C
+    build's copy tests each element instead."""
+    from porter.match import raise_module
+
+    source = REAL / "addmm_masked_rows.py"
+    path = tmp_path / "port.py"
+    path.write_text(emit_module(raise_module(convert_triton(str(source))), str(source)))
+    assert "T.copy(a_ptr[" in path.read_text()
+    report = verify(str(source), str(path), VerifyOptions(compile_check=False))
+    result = report.kernels[0]
+    assert result.verdict == "equivalent", (result.error, [b for c in result.cases for b in c.buffers if not b.ok])
+    assert not any(c.strays for c in result.cases)

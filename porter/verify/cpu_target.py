@@ -245,6 +245,48 @@ def _serial_scan_macro():
     return serial_scan
 
 
+def _guarded_copy_macro():
+    import tilelang.language as T
+
+    @T.macro
+    def guarded_copy(src, origin, dst):
+        """dst (1-D or 2-D) from src at origin, each element its own bounds test: a position
+        past src's shape gets 0, as T.copy's predicate gives on a GPU."""
+        rows = dst.shape[0] if len(dst.shape) == 2 else 1
+        cols = dst.shape[-1]
+        for i in T.serial(rows):
+            for j in T.serial(cols):
+                at = tuple(origin[:-2]) + (origin[-2] + i, origin[-1] + j) if len(dst.shape) == 2 else \
+                    tuple(origin[:-1]) + (origin[-1] + j,)
+                here = (i, j) if len(dst.shape) == 2 else (j,)
+                inside = at[-1] < src.shape[-1]
+                if len(dst.shape) == 2:
+                    inside = T.And(at[-2] < src.shape[-2], inside)
+                dst[here] = T.if_then_else(inside, T.Cast(dst.dtype, src[at]), T.Cast(dst.dtype, 0))
+
+    return guarded_copy
+
+
+def _cpu_copy(real_copy, guarded_copy):
+    """T.copy for the C target: a copy from a global tensor at an origin (`T.copy(a[r0, c0],
+    tile)`, the ports' form) tests each element against the tensor's shape. TileLang 0.1.15
+    lowers a synchronous copy whose rows may pass the shape as a vector load of each row, then a
+    select, so the C build read past the tensor where a GPU's cp.async is predicated (verify's
+    bounds checks then called a right port wrong: FlagGems' addmm at M = 13). Anything else
+    is TileLang's own T.copy."""
+    import tilelang
+
+    tirx = tilelang.tvm.tirx
+
+    def copy(src, dst, *args, **kwargs):
+        if isinstance(src, tirx.BufferLoad) and isinstance(dst, tirx.Buffer) and not args and not kwargs \
+                and len(dst.shape) in (1, 2) and len(src.indices) >= len(dst.shape) \
+                and src.buffer.scope() == "global":
+            return guarded_copy(src.buffer, tuple(src.indices), dst)
+        return real_copy(src, dst, *args, **kwargs)
+    return copy
+
+
 def _cpu_scan(is_max, serial_scan):
     """T.cumsum / T.cummax for the C target, which has no lowering for them (whole buffers only)."""
     import tilelang
@@ -298,10 +340,11 @@ def compile_for_c(program, configs: dict | None = None):
         return buffer
 
     serial_scan = _serial_scan_macro()
-    saved = (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax,
+    saved = (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax, T.copy,
              tilelang.analysis.ParallelLocalIndexChecker)
     T.alloc_shared = T.alloc_fragment = local
     T.cumsum, T.cummax = _cpu_scan(False, serial_scan), _cpu_scan(True, serial_scan)
+    T.copy = _cpu_copy(T.copy, _guarded_copy_macro())
     tilelang.analysis.ParallelLocalIndexChecker = lambda: (lambda mod: mod)
     try:
         with checked_lowering():  # every access checked against its buffer's shape
@@ -309,5 +352,5 @@ def compile_for_c(program, configs: dict | None = None):
                 program(), target="c", execution_backend="cython",
                 pass_configs={**(configs or {}), "tirx.disable_vectorize": True}, compile_flags=["-O2"])
     finally:
-        (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax,
+        (T.alloc_shared, T.alloc_fragment, T.cumsum, T.cummax, T.copy,
          tilelang.analysis.ParallelLocalIndexChecker) = saved

@@ -618,3 +618,12 @@ def test_masked_rows_of_an_aligned_copy_are_read_as_a_gpus_predicated_copy_on_th
     result = report.kernels[0]
     assert result.verdict == "equivalent", (result.error, [b for c in result.cases for b in c.buffers if not b.ok])
     assert not any(c.strays for c in result.cases)
+    # its pipeline of copies and one fp32 FMA product drains through a variable cp.async wait
+    # on sm_80 unless unrolled: the aligned program compiles with the deep configs
+    from porter.verify.port_exec import lower, program_configs
+
+    module = _load(path)
+    factory = module.scaled_addmm_kernel_program
+    configs = program_configs(module, factory, {"aligned": True})
+    assert "tl.UnrollLoop" in configs
+    lower(factory(aligned=True), {"kind": "cuda", "arch": "sm_80"}, configs)

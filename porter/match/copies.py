@@ -26,7 +26,8 @@ import dataclasses
 from porter.ir.fold import try_int
 from porter.ir.nodes import (Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Store,
                              Var, dtype_bits, is_float)
-from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
+from porter.ir.tiles import (Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore,
+                             fp32_products)
 from porter.ir.walk import (all_exprs, map_expr, read_counts, rewrite_stmts, stmt_exprs, store_counts, walk_expr,
                             walk_stmts)
 from porter.match.summary import conjuncts
@@ -47,12 +48,12 @@ def raise_copies(kernel):
     """The kernel with its block gathers into shared tiles as T.copy, and the buffers they read
     as 2-D views; the kernel unchanged when any read of such a buffer is not one.
 
-    A pipelined loop with two products (attention's K/V loop) drains, at a trip count known
-    only at run time, through a loop whose cp.async wait count depends on its variable (see
-    _pipelines): when its loads become copies the aligned program is unrolled "aligned",
-    compiled with loops unrolled before code generation (gathers_in_pipelines says when
-    every program is). With one product such copies lower as they are (unrolling doubles
-    the compile and triples the source)."""
+    A pipelined loop with two products (attention's K/V loop), or one of fp32 FMA products,
+    drains, at a trip count known only at run time, through a loop whose cp.async wait count
+    depends on its variable (see _pipelines): when its loads become copies the aligned program
+    is unrolled "aligned", compiled with loops unrolled before code generation
+    (gathers_in_pipelines says when every program is). With one T.gemm such copies lower as
+    they are (unrolling doubles the compile and triples the source)."""
     kernel = dataclasses.replace(kernel, body=_transposed_operands(kernel.body))
     kernel = dataclasses.replace(kernel, body=_transposed_gathers(kernel))
     return _raise_copies(kernel)
@@ -83,7 +84,8 @@ def _raise_copies(kernel):
     lets = _lets(kernel.body)
     shared = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
     found: dict = {}   # buffer -> [(ParallelFor, View, origin, wrapped indices)]
-    crowded = {id(x) for loop in _pipelines(kernel.body) if _products(loop) > 1 for x in walk_stmts(loop.body)}
+    crowded = {id(x) for loop in _pipelines(kernel.body) if _drains_by_variable(loop, kernel.body)
+               for x in walk_stmts(loop.body)}
     steps = _tile_steps(kernel, lets, params)
     checks: dict = {}  # buffer -> {(grid axis, size, tile)}: the aligned program's tiles stay inside the size
     for s in walk_stmts(kernel.body):
@@ -241,15 +243,21 @@ def _pipelines(body: list) -> list:
     some drain their pipeline through a loop whose `cp.async.wait_group` count depends on its
     variable (`T.ptx_wait_group(1 - k)`, `3 - k * 2`), and CUDA codegen for sm_80 fails
     ("Downcast from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852): a loop of T.copy with two
-    products (attention's K/V loop, T.gemm or fp32 FMA), and a loop of unmasked element
-    gathers into shared tiles with one product at 2 stages (FlagGems' bmm). A loop of T.copy
-    and one T.gemm lowers with constant counts. Unrolled before code generation (the port's
+    products (attention's K/V loop, T.gemm or fp32 FMA) or with one fp32 FMA product (FlagGems'
+    addmm), and a loop of unmasked element gathers into shared tiles with one product at 2
+    stages (FlagGems' bmm). A loop of T.copy and one T.gemm lowers with constant counts. Unrolled before code generation (the port's
     _DEEP_PIPELINE_CONFIGS) every count is a constant."""
     return [s for s in walk_stmts(body) if isinstance(s, For) and s.stages]
 
 
-def _products(loop) -> int:
-    return sum(isinstance(x, Gemm) for x in walk_stmts(loop.body))
+def _drains_by_variable(loop, body: list) -> bool:
+    """Whether a pipelined loop of copies may drain through a variable wait count (see
+    _pipelines): two products, or one of fp32 products summed in k order. Of the latter, FlagGems'
+    addmm (64-bit program ids, a `K - k * BK` mask) failed sm_80 codegen so and the grouped
+    matmul sample did not; which trait decides is not known, so every such loop unrolls (a
+    compile about twice as long). A loop of copies and one T.gemm lowers as it is."""
+    products = [x for x in walk_stmts(loop.body) if isinstance(x, Gemm)]
+    return len(products) > 1 or any(fp32_products(x, body) for x in products)
 
 
 def _transposed_operands(body: list) -> list:

@@ -32,6 +32,8 @@ _DEEP_PIPELINE_CONFIGS = {
     **_PASS_CONFIGS,
     "tl.UnrollLoop": {"explicit_unroll": True},
 }
+# the programs whose aligned specialization compiles unrolled (two products in one loop)
+_UNROLLED_WHEN_ALIGNED = ("matmul_grouped_kernel_program",)
 
 
 def _compiled(name, program, target=None, unrolled=False):
@@ -327,7 +329,7 @@ def _matmul_grouped_kernel(
             aligned=aligned,
         ),
         target,
-        unrolled=num_stages >= 3,
+        unrolled=aligned or num_stages >= 3,
     )
     c_ptr = _flat(c_ptr, "c_ptr", "float32")
     kernel(a_ptr, b_ptr, c_ptr, stride_cm, stride_cn)

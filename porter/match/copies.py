@@ -245,8 +245,9 @@ def _pipelines(body: list) -> list:
     ("Downcast from tirx.Sub to ir.IntImm", tile-ai/TileOPs#1852): a loop of T.copy with two
     products (attention's K/V loop, T.gemm or fp32 FMA) or with one fp32 FMA product (FlagGems'
     addmm), and a loop of unmasked element gathers into shared tiles with one product at 2
-    stages (FlagGems' bmm). A loop of T.copy and one T.gemm lowers with constant counts. Unrolled before code generation (the port's
-    _DEEP_PIPELINE_CONFIGS) every count is a constant."""
+    stages (FlagGems' bmm). A loop of T.copy and one T.gemm lowers with constant counts.
+    Unrolled before code generation (the port's _DEEP_PIPELINE_CONFIGS) every count is a
+    constant."""
     return [s for s in walk_stmts(body) if isinstance(s, For) and s.stages]
 
 

@@ -574,7 +574,7 @@ def port_jobs(prepared: Prepared) -> tuple:
                                "grid_axes": [i for i, p in enumerate(kernel.params)
                                              if getattr(p, "grid_axis", None) is not None]}
             jobs.append(job)
-            variant = kernel not in kernels  # a flag variant, another launch value
+            variant = not any(kernel is k for k in kernels)  # a flag variant, another launch value
             owners.append(("run", result, case, kernel, (args, expected, variant)))
     if opts.compile_check:
         for kernel in kernels:

@@ -22,7 +22,7 @@ from porter.ir.nodes import (
     Assign, Atomic, BinOp, BufferParam, Call, Cast, Const, Decl, For, If, Kernel, Load, ScalarParam, Select,
     Store, Var, While, is_float,
 )
-from porter.ir.tiles import ParallelFor
+from porter.ir.tiles import ParallelFor, TileBuffer
 from porter.ir.walk import all_exprs, children, fixed_locals, stmt_exprs, walk_expr, walk_stmts
 
 # Size sets by number of size parameters: each tuple is one problem; all primes, distinct.
@@ -82,8 +82,9 @@ def power_of_two_sizes(kernel: Kernel) -> set:
     FlagGems' grouped top-k): Triton compiles such a block only at a power of two."""
     ints = {p.name for p in kernel.scalars if not is_float(p.dtype) and p.dtype != "bool"}
     defs = fixed_locals(kernel.body)
-    found = {_inline_casts(d).name for n, d in kernel.derived_constexprs.items()
-             if isinstance(_inline_casts(d), Var) and _inline_casts(d).name in ints and n in _tile_extents(kernel)}
+    shapes = _tile_extents(kernel)
+    passed = {n: _inline_casts(d) for n, d in kernel.derived_constexprs.items() if n in shapes}
+    found = {d.name for d in passed.values() if isinstance(d, Var) and d.name in ints}
     for e in all_exprs(kernel.body):
         if isinstance(e, BinOp) and e.op == "&":
             for side in (e.a, e.b):
@@ -103,8 +104,6 @@ def _tile_extents(kernel: Kernel) -> set:
     """The derived constexprs (by name) that size a tile or a T.Parallel loop of the kernel: the
     IR holds a shape as the value the constexpr was converted with, a power of two no other
     constexpr has (module._derived_constexpr)."""
-    from porter.ir.tiles import TileBuffer
-
     dims = {d for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) for d in s.shape}
     dims |= {d for s in walk_stmts(kernel.body) if isinstance(s, ParallelFor) for d in s.extents}
     return {n for n in kernel.derived_constexprs if kernel.constexprs.get(n) in dims}

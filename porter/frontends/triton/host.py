@@ -197,16 +197,17 @@ def _tunes_like_autotune(decorator: ast.Call) -> bool:
     return "key" in keywords and ("configs" in keywords or bool(decorator.args))
 
 
-def _module_statements(body: list) -> list:
+def _module_statements(body: list, modules: dict) -> list:
     """The module's top-level statements, a `try:` standing for the branch tileport takes, and
-    an `if` of Triton feature tests for the branch the installed Triton takes."""
+    an `if` of Triton feature tests for the branch the installed Triton takes (`modules`: the
+    module's static_branches.triton_modules)."""
     out = []
-    modules = triton_modules(body)
     for st in body:
+        branch = taken_if_branch(st, modules) if isinstance(st, ast.If) else None
         if isinstance(st, ast.Try):
-            out.extend(_module_statements(taken_branch(st) + st.finalbody))
-        elif isinstance(st, ast.If) and taken_if_branch(st, modules) is not None:
-            out.extend(_module_statements(taken_if_branch(st, modules)))
+            out.extend(_module_statements(taken_branch(st) + st.finalbody, modules))
+        elif branch is not None:
+            out.extend(_module_statements(branch, modules))
         else:
             out.append(st)
     return out
@@ -243,7 +244,7 @@ class ModuleInfo:
         self.scopes.append(module)
         self._triton_modules = triton_modules(self.tree.body)
         self._scan(self.tree.body, module)
-        for node in _module_statements(self.tree.body):
+        for node in _module_statements(self.tree.body, self._triton_modules):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     if a.asname:

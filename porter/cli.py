@@ -16,6 +16,7 @@ from rich.table import Table
 
 from porter import __version__
 from porter.diagnostics import Loc, TileportError
+from porter.migrate.ownership import write_output
 
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
 stdout = Console(highlight=False)
@@ -85,24 +86,7 @@ def write_atomically(path: Path, text: str, force: bool, inputs=()) -> None:
                             "to replace it, --force or not", Loc(str(path)))
     if path.exists() and not force:
         raise TileportError("TP006", "the output exists; pass --force to overwrite it", Loc(str(path)))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    except OSError as exc:
-        raise TileportError("TP015", f"cannot write the output: {exc.strerror or exc}", Loc(str(path))) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise TileportError("TP015", f"cannot write the output: {exc.strerror or exc}", Loc(str(path))) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_output(path, text)
 
 
 def _same_file(a, b) -> bool:

@@ -44,13 +44,17 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def one_line(port: str) -> str:
-    """A port with each statement on one line again (emit lays long ones out as black does):
-    what tests that look for a statement's text, or mutate it, read."""
+    """A port with each statement on one line again (emit formats long ones with ruff): what
+    tests that look for a statement's text, or mutate it, read. ruff joins them, at its widest
+    line length and without the trailing commas it added when it split them."""
     import re
+    import subprocess
 
-    from porter.emit.layout import joined_statements
+    from ruff import find_ruff_bin
 
-    text = joined_statements(port)
+    text = subprocess.run([find_ruff_bin(), "format", "--isolated", "--line-length=320", "--config",
+                           "format.skip-magic-trailing-comma=true", "-"], input=port, capture_output=True,
+                          text=True, check=True).stdout
     end = text.find('"""', text.find('"""') + 3)  # the module docstring: its items unwrapped
     return re.sub(r"\n  (?=\S)", " ", text[:end]) + text[end:] if end > 0 else text
 

@@ -1,32 +1,22 @@
-"""Lay out a generated module the way black does, so a port is black-clean as written.
+"""Lay out a generated module the way ruff format (black's style) does, so a port is clean as
+written for the formatter its owners run.
 
-A port is plain code its owners keep, format and lint; tileport itself depends on no
-formatter. Each statement black would change is laid out by emit/black_lines.py; lines
-that fit are left as the emitter printed them, so its one-line spacing must already be
-black's. Comments, docstrings and the header's kernel list are wrapped here. The suite
-checks the result against black itself (tests/test_layout.py).
+Statements are formatted by ruff itself (`ruff format -`, a dependency, 15-35 ms a port);
+what no formatter touches is laid out here: docstrings and the header's kernel list are
+wrapped at the line length, long comment lines are wrapped at words, and a trailing comment
+that makes its line too long moves onto its own line above. The suite checks ports against
+black and ruff (tests/test_layout.py).
 """
 
 from __future__ import annotations
 
 import io
-import re
+import subprocess
 import textwrap
 import tokenize
 
-from porter.emit.black_lines import (
-    WIDTH, CannotSplit, Leaf, add_invisible_parens, classify, bracket_level, read_leaves, statement_line,
-    transform_line,
-)
-
-
-# --- whole modules ---------------------------------------------------------------------------
-
-
-def lay_out_statement(text: str, indent: int) -> list[str]:
-    """`text` (one logical line, no indent) as black lays it out at `indent` spaces."""
-    line = statement_line(text, indent // 4)
-    return [str(part) for part in transform_line(line)]
+#: The line length of a port: black's and ruff's default, so an owner's formatter keeps it.
+WIDTH = 88
 
 
 def lay_out_comment(text: str, indent: int) -> list[str]:
@@ -73,19 +63,28 @@ def docstring(text: str, indent: int = 4) -> str:
 
 
 def lay_out_module(source: str) -> str:
-    """Every logical line of `source` that black would change, laid out as black would.
-
-    A line that fits and has no magic trailing comma is kept as written. A statement spread
-    over lines is joined and laid out again (black's rule: only magic trailing commas keep a
-    layout). A trailing comment on a line too long moves onto its own line above it; long
-    comment lines are wrapped. Statements holding comments or multi-line strings are kept.
-    """
-    return _each_statement(source, _lay_out_span)
+    """`source` laid out: comments first (long ones wrapped, a trailing comment that makes
+    its line too long moved above it), then every statement by ruff format."""
+    return ruff_format(_each_comment(source))
 
 
-def _each_statement(source: str, lay_out) -> str:
-    """`source` with each logical line's physical lines replaced by
-    lay_out(lines, indent, has_comment, has_long_string); other lines kept."""
+def ruff_format(source: str) -> str:
+    """`source` as `ruff format --isolated` writes it (the user's ruff configuration is not
+    read: a port looks the same wherever it is written). The source unchanged when ruff cannot
+    run or refuses it: a port that is valid Python but laid out by hand beats no port."""
+    from ruff import find_ruff_bin
+
+    try:
+        done = subprocess.run([find_ruff_bin(), "format", "--isolated", f"--line-length={WIDTH}", "-"],
+                              input=source, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired, FileNotFoundError):
+        return source
+    return done.stdout if done.returncode == 0 and done.stdout else source
+
+
+def _each_comment(source: str) -> str:
+    """`source` with long comment lines wrapped and over-long lines' trailing comments moved
+    above their statement; every other line kept."""
     lines = source.split("\n")
     try:
         spans = _logical_lines(source)
@@ -93,102 +92,29 @@ def _each_statement(source: str, lay_out) -> str:
         return source
     out: list[str] = []
     cursor = 0
-    for first, last, has_comment, has_long_string in spans:
+    for first, last, has_comment, _ in spans:
         out.extend(lines[cursor:first])
         cursor = last + 1
         raw = lines[first:last + 1]
         indent = len(raw[0]) - len(raw[0].lstrip(" "))
-        out.extend(lay_out(raw, indent, has_comment, has_long_string))
+        out.extend(_comments_laid_out(raw, indent) if has_comment and len(raw) == 1 else raw)
     out.extend(lines[cursor:])
     return "\n".join(out)
 
 
-def _lay_out_span(raw: list[str], indent: int, has_comment: bool, has_long_string: bool) -> list[str]:
-    if has_long_string:
+def _comments_laid_out(raw: list[str], indent: int) -> list[str]:
+    """One physical line holding a comment, laid out: a comment line wrapped when long; a
+    statement's trailing comment moved above it (wrapped) when the line is too long."""
+    stripped = raw[0].strip()
+    if len(raw[0]) <= WIDTH:
         return raw
-    if len(raw) == 1:
-        stripped = raw[0].strip()
-        if stripped.startswith("#"):
-            return raw if len(raw[0]) <= WIDTH else lay_out_comment(stripped, indent)
-        code, comment = _split_comment(stripped) if has_comment else (stripped, "")
-        if len(raw[0]) <= WIDTH and not _MAGIC.search(code):
-            return raw
-        lead = []
-        if comment:
-            lead = (lay_out_comment(comment, indent) if indent + len(comment) > WIDTH
-                    else [" " * indent + comment])
-        try:
-            return lead + lay_out_statement(code, indent)
-        except CannotSplit:
-            return raw
-    if has_comment:
+    if stripped.startswith("#"):
+        return lay_out_comment(stripped, indent)
+    code, comment = _split_comment(stripped)
+    if not comment:
         return raw
-    try:
-        return lay_out_statement(_joined(raw), indent)
-    except CannotSplit:
-        return raw
-
-
-def joined_statements(source: str) -> str:
-    """Every statement of `source` on one line (the trailing commas the layout added
-    dropped): what the layout started from, for tools and tests that read a port line by
-    line. Statements holding comments or multi-line strings stay as they are."""
-    def join(raw, indent, has_comment, has_long_string):
-        if len(raw) == 1 or has_comment or has_long_string:
-            return raw
-        return [" " * indent + _drop_added_commas(_joined(raw))]
-
-    return _each_statement(source, join)
-
-
-def _drop_added_commas(text: str) -> str:
-    """`f(a, b,)` -> `f(a, b)`; a one-tuple `(a,)` keeps its comma; the parentheses the
-    layout put around a right-hand side or a condition go again."""
-    try:
-        leaves = read_leaves(text)
-    except CannotSplit:
-        return text
-    classify(leaves)
-    add_invisible_parens(leaves)
-    keep = []
-    for index, leaf in enumerate(leaves):
-        following = leaves[index + 1] if index + 1 < len(leaves) else None
-        if leaf.kind == "comma" and following is not None and following.is_closing:
-            opening = _opening_of(leaves, index + 1)
-            commas = sum(1 for i in range(opening + 1, index + 1) if leaves[i].kind == "comma"
-                         and bracket_level(leaves, opening, i) == 1)
-            if not (commas == 1 and leaves[opening].kind == "lpar" and not leaves[opening].trailer):
-                following.prefix = ""
-                continue
-        keep.append(leaf)
-    return "".join((leaf.prefix if n else "") + leaf.value for n, leaf in enumerate(keep))
-
-
-def _opening_of(leaves: list[Leaf], closing: int) -> int:
-    depth = 0
-    for index in range(closing, -1, -1):
-        if leaves[index].is_closing:
-            depth += 1
-        elif leaves[index].is_opening:
-            depth -= 1
-            if depth == 0:
-                return index
-    return 0
-
-
-_MAGIC = re.compile(r",\s*[)\]}]")
-
-
-def _joined(raw: list[str]) -> str:
-    """A statement written over several lines, as one line spaced as black spaces it."""
-    text = raw[0].strip()
-    for part in raw[1:]:
-        part = part.strip()
-        if not part:
-            continue
-        glue = "" if (text[-1] in "([{" or part[0] in ")]}," or text.endswith("\\")) else " "
-        text = text.rstrip("\\").rstrip() + glue + part if text.endswith("\\") else text + glue + part
-    return text
+    lead = lay_out_comment(comment, indent) if indent + len(comment) > WIDTH else [" " * indent + comment]
+    return lead + [" " * indent + code]
 
 
 def _split_comment(stripped: str) -> tuple[str, str]:

@@ -11,38 +11,21 @@ the CUDA emulator's builds in `cuda-emu/` and TileLang's kernel cache in `tilela
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from porter import __version__
+from porter.util.files import write_atomically
+from porter.util.hashing import content_hash, file_hash
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 _DISTS = ("tilelang", "triton", "libclang", "torch")
 CACHE_FORMAT = 1
-
-
-def digest(value) -> str:
-    """sha256 of a JSON-able value (stable: sorted keys)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def file_sha(path) -> str | None:
-    h = hashlib.sha256()
-    try:
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-    except OSError:
-        return None
-    return h.hexdigest()
 
 
 def _package_files() -> list[Path]:
@@ -84,14 +67,13 @@ def tool_fingerprint() -> dict:
     """tileport's version, the digest of its own files, and its dependencies' versions."""
     from importlib import metadata
 
-    h = hashlib.sha256()
+    parts = []
     for p in _package_files():
-        h.update(p.relative_to(PACKAGE_DIR.parent).as_posix().encode() + b"\0")
+        parts.append(p.relative_to(PACKAGE_DIR.parent).as_posix())
         try:
-            h.update(p.read_bytes())
+            parts.append(p.read_bytes())
         except OSError:
-            pass
-        h.update(b"\0")
+            parts.append(b"")
     versions = _dist_versions()
     for dist in _DISTS:
         if versions.get(dist) is None:
@@ -99,7 +81,7 @@ def tool_fingerprint() -> dict:
                 versions[dist] = metadata.version(dist)
             except metadata.PackageNotFoundError:
                 versions[dist] = None
-    return {"tileport": __version__, "code": h.hexdigest(), "versions": versions, "format": CACHE_FORMAT}
+    return {"tileport": __version__, "code": content_hash(*parts), "versions": versions, "format": CACHE_FORMAT}
 
 
 def _first_line(cmd: list[str], last: bool = False) -> str | None:
@@ -142,7 +124,7 @@ class Cache:
         if not isinstance(entry, dict) or entry.get("key") != key:
             return None
         for dep, sha in (entry.get("deps") or {}).items():
-            if file_sha(dep) != sha:
+            if file_hash(dep) != sha:
                 return None
         return entry
 
@@ -151,13 +133,8 @@ class Cache:
             return
         path = self._path(kind, key)
         text = json.dumps({"key": key, "deps": deps or {}, "value": value})
-        tmp = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".entry-", suffix=".tmp", dir=str(path.parent))
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
+            write_atomically(path, text)
         except OSError:
-            if tmp is not None:
-                Path(tmp).unlink(missing_ok=True)  # a cache that cannot be written only costs time
+            pass  # a cache that cannot be written only costs time

@@ -12,7 +12,6 @@ OUT. Writes are atomic (temp file + rename), and so is every manifest update.
 from __future__ import annotations
 
 import ast
-import hashlib
 import io
 import json
 import os
@@ -20,12 +19,10 @@ import tokenize
 from pathlib import Path
 
 from porter.diagnostics import Diagnostic, Loc, TileportError
+from porter.util.files import write_atomically
+from porter.util.hashing import content_hash
 
 MANIFEST_NAME = ".tileport-manifest.json"
-
-
-def text_sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def code_sha(text: str) -> str | None:
@@ -41,15 +38,18 @@ def code_sha(text: str) -> str | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             node.value = " ".join(node.value.split())
-    return text_sha(ast.dump(tree) + "\n#" + "\n#".join(comments))
+    return content_hash(ast.dump(tree) + "\n#" + "\n#".join(comments))
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """The CLI's atomic write (temp file + rename, an ordinary file's mode); ownership was
-    decided before calling it. A failed write raises TileportError TP015."""
-    from porter.cli import write_atomically
-
-    write_atomically(Path(path), text, force=True)
+def write_output(path: Path, text: str) -> None:
+    """`text` written atomically with an ordinary file's mode (0666 less the umask), its folder
+    made; whether the file may be replaced was decided before. TP015 when it cannot be written
+    (disk full, permissions, a read-only file system)."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, text, ordinary_mode=True)
+    except OSError as exc:
+        raise TileportError("TP015", f"cannot write the output: {exc.strerror or exc}", Loc(str(path))) from None
 
 
 def inside(path: str, root: str) -> bool:
@@ -87,7 +87,7 @@ class Manifest:
 
     def save(self) -> None:
         if self.dirty:
-            atomic_write_text(self.path, json.dumps({"schema_version": 1, "tool": "tileport",
+            write_output(self.path, json.dumps({"schema_version": 1, "tool": "tileport",
                                                      "files": dict(sorted(self.files.items()))}, indent=1))
             self.dirty = False
 
@@ -106,11 +106,11 @@ def place(out: Path, rel: str, text: str, source: str, manifest: Manifest, force
     if inside(os.path.realpath(target), src_real):
         return Diagnostic("TP008", "refusing to write inside the source tree (a symlink in the output tree "
                           "points into it)", Loc(str(target)))
-    new_sha, new_code = text_sha(text), code_sha(text)
+    new_sha, new_code = content_hash(text), code_sha(text)
     if os.path.lexists(target):
         regular = target.is_file() and not target.is_symlink()
         data = _read(target) if regular else None
-        current = hashlib.sha256(data).hexdigest() if data is not None else None
+        current = content_hash(data) if data is not None else None
         if current == new_sha:
             manifest.record(rel, new_sha, source, new_code)  # already exactly this port: nothing to write
             return None
@@ -124,7 +124,7 @@ def place(out: Path, rel: str, text: str, source: str, manifest: Manifest, force
             return Diagnostic("TP006", f"the output exists and {why}; pass --force to overwrite it",
                               Loc(str(target)))
     try:
-        atomic_write_text(target, text)
+        write_output(target, text)
     except TileportError as exc:  # TP015: disk full, permissions, read-only file system
         return exc.diagnostic
     manifest.record(rel, new_sha, source, new_code)

@@ -22,7 +22,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from porter import __version__
-from porter.migrate.ownership import atomic_write_text
+from porter.migrate.ownership import write_output
 
 _STYLE = {"ported": "green", "verified": "green", "no-kernel": "dim", "unsupported": "yellow", "failed": "red",
           "skipped": "dim", "interrupted": "magenta"}
@@ -272,6 +272,6 @@ def write_reports(result, paths, cache_dir: Path | None = None) -> list[str]:
             text = render_json(result)
         else:
             text = (render_markdown if suffix == ".md" else render_html)(result, cache_dir)
-        atomic_write_text(Path(path), text)
+        write_output(Path(path), text)
         written.append(str(path))
     return written

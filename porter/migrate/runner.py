@@ -23,10 +23,11 @@ from pathlib import Path
 from porter.diagnostics import Loc, TileportError
 from porter.frontends.cuda.includers import ProjectIncludes
 from porter.migrate import compdb, worker
-from porter.migrate.cache import Cache, digest, file_sha, tool_fingerprint, toolchain_fingerprint
+from porter.migrate.cache import Cache, tool_fingerprint, toolchain_fingerprint
 from porter.migrate.discover import SourceFile, discover
 from porter.migrate.model import FileRecord, KernelRecord, RunResult
-from porter.migrate.ownership import Manifest, inside, place, text_sha
+from porter.migrate.ownership import Manifest, inside, place
+from porter.util.hashing import content_hash, file_hash, value_hash
 
 REPORT_SUFFIXES = (".json", ".md", ".html")
 _KIND_STATUS = {"no-kernel": "no-kernel", "bad": "failed", "skipped": "skipped"}
@@ -246,20 +247,20 @@ class Runner:
             record.diagnostics = [worker.diag_dict(entry.diagnostic)] if entry.diagnostic else []
             self._finish(state)
             return
-        sha = file_sha(entry.path)
+        sha = file_hash(entry.path)
         if sha is None:
             record.status = "failed"
             record.diagnostics = [worker.diag_dict(TileportError("TP001", "cannot read the file",
                                                                   Loc(str(entry.path))).diagnostic)]
             self._finish(state)
             return
-        state.convert_key = digest({"kind": "convert", "source_sha": sha, "source": str(entry.path),
+        state.convert_key = value_hash({"kind": "convert", "source_sha": sha, "source": str(entry.path),
                                     "language": entry.language, "include_dirs": state.include_dirs,
                                     "defines": state.defines, "timeout": self.opts.timeout,
                                     "raise": self.opts.level != "thread", "tool": tool_fingerprint(),
                                     "constexprs": list(self.opts.constexprs), "allow_tf32": self.opts.allow_tf32,
                                     "max_kernels": self.opts.max_kernels, "context": state.context,
-                                    "context_sha": file_sha(state.context) if state.context else None,
+                                    "context_sha": file_hash(state.context) if state.context else None,
                                     "foreign": state.foreign})
         hit = self.cache.get("convert", state.convert_key) if self.cache else None
         if hit is not None:
@@ -278,7 +279,7 @@ class Runner:
         (self.pending.appendleft if first else self.pending.append)(task)
 
     def _plan_verify(self, state: _FileState, kernel: KernelRecord) -> None:
-        key = digest({"kind": "verify", "convert_key": state.convert_key, "port_sha": state.port_sha,
+        key = value_hash({"kind": "verify", "convert_key": state.convert_key, "port_sha": state.port_sha,
                       "kernel": kernel.name, "timeout": self.opts.timeout,
                       "compile_check": self.opts.compile_check, "seed": self.opts.seed,
                       "toolchain": toolchain_fingerprint()})
@@ -410,7 +411,7 @@ class Runner:
                     k.status = "failed"
             self._finish(state)
             return
-        state.port_sha = text_sha(value["port"])
+        state.port_sha = content_hash(value["port"])
         if self.opts.verify:
             for k in record.kernels:
                 if k.converted:

@@ -18,7 +18,8 @@ import time
 import traceback
 from pathlib import Path
 
-from porter.migrate.cache import file_sha
+from porter.util.files import write_atomically
+from porter.util.hashing import file_hash
 from porter.verify.child import PARENT_VARIABLE, die_with_parent
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -55,7 +56,7 @@ def include_deps(source: str, text: str, include_dirs) -> dict:
     """Headers the file includes from its own tree or -I dirs (recursively) -> sha256."""
     from porter.frontends.cuda.includers import included_files
 
-    return {path: file_sha(path) for path in included_files(source, include_dirs, text)}
+    return {path: file_hash(path) for path in included_files(source, include_dirs, text)}
 
 
 def _status_of(code: str) -> str:
@@ -96,7 +97,7 @@ def convert_task(task: dict) -> dict:
     deps = include_deps(source, text, task["include_dirs"]) if language == "cuda" else {}
     context = task.get("context")
     if context:  # the includer is read too: its text is part of what the port came from
-        deps[os.path.realpath(context)] = file_sha(context)
+        deps[os.path.realpath(context)] = file_hash(context)
         deps.update(include_deps(context, Path(context).read_text(encoding="utf-8", errors="replace"),
                                  task["include_dirs"]))
     try:
@@ -104,7 +105,7 @@ def convert_task(task: dict) -> dict:
                              constexprs=dict(task.get("constexprs", ())), max_kernels=task.get("max_kernels"),
                              context=context, foreign=tuple(task.get("foreign", ())))
         for read in module.dependencies:  # Triton: tree modules whose helpers the port inlines
-            deps[os.path.realpath(read)] = file_sha(read)
+            deps[os.path.realpath(read)] = file_hash(read)
         module = raise_module(module, "auto" if task.get("raise", True) else "thread",
                               {"allow_tf32": task.get("allow_tf32", False)})
         port = emit_module(module, source)
@@ -181,10 +182,7 @@ def main(argv: list[str]) -> int:
     die_with_parent()
     task = json.loads(Path(argv[1]).read_text(encoding="utf-8"))
     result = run(task)
-    tmp = argv[2] + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result, f)
-    os.replace(tmp, argv[2])
+    write_atomically(argv[2], json.dumps(result))
     return 0
 
 

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from porter.diagnostics import Loc, TileportError
+from porter.util.files import write_atomically
 from porter.verify import warm
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -140,7 +141,4 @@ def child_io(argv: list, work) -> None:
     with open(in_path, "rb") as f:
         request = pickle.load(f)
     result = work(request)
-    tmp = out_path + ".tmp"
-    with open(tmp, "wb") as f:
-        pickle.dump(result, f, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, out_path)
+    write_atomically(out_path, pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))

@@ -22,10 +22,11 @@ storage legalization the host module gets, and the wrapper passes bf16 buffers a
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import pathlib
 import sys
+
+from porter.util.hashing import content_hash
 
 _PATCHED = False
 
@@ -35,11 +36,8 @@ def lowering_stamp() -> str:
     """Names the kernel-cache folder of C builds: a digest of the files whose stand-ins and
     passes shape them (tilelang keys its cache by the program's text alone), so a build made
     by other checks, an older tileport's, is never taken for one of this tileport's."""
-    digest = hashlib.sha256()
     here = pathlib.Path(__file__).parent
-    for name in ("cpu_target.py", "bounds_checks.py", "bf16.py"):
-        digest.update((here / name).read_bytes())
-    return digest.hexdigest()[:16]
+    return content_hash(*((here / name).read_bytes() for name in ("cpu_target.py", "bounds_checks.py", "bf16.py")))[:16]
 
 
 def enable_bfloat16() -> None:

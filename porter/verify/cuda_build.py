@@ -12,7 +12,6 @@ definitions in tp_emu.h, pre-included with `-include`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -25,6 +24,8 @@ from pathlib import Path
 
 from porter.cache_root import cache_root
 from porter.diagnostics import Loc, TileportError
+from porter.util.files import replaced_atomically, write_atomically
+from porter.util.hashing import content_hash, file_hash
 from porter.frontends.cuda.parse import DEVICE_ARCH, attributes_first
 
 #: Directory holding tp_emu.h, tp_emu_runtime.cpp and the stand-in CUDA headers.
@@ -418,60 +419,30 @@ def _emu_files() -> list[Path]:
     return sorted(p for p in EMU_DIR.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
-def _digest(*parts: str | bytes) -> str:
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p.encode() if isinstance(p, str) else p)
-        h.update(b"\0")
-    return h.hexdigest()
-
-
 def _emu_digest() -> str:
-    return _digest(
+    return content_hash(
         *(str(f.relative_to(EMU_DIR)).encode() + b"\0" + f.read_bytes() for f in _emu_files())
     )
-
-
-def _file_sha(path: str) -> str | None:
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
-def _atomic_place(tmp: Path, final: Path) -> None:
-    os.replace(tmp, final)  # same directory: atomic; a concurrent builder's copy is identical
 
 
 def runtime_library(cache_dir: str | os.PathLike | None = None) -> Path:
     """Build (once per cache and compiler) and return the emulator runtime library."""
     cache = _cache_dir(cache_dir)
     cxx = _cxx()
-    key = _digest(_BUILD_ABI, _cxx_identity(cxx), " ".join(_RUNTIME_FLAGS), _emu_digest())[:20]
+    key = content_hash(_BUILD_ABI, _cxx_identity(cxx), " ".join(_RUNTIME_FLAGS), _emu_digest())[:20]
     final = cache / f"libtp_emu_rt-{key}.so"
     if final.exists():
         return final
-    fd, tmp_name = tempfile.mkstemp(prefix=".rt-", suffix=".so", dir=cache)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    cmd = [
-        cxx,
-        *_RUNTIME_FLAGS,
-        "-I",
-        str(EMU_DIR),
-        str(EMU_DIR / "tp_emu_runtime.cpp"),
-        "-o",
-        str(tmp),
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=_COMPILE_TIMEOUT_S)
-    if proc.returncode != 0:
-        tmp.unlink(missing_ok=True)
-        raise TileportError(
-            "TP410",
-            "cannot build the CPU emulator runtime (tp_emu_runtime.cpp): "
-            + _first_error_line(proc.stderr),
-        )
-    _atomic_place(tmp, final)
+    # a concurrent builder's copy is identical: whichever rename lands last wins harmlessly
+    with replaced_atomically(final) as tmp:
+        cmd = [cxx, *_RUNTIME_FLAGS, "-I", str(EMU_DIR), str(EMU_DIR / "tp_emu_runtime.cpp"), "-o", str(tmp)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=_COMPILE_TIMEOUT_S)
+        if proc.returncode != 0:
+            raise TileportError(
+                "TP410",
+                "cannot build the CPU emulator runtime (tp_emu_runtime.cpp): "
+                + _first_error_line(proc.stderr),
+            )
     return final
 
 
@@ -564,7 +535,7 @@ def build(
         f"-D__CUDA_ARCH__={DEVICE_ARCH}",  # device code as the parse read it
         *[f"-D{d}" for d in defs],
     ]
-    key = _digest(
+    key = content_hash(
         _BUILD_ABI, _cxx_identity(cxx), _emu_digest(), str(rt), " ".join(flags), generated
     )[:24]
     stem = re.sub(r"[^A-Za-z0-9_.-]", "_", src.stem)[:40]
@@ -577,28 +548,23 @@ def build(
         gen_path = Path(tmpdir) / f"{stem}.tp.cpp"
         gen_path.write_text(generated, encoding="utf-8", errors="surrogateescape")
         dep_path = Path(tmpdir) / "deps.d"
-        out_tmp = Path(tempfile.mkstemp(prefix=f".{stem}-", suffix=".so", dir=cache)[1])
-        cmd = [
-            cxx, *flags, "-MMD", "-MF", str(dep_path), "-x", "c++", str(gen_path),
-            "-x", "none", str(rt), "-o", str(out_tmp),
-        ]  # fmt: skip
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=_COMPILE_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            out_tmp.unlink(missing_ok=True)
-            raise TileportError(
-                "TP410",
-                f"g++ took longer than {_COMPILE_TIMEOUT_S}s to compile",
-                Loc(str(source_path)),
-            ) from None
-        if proc.returncode != 0:
-            out_tmp.unlink(missing_ok=True)
-            raise _compile_error(proc.stderr, src, str(source_path), kernels, prepared)
+        with replaced_atomically(final) as out_tmp:
+            cmd = [
+                cxx, *flags, "-MMD", "-MF", str(dep_path), "-x", "c++", str(gen_path),
+                "-x", "none", str(rt), "-o", str(out_tmp),
+            ]  # fmt: skip
+            try:
+                proc = subprocess.run(cmd, capture_output=True, text=True, timeout=_COMPILE_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                raise TileportError(
+                    "TP410",
+                    f"g++ took longer than {_COMPILE_TIMEOUT_S}s to compile",
+                    Loc(str(source_path)),
+                ) from None
+            if proc.returncode != 0:
+                raise _compile_error(proc.stderr, src, str(source_path), kernels, prepared)
         deps = _parse_deps(dep_path, exclude={gen_path.resolve()})
-        tmp_deps = deps_file.with_suffix(f".{os.getpid()}.tmp")
-        tmp_deps.write_text(json.dumps({"deps": {d: _file_sha(d) for d in deps}}, indent=1))
-        _atomic_place(out_tmp, final)
-        _atomic_place(tmp_deps, deps_file)
+        write_atomically(deps_file, json.dumps({"deps": {d: file_hash(d) for d in deps}}, indent=1))
     return final
 
 
@@ -629,7 +595,7 @@ def _deps_fresh(deps_file: Path) -> bool:
         deps = json.loads(deps_file.read_text())["deps"]
     except (OSError, ValueError, KeyError):
         return False
-    return all(_file_sha(path) == sha for path, sha in deps.items())
+    return all(file_hash(path) == sha for path, sha in deps.items())
 
 
 # ----------------------------------------------------------------------------- error mapping

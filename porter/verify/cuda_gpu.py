@@ -8,7 +8,6 @@ other execution of user code.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import os
 import shutil
 import subprocess
@@ -19,6 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from porter.diagnostics import Loc, TileportError
+from porter.util.files import replaced_atomically
+from porter.util.hashing import content_hash
 from porter.verify.child import child_io, run_in_child
 from porter.verify.cuda_exec import _pack_scalar
 
@@ -45,7 +46,7 @@ def build(source_path: str, kernel: str, param_types: list, arch: str, include_d
     if nvcc is None:
         raise TileportError("TP415", "nvcc not found: cannot run the original on the GPU", Loc(source_path))
     text = Path(source_path).read_text(encoding="utf-8") + launcher_source(kernel, param_types)
-    key = hashlib.sha256(repr((text, arch, tuple(include_dirs), tuple(defines))).encode()).hexdigest()[:20]
+    key = content_hash(repr((text, arch, tuple(include_dirs), tuple(defines))))[:20]
     root = Path(cache_dir or os.environ.get("TILEPORT_CACHE_DIR") or Path.home() / ".cache/tileport") / "cuda-gpu"
     root.mkdir(parents=True, exist_ok=True)
     lib = root / f"{key}.so"
@@ -53,15 +54,14 @@ def build(source_path: str, kernel: str, param_types: list, arch: str, include_d
         return lib
     src = root / f"{key}.cu"
     src.write_text(f'#line 1 "{source_path}"\n' + text, encoding="utf-8")
-    tmp = root / f".{key}.{os.getpid()}.so"
-    cmd = [nvcc, "-shared", "-Xcompiler", "-fPIC", "-O2", f"-arch={arch}", "-Dmain=tp_original_main",
-           "-o", str(tmp), str(src)]
-    cmd += [f"-I{d}" for d in include_dirs] + [f"-D{d}" for d in defines]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
-        raise TileportError("TP416", f"nvcc failed: {first}", Loc(source_path))
-    os.replace(tmp, lib)
+    with replaced_atomically(lib) as tmp:
+        cmd = [nvcc, "-shared", "-Xcompiler", "-fPIC", "-O2", f"-arch={arch}", "-Dmain=tp_original_main",
+               "-o", str(tmp), str(src)]
+        cmd += [f"-I{d}" for d in include_dirs] + [f"-D{d}" for d in defines]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
+            raise TileportError("TP416", f"nvcc failed: {first}", Loc(source_path))
     return lib
 
 

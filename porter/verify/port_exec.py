@@ -7,9 +7,7 @@ one is installed, then checks launch limits the compiler does not (threads, shar
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
-import os
 import re
 import shutil
 import sys
@@ -20,6 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from porter.diagnostics import Loc, TileportError
+from porter.util.files import write_atomically
+from porter.util.hashing import content_hash
 from porter.verify.bounds_checks import CapturedStderr, checked_lowering, strays
 from porter.verify.child import child_io, run_in_child
 
@@ -159,13 +159,11 @@ def _emulate(module, job: dict) -> dict:
     if missing:
         raise RuntimeError(f"lowered kernel takes parameters the port does not: {missing}")
     # a folder named by the source's content: the emulator's build cache keys on the path too
-    folder = default_cache_dir() / "emulated-ports" / hashlib.sha256(source.encode()).hexdigest()[:20]
+    folder = default_cache_dir() / "emulated-ports" / content_hash(source)[:20]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{job['function']}_port.cu"
     if not path.exists():
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source, encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomically(path, source)
     sig = KernelSig(launch_name=match.group(1), symbol=match.group(1), param_types=types)
     start = time.perf_counter()
     with CapturedStderr() as captured:

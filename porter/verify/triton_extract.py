@@ -16,12 +16,12 @@ is never put on `sys.path`.
 from __future__ import annotations
 
 import ast
-import hashlib
 from pathlib import Path
 
 from porter.frontends.triton import generators
 from porter.frontends.triton.modules import find_module
 from porter.frontends.triton.static_branches import taken_branch, taken_handler, taken_if_branch, triton_modules
+from porter.util.hashing import content_hash
 
 _JIT = ("jit",)
 _STATEMENTS_KEPT_WHOLE = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.Pass, ast.Expr)
@@ -104,7 +104,7 @@ class _Extractor:
         # after every original line: around the scalar functions kept above, unchanged
         new += ["\n" + generators.kernel_source(e) for e in generators.expand(tree, str(path), annotate=False)[0]]
         if file_name is None:
-            digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+            digest = content_hash(str(path))[:10]
             file_name = f"_tileport_{path.stem}_{digest}.py"
         target = self.out / file_name
         target.write_text("".join(new), encoding="utf-8")

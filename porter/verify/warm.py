@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import select
@@ -28,6 +27,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from porter.util.hashing import content_hash
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: Seconds without a request after which the worker exits.
@@ -49,19 +50,17 @@ def enabled(env: dict | None = None) -> bool:
 def _identity(env: dict) -> str:
     """A digest of what the worker's imports depend on: the interpreter, the environment
     variables imports read, and tileport's own source (file sizes and modification times)."""
-    h = hashlib.sha256()
-    h.update(sys.executable.encode())
-    h.update(sys.version.encode())
+    parts = [sys.executable, sys.version]
     for key in sorted(env):
         if key.startswith(_IDENTITY_PREFIXES):
             value = env[key]
             if key == "PYTHONPATH":  # REPO_ROOT put first by more than one caller: one path
                 value = os.pathsep.join(dict.fromkeys(p for p in value.split(os.pathsep) if p))
-            h.update(f"{key}={value}\0".encode())
+            parts.append(f"{key}={value}")
     for path in sorted((REPO_ROOT / "porter").rglob("*.py")):
         st = path.stat()
-        h.update(f"{path}:{st.st_size}:{st.st_mtime_ns}\0".encode())
-    return h.hexdigest()[:20]
+        parts.append(f"{path}:{st.st_size}:{st.st_mtime_ns}")
+    return content_hash(*parts)[:20]
 
 
 #: Where a caller's sockets live, handed down to its children: their TMPDIR is private to each

@@ -187,8 +187,7 @@ def _sum_columns_kernel(
     CPU. Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang
     equivalent and are ignored."""
     if grid is None:
-        # as the original's launch site computes it
-        grid = (-(-(int(N)) // (BLOCK_N)),)
+        grid = (-(-(int(N)) // (BLOCK_N)),)  # as the original's launch site computes it
     grid = _launch_grid(
         "sum_columns_kernel",
         grid,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import os
 import re
 import subprocess
@@ -16,6 +15,8 @@ from pathlib import Path
 
 from porter.cache_root import cache_root
 from porter.diagnostics import Loc, TileportError
+from porter.util.files import replaced_atomically, write_atomically
+from porter.util.hashing import content_hash
 
 SHIM_DIR = Path(__file__).parent / "shim"
 
@@ -114,22 +115,18 @@ def parse_args(include_dirs=(), defines=(), shim=True) -> list[str]:
 @functools.lru_cache(maxsize=1)
 def _shim_identity() -> str:
     """What a precompiled shim depends on besides the flags: libclang and the shim's files."""
-    h = hashlib.sha256()
     lib = cindex().conf.lib._name or ""
-    h.update(lib.encode())
     try:
         st = os.stat(lib)
-        h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+        stamp = f"{st.st_size}:{st.st_mtime_ns}"
     except OSError:
-        pass
-    for f in sorted(SHIM_DIR.rglob("*.h")) + sorted((SHIM_DIR / "include").rglob("*")):
-        if f.is_file():
-            h.update(str(f.relative_to(SHIM_DIR)).encode() + b"\0" + f.read_bytes())
-    return h.hexdigest()
+        stamp = ""
+    files = [f for f in sorted(SHIM_DIR.rglob("*.h")) + sorted((SHIM_DIR / "include").rglob("*")) if f.is_file()]
+    return content_hash(lib, stamp, *(str(f.relative_to(SHIM_DIR)).encode() + b"\0" + f.read_bytes() for f in files))
 
 
 def _pch_path(args: list) -> Path:
-    key = hashlib.sha256((_shim_identity() + "\0" + "\0".join(args)).encode()).hexdigest()[:24]
+    key = content_hash(_shim_identity(), *args)[:24]
     return cache_root() / "parse-pch" / f"shim-{key}.pch"
 
 
@@ -146,17 +143,15 @@ def shim_pch(include_dirs=(), defines=()) -> Path | None:
     if path.is_file():
         return path
     ci = cindex()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         tu = ci.Index.create().parse(str(SHIM_HEADER), args=args,
                                      options=ci.TranslationUnit.PARSE_INCOMPLETE)
         if any(d.severity >= ci.Diagnostic.Error for d in tu.diagnostics):
             return None  # e.g. a user -D that breaks a standard header: parse as text, see it there
         path.parent.mkdir(parents=True, exist_ok=True)
-        tu.save(str(tmp))
-        os.replace(tmp, path)
+        with replaced_atomically(path) as tmp:  # a save that fails half-way leaves no temp file
+            tu.save(str(tmp))
     except (ci.TranslationUnitLoadError, ci.TranslationUnitSaveError, OSError):
-        _discard(tmp)  # a save that failed half-way leaves no temp file behind
         return None
     return path
 
@@ -186,7 +181,7 @@ def stand_in_dir(headers) -> Path:
     outlived every run), and nothing is written into the user's tree.
     """
     names = sorted(set(headers))
-    key = hashlib.sha256("\n".join(names).encode()).hexdigest()[:16]
+    key = content_hash("\n".join(names))[:16]
     root = cache_root() / "missing-headers" / key
     for name in names:
         target = root / name
@@ -195,9 +190,7 @@ def stand_in_dir(headers) -> Path:
         if name.startswith("/") or ".." in Path(name).parts:
             continue  # an absolute or escaping path cannot be stood in for
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_text("/* tileport: stand-in for a header this machine does not have */\n")
-        os.replace(tmp, target)
+        write_atomically(target, "/* tileport: stand-in for a header this machine does not have */\n")
     return root
 
 

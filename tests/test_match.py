@@ -15,8 +15,9 @@ from porter.diagnostics import TileportError
 from porter.emit.tilelang import emit_module, port_level
 from porter.frontends.load import load_module
 from porter.ir.nodes import Const, Var
-from porter.ir.tiles import Fill, Gemm, ParallelFor, TileBuffer, TileStore, whole_tile_fills
+from porter.ir.tiles import Fill, Gemm, ParallelFor, TileBuffer, TileStore
 from porter.ir.walk import walk_stmts
+from porter.transforms.whole_tile_fills import whole_tile_fills
 from porter.match import raise_kernel, raise_module
 from porter.match.summary import Sum, summarize
 from porter.match.supported import render

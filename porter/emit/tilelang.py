@@ -19,6 +19,7 @@ from porter.emit.layout import bullet, docstring, lay_out_module
 from porter.emit.generated_hosts import host_text
 from porter.emit.triton_launch import add_variants, host_python, triton_view
 from porter.emit.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
+from porter.ir import philox
 from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue, pipeline_stages
 from porter.ir.nodes import (
@@ -28,13 +29,14 @@ from porter.ir.nodes import (
 from porter.ir.printer import format_expr
 from porter.emit.vectors import vectorize_lanes
 from porter.ir.tiles import (
-    Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore, fp32_products, is_tile_level,
-    whole_tile_fills,
+    Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore,
 )
+from porter.ir.tile_queries import fp32_products, is_tile_level
 from porter.ir.walk import all_exprs, declared_names, walk_stmts
 from porter.transforms.guarded_loads import guard_cast_loads
 from porter.transforms.pipelined_lets import fold_pipelined_lets
 from porter.transforms.tile_copies import coalesce_tile_copies
+from porter.transforms.whole_tile_fills import whole_tile_fills
 from porter.jinja_env import environment
 from porter.emit.cuda_templates import key_text as _key_text, template_ports
 from porter.emit.symbolic_ints import IntSpelling
@@ -695,13 +697,11 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
 def _philox_constants(module: Module) -> dict | None:
     """The Philox constants for the module's `_philox` macro when a kernel (any form the port
     prints) draws random numbers; None when none does."""
-    from porter.frontends.triton import random
-
     forms = [f for k in module.kernels for f in (k, k.emit_as, *k.variants, *k.launch_values) if f is not None]
     if not any(isinstance(e, Call) and e.func == "philox" for f in forms for e in all_exprs(f.body)):
         return None
-    return {"rounds": random.ROUNDS, "key_a": f"0x{random.KEY_A:08X}", "key_b": f"0x{random.KEY_B:08X}",
-            "round_a": f"0x{random.ROUND_A:08X}", "round_b": f"0x{random.ROUND_B:08X}"}
+    return {"rounds": philox.ROUNDS, "key_a": f"0x{philox.KEY_A:08X}", "key_b": f"0x{philox.KEY_B:08X}",
+            "round_a": f"0x{philox.ROUND_A:08X}", "round_b": f"0x{philox.ROUND_B:08X}"}
 
 
 def _deep_pipelines(view: KernelView) -> bool:

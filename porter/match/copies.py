@@ -26,8 +26,8 @@ import dataclasses
 from porter.ir.fold import try_int
 from porter.ir.nodes import (Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Store,
                              Var, dtype_bits, is_float)
-from porter.ir.tiles import (Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore,
-                             fp32_products)
+from porter.ir.tile_queries import fp32_products
+from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import (all_exprs, map_expr, read_counts, rewrite_stmts, stmt_exprs, store_counts, walk_expr,
                             walk_stmts)
 from porter.match.summary import conjuncts

@@ -19,9 +19,9 @@ from porter.frontends.triton.tables import (
 )
 from porter.frontends.triton.combine import reduce_with
 from porter.frontends.triton.reshape import interleave, join, relane, reshape
-from porter.frontends.triton.tiles import TILE_OPS, NeedTiles, TileRef
+from porter.frontends.triton.tiles import TILE_OPS, NeedTiles
 from porter.frontends.triton.values import (
-    BlockPtrV, DTypeV, FnV, PtrV, PyC, SlotRef, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TV, TupleV,
+    BlockPtrV, DTypeV, FnV, PtrV, PyC, SlotRef, TileRef, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TV, TupleV,
     broadcast_shapes, cast, computation_type, const_of, dtype_predicate, pyconst_dtype, remap,
 )
 from porter.frontends.triton.values import _is_number

@@ -15,15 +15,14 @@ through temporaries so every new value reads the old ones.
 
 from __future__ import annotations
 
-from porter.frontends.triton.tiles import TileDefMarker, TileRef, lane_axes
+from porter.frontends.triton.tiles import TileDefMarker, lane_axes
+from porter.frontends.triton.values import FnV, LoopMarker, Slot, SlotRef, TV, TileRef, TupleV
 from porter.ir.nodes import BinOp, Const
 
 
 def reduce_with(conv, inputs, axis, combine, keep_dims, node):
     """The values `tl.reduce(inputs, axis, combine)` returns: one TV per input (a TupleV for
     several)."""
-    from porter.frontends.triton.values import FnV, LoopMarker, Slot, SlotRef, TupleV, TV
-
     ops = conv.tile_ops
     xs = list(inputs.items) if isinstance(inputs, TupleV) else [inputs]
     if not isinstance(combine, FnV) or combine.kind != "jit":

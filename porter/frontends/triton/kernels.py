@@ -40,7 +40,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 from collections import defaultdict
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from porter.diagnostics import Loc, TileportError
 from porter.frontends.triton.calls import TritonCalls
@@ -67,10 +67,6 @@ from porter.ir.nodes import (
 from porter.ir.returns import eliminate_returns
 from porter.ir.walk import map_expr, walk_expr
 
-if TYPE_CHECKING:
-    from porter.frontends.triton.module import TritonFrontend
-
-
 def _is_int_const(v, n) -> bool:
     return isinstance(v, PyC) and type(v.value) is int and v.value == n
 
@@ -81,9 +77,9 @@ def _is_int_const(v, n) -> bool:
 class KernelConverter(TritonCalls, TritonMemory):
     """One conversion of one kernel under fixed assumptions about its parameters."""
 
-    def __init__(self, fe: TritonFrontend, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
+    def __init__(self, fe, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
                  unknown, tile_mode: bool = False, num_stages: int = 2):
-        self.fe = fe
+        self.fe = fe  # the file's TritonFrontend (module.py), which drives this conversion
         self.tile_mode = tile_mode
         self.tile_ops = TileOps(self)
         self.pointer_slots: dict = {}  # slot of a pointer advanced in a loop -> its buffer

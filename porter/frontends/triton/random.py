@@ -11,9 +11,6 @@ from __future__ import annotations
 
 from porter.ir.nodes import BinOp, Call, Cast, Const, Select, UnaryOp
 
-KEY_A, KEY_B = 0x9E3779B9, 0xBB67AE85
-ROUND_A, ROUND_B = 0xD2511F53, 0xCD9E8D57
-ROUNDS = 10
 U32 = "uint32"
 # uint_to_uniform_float: the largest int32 times this rounds to just below 1.0 in float32
 INT32_TO_UNIT = 4.6566127342e-10

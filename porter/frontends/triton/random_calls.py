@@ -6,7 +6,8 @@ what libraries pass (`_O = c0 * 0` for the upper words)."""
 from __future__ import annotations
 
 from porter.diagnostics import TileportError
-from porter.frontends.triton.random import ROUNDS, counter_words, normal, uniform
+from porter.frontends.triton.random import counter_words, normal, uniform
+from porter.ir.philox import ROUNDS
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Call, Cast, Const, is_float
 

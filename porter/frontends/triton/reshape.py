@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 
-from porter.frontends.triton.tiles import NeedTiles, TileRef, uses_loads
+from porter.frontends.triton.tiles import NeedTiles, uses_loads
+from porter.frontends.triton.values import TV, TileRef
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Builtin, Const, Select
 from porter.ir.walk import map_expr
@@ -43,8 +44,6 @@ def _lane(axis):
 
 def reshape(conv, x, shape: tuple, node):
     """x's elements in row-major order laid out as `shape` (-1: the rest)."""
-    from porter.frontends.triton.values import TV
-
     x = _block(conv, x, "tl.reshape", node)
     total = math.prod(x.shape)
     if list(shape).count(-1) == 1:
@@ -72,8 +71,6 @@ def reshape(conv, x, shape: tuple, node):
 
 def join(conv, a, b, node):
     """`tl.join(a, b)`: a new last dimension of 2, a at 0 and b at 1."""
-    from porter.frontends.triton.values import TV
-
     shape = conv._bshape(node, a, b)
     dt = conv._dt(a) if conv._dt(a) == conv._dt(b) else None
     if dt is None:
@@ -108,8 +105,6 @@ def _held(conv, x, node, hint="reshaped"):
 
 
 def _block(conv, x, what, node):
-    from porter.frontends.triton.values import TV
-
     if not isinstance(x, TV) or not x.shape:
         raise conv.err("TP223", f"{what} needs a block tensor", node)
     return x

@@ -39,6 +39,9 @@ from porter.ir.nodes import (
 )
 from porter.ir.tiles import Cumsum, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
+from porter.frontends.triton.values import (
+    TV, AtomicMarker, DeclMarker, LoopMarker, PhiAssign, PyC, SlotRef, TileRef, cast, remap,
+)
 
 # Triton reductions and scans handled here, and the TileLang reduction each one uses.
 TILE_REDUCTIONS = {"sum": "sum", "max": "max", "min": "min"}
@@ -50,16 +53,6 @@ class NeedTiles(Exception):
 
 
 # --------------------------------------------------------------------------- markers
-
-
-@dataclass(frozen=True)
-class TileRef:
-    """An expression: tile `tile` read at lane axes; lanes[j] is the lane of the tile's dim j
-    (counted from the left); dims of size 1 are read at 0."""
-
-    tile: int
-    lanes: tuple
-    dtype: str
 
 
 @dataclass
@@ -118,8 +111,6 @@ class TileOps:
 
     def ref(self, tile: int, shape: tuple):
         """A TV reading a whole tile in its own placement (a scalar for a (1,) result)."""
-        from porter.frontends.triton.values import TV
-
         info = self.tiles[tile]
         if shape == ():
             return TV(TileRef(tile, (0,), info.dtype), ())
@@ -127,8 +118,6 @@ class TileOps:
 
     def tile_of(self, v, hint, node, scope="fragment", dtype=None) -> int:
         """The tile holding block value v: its own when it already is one, else a new copy."""
-        from porter.frontends.triton.values import SlotRef
-
         conv = self.conv
         e = v.expr
         dtype = dtype or v.dtype
@@ -157,15 +146,11 @@ class TileOps:
         return tile
 
     def _block(self, v, what, node):
-        from porter.frontends.triton.values import TV
-
         if not isinstance(v, TV) or v.shape == ():
             raise self.conv.err("TP212", f"{what} needs a block tensor", node)
         return v
 
     def _axis(self, axis, rank, node, what):
-        from porter.frontends.triton.values import PyC
-
         if axis is None or (isinstance(axis, PyC) and axis.value is None):
             return None
         a = self.conv._const_int(axis, f"the axis of {what}", node)
@@ -196,8 +181,6 @@ class TileOps:
         return self._reduced_ref(dst, x.shape, axis, keep_dims)
 
     def _reduced_ref(self, dst, shape, axis, keep_dims):
-        from porter.frontends.triton.values import TV
-
         rest = shape[:axis] + shape[axis + 1:]
         if not keep_dims:
             return self.ref(dst, rest)
@@ -242,8 +225,6 @@ class TileOps:
 
     def dot(self, a, b, acc, out_dtype, node, precision: str = "tf32"):
         """tl.dot: operands staged in shared tiles, T.gemm into a fragment accumulator."""
-        from porter.frontends.triton.values import SlotRef, TV
-
         conv = self.conv
         a = self._block(a, "tl.dot", node)
         b = self._block(b, "tl.dot", node)
@@ -295,8 +276,6 @@ def _reduce_dtype(op: str, dtype: str) -> str:
 
 
 def _cast(e, dtype):
-    from porter.frontends.triton.values import cast
-
     return cast(e, dtype)
 
 
@@ -334,8 +313,6 @@ class TileMaterializer:
     # ---------------------------------------------------------------- expressions
 
     def resolve(self, e):
-        from porter.frontends.triton.values import SlotRef, remap
-
         def step(n):
             if isinstance(n, SlotRef):
                 slot = self.slots[n.slot]
@@ -427,10 +404,6 @@ class TileMaterializer:
         return out
 
     def run(self, body) -> list:  # noqa: C901 - one case per marker kind
-        from porter.frontends.triton.values import (
-            AtomicMarker, DeclMarker, LoopMarker, PhiAssign,
-        )
-
         out = []
         for s in body:
             loc = getattr(s, "loc", None)
@@ -502,8 +475,6 @@ def uses_loads(e, slots) -> bool:
     """Whether a lane-form block expression reads memory or tiles (directly or through named
     block values that do): such values are materialized in tile mode, index arithmetic is
     inlined. Scalars are variables, read as such."""
-    from porter.frontends.triton.values import SlotRef
-
     for n in walk_expr(e):
         if isinstance(n, (Load, TileRef)):
             return True
@@ -533,5 +504,5 @@ def drop_duplicate_declarations(body: list) -> list:
     return walk(body)
 
 
-__all__ = ["NeedTiles", "TileRef", "TileOps", "TileMaterializer", "ShapedStmt", "TileDefMarker",
+__all__ = ["NeedTiles", "TileOps", "TileMaterializer", "ShapedStmt", "TileDefMarker",
            "TileOpMarker", "TILE_OPS", "uses_loads", "drop_duplicate_declarations"]

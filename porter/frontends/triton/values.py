@@ -28,7 +28,6 @@ from porter.diagnostics import TileportError
 from porter.ir.fold import fold
 from porter.ir.nodes import Builtin, Cast, Const, is_float
 from porter.ir.walk import map_expr, walk_expr
-from porter.frontends.triton.tiles import TileRef
 
 # --------------------------------------------------------------------------- dtypes
 
@@ -149,6 +148,16 @@ def cast(e, dtype: str):
 
 
 # --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class TileRef:
+    """An expression: tile `tile` read at lane axes; lanes[j] is the lane of the tile's dim j
+    (counted from the left); dims of size 1 are read at 0."""
+
+    tile: int
+    lanes: tuple
+    dtype: str
 
 
 @dataclass(frozen=True)

@@ -90,10 +90,10 @@ def convert(path: str, out_dir: Path, index: int):
     """`tileport convert PATH -o <tmp>/...`: the same three steps as porter/cli.py's convert."""
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
 
     module = load_module(path)
-    module = raise_module(module, "auto")
+    module = raise_to_tiles(module, "auto")
     port = out_dir / f"{index:03d}_{Path(path).stem}_tl.py"
     port.write_text(emit_module(module, path), encoding="utf-8")
     return module, port

@@ -310,12 +310,12 @@ def mutate_file(source: str, per_kind: int = 5, timeout: float = 60.0, chunk: in
     from porter.diagnostics import TileportError
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
     from porter.verify.driver import VerifyOptions, prepare
 
     row = {"file": _shown(source), "mutants": 0, "caught": 0, "survivors": [], "note": ""}
     try:
-        text = emit_module(raise_module(load_module(source)), source)
+        text = emit_module(raise_to_tiles(load_module(source)), source)
     except TileportError as exc:
         row["note"] = f"not converted: {exc.diagnostic.render()}"
         return row

@@ -106,11 +106,11 @@ def measure(path: str, archs: list) -> list:
     from porter.diagnostics import TileportError
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
     from porter.verify.port_exec import aligned_arguments, load_port, program_configs
 
     try:
-        module = raise_module(load_module(path))
+        module = raise_to_tiles(load_module(path))
     except TileportError as exc:
         return [{"file": Path(path).name, "kernel": "-", "error": exc.diagnostic.message}]
     text = emit_module(module, path)

@@ -203,22 +203,20 @@ def main():
 def convert(source, output, force, emit_ir, block, grid, level, tile, allow_tf32, max_kernels, compdb, include_dirs,
             defines, config, dtypes, constexprs):
     """Convert one CUDA (.cu) or Triton (.py) file to a TileLang module."""
-    from porter.emit.tilelang import emit_module
-    from porter.frontends.load import load_module
     from porter.ir.printer import format_module
-    from porter.match import raise_module
+    from porter.pipeline import print_port, raise_to_tiles, read_source
 
     start = time.perf_counter()
     try:
         include_dirs, defines = _with_compdb(source, compdb, include_dirs, defines)
-        module = load_module(source, include_dirs, defines, config, _pairs(dtypes, "--dtype"),
+        module = read_source(source, include_dirs, defines, config, _pairs(dtypes, "--dtype"),
                              _dims(block, "--block"), _dims(grid, "--grid"), constexpr_values(constexprs),
                              max_kernels=max_kernels)
         tile_dims = _dims(tile, "--tile")
         if tile_dims and (len(tile_dims) != 3 or any(d % 16 for d in tile_dims)):
             raise TileportError("TP007", f"--tile expects BM,BN,BK, each a multiple of 16, got '{tile}'")
-        module = raise_module(module, level, {"tile": tile_dims, "allow_tf32": allow_tf32})
-        text = format_module(module) if emit_ir else emit_module(module, source)
+        module = raise_to_tiles(module, level, {"tile": tile_dims, "allow_tf32": allow_tf32})
+        text = format_module(module) if emit_ir else print_port(module, source)
         if output is None:
             sys.stdout.write(text)
         else:

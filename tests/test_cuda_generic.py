@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from porter.emit.symbolic_ints import IntSpelling
+from porter.ir.symbolic_ints import IntSpelling
 from porter.frontends.cuda.generic_templates import _deciding_names
 from tests.conftest import ROOT, load_cuda_port
 

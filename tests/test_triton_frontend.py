@@ -550,7 +550,7 @@ def test_a_scalar_only_a_flag_branch_reads_keeps_its_type_in_the_other_form(tmp_
     converted for False never reads it, typed it int32, and its signature differed, so the port
     dropped that form and refused HAS_SMOOTHING=False. Both forms are in the port now."""
     from porter.emit.tilelang import emit_module
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
 
     src = write(tmp_path, """
         @triton.jit
@@ -568,7 +568,7 @@ def test_a_scalar_only_a_flag_branch_reads_keeps_its_type_in_the_other_form(tmp_
     module = convert_triton(src)
     (k,) = module.kernels
     assert len(k.variants) == 1 and k.variants[0].param("eps").dtype == k.param("eps").dtype == "float32"
-    text = emit_module(raise_module(module), src)
+    text = emit_module(raise_to_tiles(module), src)
     assert "    if HAS_SMOOTHING:" in text and "    if not HAS_SMOOTHING:" in text
     assert "specialised for" not in text.split("def _shift(", 1)[1]
 
@@ -683,9 +683,9 @@ def test_a_flag_value_that_cannot_be_converted_is_left_out_when_another_converts
     assert "AS_BITS=True left out (TP225" in kernel.note
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
 
-    port = emit_module(raise_module(load_module(str(src))))
+    port = emit_module(raise_to_tiles(load_module(str(src))))
     assert '_specialised("k", "AS_BITS", AS_BITS, False)' in port and "AS_BITS=True left out" in port
 
 
@@ -724,11 +724,11 @@ def test_a_port_specialised_for_a_none_constexpr_takes_none(tmp_path):
     """)
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
     from porter.verify.port_exec import load_port
 
     port = tmp_path / "k_tl.py"
-    port.write_text(emit_module(raise_module(load_module(str(src)))))
+    port.write_text(emit_module(raise_to_tiles(load_module(str(src)))))
     module = load_port(str(port))
     module._specialised("k", "ACT", None, None)
     with pytest.raises(ValueError, match="specialised for ACT=None"):
@@ -967,10 +967,10 @@ def test_dot_keeps_the_precision_the_source_asks_for(tmp_path, extra, precision)
     (gemm,) = [s for s in walk_stmts(convert_triton(src).kernels[0].body) if isinstance(s, Gemm)]
     assert gemm.precision == precision
     from porter.emit.tilelang import emit_module
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
     text = emit_module(convert_triton(src))
     assert ("T.gemm(" in text) == (precision == "tf32")
-    allowed = emit_module(raise_module(convert_triton(src), "auto", {"allow_tf32": True}))
+    allowed = emit_module(raise_to_tiles(convert_triton(src), "auto", {"allow_tf32": True}))
     assert "T.gemm(" in allowed
 
 
@@ -1270,9 +1270,9 @@ def test_a_grid_sized_by_a_host_helper_is_the_callers(tmp_path, grid):
     """)
     from porter.emit.tilelang import emit_module
     from porter.frontends.load import load_module
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
 
-    port = emit_module(raise_module(load_module(str(src))))
+    port = emit_module(raise_to_tiles(load_module(str(src))))
     assert "with T.Kernel(grid_x, grid_y, threads=threads)" in port
     assert "next_power_of_2" not in port.split("def colmean_program")[1].split("@T.prim_func")[1].split("return colmean")[0]
 

@@ -552,10 +552,10 @@ def test_a_batched_gemm_grid_over_the_launch_keywords_and_its_pipeline_builds_fo
     kernel = convert_triton(str(source)).kernels[0]
     grid = kernel.launch.grid
     assert isinstance(grid[0], Call) and grid[0].args[0] == Var("M", "int32") and grid[2] == Var("batch", "int32")
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
 
     path = tmp_path / "port.py"
-    path.write_text(emit_module(raise_module(convert_triton(str(source))), str(source)))
+    path.write_text(emit_module(raise_to_tiles(convert_triton(str(source))), str(source)))
     module = _load(path)
     factory = module.batched_gemm_kernel_program
     assert module._UNROLLED_ALWAYS == ("batched_gemm_kernel_program",)
@@ -608,11 +608,11 @@ def test_masked_rows_of_an_aligned_copy_are_read_as_a_gpus_predicated_copy_on_th
     vector load of the row, then a select, which read row M of `a` in verify's ragged aligned
     case ("OUTSIDE ... index 13 of dimension 0, which has 13") and called the port wrong; the C
     build's copy tests each element instead."""
-    from porter.match import raise_module
+    from porter.pipeline import raise_to_tiles
 
     source = REAL / "addmm_masked_rows.py"
     path = tmp_path / "port.py"
-    path.write_text(emit_module(raise_module(convert_triton(str(source))), str(source)))
+    path.write_text(emit_module(raise_to_tiles(convert_triton(str(source))), str(source)))
     assert "T.copy(a_ptr[" in path.read_text()
     report = verify(str(source), str(path), VerifyOptions(compile_check=False))
     result = report.kernels[0]

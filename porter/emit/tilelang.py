@@ -39,7 +39,7 @@ from porter.transforms.tile_copies import coalesce_tile_copies
 from porter.transforms.whole_tile_fills import whole_tile_fills
 from porter.jinja_env import environment
 from porter.emit.cuda_templates import key_text as _key_text, template_ports
-from porter.emit.symbolic_ints import IntSpelling
+from porter.ir.symbolic_ints import IntSpelling
 
 def _templates_dir() -> Path:
     """Top-level templates/ in a checkout; porter/templates once installed."""

@@ -12,14 +12,13 @@ from dataclasses import dataclass
 import dataclasses
 
 from porter.diagnostics import TileportError
-from porter.frontends.cuda.generic_templates import mark_generic
 from porter.match import elementwise, gemm, rowwise, transpose
+from porter.ir.forms import forms, rebuilt
 from porter.ir.loops import unit_step_pipelines
 from porter.match.copies import gathers_in_pipelines, raise_copies
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.summary import Miss
-from porter import transforms
 
 # Tried in order: the first rule that matches rewrites the kernel.
 RULES = (gemm, rowwise, transpose, elementwise)
@@ -51,35 +50,6 @@ def raise_kernel(kernel, options: dict | None = None) -> Raised:
     return Raised(kernel, None, "; ".join(reasons) or "no rule applies", loc or kernel.loc)
 
 
-def _forms(k) -> list:
-    """Every kernel object the port is printed or run from (the generic print, flag variants,
-    other launch values and their own forms), depth first."""
-    out = [k]
-    for f in [k.emit_as, *k.variants, *k.launch_values]:
-        if f is not None:
-            out += _forms(f)
-    return out
-
-
-def _rebuilt(k, new: dict):
-    """k with every form replaced by new[id(form)]."""
-    return dataclasses.replace(new[id(k)], emit_as=_rebuilt(k.emit_as, new) if k.emit_as is not None else None,
-                               variants=[_rebuilt(v, new) for v in k.variants],
-                               launch_values=[_rebuilt(v, new) for v in k.launch_values])
-
-
-def _transformed(kernel):
-    """A Triton kernel with porter.transforms applied to every form, each step all or none:
-    one program and one wrapper serve them all. A generic port's stand-in conversion is not
-    `launched` with its own constexprs (its host grid kept the real values)."""
-    stand_ins = {id(f.emit_as) for f in _forms(kernel) if f.emit_as is not None}
-    for step in transforms.TRITON:
-        new = {id(f): step(f, launched=id(f) not in stand_ins) for f in _forms(kernel)}
-        if all(new[id(f)] is not f for f in _forms(kernel)):
-            kernel = _rebuilt(kernel, new)
-    return kernel
-
-
 def _with_copies(kernel):
     """A Triton kernel and every form the port prints or verify runs (the generic print, flag
     variants and their own generic prints, other launch values) with pipelined loops stepping
@@ -87,7 +57,7 @@ def _with_copies(kernel):
     no copies unless every form takes the same buffer views (a variant whose signature differs
     from the port's is left out of its dispatch)."""
     stepped = {}
-    for f in _forms(kernel):
+    for f in forms(kernel):
         stepped[id(f)] = dataclasses.replace(f, body=unit_step_pipelines(f.body))
     raised = {key: raise_copies(f) for key, f in stepped.items()}
 
@@ -101,7 +71,7 @@ def _with_copies(kernel):
     unrolled = "always" if any(gathers_in_pipelines(f) for f in chosen.values()) else \
         max((f.unrolled for f in chosen.values()), key=_UNROLLING.index, default="")
     chosen = {key: dataclasses.replace(f, unrolled=unrolled) for key, f in chosen.items()}
-    return _rebuilt(kernel, chosen)
+    return rebuilt(kernel, chosen)
 
 
 #: Kernel.unrolled's values, each unrolling more programs than the one before it.
@@ -111,18 +81,17 @@ _UNROLLING = ("", "aligned", "always")
 def raise_module(module, level: str = "auto", options: dict | None = None):
     """CUDA kernels raised onto tile primitives where a rule matches (level auto / tile);
     with level tile, a kernel no rule matches is an error (TP017). Triton kernels are already
-    written in blocks and pass through."""
+    written in blocks: their block loads into shared tiles become copies (every form alike)."""
     if module.language != "cuda":
-        module = dataclasses.replace(module, kernels=[_with_copies(_transformed(k)) for k in module.kernels])
+        module = dataclasses.replace(module, kernels=[_with_copies(k) for k in module.kernels])
         if (options or {}).get("allow_tf32"):
             for k in module.kernels:  # the user accepts TF32 where the original asked for fp32
-                forms = [k, k.emit_as, *k.variants, *k.launch_values]  # every body emit prints
-                for s in (s for f in forms if f is not None for s in walk_stmts(f.body)):
+                for s in (s for f in forms(k) for s in walk_stmts(f.body)):  # every body emit prints
                     if isinstance(s, Gemm):
                         s.precision = "tf32"
         return module
     if level == "thread":
-        return dataclasses.replace(module, kernels=mark_generic(module.kernels, lambda k: k))
+        return module
     kernels = []
     for k in module.kernels:
         r = raise_kernel(k, options)
@@ -130,8 +99,15 @@ def raise_module(module, level: str = "auto", options: dict | None = None):
             raise TileportError("TP017", f"no tile-level rule matches kernel '{k.name}': {r.reason}",
                                 r.loc or k.loc)
         kernels.append(dataclasses.replace(r.kernel, rule=r.rule or "", not_raised=r.reason or ""))
+    return dataclasses.replace(module, kernels=kernels)
 
-    def raised(stand_in):  # as its instance was: the same rule, or none
-        r = raise_kernel(stand_in, options)
+
+def raised_like(level: str, options: dict | None = None):
+    """How raise_module treats one more CUDA kernel at this level (a template instance's
+    stand-in conversion, raised as its instance was): the same rule, or none."""
+    def raised(kernel):
+        if level == "thread":
+            return kernel
+        r = raise_kernel(kernel, options)
         return dataclasses.replace(r.kernel, rule=r.rule or "", not_raised=r.reason or "")
-    return dataclasses.replace(module, kernels=mark_generic(kernels, raised))
+    return raised

@@ -84,9 +84,7 @@ def _failed_kernel(failure) -> dict:
 
 def convert_task(task: dict) -> dict:
     from porter.diagnostics import TileportError
-    from porter.emit.tilelang import emit_module
-    from porter.frontends.load import load_module
-    from porter.match import raise_module
+    from porter.pipeline import print_port, raise_to_tiles, read_source
 
     source, language = task["source"], task["language"]
     start = time.perf_counter()
@@ -101,14 +99,14 @@ def convert_task(task: dict) -> dict:
         deps.update(include_deps(context, Path(context).read_text(encoding="utf-8", errors="replace"),
                                  task["include_dirs"]))
     try:
-        module = load_module(source, tuple(task["include_dirs"]), tuple(task["defines"]),
+        module = read_source(source, tuple(task["include_dirs"]), tuple(task["defines"]),
                              constexprs=dict(task.get("constexprs", ())), max_kernels=task.get("max_kernels"),
                              context=context, foreign=tuple(task.get("foreign", ())))
         for read in module.dependencies:  # Triton: tree modules whose helpers the port inlines
             deps[os.path.realpath(read)] = file_hash(read)
-        module = raise_module(module, "auto" if task.get("raise", True) else "thread",
+        module = raise_to_tiles(module, "auto" if task.get("raise", True) else "thread",
                               {"allow_tf32": task.get("allow_tf32", False)})
-        port = emit_module(module, source)
+        port = print_port(module, source)
     except TileportError as exc:
         status = _status_of(exc.diagnostic.code)
         failures = getattr(exc, "failures", None)

@@ -3,9 +3,11 @@
 clang instantiates a template with values, so a port is first made per instance. A value
 parameter is generic when the instance's program text does not depend on it beyond spelling
 it: the instance is converted twice more with stand-in values (_stand_in_values) and printed with every integer the stand-ins explain
-spelled after them (`BLOCK`, `BLOCK * 2`, `BLOCK // 2`: porter/emit/symbolic_ints.py); the two
+spelled after them (`BLOCK`, `BLOCK * 2`, `BLOCK // 2`: porter/ir/symbolic_ints.py); the two
 texts must be equal, and the first, evaluated at the real values, must be the real instance's
-text. Other instances of the same types whose text it also gives share that program.
+text. Other instances of the same types whose text it also gives share that program. This
+file makes the stand-ins; the comparison runs once they are raised as their instances were
+(porter/emit/generic_templates.py, called by porter/pipeline.py).
 
 What text comparison cannot see is refused before converting: a parameter that decides
 something at compile time (in an `if`, `while`, `switch`, `?:` or `static_assert`, `#if`, or
@@ -17,8 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.emit.symbolic_ints import IntSpelling
 from porter.ir.nodes import Const
+from porter.ir.symbolic_ints import IntSpelling
 from porter.ir.walk import map_expr
 from porter.frontends.cuda.templates import NAMESPACE, Instantiation
 
@@ -167,51 +169,3 @@ def stand_in_block(real_block: tuple, real: Instantiation, stand_in: Instantiati
     changed = {v: theirs[n] for n, v in mine.items() if theirs.get(n) != v}
     return tuple(changed.get(b, b) if len([n for n, v in mine.items() if v == b and n in theirs
                                            and theirs[n] != v]) == 1 else b for b in real_block)
-
-
-def mark_generic(kernels: list, prepare) -> list:
-    """The module's kernels, each instance whose text its template's stand-in conversions give
-    marked generic (`generic`: the names, `constexprs`: its values, `emit_as`: the stand-in it
-    is printed from); `prepare` raises a stand-in as its instance was."""
-    from porter.emit.tilelang import program_text
-
-    out = list(kernels)
-    for index, real in enumerate(kernels):
-        if len(real.stand_ins) != 2:
-            continue
-        a, b = (prepare(s) for s in real.stand_ins)
-        mine, first, second = (dict(_values(k)) for k in (real, a, b))
-        names = [n for n in mine if first.get(n) != mine[n] and n.isidentifier() and not n.startswith("_")
-                 and n not in _RESERVED]
-        if not names:
-            continue
-        spell_a = {n: first[n] for n in names}
-        text_a = program_text(a, "", IntSpelling(spell_a))
-        if text_a is None or text_a != program_text(b, "", IntSpelling({n: second[n] for n in names})):
-            continue
-        types = _types(real)
-        for j, inst in enumerate(out):
-            if inst.name != real.name or inst.template_params != real.template_params or _types(inst) != types \
-                    or inst.generic:
-                continue
-            at = {n: dict(_values(inst))[n] for n in names}
-            if program_text(a, "", IntSpelling(spell_a, evaluate_at=at)) != program_text(inst, ""):
-                continue
-            printed = dataclasses.replace(a, template_args=inst.template_args, constexprs=spell_a,
-                                          generic=tuple(names), stand_ins=[])
-            out[j] = dataclasses.replace(inst, generic=tuple(names), constexprs=at, emit_as=printed)
-        out[index] = dataclasses.replace(out[index], stand_ins=[])
-    return [dataclasses.replace(k, stand_ins=[]) if k.stand_ins else k for k in out]
-
-
-#: Names a port's program keeps for itself (tilelang.language's `T`, the thread handles).
-_RESERVED = {"T", "tilelang", "torch", "tx", "ty", "tz", "bx", "by", "bz", "kernel", "target", "aligned"}
-
-
-def _values(kernel):
-    return [(name, value) for (name, kind), value in zip(kernel.template_params, kernel.template_values)
-            if kind == "value" and isinstance(value, int) and not isinstance(value, bool)]
-
-
-def _types(kernel) -> tuple:
-    return tuple(v for (_, kind), v in zip(kernel.template_params, kernel.template_values) if kind == "type")

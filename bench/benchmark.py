@@ -89,10 +89,10 @@ def shown(path) -> str:
 def convert(path: str, out_dir: Path, index: int):
     """`tileport convert PATH -o <tmp>/...`: the same three steps as porter/cli.py's convert."""
     from porter.emit.tilelang import emit_module
-    from porter.frontends.load import load_module
+    from porter.reader import read_source
     from porter.pipeline import raise_to_tiles
 
-    module = load_module(path)
+    module = read_source(path)
     module = raise_to_tiles(module, "auto")
     port = out_dir / f"{index:03d}_{Path(path).stem}_tl.py"
     port.write_text(emit_module(module, path), encoding="utf-8")

@@ -105,12 +105,12 @@ def registers(source: str, arch: str) -> str:
 def measure(path: str, archs: list) -> list:
     from porter.diagnostics import TileportError
     from porter.emit.tilelang import emit_module
-    from porter.frontends.load import load_module
+    from porter.reader import read_source
     from porter.pipeline import raise_to_tiles
     from porter.verify.port_exec import aligned_arguments, load_port, program_configs
 
     try:
-        module = raise_to_tiles(load_module(path))
+        module = raise_to_tiles(read_source(path))
     except TileportError as exc:
         return [{"file": Path(path).name, "kernel": "-", "error": exc.diagnostic.message}]
     text = emit_module(module, path)

@@ -1,8 +1,9 @@
 """The one pipeline, listed once: front end -> transforms -> match -> emit.
 
-    read_source      frontends/ (load.py): the file as an IR Module, read in a child process
+    read_source      frontends/ (reader.py): the file as an IR Module, read in a child process
                      with limits (porter/isolated.py); a Triton kernel carries the forms its
-                     port also prints (generic print, flag variants, other launch values)
+                     port also prints (generic print, flag variants, other launch values) and
+                     which constexprs its program takes (emit/generic_constexprs.py judges)
     raise_to_tiles   transforms/ (TRITON, on every form alike), then match/ (the rules, and a
                      Triton kernel's block loads as copies), then the CUDA template instances
                      one program serves (emit/generic_templates.py: their stand-ins raised as
@@ -10,7 +11,7 @@
     print_port       emit/: the port module's text
 
 `tileport convert`, migrate's workers and the benchmarks run these; verify reads the original
-with read_source alone (it may read the IR, never trust a rule).
+with read_source alone (porter/reader.py: it may read the IR, never trust a rule).
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ import dataclasses
 from porter import transforms
 from porter.emit.generic_templates import mark_generic
 from porter.emit.tilelang import emit_module
-from porter.frontends.load import load_module
 from porter.match import raise_module, raised_like
+from porter.reader import read_source
 
 #: The stages in order, by the functions below (what docs and reports name).
 STAGES = ("read_source", "raise_to_tiles", "print_port")
 
-read_source = load_module
+__all__ = ["STAGES", "read_source", "raise_to_tiles", "print_port", "port_file"]
 
 
 def raise_to_tiles(module, level: str = "auto", options: dict | None = None):

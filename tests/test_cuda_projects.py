@@ -271,13 +271,13 @@ def test_an_index_local_given_a_new_value_is_a_new_local_and_both_buffers_get_ex
 
 def test_a_header_is_parsed_in_its_includer_which_names_its_types_and_instances():
     from porter.diagnostics import TileportError
-    from porter.frontends.load import load_module
+    from porter.reader import read_source
 
     header = THREAD / "includer_context" / "image_ops.cuh"
     with pytest.raises(TileportError) as alone:  # `Pixel` and `GAIN` exist only in the includer
         convert_cuda(str(header))
     assert {f.diagnostic.message for f in alone.value.failures} == {"C++ error: unknown type name 'Pixel'"}
-    module = load_module(str(header))  # its includer is found in its folder
+    module = read_source(str(header))  # its includer is found in its folder
     assert module.context and module.context.endswith("app.cu")  # the program that launches, first by path
     assert {k.name + k.template_args for k in module.kernels} == {"scale_pixels", "blur_rows<2>"}
     blur = next(k for k in module.kernels if k.name == "blur_rows")
@@ -473,13 +473,13 @@ def test_shared_memory_of_a_vector_type_is_a_view_of_its_components():
 
 
 def test_an_includers_build_leaves_out_the_kernels_other_ports_hold(tmp_path):
-    from porter.frontends.load import load_module
+    from porter.reader import read_source
 
     (tmp_path / "hard.cuh").write_text("__global__ void hard(float *x) { x[threadIdx.x] *= 2.0f; }\n")
     (tmp_path / "app.cu").write_text('#include "hard.cuh"\n'
                                      "__global__ void easy(float *y) { y[threadIdx.x] += 1.0f; }\n"
                                      "void run(float *x) { hard<<<1, 32>>>(x); easy<<<1, 32>>>(x); }\n")
-    module = load_module(str(tmp_path / "app.cu"), context=None, foreign=(str(tmp_path / "hard.cuh"),))
+    module = read_source(str(tmp_path / "app.cu"), context=None, foreign=(str(tmp_path / "hard.cuh"),))
     assert [k.name for k in module.kernels] == ["easy"]
     # the header's kernel is emptied in what the emulator builds for this file (its own port runs it)
     header = next(text for path, text in module.emulator_headers.items() if path.endswith("hard.cuh"))

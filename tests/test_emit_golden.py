@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from porter.emit.tilelang import emit_module
-from porter.frontends.load import load_module
+from porter.reader import read_source
 from porter.pipeline import raise_to_tiles
 from tests.conftest import ROOT, SAMPLES
 
@@ -28,7 +28,7 @@ def golden_path(rel: str):
 @pytest.mark.parametrize("rel", CASES)
 def test_emit_matches_golden(rel, monkeypatch):
     monkeypatch.chdir(ROOT)
-    text = emit_module(raise_to_tiles(load_module(rel)), rel)  # what `tileport convert` writes
+    text = emit_module(raise_to_tiles(read_source(rel)), rel)  # what `tileport convert` writes
     path = golden_path(rel)
     if os.environ.get("TILEPORT_UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")

@@ -191,13 +191,13 @@ def _stuck_in(monkeypatch, name: str) -> None:
 
 
 def test_a_kernel_past_its_time_budget_costs_only_itself(tmp_path, monkeypatch):
-    from porter.frontends.load import load_module
+    from porter.reader import read_source
 
     source = tmp_path / "k.py"
     source.write_text(_THREE_KERNELS)
     _stuck_in(monkeypatch, "stuck")
     monkeypatch.setenv("TILEPORT_KERNEL_SECONDS", "1")
-    module = load_module(str(source))
+    module = read_source(str(source))
     assert [k.name for k in module.kernels] == ["before", "after"]
     [failure] = module.failures
     assert (failure.name, failure.diagnostic.code, failure.diagnostic.loc.line) == ("stuck", "TP019", 11)
@@ -206,14 +206,14 @@ def test_a_kernel_past_its_time_budget_costs_only_itself(tmp_path, monkeypatch):
 
 def test_kernels_left_when_the_files_time_runs_out_are_reported_not_lost(tmp_path, monkeypatch):
     import porter.isolated
-    from porter.frontends.load import load_module
+    from porter.reader import read_source
 
     source = tmp_path / "k.py"
     source.write_text(_THREE_KERNELS)
     _stuck_in(monkeypatch, "stuck")
     monkeypatch.setenv("TILEPORT_KERNEL_SECONDS", "0")  # no per-kernel budget: the file's 5 s hold
     monkeypatch.setattr(porter.isolated, "SECONDS", 5.0)
-    module = load_module(str(source))
+    module = read_source(str(source))
     assert [k.name for k in module.kernels] == ["before"]
     assert [(f.name, f.diagnostic.code) for f in module.failures] == [("stuck", "TP019"), ("after", "TP019")]
     assert "ran out before kernel 'after'" in module.failures[1].diagnostic.message

@@ -13,7 +13,7 @@ import pytest
 
 from porter.diagnostics import TileportError
 from porter.emit.tilelang import emit_module, port_level
-from porter.frontends.load import load_module
+from porter.reader import read_source
 from porter.ir.nodes import Const, Var
 from porter.ir.tiles import Fill, Gemm, ParallelFor, TileBuffer, TileStore
 from porter.ir.walk import walk_stmts
@@ -60,7 +60,7 @@ NAIVE = """
 @pytest.mark.parametrize("rel", ["samples/cuda/matmul_tiled.cu", "samples/cuda/gemm_naive_alpha_beta.cu",
                                  "samples/cuda/gemm_tn_half_bias_relu.cu"])
 def test_gemm_samples_are_raised_to_t_gemm(rel):
-    (k,) = load_module(str(ROOT / rel)).kernels
+    (k,) = read_source(str(ROOT / rel)).kernels
     r = raise_kernel(k)
     assert r.rule == "gemm", r.reason
     body = list(walk_stmts(r.kernel.body))
@@ -72,7 +72,7 @@ def test_gemm_samples_are_raised_to_t_gemm(rel):
 
 
 def test_shared_memory_tiling_summarizes_to_the_naive_formula(tmp_path):
-    (tiled,) = load_module(str(ROOT / "samples/cuda/matmul_tiled.cu")).kernels
+    (tiled,) = read_source(str(ROOT / "samples/cuda/matmul_tiled.cu")).kernels
     (write,) = summarize(tiled)
     (total,) = [n for n in [write.value] if isinstance(n, Sum)] or \
         [n for n in getattr(write.value, "__dict__", {}).values() if isinstance(n, Sum)]
@@ -80,10 +80,10 @@ def test_shared_memory_tiling_summarizes_to_the_naive_formula(tmp_path):
 
 
 def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
-    (k,) = load_module(cuda(tmp_path, NAIVE)).kernels
+    (k,) = read_source(cuda(tmp_path, NAIVE)).kernels
     r = raise_kernel(k)
     assert r.rule == "gemm", r.reason
-    text = one_line(emit_module(raise_to_tiles(load_module(cuda(tmp_path, NAIVE)))))
+    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)))))
     assert "T.Pipelined(T.ceildiv(K, " in text
     assert "T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128)" in text
     assert "by * 64 + i < M" in text and "bx * 64 + j < N" in text
@@ -92,12 +92,12 @@ def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
 def test_an_fp32_fma_loop_keeps_fp32_products_unless_tf32_is_allowed(tmp_path):
     """T.gemm of float32 tiles runs on TF32 tensor cores (10-bit mantissas): the original's fp32
     FMA loop becomes fp32 products summed over k in order; --allow-tf32 gives T.gemm back."""
-    text = one_line(emit_module(raise_to_tiles(load_module(cuda(tmp_path, NAIVE)))))
+    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)))))
     assert "T.gemm(" not in text
     assert "for acc_k in T.serial(16):" in text
     assert "acc[acc_i, acc_j] = acc[acc_i, acc_j] + a_tile[acc_i, acc_k] * b_tile[acc_k, acc_j]" in text
     assert "fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)" in text
-    fast = one_line(emit_module(raise_to_tiles(load_module(cuda(tmp_path, NAIVE)), "auto", {"allow_tf32": True})))
+    fast = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)), "auto", {"allow_tf32": True})))
     assert "T.gemm(a_tile, b_tile, acc)" in fast and "acc_k" not in fast
 
 
@@ -106,7 +106,7 @@ def test_row_major_operands_are_copied_and_the_aligned_program_copies_asynchrono
     tiles inside T.Pipelined; the wrapper takes the program that may assume whole tiles along
     each operand's rows (K for A, N for B; M may be ragged: T.copy predicates whole rows) when
     the sizes allow, and TileLang lowers its copies to cp.async (sm_80) and TMA (sm_90a)."""
-    text = one_line(emit_module(raise_to_tiles(load_module(str(ROOT / "samples/cuda/matmul_tiled.cu")))))
+    text = one_line(emit_module(raise_to_tiles(read_source(str(ROOT / "samples/cuda/matmul_tiled.cu")))))
     assert "A: T.Tensor((M, K), T.float32)" in text and "B: T.Tensor((K, N), T.float32)" in text
     assert "T.copy(A[by * 64, ko * 16], a_tile)" in text and "T.copy(B[ko * 16, bx * 64], b_tile)" in text
     assert "aligned = N % 64 == 0 and K % 16 == 0 and _aligned16(A, B)" in text
@@ -130,7 +130,7 @@ def test_a_pipelined_loop_of_a_run_time_trip_count_lowers_at_three_and_four_stag
     that drains the pipeline waits on fewer copies each round; tilelang 0.1.15 prints that wait
     count only as a constant, so the port's configs unroll it (without them: 'Downcast from
     tirx.Sub to ir.IntImm failed'), and every wait stays a constant count."""
-    text = emit_module(raise_to_tiles(load_module(str(ROOT / "samples/triton/matmul_grouped.py"))))
+    text = emit_module(raise_to_tiles(read_source(str(ROOT / "samples/triton/matmul_grouped.py"))))
     port = tmp_path / "mg_tl.py"
     port.write_text(text)
     from porter.verify.port_exec import async_copies, load_port, lower, pass_configs
@@ -225,15 +225,15 @@ def test_transposed_operands_are_copied_as_stored_and_read_transposed(tmp_path):
     """`At[k * M + row]` is a (K, M) matrix: its tile is copied as stored, (BK, BM), and T.gemm
     reads it with transpose_A; `Bt[col * K + k]` likewise with transpose_B (fp32: the k-ordered
     products index the tile the same way)."""
-    tn = one_line(emit_module(raise_to_tiles(load_module(str(ROOT / "samples/cuda/gemm_tn_half_bias_relu.cu")))))
+    tn = one_line(emit_module(raise_to_tiles(read_source(str(ROOT / "samples/cuda/gemm_tn_half_bias_relu.cu")))))
     assert "At: T.Tensor((K, M), T.float16)" in tn and "T.copy(At[ko * 32, by * 64], a_tile)" in tn
     assert "a_tile = T.alloc_shared((32, 64), T.float16)" in tn
     assert "T.gemm(a_tile, b_tile, acc, transpose_A=True)" in tn
     nt = cuda(tmp_path, NAIVE.replace("B[k * N + col]", "B[col * K + k]"))
-    fma = one_line(emit_module(raise_to_tiles(load_module(nt))))
+    fma = one_line(emit_module(raise_to_tiles(read_source(nt))))
     assert "B: T.Tensor((N, K), T.float32)" in fma and "T.copy(B[bx * 64, ko * 16], b_tile)" in fma
     assert "a_tile[acc_i, acc_k] * b_tile[acc_j, acc_k]" in fma
-    fast = one_line(emit_module(raise_to_tiles(load_module(nt), "auto", {"allow_tf32": True})))
+    fast = one_line(emit_module(raise_to_tiles(read_source(nt), "auto", {"allow_tf32": True})))
     assert "T.gemm(a_tile, b_tile, acc, transpose_B=True)" in fast
 
 
@@ -259,7 +259,7 @@ def test_transposed_operands_are_copied_as_stored_and_read_transposed(tmp_path):
     """, "same output coordinate"),
 ])
 def test_kernels_that_are_not_gemms_say_why(tmp_path, body, reason):
-    (k,) = load_module(cuda(tmp_path, body)).kernels
+    (k,) = read_source(cuda(tmp_path, body)).kernels
     from porter.match import gemm
     from porter.match.summary import Miss
     with pytest.raises(Miss) as info:
@@ -272,7 +272,7 @@ def test_kernels_that_are_not_gemms_say_why(tmp_path, body, reason):
 def test_a_row_reduction_folds_its_chunks_and_reduces_once_per_pass():
     """softmax over 4,096 columns was 16 block-wide reductions per pass (one per 256-wide chunk);
     the chunks now fold lane by lane into the fragment, then one T.reduce_* per pass."""
-    text = one_line(emit_module(raise_to_tiles(load_module(str(ROOT / "samples/cuda/softmax_row.cu")))))
+    text = one_line(emit_module(raise_to_tiles(read_source(str(ROOT / "samples/cuda/softmax_row.cu")))))
     lines = text.splitlines()
     reduces = [i for i, line in enumerate(lines) if "T.reduce_" in line]
     assert len(reduces) == 2  # the max pass and the sum pass
@@ -284,11 +284,11 @@ def test_a_row_reduction_folds_its_chunks_and_reduces_once_per_pass():
 
 
 def test_level_tile_fails_with_the_reasons_and_thread_keeps_simt(tmp_path):
-    module = load_module(str(ROOT / "samples/cuda/prefix_scan_block.cu"))  # a block scan: no rule
+    module = read_source(str(ROOT / "samples/cuda/prefix_scan_block.cu"))  # a block scan: no rule
     with pytest.raises(TileportError) as info:
         raise_to_tiles(module, "tile")
     assert info.value.diagnostic.code == "TP017" and "gemm:" in info.value.diagnostic.message
-    kept = raise_to_tiles(load_module(str(ROOT / "samples/cuda/matmul_tiled.cu")), "thread")
+    kept = raise_to_tiles(read_source(str(ROOT / "samples/cuda/matmul_tiled.cu")), "thread")
     assert port_level(kept.kernels[0])[0] == "thread"
 
 
@@ -324,7 +324,7 @@ def test_supported_md_is_generated_from_the_tables():
 ])
 def test_block_reductions_are_raised_to_t_reduce(rel, kernel, reduce_ops):
     from porter.ir.tiles import Reduce
-    k = next(k for k in load_module(str(ROOT / rel)).kernels if k.name == kernel)
+    k = next(k for k in read_source(str(ROOT / rel)).kernels if k.name == kernel)
     r = raise_kernel(k)
     assert r.rule == "rowwise", r.reason
     ops = [s.op for s in walk_stmts(r.kernel.body) if isinstance(s, Reduce)]
@@ -346,7 +346,7 @@ def test_a_tree_over_a_value_from_another_thread_is_not_raised(tmp_path):
     }
     void run(const float* x, float* out, int n) { odd<<<n / 128, 128>>>(x, out, n); }
     """)
-    (k,) = load_module(src).kernels
+    (k,) = read_source(src).kernels
     r = raise_kernel(k)
     assert r.rule is None and "rowwise:" in r.reason
 
@@ -361,14 +361,14 @@ def test_tile_option_sets_the_gemm_tiles_and_bad_values_are_diagnosed(tmp_path):
 
 
 def test_batched_gemm_keeps_the_batch_axis():
-    (k,) = load_module(str(ROOT / "samples/cuda/bmm_strided_batched.cu")).kernels
+    (k,) = read_source(str(ROOT / "samples/cuda/bmm_strided_batched.cu")).kernels
     r = raise_kernel(k)
     assert r.rule == "gemm", r.reason
     assert len(r.kernel.launch.grid) == 3 and r.kernel.launch.grid[2] == k.launch.grid[2]
 
 
 def test_autotune_config_is_named_in_the_port():
-    text = one_line(emit_module(load_module(str(ROOT / "samples/triton/matmul_grouped.py"))))
+    text = one_line(emit_module(read_source(str(ROOT / "samples/triton/matmul_grouped.py"))))
     assert "autotune config 0 of 1 (BLOCK_M=32" in text
 
 
@@ -383,7 +383,7 @@ def test_a_shfl_down_result_stored_by_every_lane_is_not_raised(tmp_path):
     }
     void run(const float* x, float* y, int n) { rows<<<n, 32>>>(x, y, n); }
     """)
-    (k,) = load_module(src).kernels
+    (k,) = read_source(src).kernels
     r = raise_kernel(k)
     assert r.rule is None and "lanes other than 0" in r.reason
 
@@ -410,7 +410,7 @@ def test_a_reduction_over_a_row_the_kernel_writes_first_is_not_raised(tmp_path):
         add_then_var<<<N, 32>>>(res, var, a, b, N, C);
     }
     """)
-    (k,) = load_module(src).kernels
+    (k,) = read_source(src).kernels
     r = raise_kernel(k)
     assert r.rule is None and "a reduction reads 'res'" in r.reason
 
@@ -672,10 +672,10 @@ def test_a_row_reduction_keeps_the_name_the_original_gives_its_result(tmp_path):
     """`float peak = red[0];` (after the tree) names the port's running max and its fragments;
     a helper's locals, inlined, do not (layernorm's `total` is two reductions)."""
     source = (ROOT / "samples/cuda/softmax_row.cu").read_text().replace("row_max", "peak")
-    text = one_line(emit_module(raise_to_tiles(load_module(cuda(tmp_path, source)))))
+    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, source)))))
     assert "peak = T.alloc_var(T.float32)" in text and "T.reduce_max(peak_chunk, peak_part, dim=0)" in text
     assert "row_max" not in text
-    layernorm = one_line(emit_module(raise_to_tiles(load_module(str(ROOT / "samples/cuda/layernorm_forward.cu")))))
+    layernorm = one_line(emit_module(raise_to_tiles(read_source(str(ROOT / "samples/cuda/layernorm_forward.cu")))))
     assert "total" not in layernorm
 
 
@@ -703,14 +703,14 @@ def test_a_row_steps_column_is_computed_once_under_the_originals_name(tmp_path):
     reads it in its mask and offsets, in both loops (the front end's `col_2` is the user's
     `col` again); a loop variable named like the port's own chunk variable is substituted."""
     src = ROW_SCALE.replace("{n}", "n").replace("{col}", "col")
-    text = one_line(emit_module(raise_to_tiles(load_module(cuda(tmp_path, src)))))
+    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, src)))))
     assert text.count("col = ck * 256 + j") == 2, text
     assert "ck * 256 + j" not in text.replace("col = ck * 256 + j", "")
     assert "col_" not in text
     # a loop variable called `ck` would be bound inside the loop over `ck`, the chunks: it is
     # substituted instead
     clash = ROW_SCALE.replace("{n}", "w").replace("{col}", "ck")
-    text = one_line(emit_module(raise_to_tiles(load_module(cuda(tmp_path, clash, "clash.cu")))))
+    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, clash, "clash.cu")))))
     assert "ck = ck * 256 + j" not in text and "ck_1 = " not in text
     assert "T.if_then_else(ck * 256 + j < w," in text
 

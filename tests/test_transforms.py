@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from porter.emit.tilelang import emit_module
-from porter.frontends.load import load_module
+from porter.reader import read_source
 from porter.ir.nodes import Builtin, Decl
 from porter.ir.printer import format_expr
 from porter.pipeline import raise_to_tiles
@@ -74,7 +74,7 @@ NOT_ONE_TO_ONE = """
 def kernel_of(tmp_path, split: str, extra: str = ""):
     path = tmp_path / "mm.py"
     path.write_text(MATMUL.format(split=textwrap.indent(textwrap.dedent(split), "    "), extra=extra))
-    return load_module(str(path))
+    return read_source(str(path))
 
 
 @pytest.mark.parametrize("split, group", [(GROUPED, 4), (GROUPED_EARLY, 4), (ROW_MAJOR, None)],

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from porter.diagnostics import TileportError
+from porter.emit.generic_constexprs import find_generic
 from porter.frontends.triton import convert_triton
 from porter.ir.nodes import (
     Assign, Atomic, BinOp, For, While, Builtin, BufferParam, Call, Cast, Decl, If, Load, ScalarParam, Select, Store, Var,
@@ -71,7 +72,7 @@ def test_every_sample_converts(path):
             assert p.extent is not None
         # the genericity proof renders each conversion and takes a failed render for "not
         # generic": an emitter that raises would silently specialise every constexpr
-        from porter.frontends.triton.generic import render
+        from porter.emit.generic_constexprs import render
         assert render(k, str(path)) is not None
 
 
@@ -264,7 +265,7 @@ def test_a_static_range_bound_is_never_generic(tmp_path, monkeypatch):
         def run(x, out):
             sum_blocks[(1,)](x, out, x.shape[1], NB=4, BLOCK=256)
         """)
-    (k,) = convert_triton(src).kernels
+    (k,) = convert_triton(src, find_generic=find_generic).kernels
     assert "BLOCK" in k.generic and "NB" not in k.generic
     assert any("BLOCK" in o for o in tried) and not any(o.get("NB", 4) != 4 for o in tried)
 
@@ -497,6 +498,8 @@ def test_constexpr_without_value_is_chosen_and_generic(tmp_path):
     """)
     k = convert_triton(src).kernels[0]
     assert k.constexpr_origin["BLOCK"] == "chosen" and k.constexprs["BLOCK"] == 16
+    assert k.generic == ()  # the front end alone judges no constexpr generic
+    k = convert_triton(src, find_generic=find_generic).kernels[0]
     assert k.generic == ("BLOCK",)
 
 
@@ -682,10 +685,10 @@ def test_a_flag_value_that_cannot_be_converted_is_left_out_when_another_converts
     assert kernel.constexprs["AS_BITS"] is False and kernel.variants == []
     assert "AS_BITS=True left out (TP225" in kernel.note
     from porter.emit.tilelang import emit_module
-    from porter.frontends.load import load_module
+    from porter.reader import read_source
     from porter.pipeline import raise_to_tiles
 
-    port = emit_module(raise_to_tiles(load_module(str(src))))
+    port = emit_module(raise_to_tiles(read_source(str(src))))
     assert '_specialised("k", "AS_BITS", AS_BITS, False)' in port and "AS_BITS=True left out" in port
 
 
@@ -723,12 +726,12 @@ def test_a_port_specialised_for_a_none_constexpr_takes_none(tmp_path):
             k[(1,)](x, x.numel(), ACT=act)
     """)
     from porter.emit.tilelang import emit_module
-    from porter.frontends.load import load_module
+    from porter.reader import read_source
     from porter.pipeline import raise_to_tiles
     from porter.verify.port_exec import load_port
 
     port = tmp_path / "k_tl.py"
-    port.write_text(emit_module(raise_to_tiles(load_module(str(src)))))
+    port.write_text(emit_module(raise_to_tiles(read_source(str(src)))))
     module = load_port(str(port))
     module._specialised("k", "ACT", None, None)
     with pytest.raises(ValueError, match="specialised for ACT=None"):
@@ -1185,7 +1188,7 @@ def test_a_flag_variant_generic_over_a_stride_the_main_form_fixes_is_kept():
     under the flag (before, the variant was dropped and KEEP_HISTORY=False refused)."""
     from porter.emit.tilelang import emit_module
 
-    module = convert_triton(str(ROOT / "tests" / "fresh" / "triton" / "damped_steps.py"))
+    module = convert_triton(str(ROOT / "tests" / "fresh" / "triton" / "damped_steps.py"), find_generic=find_generic)
     text = emit_module(module)
     assert "    if KEEP_HISTORY:\n" in text and "    if not KEEP_HISTORY:\n" in text
     assert re.search(r'    if KEEP_HISTORY:\n        _specialised\("_damped_steps_kernel", "stride_step"', text)
@@ -1269,10 +1272,10 @@ def test_a_grid_sized_by_a_host_helper_is_the_callers(tmp_path, grid):
             colmean[{grid}](x, y, n, k, BLOCK=block)
     """)
     from porter.emit.tilelang import emit_module
-    from porter.frontends.load import load_module
+    from porter.reader import read_source
     from porter.pipeline import raise_to_tiles
 
-    port = emit_module(raise_to_tiles(load_module(str(src))))
+    port = emit_module(raise_to_tiles(read_source(str(src))))
     assert "with T.Kernel(grid_x, grid_y, threads=threads)" in port
     assert "next_power_of_2" not in port.split("def colmean_program")[1].split("@T.prim_func")[1].split("return colmean")[0]
 

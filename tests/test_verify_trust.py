@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.mutation import KINDS, all_mutants, kernel_bodies, select
-from porter.frontends.load import load_module
+from porter.reader import read_source
 from porter.verify.driver import VerifyOptions, verify, whole_tile_notes
 from porter.verify.inputs import buffer_lengths, loop_quanta, problem_sizes, size_params, stride_params
 from tests.conftest import one_line
@@ -58,12 +58,12 @@ def test_mutants_change_one_token_of_the_kernel_bodies_only(softmax_port):
 
 
 def test_problem_sizes_leave_every_chunk_and_hit_an_exact_multiple():
-    kernel = load_module(str(SOFTMAX)).kernels[0]
+    kernel = read_source(str(SOFTMAX)).kernels[0]
     assert loop_quanta(kernel) == {"cols": 256}  # `c += blockDim.x` with 256 threads
     cols = [p["cols"] for p in problem_sizes(kernel, {})]
     assert cols[0] < 256 and cols[1] > 2 * 256  # a ragged row, then one past two chunks
     assert 512 in cols and 513 in cols  # the unmasked path, and one element above it
-    relu = load_module(str(ROOT / "samples" / "cuda" / "relu_grid_stride.cu")).kernels[0]
+    relu = read_source(str(ROOT / "samples" / "cuda" / "relu_grid_stride.cu")).kernels[0]
     assert max(p["n"] for p in problem_sizes(relu, {})) > 2 * 32 * 128  # two grid-stride rounds
 
 
@@ -189,7 +189,7 @@ def test_the_html_report_draws_where_a_mismatch_is(tmp_path, softmax_port):
 
 def test_a_probability_drawn_above_one_is_drawn_again(tmp_path):
     source = ROOT / "samples" / "triton" / "dropout_seeded.py"
-    kernel = load_module(str(source)).kernels[0]
+    kernel = read_source(str(source)).kernels[0]
     assert any(p["p"] > 1 for p in problem_sizes(kernel, {}))  # such a draw drops every element
     port = tmp_path / "dropout_tl.py"
     run = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(source), "-o", str(port)],
@@ -260,7 +260,7 @@ WHOLE_TILES = ROOT / "tests" / "fresh" / "triton" / "matmul_whole_tiles.py"
 def test_unmasked_tiles_of_a_grouped_order_are_sized_by_the_tiles_the_programs_take():
     # the K loop counts tiles through a local (`k_tiles = cdiv(n_inner, BK)`), and the grouped
     # order divides by a local and a `min`: each operand's extent is still exact for whole tiles
-    (kernel,) = load_module(str(WHOLE_TILES)).kernels
+    (kernel,) = read_source(str(WHOLE_TILES)).kernels
     assert "n_inner" in size_params(kernel) and loop_quanta(kernel)["n_inner"] == 16
     scalars = {"n_rows": 96, "n_cols": 64, "n_inner": 48, "a_row_step": 48, "a_col_step": 1,
                "b_row_step": 64, "b_col_step": 1, "c_row_step": 64, "c_col_step": 1}
@@ -271,7 +271,7 @@ def test_unmasked_tiles_of_a_grouped_order_are_sized_by_the_tiles_the_programs_t
 
 
 def test_a_scalar_that_only_steps_rows_is_a_stride_whatever_its_name():
-    (kernel,) = load_module(str(WHOLE_TILES)).kernels
+    (kernel,) = read_source(str(WHOLE_TILES)).kernels
     steps = {"a_row_step", "a_col_step", "b_row_step", "b_col_step", "c_row_step", "c_col_step"}
     assert stride_params(kernel) == steps
     for problem in problem_sizes(kernel, {}):
@@ -286,7 +286,7 @@ def test_a_kernel_that_loads_tiles_without_masks_runs_whole_tiles_and_says_so():
     """The original is undefined at other sizes (it reads past them), and a port that reads
     views would read outside its tensors there: every case takes whole tiles, each size a
     different multiple (equal sizes would hide a transposed index), unless --arg gives one."""
-    (kernel,) = load_module(str(WHOLE_TILES)).kernels
+    (kernel,) = read_source(str(WHOLE_TILES)).kernels
     problems = problem_sizes(kernel, {})
     tiles = {"n_rows": 32, "n_cols": 32, "n_inner": 16}
     for problem in problems:
@@ -299,5 +299,5 @@ def test_a_kernel_that_loads_tiles_without_masks_runs_whole_tiles_and_says_so():
     assert all(p["n_rows"] == 40 for p in given)
     assert f"; 0 of {len(given)} cases have such sizes (the others are given with --arg" in \
         whole_tile_notes(kernel, given)[0]
-    (masked,) = load_module(str(ROOT / "tests" / "fresh" / "triton" / "matmul_leaky_relu.py")).kernels
+    (masked,) = read_source(str(ROOT / "tests" / "fresh" / "triton" / "matmul_leaky_relu.py")).kernels
     assert whole_tile_notes(masked, problem_sizes(masked, {})) == []

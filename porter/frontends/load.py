@@ -59,11 +59,12 @@ FIND_INCLUDER = ":folder:"
 
 def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=None, block=None,
                 grid=None, constexprs=None, max_kernels: int | None = None, context: str | None = FIND_INCLUDER,
-                foreign=()):
+                foreign=(), find_generic=None):
     """Read a CUDA or Triton file into an IR Module.
 
     CUDA only: context is the includer the file is parsed in (None: alone; FIND_INCLUDER: one in
-    its folder, if any); foreign lists files whose kernels other ports hold."""
+    its folder, if any); foreign lists files whose kernels other ports hold. Triton only:
+    find_generic judges which constexprs a port's program takes (porter/reader.py)."""
     language = language_of(path)
     text = check_readable(path)
     if not text.strip():
@@ -88,7 +89,7 @@ def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=
     from porter.frontends.triton import convert_triton
 
     return run_isolated(convert_triton, path, where=path, config=config, dtypes=dtypes or {}, grid=grid,
-                        constexprs=constexprs)
+                        constexprs=constexprs, find_generic=find_generic)
 
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>)', re.MULTILINE)

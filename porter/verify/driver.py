@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from porter.diagnostics import Diagnostic, Loc, TileportError
-from porter.frontends.load import FIND_INCLUDER, load_module
+from porter.frontends.load import FIND_INCLUDER
+from porter.reader import read_source
 from porter.ir.fold import NotConstant, evaluate
 from porter.ir.nodes import Atomic, BufferParam, Kernel, Store, is_float
 from porter.ir.tiles import Gemm
@@ -451,7 +452,7 @@ class Prepared:
 def prepare(original: str, port: str, opts: VerifyOptions, progress) -> Prepared:
     """Draw each kernel's cases and run the original on them (the port is only read: which
     functions it has, which sizes its aligned program wants)."""
-    module = load_module(original, include_dirs=opts.include_dirs, defines=opts.defines,
+    module = read_source(original, include_dirs=opts.include_dirs, defines=opts.defines,
                          config=opts.config, dtypes=opts.dtypes, constexprs=opts.constexprs,
                          context=opts.context, foreign=opts.foreign)
     kernels = module.kernels

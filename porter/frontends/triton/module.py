@@ -46,7 +46,6 @@ from pathlib import Path
 from porter.diagnostics import Diagnostic, KernelFailure, Loc, NoKernelConverted, TileportError
 from porter.kernel_budget import OutOfTime, kernel_budget
 from porter.frontends.triton import generators
-from porter.frontends.triton.generic import find_generic
 from porter.frontends.triton.constexpr_functions import Dtype, is_compile_time
 from porter.frontends.triton.modules import ModuleIndex, find_module
 from porter.frontends.triton.host import (
@@ -96,8 +95,12 @@ def _unused_scalars_typed_as(variant: Kernel, main: Kernel) -> Kernel:
 
 class TritonFrontend:
     def __init__(self, path: str, config: int = 0, dtypes: dict | None = None, grid=None,
-                 constexprs: dict | None = None, siblings: dict | None = None):
+                 constexprs: dict | None = None, siblings: dict | None = None, find_generic=None):
         self.path = path
+        # find_generic(kernel, reconvert, path, exclude) -> (generic names, stand-in print): the
+        # judge of which constexprs the port's program may take (emit/generic_constexprs.py,
+        # handed over by porter/reader.py); None: every constexpr stays fixed
+        self.find_generic = find_generic
         self.siblings = {} if siblings is None else siblings  # other tree modules' front ends
         self.modules = ModuleIndex()
         self.config = config
@@ -309,8 +312,9 @@ class TritonFrontend:
         # a tl.static_range bound sets how many copies of the loop body the port holds: never
         # generic (and its stand-ins could unroll hundreds of copies)
         unrolled = _loop_bound_names(fn, ("static_range",))
-        kernel.generic, kernel.emit_as = find_generic(kernel, with_stand_ins, self.path,
-                                                      exclude=enums | unrolled)
+        if self.find_generic is not None:
+            kernel.generic, kernel.emit_as = self.find_generic(kernel, with_stand_ins, self.path,
+                                                               exclude=enums | unrolled)
         for n in fixed:
             kernel.constexpr_origin[n] = "variant"
         return kernel
@@ -1058,12 +1062,13 @@ def _loop_bound_names(fn, kinds=("range", "static_range")) -> set:
 
 
 def convert_triton(path: str, config: int = 0, dtypes: dict | None = None, grid=None,
-                   constexprs: dict | None = None) -> Module:
+                   constexprs: dict | None = None, find_generic=None) -> Module:
     """Convert the @triton.jit kernels of a Python file (read with `ast`, never run) to IR.
 
     config: which `@triton.autotune` config to port; dtypes: param name -> IR dtype, overriding
     the heuristics; grid: a fixed grid (ints) for kernels whose grid cannot be read or inferred;
-    constexprs: values pinned for constexprs of every kernel (`--constexpr NAME=V`).
+    constexprs: values pinned for constexprs of every kernel (`--constexpr NAME=V`); find_generic:
+    the judge of generic constexprs (TritonFrontend; porter/reader.py hands emit's over).
     """
-    return TritonFrontend(path, config, dtypes, grid, constexprs).run()
+    return TritonFrontend(path, config, dtypes, grid, constexprs, find_generic=find_generic).run()
 

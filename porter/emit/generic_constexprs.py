@@ -1,4 +1,5 @@
-"""Which constexprs a port can take as program parameters, found by converting twice more.
+"""Which Triton constexprs a port can take as program parameters, found by converting twice
+more and printing.
 
 A Triton kernel is generic over its constexprs; a port is generic over one only if its text does
 not depend on the value: `T.alloc_fragment((BLOCK_SIZE,), ...)` is, a `tl.static_range(N)`
@@ -10,6 +11,11 @@ names left in, and equal to the text of the real values once every numeric const
 replaced by its real value. Constexprs that pass are parameters of the port's program (its
 default is the real value); the others stay fixed module constants, and the port's wrapper
 refuses other values.
+
+The Triton front end converts (it is handed this function by porter/reader.py and calls it
+with its own `reconvert`); the judgement is the printer's, because the printer decides how a
+value is spelled (`named`, a Const's constexpr name). Deciding on the IR instead needs that
+spelling made a pass of its own first.
 """
 
 from __future__ import annotations

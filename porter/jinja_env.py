@@ -11,7 +11,7 @@ from pathlib import Path
 
 import jinja2
 
-from porter.cache_root import cache_root
+from porter.util.cache_root import cache_root
 
 
 def environment(folder: Path, autoescape: bool = False, cache_dir: Path | None = None) -> jinja2.Environment:

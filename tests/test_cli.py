@@ -96,3 +96,12 @@ def test_compilation_database_supplies_includes_and_defines(tmp_path):
     result = tileport("convert", tmp_path / "k.cu", "--emit-ir", "-p", db)
     assert result.returncode == 0, result.stderr
     assert "x[i] = (x[i] * 6.0)" in result.stdout
+
+
+def test_the_readme_documents_every_option_of_every_command():
+    from porter.cli import main
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    missing = {name: [o for p in command.params for o in p.opts if o.startswith("--") and o not in readme]
+               for name, command in main.commands.items()}
+    assert not any(missing.values()), f"options the README does not name: {missing}"

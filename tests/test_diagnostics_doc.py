@@ -16,6 +16,9 @@ def _used_codes() -> set:
     return codes
 
 
+RETIRED = "No longer raised"
+
+
 def _documented() -> dict:
     """code -> (meaning, what to do) from the tables' rows `| TPnnn | meaning | what to do |`."""
     rows = {}
@@ -36,3 +39,13 @@ def test_every_code_used_in_porter_is_documented():
 def test_each_documented_code_says_what_it_means_and_what_to_do():
     for code, (meaning, action) in _documented().items():
         assert len(meaning) > 10 and len(action) > 5, code
+
+
+def test_every_documented_code_is_raised_or_marked_retired():
+    used = _used_codes()
+    stale = sorted(code for code, (meaning, _) in _documented().items()
+                   if code not in used and not meaning.startswith(RETIRED))
+    assert not stale, f"documented but never raised (mark them '{RETIRED}: ...'): {stale}"
+    retired_but_raised = sorted(code for code, (meaning, _) in _documented().items()
+                                if code in used and meaning.startswith(RETIRED))
+    assert not retired_but_raised, retired_but_raised

@@ -111,10 +111,6 @@ class Load:
 Expr = Const | Var | Builtin | BinOp | UnaryOp | Call | Cast | Select | Load
 
 
-def expr_dtype(e: Expr) -> str:
-    return e.dtype
-
-
 # ----------------------------------------------------------------------------- statements
 
 

@@ -27,6 +27,7 @@ from porter.migrate.cache import Cache, tool_fingerprint, toolchain_fingerprint
 from porter.migrate.discover import SourceFile, discover
 from porter.migrate.model import FileRecord, KernelRecord, RunResult
 from porter.migrate.ownership import Manifest, inside, place
+from porter.util.cache_root import VARIABLE as CACHE_VARIABLE, chosen_cache_root
 from porter.util.hashing import content_hash, file_hash, value_hash
 
 REPORT_SUFFIXES = (".json", ".md", ".html")
@@ -135,14 +136,14 @@ class Runner:
         self.out = Path(opts.out) if opts.out else None
         self.writing = self.out is not None and not opts.dry_run
         self.compdb = compdb.load(opts.compile_commands) if opts.compile_commands else {}
-        env_cache = os.environ.get("TILEPORT_CACHE_DIR")
-        root = Path(env_cache) / "migrate" if env_cache else (self.out / ".tileport-cache" if self.out else None)
+        env_cache = chosen_cache_root()
+        root = env_cache / "migrate" if env_cache else (self.out / ".tileport-cache" if self.out else None)
         self.cache = Cache(root, read=opts.use_cache, write=not opts.dry_run) if root else None
         self.cache_root = root if root is not None and not opts.dry_run else None
         self.worker_env = {}
         if self.writing and not env_cache:
             artifacts = str((self.out / ".tileport-cache").resolve())
-            self.worker_env["TILEPORT_CACHE_DIR"] = artifacts  # the emulator's builds
+            self.worker_env[CACHE_VARIABLE] = artifacts  # the emulator's builds
             if not os.environ.get("TILELANG_CACHE_DIR"):
                 self.worker_env["TILELANG_CACHE_DIR"] = os.path.join(artifacts, "tilelang")
         self.manifest = Manifest(self.out) if self.writing else None
@@ -430,7 +431,3 @@ class Runner:
         if not state.finished:
             state.finished = True
             self.display.file_done(state.record)
-
-
-def run_migrate(opts: MigrateOptions, display) -> RunResult:
-    return Runner(opts, display).run()

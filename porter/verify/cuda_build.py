@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from porter.cache_root import cache_root
+from porter.util.cache_root import cache_root
 from porter.diagnostics import Loc, TileportError
 from porter.util.files import replaced_atomically, write_atomically
 from porter.util.hashing import content_hash, file_hash

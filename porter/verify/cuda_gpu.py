@@ -8,7 +8,6 @@ other execution of user code.
 from __future__ import annotations
 
 import ctypes
-import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from porter.diagnostics import Loc, TileportError
+from porter.util.cache_root import cache_root
 from porter.util.files import replaced_atomically
 from porter.util.hashing import content_hash
 from porter.verify.child import child_io, run_in_child
@@ -47,7 +47,7 @@ def build(source_path: str, kernel: str, param_types: list, arch: str, include_d
         raise TileportError("TP415", "nvcc not found: cannot run the original on the GPU", Loc(source_path))
     text = Path(source_path).read_text(encoding="utf-8") + launcher_source(kernel, param_types)
     key = content_hash(repr((text, arch, tuple(include_dirs), tuple(defines))))[:20]
-    root = Path(cache_dir or os.environ.get("TILEPORT_CACHE_DIR") or Path.home() / ".cache/tileport") / "cuda-gpu"
+    root = Path(cache_dir or cache_root()) / "cuda-gpu"
     root.mkdir(parents=True, exist_ok=True)
     lib = root / f"{key}.so"
     if lib.exists():

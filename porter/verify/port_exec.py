@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from porter.diagnostics import Loc, TileportError
+from porter.diagnostics import Loc
 from porter.util.files import write_atomically
 from porter.util.hashing import content_hash
 from porter.verify.bounds_checks import CapturedStderr, checked_lowering, strays
@@ -434,11 +434,6 @@ def _work(request: dict) -> dict:
         except BaseException as exc:  # noqa: BLE001
             results.append(_failure(exc, port_path))
     return {"results": results}
-
-
-def raise_failure(result: dict, port_path: str, code: str = "TP440") -> None:
-    if not result.get("ok") and result.get("ok") is not None:
-        raise TileportError(code, f"{result['type']}: {result['message']}", Loc(port_path, result["line"], 0))
 
 
 if __name__ == "__main__":

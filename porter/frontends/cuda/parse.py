@@ -13,7 +13,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from porter.cache_root import cache_root
+from porter.util.cache_root import cache_root
 from porter.diagnostics import Loc, TileportError
 from porter.util.files import replaced_atomically, write_atomically
 from porter.util.hashing import content_hash

@@ -431,10 +431,6 @@ class ModuleInfo:
                 best = ev.value
         return best
 
-    def lineno_of_launch(self, name):
-        site = self.launches.get(name)
-        return site.call.lineno if site else None
-
 
 @dataclass
 class LaunchSite:

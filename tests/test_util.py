@@ -49,3 +49,19 @@ def test_content_hash_tells_how_parts_are_split(tmp_path):
     path.write_bytes(b"text")
     assert file_hash(path) == content_hash("text")
     assert file_hash(tmp_path / "missing") is None
+
+
+def test_fresh_names_in_both_styles_and_reserved_words():
+    from porter.util.names import PORT_MODULE_NAMES, PYTHON_RESERVED, fresh_name
+
+    taken = {"acc", "acc_1"}
+    assert fresh_name("acc", taken) == "acc_2" and "acc_2" in taken
+    assert fresh_name("acc", taken, numbered=False, claim=False) == "acc_" and "acc_" not in taken
+    assert fresh_name("new", taken) == "new"
+    assert {"lambda", "None", "async", "print"} <= PYTHON_RESERVED and {"T", "tx", "bz"} <= PORT_MODULE_NAMES
+
+
+def test_next_power_of_2_is_tritons():
+    from porter.util.numbers import next_power_of_2
+
+    assert [next_power_of_2(n) for n in (-3, 0, 1, 2, 3, 64, 65, 1000)] == [1, 1, 1, 2, 4, 64, 128, 1024]

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from porter.util.names import fresh_name
+
 
 @dataclass
 class TemplatePort:
@@ -78,10 +80,7 @@ def _parameter_name(name: str, index: int, params: list) -> str:
     if name != "T" and name.isidentifier() and not name.startswith("_"):
         return name
     taken = {p for p, _ in params}
-    candidate = f"{name.strip('_') or 'param'}_"
-    while candidate in taken:
-        candidate += "_"
-    return candidate
+    return fresh_name(f"{name.strip('_') or 'param'}_", taken, numbered=False, claim=False)
 
 
 def key_text(values) -> str:

@@ -16,6 +16,7 @@ import dataclasses
 
 from porter.ir.symbolic_ints import IntSpelling
 from porter.emit.tilelang import program_text
+from porter.util.names import PORT_MODULE_NAMES
 
 
 def mark_generic(kernels: list, prepare) -> list:
@@ -52,7 +53,7 @@ def mark_generic(kernels: list, prepare) -> list:
 
 
 #: Names a port's program keeps for itself (tilelang.language's `T`, the thread handles).
-_RESERVED = {"T", "tilelang", "torch", "tx", "ty", "tz", "bx", "by", "bz", "kernel", "target", "aligned"}
+_RESERVED = PORT_MODULE_NAMES | {"torch", "kernel", "target", "aligned"}
 
 
 def _values(kernel):

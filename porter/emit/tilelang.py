@@ -9,7 +9,6 @@ are made here; `templates/` only lays the text out.
 
 from __future__ import annotations
 
-import keyword
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from porter.transforms.whole_tile_fills import whole_tile_fills
 from porter.jinja_env import environment
 from porter.emit.cuda_templates import key_text as _key_text, template_ports
 from porter.ir.symbolic_ints import IntSpelling
+from porter.util.names import PORT_MODULE_NAMES, PYTHON_RESERVED, fresh_name
 
 def _templates_dir() -> Path:
     """Top-level templates/ in a checkout; porter/templates once installed."""
@@ -51,9 +51,9 @@ def _templates_dir() -> Path:
 _LANES = ("tx", "ty", "tz")
 _WIDENED = {"uint8": "int32", "uint16": "int32", "uint32": "int64", "uint64": "int64"}
 _BLOCKS = ("bx", "by", "bz")
-_RESERVED = set(keyword.kwlist) | {"T", "tilelang", "torch", *_LANES, *_BLOCKS, "kernel", "target",
-                                   "print", "range", "len", "min", "max", "abs", "int", "float", "bool",
-                                   "sum", "pow", "round", "type", "id", "input", "object", "str"}
+_RESERVED = PYTHON_RESERVED | PORT_MODULE_NAMES | {
+    "torch", "kernel", "target", "range", "len", "min", "max", "abs", "int", "float", "bool", "sum", "pow",
+    "round", "type", "id", "input", "object", "str"}
 
 
 @dataclass
@@ -625,11 +625,7 @@ def _upper_bound(s: For):
 def _safe(name: str, taken: set) -> str:
     if not name.strip("_"):
         name = "unused"  # `for _ in range(...)`: TVMScript's parser discards `_` bindings
-    candidate = name if name not in _RESERVED and name.isidentifier() else f"{name}_"
-    while candidate in taken:
-        candidate += "_"
-    taken.add(candidate)
-    return candidate
+    return fresh_name(name if name not in _RESERVED and name.isidentifier() else f"{name}_", taken, numbered=False)
 
 
 def _tuple(handles: str, n: int) -> str:

@@ -15,6 +15,7 @@ import dataclasses
 
 from porter.ir.nodes import Alloc, BinOp, Const, Decl, For, If, Load, Store, Var, While
 from porter.ir.tiles import ParallelFor
+from porter.util.names import fresh_name
 
 
 def vectorize_lanes(stmts: list, taken: set) -> list:
@@ -82,17 +83,8 @@ def _first(index):
     return base if start == 0 else index
 
 
-def _fresh(hint: str, taken: set) -> str:
-    name, n = hint, 0
-    while name in taken:
-        n += 1
-        name = f"{hint}_{n}"
-    taken.add(name)
-    return name
-
-
 def _lane_loop(n: int, taken: set, body_of) -> For:
-    v = Var(_fresh("v", taken), "int32")
+    v = Var(fresh_name("v", taken), "int32")
     return For(v, Const(0, "int32"), BinOp("<", v, Const(n, "int32"), "bool"), Const(1, "int32"),
                [body_of(v)], vectorized=True)
 
@@ -101,7 +93,7 @@ def _vector_loads(group: list, taken: set) -> list:
     buf, base, n = _lane_access(group[0])
     base = _first(base)
     dtype = group[0].init.dtype
-    lanes = _fresh(f"{group[0].var.name.rsplit('_', 1)[0]}_lanes", taken)
+    lanes = fresh_name(f"{group[0].var.name.rsplit('_', 1)[0]}_lanes", taken)
     loop = _lane_loop(n, taken, lambda v: Store(lanes, v, Load(buf, BinOp("+", base, v, base.dtype), dtype),
                                                 group[0].loc))
     return [Alloc(lanes, dtype, (n,), "local", loc=group[0].loc), loop] + \
@@ -112,7 +104,7 @@ def _vector_stores(group: list, taken: set) -> list:
     buf, base, n = _lane_access(group[0])
     base = _first(base)
     dtype = group[0].value.dtype
-    lanes = _fresh(f"{buf}_lanes", taken)
+    lanes = fresh_name(f"{buf}_lanes", taken)
     fill = [Store(lanes, Const(k, "int32"), s.value, s.loc) for k, s in enumerate(group)]
     loop = _lane_loop(n, taken, lambda v: Store(buf, BinOp("+", base, v, base.dtype),
                                                 Load(lanes, v, dtype), group[0].loc))

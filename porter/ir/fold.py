@@ -10,6 +10,7 @@ import math
 
 from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, UnaryOp, Var, is_float
 from porter.ir.walk import children, map_expr
+from porter.util.numbers import next_power_of_2
 
 
 class NotConstant(Exception):
@@ -42,7 +43,7 @@ _CALLS = {
     "max": max, "min": min, "abs": abs, "exp": math.exp, "sqrt": math.sqrt, "log": math.log,
     "ceildiv": lambda a, b: -(-a // b), "floor": math.floor, "ceil": math.ceil,
     "pow": math.pow,
-    "next_power_of_2": lambda n: 1 if n <= 1 else 1 << (int(n) - 1).bit_length(),  # triton's
+    "next_power_of_2": next_power_of_2,  # triton's
 }
 
 

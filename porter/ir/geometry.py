@@ -11,6 +11,7 @@ from porter.ir.nodes import (
     Alloc, BinOp, Builtin, Call, Cast, Const, For, If, Kernel, Launch, Load, ScalarParam, Store, Var,
 )
 from porter.ir.walk import fixed_locals, walk_expr, walk_stmts
+from porter.util.names import fresh_name
 
 
 def default_block(kernel: Kernel) -> tuple:
@@ -181,9 +182,7 @@ def infer_launch(kernel: Kernel, block=None, grid=None, caller_grid: bool = Fals
 def _caller_axis(kernel: Kernel, axis: int) -> Var:
     """A new port parameter for the size of the grid on `axis` (grid_y, ...)."""
     taken = {p.name for p in kernel.params}
-    name = f"grid_{'xyz'[axis]}"
-    while name in taken:
-        name += "_"
+    name = fresh_name(f"grid_{'xyz'[axis]}", taken, numbered=False, claim=False)
     kernel.params.append(ScalarParam(name, "int32", "int", kernel.loc, grid_axis=axis))
     return Var(name, "int32")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from porter.ir.nodes import Assign, BinOp, Const, Continue, Decl, For, If, Var, While
+from porter.util.names import fresh_name
 
 
 def insert_before_continue(body: list, stmts: list) -> list:
@@ -59,7 +60,7 @@ def unit_step_pipelines(body: list) -> list:
             reads = {n.name for e in (s.start, s.cond.b) for n in walk_expr(e) if isinstance(n, Var)}
             if s.var.name not in changed and not (reads & changed) and not has_continue(s.body):
                 dtype = s.var.dtype
-                index = Var(_fresh(f"{s.var.name}_step", names), dtype)
+                index = Var(fresh_name(f"{s.var.name}_step", names, numbered=False, claim=False), dtype)
                 names.add(index.name)
                 from_zero = try_int(s.start) == 0
                 span = s.cond.b if from_zero else BinOp("-", s.cond.b, s.start, dtype)
@@ -77,12 +78,6 @@ def pipeline_stages(body: list) -> int:
     from porter.ir.walk import walk_stmts
 
     return max((s.stages for s in walk_stmts(body) if isinstance(s, For) and s.stages), default=0)
-
-
-def _fresh(name: str, taken: set) -> str:
-    while name in taken:
-        name += "_"
-    return name
 
 
 def until_break(body: list, flag: Var, loc=None) -> list:

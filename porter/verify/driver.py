@@ -33,6 +33,7 @@ from porter.verify.inputs import (loop_quanta, make_args, problem_sizes, stride_
 from porter.verify.locate import buffer_dims
 from porter.verify.targets import target_notes
 from porter.verify.port_exec import run_port_jobs
+from porter.util.numbers import next_power_of_2
 
 ARCHS = ("sm_80", "sm_90a")
 MAX_PROGRAMS = 1 << 20
@@ -846,7 +847,7 @@ def derived_values(kernel, args) -> list:
 
     if not kernel.derived_constexprs:
         return []
-    scope = {"_next_power_of_2": lambda n: 1 if n <= 1 else 1 << (n - 1).bit_length()}
+    scope = {"_next_power_of_2": next_power_of_2}
     for param, value in zip(kernel.params, args):
         if not isinstance(value, np.ndarray):
             scope[param.name] = value.item() if isinstance(value, np.generic) else value

@@ -24,6 +24,7 @@ from porter.ir.nodes import (
 )
 from porter.ir.tiles import ParallelFor, TileBuffer
 from porter.ir.walk import all_exprs, children, fixed_locals, stmt_exprs, walk_expr, walk_stmts
+from porter.util.numbers import next_power_of_2
 
 # Size sets by number of size parameters: each tuple is one problem; all primes, distinct.
 _SIZE_SETS = {
@@ -388,7 +389,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         for name in power_of_two_sizes(kernel):
             # `x & (size - 1)`: the kernel masks by the size, which the host keeps a power of two
             if name not in given and type(scalars.get(name)) is int and scalars[name] > 0:
-                scalars[name] = 1 << (scalars[name] - 1).bit_length()
+                scalars[name] = next_power_of_2(scalars[name])
         _fill_grid(kernel, scalars, given, problems)
         if index_buffers(kernel):
             scalars[INDEX_LIMIT] = min(values, default=16)

@@ -47,6 +47,7 @@ from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Cast, Const, Continue, Decl, For, If,
     Kernel, Load, Module, Return, ScalarParam, Select, Store, Sync, UnaryOp, Var, While, is_float,
 )
+from porter.util.names import PYTHON_RESERVED
 
 _BUILTIN_VARS = {"threadIdx": "thread_idx", "blockIdx": "block_idx", "blockDim": "block_dim",
                  "gridDim": "grid_dim"}
@@ -1175,10 +1176,7 @@ _NO_DATA_EFFECT = {"__assert_fail", "__assertfail", "printf", "vprintf", "__nano
 _CACHE_HINT_STORES = {"__stcs", "__stcg", "__stwb", "__stwt"}
 
 # Names that cannot be Python identifiers in the port (the emitter renames clashes with its own).
-_RESERVED = {"T", "tilelang", "lambda", "def", "class", "in",
-             "is", "not", "and", "or", "if", "else", "for", "while", "return", "pass", "from",
-             "import", "global", "with", "as", "yield", "None", "True", "False", "del", "try",
-             "except", "finally", "raise", "assert", "break", "continue", "nonlocal", "elif", "print"}
+_RESERVED = {"T", "tilelang"} | PYTHON_RESERVED
 
 
 def _plain_spelling(ctype) -> str:

@@ -28,6 +28,7 @@ from porter.frontends.triton.values import _is_number
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, Var, dtype_bits, is_float
 from porter.ir.walk import map_expr, walk_expr
+from porter.util.numbers import next_power_of_2
 
 
 class TritonCalls:
@@ -243,7 +244,7 @@ class TritonCalls:
                       self._bshape(node, a, b))
         if name == "next_power_of_2":
             n = self._const_int(self._need(args, kwargs, 0, "n", node, name), "the argument", node)
-            return PyC(1 if n <= 1 else 1 << (n - 1).bit_length())
+            return PyC(next_power_of_2(n))
         if name in ("zeros", "full"):
             shape = self._shape_arg(self._need(args, kwargs, 0, "shape", node, f"tl.{name}"), node)
             if name == "zeros":

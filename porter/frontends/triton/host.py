@@ -23,6 +23,7 @@ from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Call, Cast, Const, Var
 from porter.frontends.triton.static_branches import taken_branch, taken_if_branch, triton_modules
 from porter.frontends.triton.values import TL_DTYPES, TORCH_DTYPES, same_node
+from porter.util.numbers import next_power_of_2
 
 # --------------------------------------------------------------------------- host values
 
@@ -1157,7 +1158,7 @@ class HostEval:
         if short == "next_power_of_2" and path.startswith("triton"):
             if args and isinstance(args[0], HConst) and isinstance(args[0].value, int):
                 n = args[0].value
-                return HConst(1 if n <= 1 else 1 << (n - 1).bit_length())
+                return HConst(next_power_of_2(n))
             return HScalar("int")
         if short == "constexpr" and path.startswith("triton"):
             return args[0] if args else UNKNOWN

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 
+from porter.util.names import PORT_MODULE_NAMES, PYTHON_RESERVED, fresh_name
+
 _MISSING = object()
 
 _DOT = {"dot", "dot_scaled"}
@@ -47,16 +49,8 @@ _PY_BINOPS = {
 }
 
 # Names the emitted TileLang reserves (lane/program indices, the module alias, Python keywords).
-_RESERVED = {"T", "tilelang", "tx", "ty", "tz", "bx", "by", "bz", "lambda", "def", "class", "in",
-             "is", "not", "and", "or", "if", "else", "for", "while", "return", "pass", "from",
-             "import", "global", "with", "as", "yield", "None", "True", "False", "del", "try",
-             "except", "finally", "raise", "assert", "break", "continue", "nonlocal", "elif", "print"}
+_RESERVED = PORT_MODULE_NAMES | PYTHON_RESERVED
 
 
 def _unique(name: str, taken: set) -> str:
-    if name not in taken:
-        return name
-    i = 1
-    while f"{name}_{i}" in taken:
-        i += 1
-    return f"{name}_{i}"
+    return fresh_name(name, taken, claim=False)

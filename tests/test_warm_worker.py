@@ -158,7 +158,7 @@ def test_a_cold_verify_leaves_nothing_in_the_temp_folder(tmp_path):
 
 
 def test_kill_9_of_migrate_leaves_no_worker_or_child_running(tmp_path):
-    from porter.migrate.worker import _descendants
+    from porter.util.processes import descendants as _descendants
 
     src = tmp_path / "src"
     src.mkdir()

@@ -23,7 +23,7 @@ from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue, pipeline_stages
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, BufferParam, Call, Comment, Const, Continue, Decl, For, If,
-    Kernel, Module, Return, Store, Sync, UnaryOp, Var, While,
+    Kernel, Module, Store, Sync, UnaryOp, Var, While,
 )
 from porter.ir.printer import format_expr
 from porter.emit.vectors import vectorize_lanes
@@ -427,82 +427,94 @@ class KernelEmitter:
     # ------------------------------------------------------------------ statements
 
     def block(self, stmts, depth: int) -> list:
+        """The lines of a statement list at `depth` indents: each statement by its printer
+        (_STATEMENTS); a node type with none is an error, never silence."""
         lines = []
-        pad = "    " * depth
         for s in stmts:
-            if isinstance(s, Comment):
-                lines.append(f"{pad}# {s.text}")
-            elif isinstance(s, Decl):
-                name = self.names[s.var.name]
-                if s.var.name in self.mutable or s.init is None:
-                    lines.append(f"{pad}{name} = T.alloc_var({dtype_ref(s.var.dtype)})")
-                    if s.init is not None:
-                        lines.append(f"{pad}{name} = {self.expr(s.init)}")
-                else:
-                    lines.append(f"{pad}{name} = {self.expr(s.init)}")
-            elif isinstance(s, Assign):
-                lines.append(f"{pad}{self.names[s.var.name]} = {self.expr(s.value)}")
-            elif isinstance(s, Store):
-                lines.append(f"{pad}{self.names[s.buffer]}[{self.expr(s.index)}] = {self.expr(s.value)}")
-            elif isinstance(s, If):
-                cond, then, orelse = s.cond, s.then, s.orelse
-                if not then and orelse:
-                    cond, then, orelse = UnaryOp("!", cond, "bool"), orelse, []
-                if not then:
-                    continue
-                lines.append(f"{pad}if {self.expr(cond)}:")
-                lines += self.block(then, depth + 1)
-                if orelse:
-                    lines.append(f"{pad}else:")
-                    lines += self.block(orelse, depth + 1)
-            elif isinstance(s, For):
-                lines += self.loop(s, depth)
-            elif isinstance(s, While):
-                lines.append(f"{pad}while {self.expr(s.cond)}:")
-                lines += self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"]
-            elif isinstance(s, Break):
-                lines.append(f"{pad}break")
-            elif isinstance(s, Continue):
-                lines.append(f"{pad}continue")
-            elif isinstance(s, Sync):
-                lines.append(f"{pad}T.sync_threads()" if s.kind == "block" else f"{pad}T.sync_warp()")
-            elif isinstance(s, Atomic) and s.op == "lock":
-                # test-and-set: on a word that is 0 (free) or 1 (held), atomic_max returns what
-                # compare-and-swap(0 -> 1) would
-                word = f"{self.names.get(s.buffer, s.buffer)}[{self.expr(s.index)}]"
-                lines.append(f"{pad}while T.atomic_max({word}, {self.expr(s.value)}, "
-                             f'memory_order="acq_rel", return_prev=True) == 1:')
-                lines.append(f"{pad}    T.evaluate(0)  # spin until the lock is free")
-            elif isinstance(s, Atomic):
-                lines.append(f"{pad}T.atomic_{s.op}({self.names.get(s.buffer, s.buffer)}[{self.expr(s.index)}], "
-                             f"{self.expr(s.value)})")
-            elif isinstance(s, (Alloc, TileBuffer)):
-                continue  # declared at the top of the kernel
-            elif isinstance(s, ParallelFor):
-                its = ", ".join(self.names[x.name] for x in s.vars)
-                extents = ", ".join(self.named(n) for n in s.extents)
-                lines.append(f"{pad}for {its} in T.Parallel({extents}):")
-                lines += self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"]
-            elif isinstance(s, TileStore):
-                idx = ", ".join(self.expr(i) for i in s.indices)
-                lines.append(f"{pad}{self.names[s.buffer]}[{idx}] = {self.expr(s.value)}")
-            elif _clears(s):
-                lines.append(f"{pad}T.clear({self.names[s.buffer]})")
-            elif isinstance(s, Fill):
-                lines.append(f"{pad}T.fill({self.names[s.buffer]}, {self.expr(s.value)})")
-            elif isinstance(s, Gemm):
-                lines += self.gemm(s, pad)
-            elif isinstance(s, Copy):
-                origin = ", ".join(self.expr(o) for o in s.origin)
-                lines.append(f"{pad}T.copy({self.names.get(s.buffer, s.buffer)}[{origin}], {self.names[s.tile]})")
-            elif isinstance(s, Reduce):
-                lines.append(f"{pad}T.reduce_{s.op}({self.names[s.src]}, {self.names[s.dst]}, dim={s.dim})")
-            elif isinstance(s, Cumsum):
-                rev = ", reverse=True" if s.reverse else ""
-                lines.append(f"{pad}T.cumsum({self.names[s.src]}, {self.names[s.dst]}, dim={s.dim}{rev})")
-            elif isinstance(s, Return):
-                raise AssertionError("returns are removed by the front end")
+            printer = _STATEMENTS.get(type(s))
+            if printer is None:
+                raise TypeError(f"the emitter has no printer for {type(s).__name__} statements")
+            lines += printer(self, s, depth, "    " * depth)
         return lines
+
+    def comment(self, s: Comment, depth: int, pad: str) -> list:
+        return [f"{pad}# {s.text}"]
+
+    def declaration(self, s: Decl, depth: int, pad: str) -> list:
+        name = self.names[s.var.name]
+        if s.var.name in self.mutable or s.init is None:
+            lines = [f"{pad}{name} = T.alloc_var({dtype_ref(s.var.dtype)})"]
+            return lines + ([f"{pad}{name} = {self.expr(s.init)}"] if s.init is not None else [])
+        return [f"{pad}{name} = {self.expr(s.init)}"]
+
+    def assignment(self, s: Assign, depth: int, pad: str) -> list:
+        return [f"{pad}{self.names[s.var.name]} = {self.expr(s.value)}"]
+
+    def store(self, s: Store, depth: int, pad: str) -> list:
+        return [f"{pad}{self.names[s.buffer]}[{self.expr(s.index)}] = {self.expr(s.value)}"]
+
+    def branch(self, s: If, depth: int, pad: str) -> list:
+        cond, then, orelse = s.cond, s.then, s.orelse
+        if not then and orelse:
+            cond, then, orelse = UnaryOp("!", cond, "bool"), orelse, []
+        if not then:
+            return []
+        lines = [f"{pad}if {self.expr(cond)}:", *self.block(then, depth + 1)]
+        return lines + ([f"{pad}else:", *self.block(orelse, depth + 1)] if orelse else [])
+
+    def while_loop(self, s: While, depth: int, pad: str) -> list:
+        return [f"{pad}while {self.expr(s.cond)}:"] + (self.block(s.body, depth + 1) or [f"{pad}    T.evaluate(0)"])
+
+    def jump(self, s, depth: int, pad: str) -> list:
+        return [f"{pad}{'break' if isinstance(s, Break) else 'continue'}"]
+
+    def barrier(self, s: Sync, depth: int, pad: str) -> list:
+        return [f"{pad}T.sync_threads()" if s.kind == "block" else f"{pad}T.sync_warp()"]
+
+    def atomic(self, s: Atomic, depth: int, pad: str) -> list:
+        word = f"{self.names.get(s.buffer, s.buffer)}[{self.expr(s.index)}]"
+        if s.op == "lock":
+            # test-and-set: on a word that is 0 (free) or 1 (held), atomic_max returns what
+            # compare-and-swap(0 -> 1) would
+            return [f"{pad}while T.atomic_max({word}, {self.expr(s.value)}, "
+                    f'memory_order="acq_rel", return_prev=True) == 1:',
+                    f"{pad}    T.evaluate(0)  # spin until the lock is free"]
+        return [f"{pad}T.atomic_{s.op}({word}, {self.expr(s.value)})"]
+
+    def declared_at_top(self, s, depth: int, pad: str) -> list:
+        return []  # arrays and tiles: allocations() declares them at the top of the kernel
+
+    def parallel_loop(self, s: ParallelFor, depth: int, pad: str) -> list:
+        its = ", ".join(self.names[x.name] for x in s.vars)
+        extents = ", ".join(self.named(n) for n in s.extents)
+        return [f"{pad}for {its} in T.Parallel({extents}):"] + (self.block(s.body, depth + 1)
+                                                                 or [f"{pad}    T.evaluate(0)"])
+
+    def tile_store(self, s: TileStore, depth: int, pad: str) -> list:
+        idx = ", ".join(self.expr(i) for i in s.indices)
+        return [f"{pad}{self.names[s.buffer]}[{idx}] = {self.expr(s.value)}"]
+
+    def fill(self, s: Fill, depth: int, pad: str) -> list:
+        if _clears(s):
+            return [f"{pad}T.clear({self.names[s.buffer]})"]
+        return [f"{pad}T.fill({self.names[s.buffer]}, {self.expr(s.value)})"]
+
+    def product(self, s: Gemm, depth: int, pad: str) -> list:
+        return self.gemm(s, pad)
+
+    def copy(self, s: Copy, depth: int, pad: str) -> list:
+        origin = ", ".join(self.expr(o) for o in s.origin)
+        return [f"{pad}T.copy({self.names.get(s.buffer, s.buffer)}[{origin}], {self.names[s.tile]})"]
+
+    def reduction(self, s: Reduce, depth: int, pad: str) -> list:
+        return [f"{pad}T.reduce_{s.op}({self.names[s.src]}, {self.names[s.dst]}, dim={s.dim})"]
+
+    def scan(self, s: Cumsum, depth: int, pad: str) -> list:
+        rev = ", reverse=True" if s.reverse else ""
+        return [f"{pad}T.cumsum({self.names[s.src]}, {self.names[s.dst]}, dim={s.dim}{rev})"]
+
+    def serial_loop(self, s: For, depth: int, pad: str) -> list:
+        return self.loop(s, depth)
 
     def gemm(self, s: Gemm, pad: str) -> list:
         """T.gemm on tensor cores, or, for fp32 operands the original multiplies in fp32, the
@@ -553,6 +565,19 @@ class KernelEmitter:
                  f"{pad}while {self.expr(s.cond)}:"]
         lines += self.block(insert_before_continue(s.body, [increment]) + [increment], depth + 1)
         return lines
+
+
+#: Statement node type -> the KernelEmitter method that prints it (returns are removed by
+#: the front end and have none: printing one is an error).
+_STATEMENTS = {
+    Comment: KernelEmitter.comment, Decl: KernelEmitter.declaration, Assign: KernelEmitter.assignment,
+    Store: KernelEmitter.store, If: KernelEmitter.branch, For: KernelEmitter.serial_loop,
+    While: KernelEmitter.while_loop, Break: KernelEmitter.jump, Continue: KernelEmitter.jump,
+    Sync: KernelEmitter.barrier, Atomic: KernelEmitter.atomic, Alloc: KernelEmitter.declared_at_top,
+    TileBuffer: KernelEmitter.declared_at_top, ParallelFor: KernelEmitter.parallel_loop,
+    TileStore: KernelEmitter.tile_store, Fill: KernelEmitter.fill, Gemm: KernelEmitter.product,
+    Copy: KernelEmitter.copy, Reduce: KernelEmitter.reduction, Cumsum: KernelEmitter.scan,
+}
 
 
 def tile_primitives(body) -> list:

@@ -6,25 +6,46 @@ import dataclasses
 from collections.abc import Callable, Iterator
 
 from porter.ir.nodes import (
-    Alloc, Assign, Atomic, BinOp, Call, Cast, Decl, For, If, Load, Select, Store, UnaryOp, While,
+    Alloc, Assign, Atomic, BinOp, Break, Builtin, Call, Cast, Comment, Const, Continue, Decl, For, If, Load,
+    Return, Select, Store, Sync, UnaryOp, Var, While,
 )
-from porter.ir.tiles import Copy, Fill, ParallelFor, TileBuffer, TileLoad, TileStore
+from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
+
+
+#: Expression node type -> its operand fields, in order (a tuple field holds several: a call's
+#: arguments, a tile read's indices); leaves have none. A node type missing here would be
+#: walked as a leaf: tests/test_ir_tables.py fails on one.
+OPERANDS = {
+    BinOp: ("a", "b"), UnaryOp: ("a",), Cast: ("a",), Call: ("args",), Select: ("cond", "a", "b"),
+    Load: ("index",), TileLoad: ("indices",), Const: (), Var: (), Builtin: (),
+}
+
+#: Statement node type -> the expression fields it evaluates itself (not its nested bodies').
+EVALUATES = {
+    Decl: ("init",), Assign: ("value",), Store: ("index", "value"), If: ("cond",), For: ("start", "cond", "step"),
+    While: ("cond",), Atomic: ("index", "value"), TileStore: ("indices", "value"), Fill: ("value",),
+    Copy: ("origin",), Break: (), Continue: (), Return: (), Alloc: (), Sync: (), Comment: (), TileBuffer: (),
+    ParallelFor: (), Gemm: (), Reduce: (), Cumsum: (),
+}
+
+#: Statement node type -> its nested statement lists.
+BODIES = {If: ("then", "orelse"), For: ("body",), While: ("body",), ParallelFor: ("body",)}
+
+
+def _fields(node, names) -> tuple:
+    out = []
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, (tuple, list)):
+            out.extend(value)
+        elif value is not None:
+            out.append(value)
+    return tuple(out)
 
 
 def children(e) -> tuple:
-    if isinstance(e, BinOp):
-        return (e.a, e.b)
-    if isinstance(e, (UnaryOp, Cast)):
-        return (e.a,)
-    if isinstance(e, Call):
-        return tuple(e.args)
-    if isinstance(e, Select):
-        return (e.cond, e.a, e.b)
-    if isinstance(e, Load):
-        return (e.index,)
-    if isinstance(e, TileLoad):
-        return tuple(e.indices)
-    return ()
+    """An expression's operands (none for a leaf, or for a front end's own marker)."""
+    return _fields(e, OPERANDS.get(type(e), ()))
 
 
 def walk_expr(e) -> Iterator:
@@ -37,68 +58,34 @@ def walk_expr(e) -> Iterator:
 def map_expr(e, fn: Callable):
     """Rebuild bottom-up; fn(node) returns a replacement or None to keep the node. A node
     whose operands all come back unchanged is kept as it is (not copied)."""
-    if isinstance(e, BinOp):
-        a, b = map_expr(e.a, fn), map_expr(e.b, fn)
-        if a is not e.a or b is not e.b:
-            e = dataclasses.replace(e, a=a, b=b)
-    elif isinstance(e, (UnaryOp, Cast)):
-        a = map_expr(e.a, fn)
-        if a is not e.a:
-            e = dataclasses.replace(e, a=a)
-    elif isinstance(e, Call):
-        args = tuple(map_expr(a, fn) for a in e.args)
-        if any(new is not old for new, old in zip(args, e.args)):
-            e = dataclasses.replace(e, args=args)
-    elif isinstance(e, Select):
-        cond, a, b = map_expr(e.cond, fn), map_expr(e.a, fn), map_expr(e.b, fn)
-        if cond is not e.cond or a is not e.a or b is not e.b:
-            e = dataclasses.replace(e, cond=cond, a=a, b=b)
-    elif isinstance(e, Load):
-        index = map_expr(e.index, fn)
-        if index is not e.index:
-            e = dataclasses.replace(e, index=index)
-    elif isinstance(e, TileLoad):
-        indices = tuple(map_expr(i, fn) for i in e.indices)
-        if any(new is not old for new, old in zip(indices, e.indices)):
-            e = dataclasses.replace(e, indices=indices)
+    changed = {}
+    for name in OPERANDS.get(type(e), ()):
+        value = getattr(e, name)
+        if isinstance(value, (tuple, list)):
+            new = tuple(map_expr(x, fn) for x in value)
+            if any(n is not o for n, o in zip(new, value)):
+                changed[name] = new
+        else:
+            new = map_expr(value, fn)
+            if new is not value:
+                changed[name] = new
+    if changed:
+        e = dataclasses.replace(e, **changed)
     out = fn(e)
     return e if out is None else out
 
 
 def stmt_exprs(s) -> tuple:
     """The expressions a statement evaluates itself (not those of nested statements)."""
-    if isinstance(s, Decl):
-        return (s.init,) if s.init is not None else ()
-    if isinstance(s, Assign):
-        return (s.value,)
-    if isinstance(s, Store):
-        return (s.index, s.value)
-    if isinstance(s, If):
-        return (s.cond,)
-    if isinstance(s, For):
-        return (s.start, s.cond, s.step)
-    if isinstance(s, While):
-        return (s.cond,)
-    if isinstance(s, Atomic):
-        return (s.index, s.value)
-    if isinstance(s, TileStore):
-        return (*s.indices, s.value)
-    if isinstance(s, Fill):
-        return (s.value,)
-    if isinstance(s, Copy):
-        return tuple(s.origin)
-    return ()
+    return _fields(s, EVALUATES.get(type(s), ()))
 
 
 def walk_stmts(stmts) -> Iterator:
     """Pre-order over a statement list and all nested bodies."""
     for s in stmts:
         yield s
-        if isinstance(s, If):
-            yield from walk_stmts(s.then)
-            yield from walk_stmts(s.orelse)
-        elif isinstance(s, (For, While, ParallelFor)):
-            yield from walk_stmts(s.body)
+        for name in BODIES.get(type(s), ()):
+            yield from walk_stmts(getattr(s, name))
 
 
 def declared_names(stmts) -> Iterator:
@@ -128,56 +115,34 @@ def all_exprs(stmts) -> Iterator:
 
 
 def map_stmts(stmts: list, fn: Callable) -> list:
-    """Rebuild statements with every expression passed through fn (a map_expr step)."""
-    import dataclasses as dc
-
-    from porter.ir.nodes import Atomic as _Atomic, While as _While
-
+    """Rebuild statements with every expression passed through fn (a map_expr step); each
+    statement with expressions or bodies is a new object."""
     out = []
     for s in stmts:
-        if isinstance(s, Decl):
-            s = dc.replace(s, init=map_expr(s.init, fn) if s.init is not None else None)
-        elif isinstance(s, Assign):
-            s = dc.replace(s, value=map_expr(s.value, fn))
-        elif isinstance(s, Store):
-            s = dc.replace(s, index=map_expr(s.index, fn), value=map_expr(s.value, fn))
-        elif isinstance(s, _Atomic):
-            s = dc.replace(s, index=map_expr(s.index, fn), value=map_expr(s.value, fn))
-        elif isinstance(s, If):
-            s = dc.replace(s, cond=map_expr(s.cond, fn), then=map_stmts(s.then, fn),
-                           orelse=map_stmts(s.orelse, fn))
-        elif isinstance(s, For):
-            s = dc.replace(s, start=map_expr(s.start, fn), cond=map_expr(s.cond, fn),
-                           step=map_expr(s.step, fn), body=map_stmts(s.body, fn))
-        elif isinstance(s, _While):
-            s = dc.replace(s, cond=map_expr(s.cond, fn), body=map_stmts(s.body, fn))
-        elif isinstance(s, ParallelFor):
-            s = dc.replace(s, body=map_stmts(s.body, fn))
-        elif isinstance(s, TileStore):
-            s = dc.replace(s, indices=tuple(map_expr(i, fn) for i in s.indices),
-                           value=map_expr(s.value, fn))
-        elif isinstance(s, Fill):
-            s = dc.replace(s, value=map_expr(s.value, fn))
-        elif isinstance(s, Copy):
-            s = dc.replace(s, origin=tuple(map_expr(o, fn) for o in s.origin))
-        out.append(s)
+        fields = {}
+        for name in EVALUATES.get(type(s), ()):
+            value = getattr(s, name)
+            if isinstance(value, (tuple, list)):
+                fields[name] = tuple(map_expr(x, fn) for x in value)
+            else:
+                fields[name] = map_expr(value, fn) if value is not None else None
+        for name in BODIES.get(type(s), ()):
+            fields[name] = map_stmts(getattr(s, name), fn)
+        out.append(dataclasses.replace(s, **fields) if fields else s)
     return out
 
 
 def rewrite_stmts(stmts: list, fn: Callable) -> list:
     """Rebuild statement lists, nested bodies included: fn(s) returns the statement to keep
     (s itself, or a replacement, whose own bodies are then rewritten too) or None to drop s."""
-    import dataclasses as dc
-
     out = []
     for s in stmts:
         s = fn(s)
         if s is None:
             continue
-        if isinstance(s, If):
-            s = dc.replace(s, then=rewrite_stmts(s.then, fn), orelse=rewrite_stmts(s.orelse, fn))
-        elif isinstance(getattr(s, "body", None), list):  # For, While, ParallelFor
-            s = dc.replace(s, body=rewrite_stmts(s.body, fn))
+        bodies = BODIES.get(type(s), ())
+        if bodies:
+            s = dataclasses.replace(s, **{name: rewrite_stmts(getattr(s, name), fn) for name in bodies})
         out.append(s)
     return out
 

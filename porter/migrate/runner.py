@@ -29,6 +29,7 @@ from porter.migrate.model import FileRecord, KernelRecord, RunResult
 from porter.migrate.ownership import Manifest, inside, place
 from porter.util.cache_root import VARIABLE as CACHE_VARIABLE, chosen_cache_root
 from porter.util.hashing import content_hash, file_hash, value_hash
+from porter.util.processes import kill_tree
 
 REPORT_SUFFIXES = (".json", ".md", ".html")
 _KIND_STATUS = {"no-kernel": "no-kernel", "bad": "failed", "skipped": "skipped"}
@@ -313,7 +314,7 @@ class Runner:
         if code is None:
             if time.monotonic() < task.deadline:
                 return None
-            worker.kill_tree(task.proc)
+            kill_tree(task.proc)
             what = "converting the file" if task.kind == "convert" else f"verifying kernel '{task.kernel.name}'"
             return self._failure(task, "TP012", f"{what} timed out after {task.limit:g}s (a hang in the "
                                  "front end, a compiler or the kernel?); raise --timeout if it is just slow",
@@ -347,7 +348,7 @@ class Runner:
 
     def _kill_running(self) -> None:
         for task in self.running:
-            worker.kill_tree(task.proc)
+            kill_tree(task.proc)
         self.running.clear()
         self.pending.clear()
 

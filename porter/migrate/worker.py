@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 
 from porter.util.files import write_atomically
 from porter.util.hashing import file_hash
-from porter.verify.child import PARENT_VARIABLE, die_with_parent
+from porter.util.processes import PARENT_VARIABLE, die_with_parent
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -202,44 +201,6 @@ def start(task: dict, workdir: Path, name: str, env: dict) -> tuple[subprocess.P
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=child_env,
                                 start_new_session=True)
     return proc, result_path, log_path
-
-
-def _descendants(pid: int) -> list[int]:
-    """Every process below pid (from /proc; empty where there is none)."""
-    children: dict = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-            ppid = int(text[text.rfind(")") + 2:].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(ppid, []).append(int(stat.parent.name))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
-def kill_tree(proc: subprocess.Popen) -> None:
-    """Kill a worker and everything under it. verify starts its own children in new sessions
-    (so killing the worker's process group is not enough): find them first, then kill all."""
-    for _ in range(2):
-        pids = _descendants(proc.pid) if proc.poll() is None else []
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from porter.diagnostics import Loc, TileportError
 from porter.util.files import write_atomically
+from porter.util.processes import PARENT_VARIABLE, crash_message, die_with_parent, kill_tree
 from porter.verify import warm
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -73,26 +73,6 @@ def run_module(module: str, argv: list, env: dict, err_path: Path, timeout: floa
     return _cold(module, argv, env, err_path, timeout) if status is None else status
 
 
-#: The pid a cold child expects as its parent (die_with_parent).
-PARENT_VARIABLE = "TILEPORT_PARENT_PID"
-
-
-def die_with_parent() -> None:
-    """Linux: this process gets SIGKILL when the process that started it dies, so a `kill -9`
-    of tileport leaves no child running. A child whose parent is already gone exits."""
-    expected = os.environ.pop(PARENT_VARIABLE, None)  # never handed down to this one's children
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if expected and expected.isdigit() and os.getppid() != int(expected):
-        os._exit(1)
-
-
 def _cold(module: str, argv: list, env: dict, err_path: Path, timeout: float):
     """`python -P -m module *argv` in its own session (-P: the working directory is not on
     sys.path); its exit status, or "timeout" once it and its process group are killed."""
@@ -104,34 +84,11 @@ def _cold(module: str, argv: list, env: dict, err_path: Path, timeout: float):
     try:
         return proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        kill_group(proc)
+        kill_tree(proc)
         return "timeout"
     except BaseException:
-        kill_group(proc)
+        kill_tree(proc)
         raise
-
-
-def kill_group(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-def crash_message(what: str, returncode: int, stderr: str, tail: int = 1500) -> str:
-    if returncode < 0:
-        try:
-            how = f"was killed by signal {signal.Signals(-returncode).name}"
-        except ValueError:
-            how = f"was killed by signal {-returncode}"
-    else:
-        how = f"exited with status {returncode} without a result"
-    text = stderr.strip()[-tail:]
-    return f"{what} {how}" + (f"\n{text}" if text else "")
 
 
 def child_io(argv: list, work) -> None:

@@ -455,7 +455,7 @@ def _child_main(job_path: str, out_path: str) -> int:
 
 
 if __name__ == "__main__":
-    from porter.verify.child import die_with_parent
+    from porter.util.processes import die_with_parent
 
     die_with_parent()
     sys.exit(_child_main(sys.argv[1], sys.argv[2]))

@@ -13,6 +13,7 @@ import pytest
 
 from porter.diagnostics import NoKernelConverted
 from porter.emit.tilelang import emit_module
+from porter.emit.generic_constexprs import find_generic
 from porter.frontends.triton import convert_triton
 from porter.verify.driver import VerifyOptions, verify
 
@@ -21,9 +22,14 @@ from tests.conftest import ROOT, one_line
 REAL = ROOT / "tests" / "real_triton"
 
 
+def convert(path: str, **kw):
+    """The Triton front end with the judge of generic constexprs, as porter/reader.py wires it."""
+    return convert_triton(path, find_generic=find_generic, **kw)
+
+
 def _port(tmp_path, source, **kw):
     path = tmp_path / "port.py"
-    path.write_text(emit_module(convert_triton(str(source), **kw), str(source)))
+    path.write_text(emit_module(convert(str(source), **kw), str(source)))
     return path
 
 
@@ -35,7 +41,7 @@ def _load(path):
 
 
 def test_library_file_converts_generic_ports_with_variants():
-    module = convert_triton(str(REAL / "library_ops.py"))
+    module = convert(str(REAL / "library_ops.py"))
     kernels = {k.name: k for k in module.kernels}
     assert set(kernels) == {"bias_act_kernel", "row_rms_kernel"}  # `_leaky` is a helper, not a kernel
     bias = kernels["bias_act_kernel"]
@@ -45,8 +51,8 @@ def test_library_file_converts_generic_ports_with_variants():
     rms = kernels["row_rms_kernel"]
     assert set(rms.generic) == {"eps", "BLOCK"} and rms.launch.origin == "caller"
     text = emit_module(module)
-    assert "def bias_act_kernel_program(BLOCK=16, HAS_BIAS=True, ACT='leaky', threads=128):" in text
-    assert "if not HAS_BIAS and ACT == 'clip':" in text
+    assert 'def bias_act_kernel_program(BLOCK=16, HAS_BIAS=True, ACT="leaky", threads=128):' in text
+    assert 'if not HAS_BIAS and ACT == "clip":' in text  # (double quotes: the formatter's)
     assert "def row_rms_kernel_program(eps=1e-05, BLOCK=16, threads=128):" in text
 
 
@@ -85,7 +91,7 @@ def test_verify_runs_every_specialization_of_a_library_kernel(tmp_path):
 
 def test_sibling_module_helpers_are_read_and_the_top_level_never_runs(tmp_path):
     source = REAL / "normpkg" / "ops" / "scale_rows.py"
-    (kernel,) = convert_triton(str(source)).kernels
+    (kernel,) = convert(str(source)).kernels
     # BLOCK_SIZE, num_warps = calculate_settings(n) in normpkg/ops/utils.py, read statically
     assert kernel.constexpr_origin["BLOCK_SIZE"] == "derived"
     port = _port(tmp_path, source)
@@ -122,16 +128,16 @@ def test_module_top_level_never_runs_in_convert_or_verify(tmp_path):
 
 
 def test_warmup_then_launch_of_the_handle_is_the_launch_site():
-    (kernel,) = convert_triton(str(REAL / "warmup_launch.py")).kernels
+    (kernel,) = convert(str(REAL / "warmup_launch.py")).kernels
     assert kernel.launch.origin == "launch-site" and kernel.constexpr_origin["BLOCK"] == "derived"
     assert kernel.constexprs["STAGES"] == 2 and "STAGES" in kernel.generic
 
 
 def test_autotune_configs_from_a_function_that_branches_on_the_machine():
-    (kernel,) = convert_triton(str(REAL / "matmul_autotune.py")).kernels
+    (kernel,) = convert(str(REAL / "matmul_autotune.py")).kernels
     assert (kernel.constexprs["BM"], kernel.constexprs["BN"]) == (32, 32)  # the first branch: CUDA
     assert kernel.constexpr_origin["BM"] == "autotune config" and "of 2" in kernel.note
-    (second,) = convert_triton(str(REAL / "matmul_autotune.py"), config=1).kernels
+    (second,) = convert(str(REAL / "matmul_autotune.py"), config=1).kernels
     assert second.constexprs["BM"] == 64
 
 
@@ -151,7 +157,7 @@ def test_matmul_operator_and_builtin_min_on_tensors(tmp_path):
             c = min(a @ b, 100.0)
             tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
     """))
-    text = emit_module(convert_triton(str(source)))
+    text = emit_module(convert(str(source)))
     assert "T.gemm(" in text and "T.min(" in text
 
 
@@ -164,7 +170,7 @@ def test_constexpr_pinned_on_the_command_line(tmp_path):
     text = out.read_text()
     assert "HAS_BIAS = False  # constexpr the port is specialised for" in text
     assert "BLOCK = 128  # constexpr the port is specialised for" in text
-    assert "if ACT == 'clip':" in text  # the enum still dispatches
+    assert 'if ACT == "clip":' in text  # the enum still dispatches
     bad = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(REAL / "library_ops.py"),
                           "--constexpr", "BLOCK"], capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "TP007" in bad.stderr
@@ -202,7 +208,7 @@ def test_kernels_generated_by_another_decorator_are_diagnosed(tmp_path):
     from porter.diagnostics import TileportError
 
     with pytest.raises(TileportError) as info:
-        convert_triton(str(source))
+        convert(str(source))
     assert info.value.diagnostic.code == "TP203" and "@pointwise" in info.value.diagnostic.message
 
 
@@ -252,7 +258,7 @@ def test_autotune_configs_built_in_loops(tmp_path):
             offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
             tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
     """))
-    first, last = (convert_triton(str(source), config=c).kernels[0] for c in (0, 3))
+    first, last = (convert(str(source), config=c).kernels[0] for c in (0, 3))
     assert (first.constexprs["BLOCK"], first.launch.threads) == (32, 64) and "of 4" in first.note
     assert (last.constexprs["BLOCK"], last.launch.threads) == (64, 128)
 
@@ -269,7 +275,7 @@ def test_a_loaded_value_used_as_an_offset_makes_its_buffer_integer(tmp_path):
             idx = tl.load(idx_ptr + offs, mask=offs < n, other=0)
             tl.store(out_ptr + offs, tl.load(table_ptr + idx, mask=offs < n), mask=offs < n)
     """))
-    (kernel,) = convert_triton(str(source)).kernels
+    (kernel,) = convert(str(source)).kernels
     assert {p.name: p.dtype for p in kernel.buffers} == {"idx_ptr": "int32", "table_ptr": "float32",
                                                          "out_ptr": "float32"}
 
@@ -322,7 +328,7 @@ def test_int_enum_and_dtype_constexprs(tmp_path):
             run(x, y, 1)
             run(x, y, 2)
     """))
-    (kernel,) = convert_triton(str(source)).kernels
+    (kernel,) = convert(str(source)).kernels
     assert kernel.constexprs["OUT"] == "float16" and kernel.buffers[1].dtype == "float16"
     assert sorted(v.constexprs["MODE"] for v in [kernel] + kernel.variants) == [1, 2]
     port = _load(_port(tmp_path, source))
@@ -342,7 +348,7 @@ def test_spin_lock_ports_to_one_lane_test_and_set_and_verifies(tmp_path):
     on atomic_max (TileLang has no compare-and-swap), the block waits at a barrier, the release
     and the first writer's flag are atomic stores; lock words start free in verify."""
     source = REAL / "locked_group_sums.py"
-    module = convert_triton(str(source))
+    module = convert(str(source))
     (kernel,) = module.kernels
     assert "GROUPS" in kernel.generic  # the launch's `groups = 16; if rows <= 64: groups = 4`
     assert [k.constexprs["GROUPS"] for k in [kernel] + kernel.launch_values] == [16, 4]
@@ -385,7 +391,7 @@ def test_compare_and_swap_outside_the_lock_idiom_is_diagnosed(tmp_path):
                 pass
     """))
     with pytest.raises(NoKernelConverted) as info:
-        convert_triton(str(source))
+        convert(str(source))
     failures = {f.name: f.diagnostic for f in info.value.failures}
     assert set(failures) == {"claim", "wait_other"}
     for diag in failures.values():
@@ -399,7 +405,7 @@ def test_a_library_package_is_read_through_its_reexports_submodules_and_backend_
     tle`), through `__init__` re-exports, relatively and as `import a.b.c as x`, and takes
     `rsqrt` from a math module the library picks in a `try:` whose body runs host code."""
     source = REAL / "gemslib" / "ops" / "rms_rows.py"
-    (kernel,) = convert_triton(str(source)).kernels
+    (kernel,) = convert(str(source)).kernels
     assert kernel.name == "rms_rows_kernel"
     port = _port(tmp_path, source)
     report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
@@ -434,7 +440,7 @@ def test_a_package_installed_in_the_environment_is_read_without_importing_it(tmp
         def double(x):
             double_kernel[(triton.cdiv(x.numel(), 128),)](x, x.numel(), BLOCK=128)
     """))
-    (kernel,) = convert_triton(str(source)).kernels
+    (kernel,) = convert(str(source)).kernels
     assert kernel.name == "double_kernel"
     port = _port(tmp_path, source)
     monkeypatch.setenv("PYTHONPATH", str(site))  # the child finds the package where this one did
@@ -444,9 +450,9 @@ def test_a_package_installed_in_the_environment_is_read_without_importing_it(tmp
 
 def test_a_library_autotuner_feeds_the_constexprs_as_triton_autotune_does():
     source = REAL / "gemslib" / "ops" / "scale_tiles.py"
-    (kernel,) = convert_triton(str(source)).kernels
+    (kernel,) = convert(str(source)).kernels
     assert kernel.constexprs["BLOCK"] == 64 and kernel.constexpr_origin["BLOCK"] == "autotune config"
-    (second,) = convert_triton(str(source), config=1).kernels
+    (second,) = convert(str(source), config=1).kernels
     assert second.constexprs["BLOCK"] == 256
 
 
@@ -511,7 +517,7 @@ def test_logical_and_or_verify(tmp_path):
 
 def test_compile_time_functions_are_evaluated_as_triton_runs_them(tmp_path):
     source = REAL / "compile_time_functions.py"
-    (kernel,) = convert_triton(str(source), constexprs={"BLOCK": 128}).kernels
+    (kernel,) = convert(str(source), constexprs={"BLOCK": 128}).kernels
     assert kernel.constexprs["BLOCK"] == 128
     port = _port(tmp_path, source, constexprs={"BLOCK": 128})
     text = port.read_text()
@@ -549,13 +555,13 @@ def test_a_batched_gemm_grid_over_the_launch_keywords_and_its_pipeline_builds_fo
     from porter.verify.port_exec import lower, program_configs
 
     source = REAL / "batched_gemm_strided.py"
-    kernel = convert_triton(str(source)).kernels[0]
+    kernel = convert(str(source)).kernels[0]
     grid = kernel.launch.grid
     assert isinstance(grid[0], Call) and grid[0].args[0] == Var("M", "int32") and grid[2] == Var("batch", "int32")
     from porter.pipeline import raise_to_tiles
 
     path = tmp_path / "port.py"
-    path.write_text(emit_module(raise_to_tiles(convert_triton(str(source))), str(source)))
+    path.write_text(emit_module(raise_to_tiles(convert(str(source))), str(source)))
     module = _load(path)
     factory = module.batched_gemm_kernel_program
     assert module._UNROLLED_ALWAYS == ("batched_gemm_kernel_program",)
@@ -573,7 +579,7 @@ def test_ids_loaded_as_a_block_bound_the_tensor_they_address(tmp_path):
     from porter.ir.walk import walk_expr
 
     source = REAL / "gathered_ids_block.py"
-    kernel = convert_triton(str(source)).kernels[0]
+    kernel = convert(str(source)).kernels[0]
     extent = kernel.param("x_ptr").extent
     assert extent is not None and Var("index_limit", "int32") in list(walk_expr(extent))
     report = verify(str(source), str(_port(tmp_path, source)), VerifyOptions(compile_check=False))
@@ -587,7 +593,7 @@ def test_a_size_passed_as_a_block_shape_is_drawn_a_power_of_two(tmp_path):
     from porter.verify.inputs import problem_sizes
 
     source = REAL / "size_as_block_shape.py"
-    kernel = convert_triton(str(source)).kernels[0]
+    kernel = convert(str(source)).kernels[0]
     assert all(p["k"] & (p["k"] - 1) == 0 for p in problem_sizes(kernel, {}))
     report = verify(str(source), str(_port(tmp_path, source)), VerifyOptions(compile_check=False))
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
@@ -612,7 +618,7 @@ def test_masked_rows_of_an_aligned_copy_are_read_as_a_gpus_predicated_copy_on_th
 
     source = REAL / "addmm_masked_rows.py"
     path = tmp_path / "port.py"
-    path.write_text(emit_module(raise_to_tiles(convert_triton(str(source))), str(source)))
+    path.write_text(emit_module(raise_to_tiles(convert(str(source))), str(source)))
     assert "T.copy(a_ptr[" in path.read_text()
     report = verify(str(source), str(path), VerifyOptions(compile_check=False))
     result = report.kernels[0]

@@ -133,6 +133,49 @@ class _Frame:
 
 
 def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -> Kernel:
+    """The kernel as a tiled T.gemm (module docstring), or Miss with why not: recognise the
+    one output sum of products, give its operands their roles, pick the tiles, then build the
+    K loop, the epilogue, the launch and the aligned specialization."""
+    found = _recognise(kernel)
+    dtype = found.a.factor[3]
+    if dtype not in TILES:
+        raise Miss(f"{dtype} operands")
+    bm, bn, bk, threads, stages = TILES[dtype]
+    if tile:
+        bm, bn, bk = tile
+    build = _Build(kernel, found, (bm, bn, bk))
+    body = build.main_loop(allow_tf32, stages) + [build.epilogue()]
+    return dataclasses.replace(kernel, body=body, launch=build.launch(threads), params=build.params(),
+                               aligned_sizes=build.aligned_sizes(dtype))
+
+
+@dataclasses.dataclass
+class _Operand:
+    """One factor of the product: (buffer, index, guard, dtype), the output coordinate symbol it
+    follows (row or column), and its index over (row, column, k)."""
+
+    factor: tuple
+    follows: object
+    index: object
+
+
+@dataclasses.dataclass
+class _Found:
+    """What the rule recognised: the one write, its one sum over k (flattened), the operands A
+    (following the row) and B (the column), the thread frame and the k symbol."""
+
+    write: object
+    sum: Sum
+    total: Sum
+    a: _Operand
+    b: _Operand
+    frame: _Frame
+    k: object
+
+
+def _recognise(kernel: Kernel) -> _Found:
+    """The one write of a sum over k of a product of two loads, each indexed by k and by exactly
+    one of the row and column; Miss otherwise."""
     writes = summarize(kernel)
     if len(writes) != 1:
         raise Miss(f"the kernel writes {len(writes)} places; the gemm rule needs one (C)")
@@ -148,11 +191,10 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         prod = prod.a
     if not (isinstance(prod, BinOp) and prod.op == "*"):
         raise Miss("the summed term is not a product")
-    f1, f2 = _factor(prod.a), _factor(prod.b)
     frame = _Frame(kernel)
     kk = to_poly(total.var)
 
-    def roles(f):
+    def operand(f) -> _Operand:
         idx = frame.coords(f[1], (kk,))
         aff = affine_in(idx, [frame.gx, frame.gy, kk])
         if aff is None:
@@ -161,102 +203,117 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         uses = {s for s in (frame.gx, frame.gy) if coeffs[s] != 0}
         if coeffs[kk] == 0 or len(uses) != 1:
             raise Miss("an operand that is not indexed by k and exactly one of row / column")
-        return uses.pop(), idx
+        return _Operand(f, uses.pop(), idx)
 
-    (u1, i1), (u2, i2) = roles(f1), roles(f2)
-    if u1 == u2:
+    a, b = operand(_factor(prod.a)), operand(_factor(prod.b))
+    if a.follows == b.follows:
         raise Miss("both operands follow the same output coordinate")
-    if f1[3] != f2[3]:
-        raise Miss(f"operands of different types ({f1[3]}, {f2[3]})")
-    m_sym, n_sym = u1, u2
-    a, b = (f1, i1), (f2, i2)
-    dtype = f1[3]
-    if dtype not in TILES:
-        raise Miss(f"{dtype} operands")
-    bm, bn, bk, threads, stages = TILES[dtype]
-    if tile:
-        bm, bn, bk = tile
-    acc_dtype = total.dtype
+    if a.factor[3] != b.factor[3]:
+        raise Miss(f"operands of different types ({a.factor[3]}, {b.factor[3]})")
+    return _Found(w, sums[0], total, a, b, frame, kk)
 
-    # names of the tile program
-    names = {p.name: Var(p.name, p.dtype) for p in kernel.scalars}
-    names["bid_z"] = Builtin("block_idx", 2, "int32")
-    i, j, ko = Var("i", "int32"), Var("j", "int32"), Var("ko", "int32")
-    bx, by = Builtin("block_idx", 0, "int32"), Builtin("block_idx", 1, "int32")
-    grid = kernel.launch.grid
-    extent = {frame.gx: _grid_extent(grid, 0, frame.block[0]), frame.gy: _grid_extent(grid, 1, frame.block[1])}
 
-    def ir(s, row, col, k=None):
-        sub = {m_sym.name: row, n_sym.name: col, **names}
+class _Build:
+    """The tile program of a recognised gemm: M and N are the symbols A and B follow."""
+
+    def __init__(self, kernel: Kernel, found: _Found, tiles: tuple):
+        self.kernel, self.found, self.frame, self.kk = kernel, found, found.frame, found.k
+        self.bm, self.bn, self.bk = tiles
+        self.m_sym, self.n_sym = found.a.follows, found.b.follows
+        self.loc = kernel.loc
+        # names of the tile program
+        self.names = {p.name: Var(p.name, p.dtype) for p in kernel.scalars}
+        self.names["bid_z"] = Builtin("block_idx", 2, "int32")
+        self.i, self.j, self.ko = Var("i", "int32"), Var("j", "int32"), Var("ko", "int32")
+        bx, by = Builtin("block_idx", 0, "int32"), Builtin("block_idx", 1, "int32")
+        self.grid = kernel.launch.grid
+        frame = self.frame
+        self.extent = {frame.gx: _grid_extent(self.grid, 0, frame.block[0]),
+                       frame.gy: _grid_extent(self.grid, 1, frame.block[1])}
+        self.own_guards = self._own_guards()
+        for sym, kdim_first in ((self.m_sym, False), (self.n_sym, True)):
+            bound = _guarded_bound(kernel, frame, sym, self.own_guards[kdim_first])
+            if bound is not None:
+                self.extent[sym] = bound
+        self.k_stop = self._k_stop()
+        self.m_base = BinOp("*", by, Const(self.bm, "int32"), "int32")
+        self.n_base = BinOp("*", bx, Const(self.bn, "int32"), "int32")
+        self.k_base = BinOp("*", self.ko, Const(self.bk, "int32"), "int32")
+        self.params_by_name = {p.name: p for p in kernel.params}
+        # an operand read once (in the product, or staged once into shared memory) has no other
+        # use its 2-D view could change
+        self.reads = read_counts(kernel.body, Load)
+        self.shapes, self.transposed = {}, set()
+
+    # ------------------------------------------------------------------ indices and guards
+
+    def ir(self, s, row, col, k=None):
+        """A symbolic index in (row, col, k) as IR."""
+        sub = {self.m_sym.name: row, self.n_sym.name: col, **self.names}
         if k is not None:
-            sub[kk.name] = k
+            sub[self.kk.name] = k
         try:
             return fold(from_poly(s, sub))
         except KeyError as exc:
             raise Miss(f"an index uses '{exc.args[0]}', which is not a parameter") from None
 
-    def cond_ir(c, row, col, k=None):
+    def cond_ir(self, c, row, col, k=None):
         """A guard rewritten in (row, col, k); None when there is none."""
         if c is None:
             return None
 
         def step(n):
             if isinstance(n, BinOp) and n.op in ("<", "<=", ">", ">=", "==", "!=") and not is_float(n.a.dtype):
-                return BinOp(n.op, ir(frame.coords(n.a, (kk,)), row, col, k),
-                             ir(frame.coords(n.b, (kk,)), row, col, k), "bool")
+                return BinOp(n.op, self.ir(self.frame.coords(n.a, (self.kk,)), row, col, k),
+                             self.ir(self.frame.coords(n.b, (self.kk,)), row, col, k), "bool")
             if isinstance(n, Load):
                 raise Miss("a guard that reads memory")
             return None
         return map_expr(c, step)
 
-    # the store's conditions that bound only the row (only the column) also bound the loads
-    # of A (of B): the original never reads rows it does not write
-    own_guards = {False: [], True: []}
-    for g in _conjuncts(w.guard):
-        used = set()
-        for n in walk_expr(g):
-            if isinstance(n, BinOp) and n.op in ("<", "<=", ">", ">=", "==", "!=") and not is_float(n.a.dtype):
-                try:
-                    used |= frame.coords(n.a).free_symbols | frame.coords(n.b).free_symbols
-                except Miss:
-                    used.add(None)
-        if None in used or any(isinstance(n, Load) for n in walk_expr(g)):
-            continue
-        if m_sym in used and n_sym not in used:
-            own_guards[False].append(g)
-        elif n_sym in used and m_sym not in used:
-            own_guards[True].append(g)
+    def _own_guards(self) -> dict:
+        """The store's conditions that bound only the row (False) or only the column (True):
+        they also bound the loads of A (of B), since the original never reads rows it does not
+        write."""
+        own = {False: [], True: []}
+        for g in _conjuncts(self.found.write.guard):
+            used = set()
+            for n in walk_expr(g):
+                if isinstance(n, BinOp) and n.op in ("<", "<=", ">", ">=", "==", "!=") and not is_float(n.a.dtype):
+                    try:
+                        used |= self.frame.coords(n.a).free_symbols | self.frame.coords(n.b).free_symbols
+                    except Miss:
+                        used.add(None)
+            if None in used or any(isinstance(n, Load) for n in walk_expr(g)):
+                continue
+            if self.m_sym in used and self.n_sym not in used:
+                own[False].append(g)
+            elif self.n_sym in used and self.m_sym not in used:
+                own[True].append(g)
+        return own
 
-    for sym, kdim_first in ((m_sym, False), (n_sym, True)):
-        bound = _guarded_bound(kernel, frame, sym, own_guards[kdim_first])
-        if bound is not None:
-            extent[sym] = bound
+    def _k_stop(self):
+        """Where the sum ends: its stop, or X when a factor is zero from k = X on."""
+        k_stop = self.found.total.stop
+        frame, kk = self.frame, self.kk
+        for f in (self.found.a.factor, self.found.b.factor):
+            for c in _conjuncts(f[2]):
+                if isinstance(c, BinOp) and c.op == "<":
+                    try:
+                        lhs, rhs = frame.coords(c.a, (kk,)), frame.coords(c.b, (kk,))
+                    except Miss:
+                        continue
+                    if lhs - kk == 0 and not rhs.has(kk) and not rhs.has(frame.gx) and not rhs.has(frame.gy):
+                        k_stop = self.ir(rhs, Const(0, "int32"), Const(0, "int32"))
+        return k_stop
 
-    loc = kernel.loc
-    k_stop = total.stop
-    for f in (f1, f2):  # a factor that is zero from k = X on ends the sum at X
-        for c in _conjuncts(f[2]):
-            if isinstance(c, BinOp) and c.op == "<":
-                try:
-                    lhs, rhs = frame.coords(c.a, (kk,)), frame.coords(c.b, (kk,))
-                except Miss:
-                    continue
-                if lhs - kk == 0 and not rhs.has(kk) and not rhs.has(frame.gx) \
-                        and not rhs.has(frame.gy):
-                    k_stop = ir(rhs, Const(0, "int32"), Const(0, "int32"))
-    m_base = BinOp("*", by, Const(bm, "int32"), "int32")
-    n_base = BinOp("*", bx, Const(bn, "int32"), "int32")
-    k_base = BinOp("*", ko, Const(bk, "int32"), "int32")
+    # ------------------------------------------------------------------ operand views
 
-    params = {p.name: p for p in kernel.params}
-    # an operand read once (in the product, or staged once into shared memory) has no other
-    # use its 2-D view could change
-    reads = read_counts(kernel.body, Load)
-
-    def batch_view(rest):
+    def batch_view(self, rest):
         """(batch extent, batch stride) names when an operand's offset is `blockIdx.z * S`, a
         matrix per batch S elements apart (S a scalar parameter) and the grid's z axis a size
         parameter: the operand is then a (batch, rows, cols) tensor. None otherwise."""
+        params, grid = self.params_by_name, self.grid
         z = grid[2] if len(grid) > 2 else None
         if not isinstance(z, Var) or not isinstance(params.get(z.name), ScalarParam) or params[z.name].dtype != "int32":
             return None
@@ -265,25 +322,26 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
             return None
         return z.name, found[1]
 
-    def shape_for_copy(f, idx, kdim_first):
+    def shape_for_copy(self, f, idx, kdim_first):
         """(((rows, cols), strides or None), transposed) in size names when the operand is a
         matrix the tile can be copied from: A[row * lda + k] is (M, K) with rows lda apart
         (strides None when lda is K) and A[k * ldt + row] is (K, M), transposed; B[k * ldb + col]
         is (K, N) and B[col * ldt + k] is (N, K), transposed; M bounds the rows, N the columns, K
         the sum. An operand offset by `blockIdx.z * S` is (batch, rows, cols), S apart (batch_view).
         T.copy bounds the region by that shape, as the guards did."""
-        if f1[0] == f2[0] or reads.get(f[0]) != 1:
+        params, kk = self.params_by_name, self.kk
+        if self.found.a.factor[0] == self.found.b.factor[0] or self.reads.get(f[0]) != 1:
             return None
-        aff = affine_in(idx, [frame.gx, frame.gy, kk])
+        aff = affine_in(idx, [self.frame.gx, self.frame.gy, kk])
         if aff is None:
             return None
         coeffs, rest = aff
-        batch = batch_view(rest) if rest != 0 else ()
+        batch = self.batch_view(rest) if rest != 0 else ()
         if batch is None:
             return None
-        outer = n_sym if kdim_first else m_sym
-        bound = extent[outer]
-        names = [x.name if isinstance(x, Var) else None for x in (k_stop, bound)]
+        outer = self.n_sym if kdim_first else self.m_sym
+        bound = self.extent[outer]
+        names = [x.name if isinstance(x, Var) else None for x in (self.k_stop, bound)]
         if None in names or any(not isinstance(params.get(n), ScalarParam) or params[n].dtype != "int32"
                                 for n in names):
             return None
@@ -303,31 +361,32 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
             return (shape, strides), rows_are_k != k_major
         return None
 
-    shapes, transposed = {}, set()
+    # ------------------------------------------------------------------ the program
 
-    def stage(f, idx, rows, cols, kdim_first, name):
+    def stage(self, f, idx, rows, cols, kdim_first, name):
         """The shared tile of one operand for K step ko: a T.copy of an operand that is a matrix
         (shape_for_copy), else a guarded gather; A's tile (BM, BK) follows the row, B's (BK, BN)
         the column (a transposed operand's tile is stored the other way round)."""
+        i, j, loc = self.i, self.j, self.loc
         zero = Const(0, "int32")
         if kdim_first:  # B
-            kexpr, r, c = BinOp("+", k_base, i, "int32"), zero, BinOp("+", n_base, j, "int32")
-            within = BinOp("<", c, extent[n_sym], "bool")
+            kexpr, r, c = BinOp("+", self.k_base, i, "int32"), zero, BinOp("+", self.n_base, j, "int32")
+            within = BinOp("<", c, self.extent[self.n_sym], "bool")
         else:  # A
-            kexpr, r, c = BinOp("+", k_base, j, "int32"), BinOp("+", m_base, i, "int32"), zero
-            within = BinOp("<", r, extent[m_sym], "bool")
-        index = ir(idx, r, c, kexpr)
-        parts = [within] + [cond_ir(g, r, c) for g in own_guards[kdim_first]] + \
-            [BinOp("<", kexpr, k_stop, "bool")] + _conjuncts(cond_ir(f[2], r, c, kexpr))
+            kexpr, r, c = BinOp("+", self.k_base, j, "int32"), BinOp("+", self.m_base, i, "int32"), zero
+            within = BinOp("<", r, self.extent[self.m_sym], "bool")
+        index = self.ir(idx, r, c, kexpr)
+        parts = [within] + [self.cond_ir(g, r, c) for g in self.own_guards[kdim_first]] + \
+            [BinOp("<", kexpr, self.k_stop, "bool")] + _conjuncts(self.cond_ir(f[2], r, c, kexpr))
         guard = all_of(parts)
-        view = shape_for_copy(f, idx, kdim_first)
-        if view is not None and set(_conjuncts(guard)) == {within, BinOp("<", kexpr, k_stop, "bool")}:
-            shapes[f[0]], flipped = view  # the guards are the shape's bounds: T.copy reads the same
-            origin = (k_base, n_base) if kdim_first else (m_base, k_base)
+        view = self.shape_for_copy(f, idx, kdim_first)
+        if view is not None and set(_conjuncts(guard)) == {within, BinOp("<", kexpr, self.k_stop, "bool")}:
+            self.shapes[f[0]], flipped = view  # the guards are the shape's bounds: T.copy reads the same
+            origin = (self.k_base, self.n_base) if kdim_first else (self.m_base, self.k_base)
             tile_shape = (rows, cols)
             if flipped:  # the tile as the matrix holds it; T.gemm reads it transposed
                 origin, tile_shape = origin[::-1], tile_shape[::-1]
-                transposed.add(name)
+                self.transposed.add(name)
             if len(view[0][0]) == 3:  # this block's matrix of the batch
                 origin = (Builtin("block_idx", 2, "int32"),) + origin
             return [TileBuffer(name, f[3], tile_shape, "shared", loc), Copy(f[0], origin, name, loc)]
@@ -336,42 +395,63 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
         return [TileBuffer(name, f[3], (rows, cols), "shared", loc),
                 ParallelFor((i, j), (rows, cols), [TileStore(name, (i, j), value, loc)], loc)]
 
-    body = [TileBuffer("acc", acc_dtype, (bm, bn), "fragment", loc),
-            Fill("acc", Const(0.0, acc_dtype), loc)]
-    k_body = stage(a[0], a[1], bm, bk, False, "a_tile") + stage(b[0], b[1], bk, bn, True, "b_tile")
-    # an fp32 FMA loop keeps fp32 products unless the user accepts TF32 tensor cores
-    k_body.append(Gemm("a_tile", "b_tile", "acc", False, loc, "tf32" if allow_tf32 else "ieee",
-                       "a_tile" in transposed, "b_tile" in transposed))
-    steps = Call("ceildiv", (k_stop, Const(bk, "int32")), "int32")
-    body.append(For(ko, Const(0, "int32"), BinOp("<", ko, steps, "bool"), Const(1, "int32"), k_body, loc,
-                    stages))
+    def main_loop(self, allow_tf32: bool, stages: int) -> list:
+        """The accumulator, cleared, and the K loop: both operands staged, then T.gemm."""
+        acc_dtype, loc = self.found.total.dtype, self.loc
+        a, b = self.found.a, self.found.b
+        body = [TileBuffer("acc", acc_dtype, (self.bm, self.bn), "fragment", loc),
+                Fill("acc", Const(0.0, acc_dtype), loc)]
+        k_body = self.stage(a.factor, a.index, self.bm, self.bk, False, "a_tile") + \
+            self.stage(b.factor, b.index, self.bk, self.bn, True, "b_tile")
+        # an fp32 FMA loop keeps fp32 products unless the user accepts TF32 tensor cores
+        k_body.append(Gemm("a_tile", "b_tile", "acc", False, loc, "tf32" if allow_tf32 else "ieee",
+                           "a_tile" in self.transposed, "b_tile" in self.transposed))
+        steps = Call("ceildiv", (self.k_stop, Const(self.bk, "int32")), "int32")
+        ko = self.ko
+        body.append(For(ko, Const(0, "int32"), BinOp("<", ko, steps, "bool"), Const(1, "int32"), k_body, loc,
+                        stages))
+        return body
 
-    # epilogue: the written value with the sum replaced by the accumulator
-    row, col = BinOp("+", m_base, i, "int32"), BinOp("+", n_base, j, "int32")
-    value = _replace_sum(w.value, sums[0], TileLoad("acc", (i, j), acc_dtype))
-    value = _epilogue(value, frame, ir, row, col)
-    index = ir(frame.coords(w.index), row, col)
-    guard = all_of([BinOp("<", row, extent[m_sym], "bool"), BinOp("<", col, extent[n_sym], "bool")] +
-                   _conjuncts(cond_ir(w.guard, row, col)))
-    body.append(ParallelFor((i, j), (bm, bn), [If(guard, [Store(w.buffer, index, value, w.loc)], [], w.loc)],
-                            w.loc))
-    n_tiles = Call("ceildiv", (extent[n_sym], Const(bn, "int32")), "int32")
-    m_tiles = Call("ceildiv", (extent[m_sym], Const(bm, "int32")), "int32")
-    batch = tuple(grid[2:3])  # a batch on the grid's z axis keeps its blocks
-    launch = Launch((n_tiles, m_tiles) + batch, (1,), 0, kernel.launch.origin, kernel.launch.loc, threads)
-    new_params = [dataclasses.replace(p, shape=shapes[p.name][0], strides=shapes[p.name][1])
-                  if p.name in shapes else p for p in kernel.params]
-    aligned = {}
-    if len(shapes) == 2:  # the async-copy specialization
-        # whole tiles along each operand's rows (a 2-byte element under a per-element predicate is
-        # no cp.async); a tile's rows past a size are T.copy's own predicate, one per row
-        multiple = {extent[m_sym].name: bm, extent[n_sym].name: bn, k_stop.name: bk}  # M, N, K
-        columns = {shape[-1] for shape, _ in shapes.values()}
+    def epilogue(self):
+        """The written value with the sum replaced by the accumulator, stored where the
+        original's guard and the grid's extent allow."""
+        w, i, j = self.found.write, self.i, self.j
+        row, col = BinOp("+", self.m_base, i, "int32"), BinOp("+", self.n_base, j, "int32")
+        value = _replace_sum(w.value, self.found.sum, TileLoad("acc", (i, j), self.found.total.dtype))
+        value = _epilogue(value, self.frame, self.ir, row, col)
+        index = self.ir(self.frame.coords(w.index), row, col)
+        guard = all_of([BinOp("<", row, self.extent[self.m_sym], "bool"),
+                        BinOp("<", col, self.extent[self.n_sym], "bool")] + _conjuncts(self.cond_ir(w.guard, row, col)))
+        return ParallelFor((i, j), (self.bm, self.bn), [If(guard, [Store(w.buffer, index, value, w.loc)], [], w.loc)],
+                           w.loc)
+
+    def launch(self, threads: int) -> Launch:
+        """One block per BM x BN tile of C; a batch on the grid's z axis keeps its blocks."""
+        n_tiles = Call("ceildiv", (self.extent[self.n_sym], Const(self.bn, "int32")), "int32")
+        m_tiles = Call("ceildiv", (self.extent[self.m_sym], Const(self.bm, "int32")), "int32")
+        origin = self.kernel.launch
+        return Launch((n_tiles, m_tiles) + tuple(self.grid[2:3]), (1,), 0, origin.origin, origin.loc, threads)
+
+    def params(self) -> list:
+        """The parameters, an operand T.copy reads as a matrix with its shape and strides."""
+        return [dataclasses.replace(p, shape=self.shapes[p.name][0], strides=self.shapes[p.name][1])
+                if p.name in self.shapes else p for p in self.kernel.params]
+
+    def aligned_sizes(self, dtype: str) -> dict:
+        """The async-copy specialization's sizes (both operands copied): whole tiles along each
+        operand's rows (a 2-byte element under a per-element predicate is no cp.async; a tile's
+        rows past a size are T.copy's own predicate, one per row), and rows (and batch matrices)
+        16 bytes apart for 128-bit copies."""
+        if len(self.shapes) != 2:
+            return {}
+        multiple = {self.extent[self.m_sym].name: self.bm, self.extent[self.n_sym].name: self.bn,
+                    self.k_stop.name: self.bk}  # M, N, K
+        columns = {shape[-1] for shape, _ in self.shapes.values()}
         aligned = {d: m for d, m in multiple.items() if d in columns}
-        for _, strides in shapes.values():  # rows (and batch matrices) 16 bytes apart: 128-bit copies
+        for _, strides in self.shapes.values():
             for stride in (strides or ())[:-1]:
                 aligned[stride] = math.lcm(aligned.get(stride, 1), max(1, 16 // (dtype_bits(dtype) // 8)))
-    return dataclasses.replace(kernel, body=body, launch=launch, params=new_params, aligned_sizes=aligned)
+        return aligned
 
 
 def _grid_extent(grid, axis, block):

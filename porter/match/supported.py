@@ -1,5 +1,5 @@
 """Generate SUPPORTED.md from the tables the tool itself runs on: the matcher's rules, the
-builtin mapping (porter/builtins.py) and the Triton tile operations.
+builtin mapping (porter/builtins.py) and the Triton `tl.*` calls (porter/tables/triton_calls.py).
 
     python -m porter.match.supported > SUPPORTED.md
 
@@ -13,19 +13,10 @@ from collections import defaultdict
 
 from porter.builtins import CUDA_BUILTINS, INTRINSIC_FORMS, TILELANG_MATH, TRITON_BUILTINS
 from porter.match import RULES
+from porter.tables import triton_calls
 
-# Triton block operations and what the tile-level port uses for them (porter/frontends/triton/tiles.py)
-TRITON_TILE_OPS = (
-    ("tl.load / tl.store (masked, `other`)", "guarded gather into a fragment / guarded T.Parallel store"),
-    ("tl.sum / tl.max / tl.min", "T.reduce_sum / T.reduce_max / T.reduce_min over a fragment"),
-    ("tl.argmax / tl.argmin", "T.reduce_max (min), then T.reduce_min of the indices reaching it"),
-    ("tl.cumsum", "T.cumsum"),
-    ("tl.dot (acc=, `acc += tl.dot`)", "T.alloc_shared operands, T.gemm into a fragment; K loops T.Pipelined"),
-    ("tl.zeros / tl.full / tl.where / math", "T.Parallel element-wise steps"),
-    ("tl.make_block_ptr / tl.advance, tensor descriptors", "bounds-checked windows (guarded gathers)"),
-    ("tl.rand / tl.randint / tl.randn", "the Philox-4x32 stream computed exactly"),
-    ("tl.atomic_add / max / min", "T.atomic_* inside T.Parallel"),
-)
+def _names(row) -> str:
+    return ", ".join(f"`tl.{name}`" for name in row.names)
 
 
 def _example(rule) -> str:
@@ -47,8 +38,14 @@ def render() -> str:
         example = _example(rule)
         if example:
             out += ["", f"### `{rule.NAME}`", "", "```", example, "```"]
-    out += ["", "## Triton block operations", "", "| Triton | TileLang port |", "| --- | --- |"]
-    out += [f"| {a} | {b} |" for a, b in TRITON_TILE_OPS]
+    out += ["", "## Triton `tl.*` functions", "", "What the port makes of each call (math functions: below).", "",
+            "| Triton | TileLang port |", "| --- | --- |"]
+    out += [f"| {_names(row)} | {row.port} |" for row in (*triton_calls.PORTED, *triton_calls.IGNORED)]
+    out += ["", "Refused where called, each with its code (docs/diagnostics.md); atomics and loops as"
+            " statements are ported (`tl.atomic_add(p, v)`, `for i in tl.range(n)`):", "",
+            "| Triton | code | why |",
+            "| --- | --- | --- |"]
+    out += [f"| {_names(row)} | {row.code} | {row.why} |" for row in triton_calls.REFUSED]
     by_canonical = defaultdict(list)
     for name, (kind, canonical) in sorted(CUDA_BUILTINS.items()):
         by_canonical[(kind, canonical)].append(name)

@@ -11,27 +11,26 @@ import math
 from porter.builtins import TRITON_BUILTINS
 from porter.frontends.triton.random import normal, philox_words, uniform
 from porter.frontends.triton.constexpr_functions import Dtype, evaluate
-from porter.frontends.triton.random_calls import RANDOM_CALLS, random_call
 from porter.frontends.triton.retry import _Retype
 from porter.frontends.triton.tables import (
-    _BLOCKPTR, _DOT, _FP32_ONLY, _HINTS, _IGNORED, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY, _LIBDEVICE_PREDICATES,
-    _LOGICAL, _MISSING, _RANDOM, _RESHAPE, _REDUCE,
+    _FP32_ONLY, _LIBDEVICE_EXTRA, _LIBDEVICE_FP32_ONLY, _LIBDEVICE_PREDICATES,
+    _MISSING,
 )
 from porter.frontends.triton.combine import reduce_with
-from porter.frontends.triton.reshape import interleave, join, relane, reshape
+from porter.frontends.triton.reshape import relane
 from porter.frontends.triton.tiles import TILE_OPS, NeedTiles
+from porter.frontends.triton.tl_functions import TlFunctions
+from porter.tables.triton_calls import REFUSAL
 from porter.frontends.triton.values import (
     BlockPtrV, DTypeV, FnV, PtrV, PyC, SlotRef, TileRef, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TV, TupleV,
-    broadcast_shapes, cast, computation_type, const_of, dtype_predicate, pyconst_dtype, remap,
+    cast, computation_type, const_of, dtype_predicate, pyconst_dtype, remap,
 )
-from porter.frontends.triton.values import _is_number
 from porter.ir.fold import fold
-from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Sync, Var, dtype_bits, is_float
+from porter.ir.nodes import Builtin, Call, Cast, Const, Load, Select, Var, dtype_bits, is_float
 from porter.ir.walk import map_expr, walk_expr
-from porter.util.numbers import next_power_of_2
 
 
-class TritonCalls:
+class TritonCalls(TlFunctions):
     """`tl.*` and builtin calls of KernelConverter."""
 
     # ------------------------------------------------------------------ calls
@@ -69,27 +68,11 @@ class TritonCalls:
         return self.tl_call(f.name, args, kwargs, node)
 
     def _refuse(self, name, node):
-        if name in _DOT:
-            raise self.err("TP211", f"tl.{name} (matrix multiplication) is not supported yet", node)
-        if name in _REDUCE:
-            raise self.err("TP212", f"tl.{name} (reductions and scans) is not supported yet", node)
-        if name in _RANDOM:
-            raise self.err("TP213", f"tl.{name} (random numbers) is not supported yet", node)
-        if name == "atomic_cas":
-            raise self.err("TP214", "tl.atomic_cas has no TileLang equivalent except as a spin "
-                           "lock's acquire: `while tl.atomic_cas(lock, 0, 1) == 1: pass`", node)
-        if name in ("atomic_add", "atomic_max", "atomic_min", "atomic_xchg"):
-            raise self.err("TP214", f"tl.{name} is supported only as a statement (its result, the "
-                           "old value, cannot be used yet)", node)
-        if name.startswith("atomic_"):
-            raise self.err("TP214", f"tl.{name} (atomics) is not supported yet", node)
-        if name in _BLOCKPTR:
-            raise self.err("TP218", f"tl.{name} (block pointers / tensor descriptors) is not "
-                           "supported yet", node)
-        if name in ("static_range", "range"):
-            raise self.err("TP210", f"tl.{name} loops are not supported yet", node)
-        if name in _RESHAPE:
-            raise self.err("TP223", f"tl.{name} (reshaping blocks) is not supported yet", node)
+        """The refusing row of `tl.<name>` (porter/tables/triton_calls.py) raised, if it has one;
+        any atomic the table does not name is refused as the bitwise ones are."""
+        row = REFUSAL.get(name) or (REFUSAL["atomic_and"] if name.startswith("atomic_") else None)
+        if row is not None:
+            raise self.err(row.code, f"tl.{name} {row.why}", node)
 
     @staticmethod
     def _arg(args, kwargs, i, name, default=_MISSING):
@@ -151,205 +134,6 @@ class TritonCalls:
         if name == "range":
             raise self.err("TP210", "loops are not supported yet", node)
         raise self.err("TP217", f"Python {name}() on runtime values is not supported", node)
-
-    def tl_call(self, name, args, kwargs, node):
-        if name in TILE_OPS:
-            return self.tile_call(name, args, kwargs, node)
-        if name in RANDOM_CALLS:
-            return random_call(self, name, args, kwargs, node)
-        if name in ("rand", "randint", "randn", "randint4x", "rand4x"):
-            return self.random(name, args, kwargs, node)
-        if name == "make_block_ptr":
-            return self.make_block_ptr(args, kwargs, node)
-        if name == "make_tensor_descriptor":
-            return self.make_tensor_descriptor(args, kwargs, node)
-        if name == "advance":
-            bp = self._need(args, kwargs, 0, "base", node, "tl.advance")
-            deltas = self._need(args, kwargs, 1, "offsets", node, "tl.advance")
-            if not isinstance(bp, BlockPtrV):
-                raise self.err("TP218", "tl.advance needs a block pointer (tl.make_block_ptr)", node)
-            deltas = self._values(deltas, len(bp.block), "tl.advance offsets", node)
-            return dataclasses.replace(bp, offsets=tuple(self.binop("+", o, d, node)
-                                                         for o, d in zip(bp.offsets, deltas)))
-        if name == "split":
-            return self.split(self._need(args, kwargs, 0, "a", node, "tl.split"), node)
-        if name in ("reshape", "view", "ravel", "flatten"):
-            x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
-            if name in ("ravel", "flatten"):
-                return reshape(self, x, (-1,), node)
-            rest = args[1:] or [kwargs.get("shape")]
-            shape = rest[0] if len(rest) == 1 else TupleV(tuple(rest))
-            return reshape(self, x, self._shape_arg(shape, node), node)
-        if name in ("join", "interleave"):
-            a = self._need(args, kwargs, 0, "a", node, f"tl.{name}")
-            b = self._need(args, kwargs, 1, "b", node, f"tl.{name}")
-            return (join if name == "join" else interleave)(self, a, b, node)
-        self._refuse(name, node)
-        if name == "program_id" or name == "num_programs":
-            axis = self._const_int(self._arg(args, kwargs, 0, "axis", PyC(0)), "the axis", node)
-            if not 0 <= axis <= 2:
-                raise self.err("TP217", f"tl.{name} axis must be 0, 1 or 2", node)
-            kind = "block_idx" if name == "program_id" else "grid_dim"
-            return TV(Builtin(kind, axis, "int32"))
-        if name == "arange":
-            start = self._const_int(self._need(args, kwargs, 0, "start", node, "tl.arange"),
-                                    "tl.arange bounds", node)
-            end = self._const_int(self._need(args, kwargs, 1, "end", node, "tl.arange"),
-                                  "tl.arange bounds", node)
-            size = end - start
-            if size <= 0 or size & (size - 1):
-                raise self.err("TP217", f"tl.arange({start}, {end}): the range must be a positive "
-                               "power of 2", node)
-            if size == 1:
-                return TV(Const(start, "int32"), (1,))
-            e = Builtin("thread_idx", 0, "int32")
-            if start:
-                e = BinOp("+", e, Const(start, "int32"), "int32")
-            return TV(e, (size,))
-        if name == "load":
-            return self.load(args, kwargs, node)
-        if name == "store":
-            return self.store(args, kwargs, node)
-        if name == "where":
-            c = self._need(args, kwargs, 0, "condition", node, "tl.where")
-            a = self._need(args, kwargs, 1, "x", node, "tl.where")
-            b = self._need(args, kwargs, 2, "y", node, "tl.where")
-            if not (isinstance(c, TV) or _is_number(c)):
-                raise self.err("TP217", "tl.where condition must be a value", node)
-            return self.select(c, a, b, node)
-        if name in _LOGICAL:  # the tensor method `a.logical_and(b)`: `a & b` on int1 values
-            a = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
-            b = self._need(args, kwargs, 1, "other", node, f"tl.{name}")
-            return self.binop(_LOGICAL[name], self._as_bool(a, node), self._as_bool(b, node), node)
-        if name in ("maximum", "minimum"):
-            a = self._need(args, kwargs, 0, "x", node, f"tl.{name}")
-            b = self._need(args, kwargs, 1, "y", node, f"tl.{name}")
-            return self.min_max("max" if name == "maximum" else "min", a, b, node)
-        if name == "clamp":
-            x = self._need(args, kwargs, 0, "x", node, "tl.clamp")
-            lo = self._need(args, kwargs, 1, "min", node, "tl.clamp")
-            hi = self._need(args, kwargs, 2, "max", node, "tl.clamp")
-            return self.min_max("min", self.min_max("max", x, lo, node), hi, node)
-        if name == "cdiv":
-            a = self._need(args, kwargs, 0, "x", node, "tl.cdiv")
-            b = self._need(args, kwargs, 1, "div", node, "tl.cdiv")
-            if isinstance(a, PyC) and isinstance(b, PyC):
-                return PyC(-(-a.value // b.value))
-            for v in (a, b):
-                self._check_operand(v, node)
-            dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC), True)
-            if is_float(dt):
-                raise self.err("TP225", "tl.cdiv needs integers", node)
-            return TV(fold(Call("ceildiv", (self._as_expr(a, dt), self._as_expr(b, dt)), dt)),
-                      self._bshape(node, a, b))
-        if name == "next_power_of_2":
-            n = self._const_int(self._need(args, kwargs, 0, "n", node, name), "the argument", node)
-            return PyC(next_power_of_2(n))
-        if name in ("zeros", "full"):
-            shape = self._shape_arg(self._need(args, kwargs, 0, "shape", node, f"tl.{name}"), node)
-            if name == "zeros":
-                dtype = self._dtype_arg(self._need(args, kwargs, 1, "dtype", node, "tl.zeros"), node)
-                return TV(const_of(0, dtype), shape)
-            value = self._need(args, kwargs, 1, "value", node, "tl.full")
-            dtype = self._dtype_arg(self._need(args, kwargs, 2, "dtype", node, "tl.full"), node)
-            if isinstance(value, PyC):
-                return TV(const_of(value.value, dtype), shape)
-            if isinstance(value, TV) and value.shape == ():
-                return TV(cast(value.expr, dtype), shape)
-            raise self.err("TP217", "tl.full value must be a scalar", node)
-        if name in ("zeros_like", "full_like", "ones_like"):
-            x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
-            if not isinstance(x, TV):
-                raise self.err("TP217", f"tl.{name} needs a tensor", node)
-            dtype = self._arg(args, kwargs, 2 if name == "full_like" else 1, "dtype", None)
-            dtype = self._dtype_arg(dtype, node) if dtype not in (None, _MISSING) and \
-                not (isinstance(dtype, PyC) and dtype.value is None) else x.dtype
-            value = 0 if name == "zeros_like" else 1
-            if name == "full_like":
-                v = self._need(args, kwargs, 1, "value", node, "tl.full_like")
-                if not isinstance(v, PyC):
-                    raise self.err("TP217", "tl.full_like value must be a constant", node)
-                value = v.value
-            return TV(const_of(value, dtype), x.shape)
-        if name == "static_assert":
-            cond = self._need(args, kwargs, 0, "cond", node, "tl.static_assert")
-            if isinstance(cond, PyC) and not cond.value:
-                msg = self._arg(args, kwargs, 1, "msg", PyC(""))
-                text = f": {msg.value}" if isinstance(msg, PyC) and msg.value else ""
-                raise self.err("TP229", f"tl.static_assert failed{text}", node)
-            return PyC(None)
-        if name == "debug_barrier" and self.tile_mode:
-            # threads of a program see each other's global writes only past a barrier
-            self.out.append(Sync("block", self.loc(node)))
-            return PyC(None)
-        if name in _IGNORED:
-            return PyC(None)
-        if name in _HINTS:
-            return self._need(args, kwargs, 0, "input", node, f"tl.{name}")
-        if name == "cast":
-            x = self._need(args, kwargs, 0, "input", node, "tl.cast")
-            return self.to(x, list(args[1:]), kwargs, node)
-        if name == "constexpr":
-            v = self._need(args, kwargs, 0, "value", node, "tl.constexpr")
-            return v
-        if name == "expand_dims":
-            x = self._need(args, kwargs, 0, "input", node, "tl.expand_dims")
-            axes = self._need(args, kwargs, 1, "axis", node, "tl.expand_dims")
-            axes = self._shape_arg(axes, node) if not isinstance(axes, PyC) or \
-                not isinstance(axes.value, int) else (axes.value,)
-            if not isinstance(x, (TV, PtrV)):
-                raise self.err("TP217", "tl.expand_dims needs a tensor", node)
-            rank = len(x.shape) + len(axes)
-            axes = sorted(a + rank if a < 0 else a for a in axes)
-            new_shape, dim_map, j = [], {}, 0
-            for d in range(rank):
-                if d in axes:
-                    new_shape.append(1)
-                else:
-                    dim_map[j] = d
-                    new_shape.append(x.shape[j])
-                    j += 1
-            return self._reshape(x, tuple(new_shape), dim_map)
-        if name == "broadcast_to":
-            x = self._need(args, kwargs, 0, "input", node, "tl.broadcast_to")
-            rest = args[1:] if len(args) > 1 else [kwargs.get("shape")]
-            shape = self._shape_arg(rest[0] if len(rest) == 1 else TupleV(tuple(rest)), node)
-            if not isinstance(x, (TV, PtrV)):
-                x = TV(self._as_expr(x, self._dt(x)), ())
-            if broadcast_shapes(x.shape, shape) != shape:
-                raise self.err("TP222", f"cannot broadcast {x.shape} to {shape}", node)
-            if isinstance(x, PtrV):
-                return PtrV(x.buffer, x.offset, shape, x.elem)
-            return TV(x.expr, shape)
-        if name == "broadcast":
-            a = self._need(args, kwargs, 0, "input", node, "tl.broadcast")
-            b = self._need(args, kwargs, 1, "other", node, "tl.broadcast")
-            shape = self._bshape(node, a, b)
-            return TupleV(tuple(TV(v.expr, shape) if isinstance(v, TV) else v for v in (a, b)))
-        if name in ("trans", "permute"):
-            x = self._need(args, kwargs, 0, "input", node, f"tl.{name}")
-            dims = args[1:] or ([kwargs["dims"]] if "dims" in kwargs else [])
-            if len(dims) == 1 and not (isinstance(dims[0], PyC) and isinstance(dims[0].value, int)):
-                dims = self._shape_arg(dims[0], node)
-            else:
-                dims = tuple(self._const_int(d, "a permutation", node) for d in dims)
-            return self.permute(x, dims or None, node)
-        if name in ("fdiv", "div_rn"):
-            a = self._need(args, kwargs, 0, "x", node, f"tl.{name}")
-            b = self._need(args, kwargs, 1, "y", node, f"tl.{name}")
-            for v in (a, b):
-                self._check_operand(v, node)
-            dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC), True)
-            if not is_float(dt):
-                raise self.err("TP225", f"tl.{name} needs floating-point operands", node)
-            self._note_float(dt, a, b)
-            return TV(fold(BinOp("/", self._as_expr(a, dt), self._as_expr(b, dt), dt)),
-                      self._bshape(node, a, b))
-        if name in TRITON_BUILTINS or name in _LIBDEVICE_EXTRA:
-            return self.math_call(name, args, node, libdevice=name not in TRITON_BUILTINS)
-        if name in ("jit", "autotune", "heuristics", "Config"):
-            raise self.err("TP217", f"triton.{name} inside a kernel", node)
-        raise self.err("TP215", f"tl.{name} is not supported yet", node)
 
     @staticmethod
     def _items(v):

@@ -1,5 +1,5 @@
-"""The Triton converter's tables: operators, sets of `tl.*` names by how they are handled, and
-the names a port reserves."""
+"""The Triton converter's tables: operators, math names by how they lower, and the names a port
+reserves. Which `tl.*` calls are ported or refused is porter/tables/triton_calls.py."""
 
 from __future__ import annotations
 
@@ -9,16 +9,6 @@ from porter.util.names import PORT_MODULE_NAMES, PYTHON_RESERVED, fresh_name
 
 _MISSING = object()
 
-_DOT = {"dot", "dot_scaled"}
-_REDUCE = {"sum", "max", "min", "reduce", "argmax", "argmin", "xor_sum", "cumsum", "cumprod",
-           "associative_scan", "sort", "histogram", "softmax", "flip", "topk", "reduce_or",
-           "gather", "sum_", "max_", "min_"}
-_RANDOM = {"philox_impl", "randn4x"}
-_BLOCKPTR = {"load_tensor_descriptor", "store_tensor_descriptor", "tensor_descriptor"}
-_RESHAPE = {"cat", "split_", "squeeze"}
-_IGNORED = {"static_print", "device_print", "device_assert", "debug_barrier", "assume",
-            "print", "static_assert"}
-_HINTS = {"multiple_of", "max_contiguous", "max_constancy"}
 _LOGICAL = {"logical_and": "&", "logical_or": "|"}
 # math functions Triton only accepts on fp32/fp64 (`_check_dtype` in triton/language/math.py)
 _FP32_ONLY = {"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf", "floor",

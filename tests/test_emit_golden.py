@@ -36,6 +36,17 @@ def test_emit_matches_golden(rel, monkeypatch):
     assert text == path.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("rel", CASES)
+def test_the_level_read_off_the_ir_is_the_one_the_port_is_printed_at(rel, monkeypatch):
+    # reports (migrate) read the level from ir/tile_queries.py, the printer decides it itself
+    from porter.emit.tilelang import port_level
+    from porter.ir.tile_queries import level_of
+
+    monkeypatch.chdir(ROOT)
+    for kernel in raise_to_tiles(read_source(rel)).kernels:
+        assert level_of(kernel) == port_level(kernel)[0], kernel.name
+
+
 def test_emit_is_byte_identical_across_processes():
     rel = "samples/cuda/matrix_add_2d.cu"
     cmd = [sys.executable, "-m", "porter.cli", "convert", rel]

@@ -30,7 +30,7 @@ from porter.emit.vectors import vectorize_lanes
 from porter.ir.tiles import (
     Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore,
 )
-from porter.ir.tile_queries import fp32_products, is_tile_level
+from porter.ir.tile_queries import fp32_products, is_tile_level, needs_threads
 from porter.ir.walk import all_exprs, declared_names, walk_stmts
 from porter.transforms.guarded_loads import guard_cast_loads
 from porter.transforms.pipelined_lets import fold_pipelined_lets
@@ -598,31 +598,10 @@ def _clears(s) -> bool:
 
 
 def port_level(kernel: Kernel) -> tuple:
-    """(level, rule) the emitter gives a kernel: "tile" or "thread", and a description."""
+    """(level, rule) the emitter gives a kernel: "tile" or "thread" (ir/tile_queries.py's
+    level_of), and a description of what the program uses."""
     view = KernelEmitter(kernel, "").view()
     return view.level, view.rule
-
-
-def rule_name(kernel: Kernel):
-    """The short name of how a kernel reached tile level (a porter.match rule, "elementwise",
-    or "triton-blocks"), None at thread level."""
-    if kernel.rule:
-        return kernel.rule
-    if is_tile_level(kernel.body):
-        return "triton-blocks"
-    return None if needs_threads(kernel) else "elementwise"
-
-
-_THREAD_CALLS = {"shfl", "shfl_down", "shfl_up", "shfl_xor", "ballot", "any", "all"}
-
-
-def needs_threads(kernel: Kernel) -> bool:
-    """Whether the kernel needs thread-level TileLang (T.Parallel cannot express it)."""
-    from porter.ir.walk import all_exprs
-
-    if any(isinstance(s, (Alloc, Sync, Atomic, Break, Continue)) for s in walk_stmts(kernel.body)):
-        return True
-    return any(isinstance(e, Call) and e.func in _THREAD_CALLS for e in all_exprs(kernel.body))
 
 
 def _has_aligned_program(body) -> bool:

@@ -18,6 +18,7 @@ threads cooperate (shared memory, barriers, shuffles, atomics) do not match.
 
 from __future__ import annotations
 
+from porter.ir.tile_queries import needs_threads
 from porter.match.summary import Miss
 
 NAME = "elementwise"
@@ -26,8 +27,6 @@ PRODUCES = "T.Parallel over the block tile (the thread index becomes the paralle
 
 
 def match(kernel):
-    from porter.emit.tilelang import needs_threads
-
     if needs_threads(kernel):
         raise Miss("threads cooperate (shared memory, barriers, warp shuffles, atomics or "
                    "break/continue)")

@@ -68,9 +68,9 @@ def _status_of(code: str) -> str:
 
 def _levels(module, source_name: str) -> list[tuple[str, str | None]]:
     """(level, rule) per kernel: "tile" or "thread", and the rule's short name."""
-    from porter.emit.tilelang import port_level, rule_name
+    from porter.ir.tile_queries import level_of, rule_name
 
-    return [(port_level(k)[0], rule_name(k)) for k in module.kernels]
+    return [(level_of(k), rule_name(k)) for k in module.kernels]
 
 
 def _failed_kernel(failure) -> dict:

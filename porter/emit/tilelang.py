@@ -165,11 +165,24 @@ class KernelEmitter:
     # ------------------------------------------------------------------ view
 
     def view(self) -> KernelView:
+        """What the module template lays out for this kernel: its parameters, constants, the
+        program factory, the body at its level, and the calling convention around it."""
         k = self.k
-        launch = k.launch
         v = KernelView(name=k.ident, program=f"{k.ident}_program", prim_func=k.ident,
                        source=self.source_name, line=k.loc.line, launch_note=self._launch_note(),
                        level="tile", rule="element-wise: T.Parallel over the block")
+        self.parameters(v)
+        self.constants_of(v)
+        self.specialization(v)
+        grid, handles, threads = self.program_body(v)
+        self.calling_convention(v, grid, handles, threads)
+        return v
+
+    def parameters(self, v: KernelView) -> None:
+        """The prim_func's signature (tensors shaped or flat, scalars widened where TileLang has
+        no unsigned type), the wrapper's parameters and call arguments (a struct by value, a
+        texture's extents), and the sizes TileLang binds from tensors (T.dynamic)."""
+        k = self.k
         taken = set(self.names.values()) | set(self.param_names.values())
         struct_names, fields = {}, {}
         # sizes that are a 2-D buffer's shape: TileLang binds them from the tensor (T.dynamic)
@@ -250,11 +263,6 @@ class KernelEmitter:
             else:
                 v.call_args.append(field_of)
             fields[member.struct] += 1
-        v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items()
-                        if n not in k.derived_constexprs and not (k.language == "cuda" and n in k.generic)]
-        if k.language == "cuda":  # a generic template's values: the factory's and wrapper's keywords
-            v.template_keywords = [f"{self.param_names.get(n, n)}={self.values.constexprs[n]!r}" for n in k.generic]
-        v.derived = [(n, host_python(e, self.param_names)) for n, e in self.values.derived_constexprs.items()]
         # a parameter after a texture's defaulted extents (the caller's grid axis, appended last)
         # takes a default too, which the wrapper refuses when it is left out
         defaulted = False
@@ -264,7 +272,21 @@ class KernelEmitter:
             elif defaulted:
                 v.wrapper_params[i] = f"{param}=None"
                 v.required.append(param)
-        self.specialization(v)
+
+    def constants_of(self, v: KernelView) -> None:
+        """The constexprs the port fixes, a generic template's keywords, the constexprs the
+        launch derives from scalar arguments."""
+        k = self.k
+        v.constexprs = [(n, repr(val)) for n, val in k.constexprs.items()
+                        if n not in k.derived_constexprs and not (k.language == "cuda" and n in k.generic)]
+        if k.language == "cuda":  # a generic template's values: the factory's and wrapper's keywords
+            v.template_keywords = [f"{self.param_names.get(n, n)}={self.values.constexprs[n]!r}" for n in k.generic]
+        v.derived = [(n, host_python(e, self.param_names)) for n, e in self.values.derived_constexprs.items()]
+
+    def program_body(self, v: KernelView) -> tuple:
+        """The `T.Kernel` body at the kernel's level (tile statements, thread-level code, or one
+        T.Parallel over the block); (grid, block handles, threads) for the T.Kernel line."""
+        k, launch = self.k, self.k.launch
         # a Triton port takes the caller's grid as parameters: its host expression (which may
         # call host-only helpers such as next_power_of_2) is never printed in the kernel
         grid = list(self.grid_names) if k.language == "triton" and self.grid_names else \
@@ -297,6 +319,13 @@ class KernelEmitter:
             v.body = self.allocations(body)  # the lanes of vector accesses
             v.body += [f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"]
             v.body += self.block(body, 1) or ["    T.evaluate(0)"]
+        return grid, handles, threads
+
+    def calling_convention(self, v: KernelView, grid: list, handles: str, threads: str) -> None:
+        """The T.Kernel line and what surrounds the body: Triton's `kernel[grid](...)` and its
+        generated host, CUDA's `kernel[grid, block, shared_bytes](...)`, block swizzling, the
+        aligned program's assumptions."""
+        k, launch = self.k, self.k.launch
         if launch.swizzle is not None:  # Triton's GROUP_M order, as TileLang's block rasterization
             v.body = [f"T.use_swizzle({self.expr(launch.swizzle)})"] + v.body
         if k.language == "triton":
@@ -323,7 +352,6 @@ class KernelEmitter:
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
             v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {self.multiple(m)} == 0)"
                                         for n, m in _each_multiple(self.k.aligned_sizes)] + v.body
-        return v
 
     def specialization(self, v: KernelView) -> None:
         """The program factory's parameters and how the wrapper compiles: per launch-derived

@@ -2,10 +2,10 @@
 
 module.py drives a file (which functions are kernels, constexpr values, generic constexprs and
 variants, launch geometry); kernels.py converts one `@triton.jit` body (statements and
-expressions), with calls.py (its calls) and memory.py (its loads and stores); tables.py and
-retry.py hold what they share. host.py reads the host code statically (launch sites, grids,
-constexpr values); modules.py finds other modules of the tree; choose.py and generic.py pick
-and prove constexpr values; grids.py infers grids from masks; values.py holds the value kinds
+expressions), with calls.py and tl_functions.py (its calls) and memory.py (its loads and
+stores); tables.py and retry.py hold what they share. host/ reads the host code statically
+(launch sites, grids, constexpr values); modules.py finds other modules of the tree; choose.py
+picks constexpr values (emit/generic_constexprs.py proves which stay generic); grids.py infers grids from masks; values.py holds the value kinds
 and Triton's type rules; tiles.py the block operations of tile-level ports; random.py
 Triton's Philox stream.
 """

@@ -5,8 +5,9 @@ The file is parsed, never imported or run. Every `@triton.jit` function that is 
 (`kernel[grid](...)`) or called by no other jit function and returns nothing becomes a Kernel;
 the others are helpers, inlined where they are called (kernels.py). Constexpr values come from
 `--constexpr`, the launch site, the autotune config, `@triton.heuristics`, the default, or are
-chosen from their use (choose.py); generic.py proves which ones the port can take as
-parameters, and flags/enums become variants.
+chosen from their use (choose.py); the judge it is handed (emit/generic_constexprs.py, by
+porter/reader.py) proves which ones the port can take as parameters, and flags/enums become
+variants.
 
 Parameters. A parameter used as the base of the address of a `tl.load` / `tl.store` (or
 passed a torch tensor at the launch site) is a BufferParam; the others are ScalarParams.

@@ -24,10 +24,7 @@ from porter.emit.tilelang import emit_module
 from porter.match import raise_module, raised_like
 from porter.reader import read_source
 
-#: The stages in order, by the functions below (what docs and reports name).
-STAGES = ("read_source", "raise_to_tiles", "print_port")
-
-__all__ = ["STAGES", "read_source", "raise_to_tiles", "print_port", "port_file"]
+__all__ = ["read_source", "raise_to_tiles", "print_port"]
 
 
 def raise_to_tiles(module, level: str = "auto", options: dict | None = None):
@@ -44,9 +41,3 @@ def raise_to_tiles(module, level: str = "auto", options: dict | None = None):
 def print_port(module, source_name: str | None = None) -> str:
     """The port module: TileLang programs and their torch wrappers, as Python source."""
     return emit_module(module, source_name)
-
-
-def port_file(path: str, level: str = "auto", options: dict | None = None, **read_options) -> tuple:
-    """(the raised module, the port's text) for one source file: the whole pipeline."""
-    module = raise_to_tiles(read_source(path, **read_options), level, options)
-    return module, print_port(module, path)

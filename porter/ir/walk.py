@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from operator import attrgetter
 
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, Call, Cast, Comment, Const, Continue, Decl, For, If, Load,
@@ -45,7 +46,26 @@ def _fields(node, names) -> tuple:
 
 def children(e) -> tuple:
     """An expression's operands (none for a leaf, or for a front end's own marker)."""
-    return _fields(e, OPERANDS.get(type(e), ()))
+    get = _GETTERS.get(type(e))
+    return get(e) if get is not None else ()
+
+
+#: The fields that hold several expressions (a call's arguments, a tile's indices, an origin).
+_SEQUENCES = {"args", "indices", "origin"}
+
+
+def _getter(fields: tuple):
+    """A fast `node -> tuple of operands` for one node type (walks call it millions of times)."""
+    if len(fields) == 1 and fields[0] in _SEQUENCES:
+        name = fields[0]
+        return lambda e: tuple(getattr(e, name))
+    if len(fields) == 1:
+        get = attrgetter(fields[0])
+        return lambda e: (get(e),)
+    return attrgetter(*fields)
+
+
+_GETTERS = {kind: _getter(fields) for kind, fields in OPERANDS.items() if fields}
 
 
 def walk_expr(e) -> Iterator:
@@ -58,19 +78,23 @@ def walk_expr(e) -> Iterator:
 def map_expr(e, fn: Callable):
     """Rebuild bottom-up; fn(node) returns a replacement or None to keep the node. A node
     whose operands all come back unchanged is kept as it is (not copied)."""
-    changed = {}
-    for name in OPERANDS.get(type(e), ()):
-        value = getattr(e, name)
-        if isinstance(value, (tuple, list)):
-            new = tuple(map_expr(x, fn) for x in value)
-            if any(n is not o for n, o in zip(new, value)):
-                changed[name] = new
-        else:
-            new = map_expr(value, fn)
-            if new is not value:
-                changed[name] = new
-    if changed:
-        e = dataclasses.replace(e, **changed)
+    fields = OPERANDS.get(type(e))
+    if fields:
+        changed = None
+        for name in fields:
+            value = getattr(e, name)
+            if name in _SEQUENCES:
+                new = tuple(map_expr(x, fn) for x in value)
+                if any(n is not o for n, o in zip(new, value)):
+                    changed = changed or {}
+                    changed[name] = new
+            else:
+                new = map_expr(value, fn)
+                if new is not value:
+                    changed = changed or {}
+                    changed[name] = new
+        if changed:
+            e = dataclasses.replace(e, **changed)
     out = fn(e)
     return e if out is None else out
 

@@ -26,11 +26,14 @@ from porter.util.numbers import next_power_of_2
 
 #: tl name -> the handler (an unbound TlFunctions method) that converts its calls.
 HANDLERS: dict = {}
+#: handler -> its signature, read once at registration (binding runs for every tl.* call).
+_SIGNATURES: dict = {}
 
 
 def handles(*names):
     """Register the decorated method as the handler of `tl.<name>` for each name."""
     def register(method):
+        _SIGNATURES[method] = inspect.signature(method)
         for name in names:
             HANDLERS[name] = method
         return method
@@ -52,7 +55,7 @@ class TlFunctions:
                 raise self.err("TP217", f"triton.{name} inside a kernel", node)
             raise self.err("TP215", f"tl.{name} is not supported yet", node)
         try:
-            inspect.signature(handler).bind(self, node, name, *args, **kwargs)
+            _SIGNATURES[handler].bind(self, node, name, *args, **kwargs)
         except TypeError as exc:
             raise self.err("TP217", f"tl.{name}: {exc}", node) from None
         return handler(self, node, name, *args, **kwargs)

@@ -98,8 +98,13 @@ def raise_module(module, level: str = "auto", options: dict | None = None):
         if r.rule is None and level == "tile":
             raise TileportError("TP017", f"no tile-level rule matches kernel '{k.name}': {r.reason}",
                                 r.loc or k.loc)
-        kernels.append(dataclasses.replace(r.kernel, rule=r.rule or "", not_raised=r.reason or ""))
+        kernels.append(_annotated(r))
     return dataclasses.replace(module, kernels=kernels)
+
+
+def _annotated(r: Raised):
+    """The raised (or kept) kernel with the rule that raised it, or why none did."""
+    return dataclasses.replace(r.kernel, rule=r.rule or "", not_raised=r.reason or "")
 
 
 def raised_like(level: str, options: dict | None = None):
@@ -108,6 +113,5 @@ def raised_like(level: str, options: dict | None = None):
     def raised(kernel):
         if level == "thread":
             return kernel
-        r = raise_kernel(kernel, options)
-        return dataclasses.replace(r.kernel, rule=r.rule or "", not_raised=r.reason or "")
+        return _annotated(raise_kernel(kernel, options))
     return raised

@@ -546,6 +546,16 @@ def test_a_dtype_passed_to_a_helper_reads_value_in_the_interpreter_as_compiled(t
     assert report.kernels[0].verdict == "equivalent", report.kernels[0].error
 
 
+def test_scalar_conditions_in_masks_and_a_parameter_named_self_run_in_the_interpreter(tmp_path):
+    """A scalar comparison broadcast into a block mask (`& (row < rows)`, `^ (y < 0)` on a
+    float) was an int32 or float32 block under Triton 3.9's interpreter (TP420 "mask has
+    unsupported dtype"), and a parameter named `self` collided with the launcher's own."""
+    source = REAL / "scalar_condition_masks.py"
+    port = _port(tmp_path, source)
+    report = verify(str(source), str(port), VerifyOptions(compile_check=False, timeout=120))
+    assert [k.verdict for k in report.kernels] == ["equivalent"] * 3, [k.error for k in report.kernels]
+
+
 def test_a_batched_gemm_grid_over_the_launch_keywords_and_its_pipeline_builds_for_sm80(tmp_path):
     """`meta["M"]` in a grid lambda is the argument M (the grid was two free axes, and verify
     ran thousands of programs); the pipelined loop gathers strided tiles without a mask, which

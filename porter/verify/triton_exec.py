@@ -120,6 +120,7 @@ def _child_main(req: dict) -> dict:
             _patch_interpreter_bf16()
             _patch_interpreter_floats()
             _patch_interpreter_dtype_value()
+            _patch_interpreter_bool_splat()
             interpreter_libdevice.install()  # before the user's module binds libdevice names
             triton_logic.install()  # `not m`, `a and b` on blocks: element-wise, as compiled
             if "make_block_ptr" in Path(source).read_text(encoding="utf-8", errors="replace"):
@@ -138,7 +139,8 @@ def _child_main(req: dict) -> dict:
         constexprs = {n: getattr(tl, v) if n in req["dtype_constexprs"] else v for n, v in req["constexprs"].items()}
         # a kernel may declare `num_warps: tl.constexpr` itself: the launch passes it once
         options = {k: v for k, v in req["launch_options"].items() if k not in constexprs}
-        kernel[req["grid"]](**_by_name(kernel_fn, tensors), **constexprs, **options)
+        positional, keywords = _launch_arguments(kernel_fn, tensors, constexprs)
+        kernel[req["grid"]](*positional, **keywords, **options)
         if device != "cpu":
             torch.cuda.synchronize()
             tensors = [t.cpu() if isinstance(t, torch.Tensor) else t for t in tensors]
@@ -198,19 +200,31 @@ def _late_math(function: str):
     return call
 
 
-def _by_name(fn, values: list) -> dict:
-    """The runtime arguments by parameter name: a constexpr may sit between two runtime
-    parameters (`X, HAVE_BETA: tl.constexpr, M`), so positions would put M in its place."""
+def _launch_arguments(fn, values: list, constexprs: dict) -> tuple:
+    """(positional, keyword) arguments of the launch: the runtime values and constexprs in the
+    signature's order, positionally while every parameter has one (a parameter may be named
+    `self`, which the launcher takes by keyword itself), the rest by name. A constexpr may sit
+    between two runtime parameters (`X, HAVE_BETA: tl.constexpr, M`): runtime values are
+    matched to runtime parameters, never to positions."""
     import inspect
 
     import triton.language as tl
 
-    runtime = [p.name for p in inspect.signature(fn).parameters.values()
-               if not (p.annotation is tl.constexpr or
-                       (isinstance(p.annotation, str) and p.annotation.split(".")[-1] == "constexpr"))]
+    def is_constexpr(p):
+        return p.annotation is tl.constexpr or (isinstance(p.annotation, str) and
+                                                p.annotation.split(".")[-1] == "constexpr")
+
+    parameters = list(inspect.signature(fn).parameters.values())
+    runtime = [p.name for p in parameters if not is_constexpr(p)]
     if len(runtime) != len(values):
         raise TypeError(f"{fn.__name__} takes {len(runtime)} runtime arguments, verify has {len(values)}")
-    return dict(zip(runtime, values))
+    given = dict(zip(runtime, values)) | dict(constexprs)
+    positional = []
+    for p in parameters:
+        if p.name not in given:
+            break
+        positional.append(given.pop(p.name))
+    return positional, given
 
 
 def _find_kernel(module, kernel_name: str, source: str):
@@ -337,6 +351,30 @@ def _patch_interpreter_dtype_value() -> None:
 
     if not hasattr(tl.core.dtype, "value"):
         tl.core.dtype.value = property(lambda self: self)
+
+
+def _patch_interpreter_bool_splat() -> None:
+    """Broadcast a scalar comparison as the int1 block it is.
+
+    Triton 3.9's interpreter keeps a comparison's operand dtype on its handle (bool data, int32
+    dtype), and its splat builds the block in the handle's dtype: `(offs < W) & (pid < B)`
+    becomes an int32 mask that `tl.load` rejects ("mask has unsupported dtype"), while it
+    compiles for a GPU. The splat here builds the block in the result type's element type."""
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
+    builder_cls = interp.InterpreterBuilder
+    if getattr(builder_cls, "_tileport_bool_splat", False):
+        return
+    orig = builder_cls.create_splat
+
+    def create_splat(self, ret_ty, arg):
+        if ret_ty.scalar == tl.int1 and not isinstance(arg.dtype, tl.block_type):
+            return interp.TensorHandle(np.full(ret_ty.shape, arg.data, dtype=np.bool_), tl.int1)
+        return orig(self, ret_ty, arg)
+
+    builder_cls.create_splat = create_splat
+    builder_cls._tileport_bool_splat = True
 
 
 def _patch_interpreter_bf16() -> None:

@@ -88,14 +88,13 @@ def shown(path) -> str:
 
 def convert(path: str, out_dir: Path, index: int):
     """`tileport convert PATH -o <tmp>/...`: the same three steps as porter/cli.py's convert."""
-    from porter.emit.tilelang import emit_module
     from porter.reader import read_source
-    from porter.pipeline import raise_to_tiles
+    from porter.pipeline import print_port, raise_to_tiles
 
     module = read_source(path)
     module = raise_to_tiles(module, "auto")
     port = out_dir / f"{index:03d}_{Path(path).stem}_tl.py"
-    port.write_text(emit_module(module, path), encoding="utf-8")
+    port.write_text(print_port(module, path), encoding="utf-8")
     return module, port
 
 
@@ -142,13 +141,13 @@ def launch_grid(kernel, scalars: dict) -> tuple:
 
 def plan_kernel(path: str, module, port: Path, kernel, opts, tmp: Path) -> Plan:
     """Sizes, grid and input footprint of one kernel, and the child's request to time it."""
-    from porter.emit.tilelang import port_level
+    from porter.pipeline import level_printed
     from porter.verify.driver import _struct_groups, aligned_test
     from porter.verify.inputs import NUMPY_DTYPES, buffer_lengths
 
     import numpy as np
 
-    row = Row(path, kernel.name + kernel.template_args, port_level(kernel)[0])
+    row = Row(path, kernel.name + kernel.template_args, level_printed(kernel)[0])
     try:
         multiples, _ = aligned_test(ast.parse(port.read_text(encoding="utf-8")), kernel.ident, kernel.constexprs)
         scalars, sizes = scaled_problem(kernel, opts.scale, opts.given, multiples)

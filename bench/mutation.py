@@ -308,14 +308,13 @@ def _lowered_sources(prepared, batch: list, timeout: float) -> list:
 def mutate_file(source: str, per_kind: int = 5, timeout: float = 60.0, chunk: int = 12) -> dict:
     """Convert one file, verify the port and its mutants; the file's row of the report."""
     from porter.diagnostics import TileportError
-    from porter.emit.tilelang import emit_module
     from porter.reader import read_source
-    from porter.pipeline import raise_to_tiles
+    from porter.pipeline import print_port, raise_to_tiles
     from porter.verify.driver import VerifyOptions, prepare
 
     row = {"file": _shown(source), "mutants": 0, "caught": 0, "survivors": [], "note": ""}
     try:
-        text = emit_module(raise_to_tiles(read_source(source)), source)
+        text = print_port(raise_to_tiles(read_source(source)), source)
     except TileportError as exc:
         row["note"] = f"not converted: {exc.diagnostic.render()}"
         return row

@@ -104,16 +104,15 @@ def registers(source: str, arch: str) -> str:
 
 def measure(path: str, archs: list) -> list:
     from porter.diagnostics import TileportError
-    from porter.emit.tilelang import emit_module
     from porter.reader import read_source
-    from porter.pipeline import raise_to_tiles
+    from porter.pipeline import print_port, raise_to_tiles
     from porter.verify.port_exec import aligned_arguments, load_port, program_configs
 
     try:
         module = raise_to_tiles(read_source(path))
     except TileportError as exc:
         return [{"file": Path(path).name, "kernel": "-", "error": exc.diagnostic.message}]
-    text = emit_module(module, path)
+    text = print_port(module, path)
     with tempfile.TemporaryDirectory() as tmp:
         port_path = Path(tmp) / "port_tl.py"
         port_path.write_text(text)

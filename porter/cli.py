@@ -227,11 +227,11 @@ def convert(source, output, force, emit_ir, block, grid, level, tile, allow_tf32
         _fail(TileportError("TP020", "the file nests expressions or statements too deeply to convert",
                             Loc(source)), 1)
     if output is not None:
-        from porter.emit.tilelang import port_level
+        from porter.pipeline import level_printed
 
         for k in module.kernels:
             origin = k.launch.origin.replace("-", " ")
-            level, rule = port_level(k)
+            level, rule = level_printed(k)
             how = f"{level} level ({rule})" if rule else f"{level} level"
             note = "".join(f"; {n}" for n in (k.launch.note, k.note) if n)
             text = escape(f"{k.name}{k.template_args}  ({source}:{k.loc.line})  {how}; "

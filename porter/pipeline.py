@@ -3,12 +3,13 @@
     read_source      frontends/ (reader.py): the file as an IR Module, read in a child process
                      with limits (porter/isolated.py); a Triton kernel carries the forms its
                      port also prints (generic print, flag variants, other launch values) and
-                     which constexprs its program takes (emit/generic_constexprs.py judges)
+                     which constexprs its program takes (generic/constexprs.py judges)
     raise_to_tiles   transforms/ (TRITON, on every form alike), then match/ (the rules, and a
                      Triton kernel's block loads as copies), then the CUDA template instances
-                     one program serves (emit/generic_templates.py: their stand-ins raised as
+                     one program serves (generic/templates.py: their stand-ins raised as
                      the instances were)
-    print_port       emit/: the port module's text
+    print_port       transforms/printable.py (every form of each kernel as its port prints it:
+                     the last IR steps, and the level), then emit/: the port module's text
 
 `tileport convert`, migrate's workers and the benchmarks run these; verify reads the original
 with read_source alone (porter/reader.py: it may read the IR, never trust a rule).
@@ -19,12 +20,13 @@ from __future__ import annotations
 import dataclasses
 
 from porter import transforms
-from porter.emit.generic_templates import mark_generic
-from porter.emit.tilelang import emit_module
+from porter.generic.templates import mark_generic
+from porter.emit.tilelang import emit_module, port_level
+from porter.transforms.printable import printable, printable_module
 from porter.match import raise_module, raised_like
 from porter.reader import read_source
 
-__all__ = ["read_source", "raise_to_tiles", "print_port"]
+__all__ = ["read_source", "raise_to_tiles", "print_port", "level_printed"]
 
 
 def raise_to_tiles(module, level: str = "auto", options: dict | None = None):
@@ -40,4 +42,9 @@ def raise_to_tiles(module, level: str = "auto", options: dict | None = None):
 
 def print_port(module, source_name: str | None = None) -> str:
     """The port module: TileLang programs and their torch wrappers, as Python source."""
-    return emit_module(module, source_name)
+    return emit_module(printable_module(module), source_name)
+
+
+def level_printed(kernel) -> tuple:
+    """(level, rule) a raised kernel's port is printed at, for convert's report."""
+    return port_level(printable(kernel))

@@ -1,10 +1,10 @@
 """A source file as the IR every later stage and verify read: the front end (frontends/load.py)
 with the one decision it leaves to the printer, which Triton constexprs a port's program takes
-as parameters (emit/generic_constexprs.py). The front ends never import emit; this wires them."""
+as parameters (generic/constexprs.py). The front ends never import emit; this wires them."""
 
 from __future__ import annotations
 
-from porter.emit.generic_constexprs import find_generic
+from porter.generic.constexprs import find_generic
 from porter.frontends.load import FIND_INCLUDER, load_module
 
 

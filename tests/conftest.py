@@ -64,12 +64,12 @@ def load_cuda_port(source, directory, name: str = "port_tl"):
     imported (tests that call a port's launchers)."""
     import importlib.util
 
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
     from porter.frontends.cuda import convert_cuda
     from porter.pipeline import raise_to_tiles
 
     port = Path(directory) / f"{name}.py"
-    port.write_text(emit_module(raise_to_tiles(convert_cuda(str(source))), str(source)))
+    port.write_text(print_port(raise_to_tiles(convert_cuda(str(source))), str(source)))
     spec = importlib.util.spec_from_file_location(name, port)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

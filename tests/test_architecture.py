@@ -19,6 +19,9 @@ _FORBIDDEN = (
     ("frontends", "emit", "a front end decides on IR, never on printed text"),
     ("frontends", "match", "a front end never depends on a tile rule"),
     ("verify", "match", "verify may read the IR for sizes and signatures, never trust a rule"),
+    ("emit", "transforms", "emit/ prints what transforms/printable.py made; it changes no IR"),
+    ("emit", "match", "emit/ prints; the rules ran before it"),
+    ("emit", "generic", "the printer never judges which values a program takes"),
 )
 
 

@@ -367,7 +367,7 @@ def test_helper_math_make_float4_overloads_inline(tmp_path):
     """helper_math.h's `make_float4(s)` (one value in every component) is the user's function:
     it was read as CUDA's four-argument one, declared only `.x` and crashed the emitter
     (KeyError 'v_y', TP014: cuda-samples recursiveGaussian)."""
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
 
     f = tmp_path / "k.cu"
     f.write_text("inline __host__ __device__ float4 make_float4(float s) { return make_float4(s, s, s, s); }\n"
@@ -375,7 +375,7 @@ def test_helper_math_make_float4_overloads_inline(tmp_path):
                  "  if (i >= n) return;\n  float4 v = make_float4(0.0f);\n  float4 w = make_float4(a);\n"
                  "  v.y = w.y + w.z;\n  o[i] = v;\n}\n")
     module = convert_cuda(str(f))
-    text = emit_module(module, str(f))
+    text = print_port(module, str(f))
     assert "v_y" in text and "v_w" in text
 
 

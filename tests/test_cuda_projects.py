@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import torch
 
-from porter.emit.tilelang import emit_module
 from porter.frontends.cuda import convert_cuda
 from porter.frontends.cuda import parse as ct
 from porter.frontends.cuda.templates import find_instantiations, kernel_templates
@@ -18,7 +17,7 @@ from porter.frontends.cuda.units import is_user_cursor
 from porter.ir.nodes import BufferParam, Const, Decl, For, If, Store, While
 from porter.ir.printer import format_expr
 from porter.ir.walk import walk_stmts
-from porter.pipeline import raise_to_tiles
+from porter.pipeline import print_port, raise_to_tiles
 from tests.conftest import ROOT, load_cuda_port
 
 THREAD = ROOT / "tests" / "fresh" / "cuda_thread"
@@ -47,7 +46,7 @@ def test_a_template_nothing_instantiates_gets_chosen_values_that_the_port_states
     (block_max,) = [k for k in module.kernels if k.name == "block_max"]
     assert block_max.template_args == "<256, float>"  # the value default, the type's default
     assert "chosen by tileport" in block_max.note
-    assert "chosen by tileport" in emit_module(raise_to_tiles(module), "row_ops.cuh")
+    assert "chosen by tileport" in print_port(raise_to_tiles(module), "row_ops.cuh")
 
 
 def test_a_kernel_launched_in_a_torch_dispatch_macro_takes_each_type_of_the_macro():
@@ -240,7 +239,7 @@ def test_ports_of_operator_functions_param_free_kernels_and_endless_loops_are_py
                    "__global__ void nothing() {}\n"
                    "__global__ void spin(int *x, int n) { int i = 0;\n"
                    "    while (1) { if (i >= n) break; x[i] += 1; i++; }\n}\n")
-    text = emit_module(raise_to_tiles(convert_cuda(str(src))), str(src))
+    text = print_port(raise_to_tiles(convert_cuda(str(src))), str(src))
     ast.parse(text)
     assert "def _nothing(*, target=None):" in text
     assert "while True" not in text and "operator*" not in text.split('"""', 2)[2]
@@ -400,7 +399,7 @@ def test_stores_through_wider_integer_views_are_the_elements_they_cover():
 
 def test_a_bool_parameter_is_a_tvmscript_bool():
     module = raise_to_tiles(convert_cuda(str(THREAD / "bool_params.cu")))
-    port = emit_module(module, "bool_params.cu")
+    port = print_port(module, "bool_params.cu")
     assert "relu: T.bool," in port and '"bool"' not in port.split("def clip_negative(")[1].split("):")[0]
 
 

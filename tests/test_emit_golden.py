@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from porter.emit.tilelang import emit_module
+from porter.pipeline import print_port
 from porter.reader import read_source
 from porter.pipeline import raise_to_tiles
 from tests.conftest import ROOT, SAMPLES
@@ -28,7 +28,7 @@ def golden_path(rel: str):
 @pytest.mark.parametrize("rel", CASES)
 def test_emit_matches_golden(rel, monkeypatch):
     monkeypatch.chdir(ROOT)
-    text = emit_module(raise_to_tiles(read_source(rel)), rel)  # what `tileport convert` writes
+    text = print_port(raise_to_tiles(read_source(rel)), rel)  # what `tileport convert` writes
     path = golden_path(rel)
     if os.environ.get("TILEPORT_UPDATE_GOLDEN"):
         path.write_text(text, encoding="utf-8")
@@ -38,13 +38,13 @@ def test_emit_matches_golden(rel, monkeypatch):
 
 @pytest.mark.parametrize("rel", CASES)
 def test_the_level_read_off_the_ir_is_the_one_the_port_is_printed_at(rel, monkeypatch):
-    # reports (migrate) read the level from ir/tile_queries.py, the printer decides it itself
-    from porter.emit.tilelang import port_level
+    # reports (migrate) read the level from ir/tile_queries.py, the port from transforms/printable.py
+    from porter.pipeline import level_printed
     from porter.ir.tile_queries import level_of
 
     monkeypatch.chdir(ROOT)
     for kernel in raise_to_tiles(read_source(rel)).kernels:
-        assert level_of(kernel) == port_level(kernel)[0], kernel.name
+        assert level_of(kernel) == level_printed(kernel)[0], kernel.name
 
 
 def test_emit_is_byte_identical_across_processes():

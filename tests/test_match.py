@@ -12,14 +12,13 @@ import textwrap
 import pytest
 
 from porter.diagnostics import TileportError
-from porter.emit.tilelang import emit_module, port_level
 from porter.reader import read_source
 from porter.ir.nodes import Const, Var
 from porter.ir.tiles import Fill, Gemm, ParallelFor, TileBuffer, TileStore
 from porter.ir.walk import walk_stmts
 from porter.transforms.whole_tile_fills import whole_tile_fills
 from porter.match import raise_kernel
-from porter.pipeline import raise_to_tiles
+from porter.pipeline import level_printed, print_port, raise_to_tiles
 from porter.match.summary import Sum, summarize
 from porter.match.supported import render
 from tests.conftest import ROOT, one_line
@@ -68,7 +67,7 @@ def test_gemm_samples_are_raised_to_t_gemm(rel):
     tiles = {s.name: s for s in body if isinstance(s, TileBuffer)}
     assert tiles[gemm.a].scope == tiles[gemm.b].scope == "shared"
     assert tiles[gemm.c].scope == "fragment" and tiles[gemm.c].dtype == "float32"
-    assert port_level(r.kernel)[0] == "tile"
+    assert level_printed(r.kernel)[0] == "tile"
 
 
 def test_shared_memory_tiling_summarizes_to_the_naive_formula(tmp_path):
@@ -83,7 +82,7 @@ def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
     (k,) = read_source(cuda(tmp_path, NAIVE)).kernels
     r = raise_kernel(k)
     assert r.rule == "gemm", r.reason
-    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)))))
+    text = one_line(print_port(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)))))
     assert "T.Pipelined(T.ceildiv(K, " in text
     assert "T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128)" in text
     assert "by * 64 + i < M" in text and "bx * 64 + j < N" in text
@@ -92,12 +91,12 @@ def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
 def test_an_fp32_fma_loop_keeps_fp32_products_unless_tf32_is_allowed(tmp_path):
     """T.gemm of float32 tiles runs on TF32 tensor cores (10-bit mantissas): the original's fp32
     FMA loop becomes fp32 products summed over k in order; --allow-tf32 gives T.gemm back."""
-    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)))))
+    text = one_line(print_port(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)))))
     assert "T.gemm(" not in text
     assert "for acc_k in T.serial(16):" in text
     assert "acc[acc_i, acc_j] = acc[acc_i, acc_j] + a_tile[acc_i, acc_k] * b_tile[acc_k, acc_j]" in text
     assert "fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)" in text
-    fast = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)), "auto", {"allow_tf32": True})))
+    fast = one_line(print_port(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)), "auto", {"allow_tf32": True})))
     assert "T.gemm(a_tile, b_tile, acc)" in fast and "acc_k" not in fast
 
 
@@ -106,7 +105,7 @@ def test_row_major_operands_are_copied_and_the_aligned_program_copies_asynchrono
     tiles inside T.Pipelined; the wrapper takes the program that may assume whole tiles along
     each operand's rows (K for A, N for B; M may be ragged: T.copy predicates whole rows) when
     the sizes allow, and TileLang lowers its copies to cp.async (sm_80) and TMA (sm_90a)."""
-    text = one_line(emit_module(raise_to_tiles(read_source(str(ROOT / "samples/cuda/matmul_tiled.cu")))))
+    text = one_line(print_port(raise_to_tiles(read_source(str(ROOT / "samples/cuda/matmul_tiled.cu")))))
     assert "A: T.Tensor((M, K), T.float32)" in text and "B: T.Tensor((K, N), T.float32)" in text
     assert "T.copy(A[by * 64, ko * 16], a_tile)" in text and "T.copy(B[ko * 16, bx * 64], b_tile)" in text
     assert "aligned = N % 64 == 0 and K % 16 == 0 and _aligned16(A, B)" in text
@@ -130,7 +129,7 @@ def test_a_pipelined_loop_of_a_run_time_trip_count_lowers_at_three_and_four_stag
     that drains the pipeline waits on fewer copies each round; tilelang 0.1.15 prints that wait
     count only as a constant, so the port's configs unroll it (without them: 'Downcast from
     tirx.Sub to ir.IntImm failed'), and every wait stays a constant count."""
-    text = emit_module(raise_to_tiles(read_source(str(ROOT / "samples/triton/matmul_grouped.py"))))
+    text = print_port(raise_to_tiles(read_source(str(ROOT / "samples/triton/matmul_grouped.py"))))
     port = tmp_path / "mg_tl.py"
     port.write_text(text)
     from porter.verify.port_exec import async_copies, load_port, lower, pass_configs
@@ -225,15 +224,15 @@ def test_transposed_operands_are_copied_as_stored_and_read_transposed(tmp_path):
     """`At[k * M + row]` is a (K, M) matrix: its tile is copied as stored, (BK, BM), and T.gemm
     reads it with transpose_A; `Bt[col * K + k]` likewise with transpose_B (fp32: the k-ordered
     products index the tile the same way)."""
-    tn = one_line(emit_module(raise_to_tiles(read_source(str(ROOT / "samples/cuda/gemm_tn_half_bias_relu.cu")))))
+    tn = one_line(print_port(raise_to_tiles(read_source(str(ROOT / "samples/cuda/gemm_tn_half_bias_relu.cu")))))
     assert "At: T.Tensor((K, M), T.float16)" in tn and "T.copy(At[ko * 32, by * 64], a_tile)" in tn
     assert "a_tile = T.alloc_shared((32, 64), T.float16)" in tn
     assert "T.gemm(a_tile, b_tile, acc, transpose_A=True)" in tn
     nt = cuda(tmp_path, NAIVE.replace("B[k * N + col]", "B[col * K + k]"))
-    fma = one_line(emit_module(raise_to_tiles(read_source(nt))))
+    fma = one_line(print_port(raise_to_tiles(read_source(nt))))
     assert "B: T.Tensor((N, K), T.float32)" in fma and "T.copy(B[bx * 64, ko * 16], b_tile)" in fma
     assert "a_tile[acc_i, acc_k] * b_tile[acc_j, acc_k]" in fma
-    fast = one_line(emit_module(raise_to_tiles(read_source(nt), "auto", {"allow_tf32": True})))
+    fast = one_line(print_port(raise_to_tiles(read_source(nt), "auto", {"allow_tf32": True})))
     assert "T.gemm(a_tile, b_tile, acc, transpose_B=True)" in fast
 
 
@@ -272,7 +271,7 @@ def test_kernels_that_are_not_gemms_say_why(tmp_path, body, reason):
 def test_a_row_reduction_folds_its_chunks_and_reduces_once_per_pass():
     """softmax over 4,096 columns was 16 block-wide reductions per pass (one per 256-wide chunk);
     the chunks now fold lane by lane into the fragment, then one T.reduce_* per pass."""
-    text = one_line(emit_module(raise_to_tiles(read_source(str(ROOT / "samples/cuda/softmax_row.cu")))))
+    text = one_line(print_port(raise_to_tiles(read_source(str(ROOT / "samples/cuda/softmax_row.cu")))))
     lines = text.splitlines()
     reduces = [i for i, line in enumerate(lines) if "T.reduce_" in line]
     assert len(reduces) == 2  # the max pass and the sum pass
@@ -289,7 +288,7 @@ def test_level_tile_fails_with_the_reasons_and_thread_keeps_simt(tmp_path):
         raise_to_tiles(module, "tile")
     assert info.value.diagnostic.code == "TP017" and "gemm:" in info.value.diagnostic.message
     kept = raise_to_tiles(read_source(str(ROOT / "samples/cuda/matmul_tiled.cu")), "thread")
-    assert port_level(kept.kernels[0])[0] == "thread"
+    assert level_printed(kept.kernels[0])[0] == "thread"
 
 
 def test_convert_prints_level_and_rule(tmp_path):
@@ -368,7 +367,7 @@ def test_batched_gemm_keeps_the_batch_axis():
 
 
 def test_autotune_config_is_named_in_the_port():
-    text = one_line(emit_module(read_source(str(ROOT / "samples/triton/matmul_grouped.py"))))
+    text = one_line(print_port(read_source(str(ROOT / "samples/triton/matmul_grouped.py"))))
     assert "autotune config 0 of 1 (BLOCK_M=32" in text
 
 
@@ -672,10 +671,10 @@ def test_a_row_reduction_keeps_the_name_the_original_gives_its_result(tmp_path):
     """`float peak = red[0];` (after the tree) names the port's running max and its fragments;
     a helper's locals, inlined, do not (layernorm's `total` is two reductions)."""
     source = (ROOT / "samples/cuda/softmax_row.cu").read_text().replace("row_max", "peak")
-    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, source)))))
+    text = one_line(print_port(raise_to_tiles(read_source(cuda(tmp_path, source)))))
     assert "peak = T.alloc_var(T.float32)" in text and "T.reduce_max(peak_chunk, peak_part, dim=0)" in text
     assert "row_max" not in text
-    layernorm = one_line(emit_module(raise_to_tiles(read_source(str(ROOT / "samples/cuda/layernorm_forward.cu")))))
+    layernorm = one_line(print_port(raise_to_tiles(read_source(str(ROOT / "samples/cuda/layernorm_forward.cu")))))
     assert "total" not in layernorm
 
 
@@ -703,14 +702,14 @@ def test_a_row_steps_column_is_computed_once_under_the_originals_name(tmp_path):
     reads it in its mask and offsets, in both loops (the front end's `col_2` is the user's
     `col` again); a loop variable named like the port's own chunk variable is substituted."""
     src = ROW_SCALE.replace("{n}", "n").replace("{col}", "col")
-    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, src)))))
+    text = one_line(print_port(raise_to_tiles(read_source(cuda(tmp_path, src)))))
     assert text.count("col = ck * 256 + j") == 2, text
     assert "ck * 256 + j" not in text.replace("col = ck * 256 + j", "")
     assert "col_" not in text
     # a loop variable called `ck` would be bound inside the loop over `ck`, the chunks: it is
     # substituted instead
     clash = ROW_SCALE.replace("{n}", "w").replace("{col}", "ck")
-    text = one_line(emit_module(raise_to_tiles(read_source(cuda(tmp_path, clash, "clash.cu")))))
+    text = one_line(print_port(raise_to_tiles(read_source(cuda(tmp_path, clash, "clash.cu")))))
     assert "ck = ck * 256 + j" not in text and "ck_1 = " not in text
     assert "T.if_then_else(ck * 256 + j < w," in text
 

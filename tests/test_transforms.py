@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from porter.emit.tilelang import emit_module
+from porter.pipeline import print_port
 from porter.reader import read_source
 from porter.ir.nodes import Builtin, Decl
 from porter.ir.printer import format_expr
@@ -101,7 +101,7 @@ def test_a_launch_that_is_not_one_program_per_tile_is_left_alone(tmp_path, split
 
 
 def test_the_port_takes_the_grouped_order_as_t_use_swizzle(tmp_path):
-    text = one_line(emit_module(raise_to_tiles(kernel_of(tmp_path, GROUPED))))
+    text = one_line(print_port(raise_to_tiles(kernel_of(tmp_path, GROUPED))))
     assert "with T.Kernel(T.ceildiv(N, BN), T.ceildiv(M, BM), threads=threads) as (pid_n, pid_m):" in text
     assert "T.use_swizzle(GM)" in text
     assert "% in_group" not in text.replace("T.truncmod(", "%")  # the index arithmetic is gone
@@ -110,7 +110,7 @@ def test_the_port_takes_the_grouped_order_as_t_use_swizzle(tmp_path):
 
 def test_the_port_refuses_a_grid_other_than_one_program_per_tile(tmp_path):
     port = tmp_path / "mm_tl.py"
-    port.write_text(emit_module(raise_to_tiles(kernel_of(tmp_path, ROW_MAJOR))))
+    port.write_text(print_port(raise_to_tiles(kernel_of(tmp_path, ROW_MAJOR))))
     spec = importlib.util.spec_from_file_location("mm_tl", port)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -10,7 +10,7 @@ import pytest
 
 from porter.frontends.triton import convert_triton
 from porter.diagnostics import TileportError
-from porter.emit.tilelang import emit_module
+from porter.pipeline import print_port
 from porter.reader import read_source
 from porter.ir.nodes import Cast, For, Store
 from porter.ir.printer import format_expr, format_module
@@ -215,7 +215,7 @@ def test_a_size_that_meets_float_data_and_indexes_memory_is_an_integer():
     k = kernel(path, "norm_rows")
     assert k.param("n").dtype == "int32" and k.param("eps").dtype == "float32"
     # the launch grid calls next_power_of_2 on the host: the port takes it as a parameter
-    text = emit_module(raise_to_tiles(read_source(path)))
+    text = print_port(raise_to_tiles(read_source(path)))
     assert "grid_x: T.int32" in text and "with T.Kernel(grid_x, " in text
 
 
@@ -245,7 +245,7 @@ def test_a_bitcast_reinterprets_the_bits(tmp_path, spelling):
     calls = [e for s in walk_stmts(k.body) if isinstance(s, Store) for e in walk_expr(s.value)
              if getattr(e, "func", None) == "bitcast"]
     assert [c.dtype for c in calls] == ["int32"] and calls[0].args[0].dtype == "float32"
-    assert "T.reinterpret(" in emit_module(raise_to_tiles(read_source(path)))
+    assert "T.reinterpret(" in print_port(raise_to_tiles(read_source(path)))
 
 
 def test_a_bitcast_to_another_width_is_refused(tmp_path):
@@ -283,7 +283,7 @@ def test_philox_words_are_the_ports_philox_macro(tmp_path, call, word):
     words = {e.args[3].value for s in walk_stmts(k.body) for e in all_exprs_of(s) if getattr(e, "func", None) == "philox"}
     assert word in words
     # the port draws the word it stores and no other
-    assert re.findall(r"= _philox\(.*?\)\[(\d)\]", emit_module(raise_to_tiles(read_source(path)))) == [str(word)]
+    assert re.findall(r"= _philox\(.*?\)\[(\d)\]", print_port(raise_to_tiles(read_source(path)))) == [str(word)]
 
 
 @pytest.mark.parametrize("call, message", [

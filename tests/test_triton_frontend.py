@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from porter.diagnostics import TileportError
-from porter.emit.generic_constexprs import find_generic
+from porter.generic.constexprs import find_generic
 from porter.frontends.triton import convert_triton
 from porter.ir.nodes import (
     Assign, Atomic, BinOp, For, While, Builtin, BufferParam, Call, Cast, Decl, If, Load, ScalarParam, Select, Store, Var,
@@ -72,7 +72,7 @@ def test_every_sample_converts(path):
             assert p.extent is not None
         # the genericity proof renders each conversion and takes a failed render for "not
         # generic": an emitter that raises would silently specialise every constexpr
-        from porter.emit.generic_constexprs import render
+        from porter.generic.constexprs import render
         assert render(k, str(path)) is not None
 
 
@@ -552,7 +552,7 @@ def test_a_scalar_only_a_flag_branch_reads_keeps_its_type_in_the_other_form(tmp_
     """Liger's vocab-parallel cross entropy subtracts `eps` only `if HAS_SMOOTHING`: the form
     converted for False never reads it, typed it int32, and its signature differed, so the port
     dropped that form and refused HAS_SMOOTHING=False. Both forms are in the port now."""
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
     from porter.pipeline import raise_to_tiles
 
     src = write(tmp_path, """
@@ -571,7 +571,7 @@ def test_a_scalar_only_a_flag_branch_reads_keeps_its_type_in_the_other_form(tmp_
     module = convert_triton(src)
     (k,) = module.kernels
     assert len(k.variants) == 1 and k.variants[0].param("eps").dtype == k.param("eps").dtype == "float32"
-    text = emit_module(raise_to_tiles(module), src)
+    text = print_port(raise_to_tiles(module), src)
     assert "    if HAS_SMOOTHING:" in text and "    if not HAS_SMOOTHING:" in text
     assert "specialised for" not in text.split("def _shift(", 1)[1]
 
@@ -684,11 +684,11 @@ def test_a_flag_value_that_cannot_be_converted_is_left_out_when_another_converts
     (kernel,) = convert_triton(src).kernels
     assert kernel.constexprs["AS_BITS"] is False and kernel.variants == []
     assert "AS_BITS=True left out (TP225" in kernel.note
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
     from porter.reader import read_source
     from porter.pipeline import raise_to_tiles
 
-    port = emit_module(raise_to_tiles(read_source(str(src))))
+    port = print_port(raise_to_tiles(read_source(str(src))))
     assert '_specialised("k", "AS_BITS", AS_BITS, False)' in port and "AS_BITS=True left out" in port
 
 
@@ -725,13 +725,13 @@ def test_a_port_specialised_for_a_none_constexpr_takes_none(tmp_path):
         def run(x, act=None):
             k[(1,)](x, x.numel(), ACT=act)
     """)
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
     from porter.reader import read_source
     from porter.pipeline import raise_to_tiles
     from porter.verify.port_exec import load_port
 
     port = tmp_path / "k_tl.py"
-    port.write_text(emit_module(raise_to_tiles(read_source(str(src)))))
+    port.write_text(print_port(raise_to_tiles(read_source(str(src)))))
     module = load_port(str(port))
     module._specialised("k", "ACT", None, None)
     with pytest.raises(ValueError, match="specialised for ACT=None"):
@@ -969,11 +969,11 @@ def test_dot_keeps_the_precision_the_source_asks_for(tmp_path, extra, precision)
     """)
     (gemm,) = [s for s in walk_stmts(convert_triton(src).kernels[0].body) if isinstance(s, Gemm)]
     assert gemm.precision == precision
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
     from porter.pipeline import raise_to_tiles
-    text = emit_module(convert_triton(src))
+    text = print_port(convert_triton(src))
     assert ("T.gemm(" in text) == (precision == "tf32")
-    allowed = emit_module(raise_to_tiles(convert_triton(src), "auto", {"allow_tf32": True}))
+    allowed = print_port(raise_to_tiles(convert_triton(src), "auto", {"allow_tf32": True}))
     assert "T.gemm(" in allowed
 
 
@@ -991,9 +991,9 @@ def test_constexpr_computed_at_the_launch_becomes_a_program_parameter(tmp_path):
     (k,) = convert_triton(src).kernels
     assert list(k.derived_constexprs) == ["BLOCK"]
     assert format_expr(k.derived_constexprs["BLOCK"]) == "next_power_of_2(n_cols)"
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
     from porter.frontends.triton import convert_triton as again
-    text = emit_module(again(src))
+    text = print_port(again(src))
     assert "def k_program(BLOCK, threads=128):" in text and "T.alloc_fragment((BLOCK,)" in text
     assert "BLOCK = _next_power_of_2(int(n_cols))" in text
 
@@ -1063,9 +1063,9 @@ def test_tl_rand_is_the_philox_stream(tmp_path):
     (word,) = [s for s in walk_stmts(k.body) if isinstance(s, Decl) and s.var.name.startswith("philox_")]
     assert format_expr(word.init) == "philox(seed, (uint32)offs, 0, 0)"  # word 0 of counter (offs, 0)
     # the port: the rounds once, as a macro (it printed 70 inline temporaries per draw before)
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
 
-    text = emit_module(module, src)
+    text = print_port(module, src)
     macro = text.split("@T.macro\ndef _philox(seed, c0, c1):", 1)[1].split("\n\n\n", 1)[0]
     assert macro.count("c0, c1, c2, c3 = _philox_round(c0, c1, c2, c3, k0, k1)") == 10
     assert macro.count("k0 + T.uint32(0x9E3779B9), k1 + T.uint32(0xBB67AE85)") == 9
@@ -1073,7 +1073,7 @@ def test_tl_rand_is_the_philox_stream(tmp_path):
     assert "philox_c0 = _philox(seed, T.Cast(T.uint32, offs), T.uint32(0))[0]" in text
     program = text.split("def k_program", 1)[1]
     assert program.count("_philox(") == 1 and "_philox_round" not in program and "philox_k" not in program
-    plain = emit_module(convert_triton(write(tmp_path, """
+    plain = print_port(convert_triton(write(tmp_path, """
         @triton.jit
         def k(out_ptr, BLOCK: tl.constexpr = 64):
             tl.store(out_ptr + tl.arange(0, BLOCK), 1.0)
@@ -1186,10 +1186,10 @@ def test_a_flag_variant_generic_over_a_stride_the_main_form_fixes_is_kept():
     """With KEEP_HISTORY the history stride is unrolled into constants (fixed); without it the
     stride is unused (generic). The port keeps both forms, and refuses another stride only
     under the flag (before, the variant was dropped and KEEP_HISTORY=False refused)."""
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
 
     module = convert_triton(str(ROOT / "tests" / "fresh" / "triton" / "damped_steps.py"), find_generic=find_generic)
-    text = emit_module(module)
+    text = print_port(module)
     assert "    if KEEP_HISTORY:\n" in text and "    if not KEEP_HISTORY:\n" in text
     assert re.search(r'    if KEEP_HISTORY:\n        _specialised\("_damped_steps_kernel", "stride_step"', text)
     assert "no variant for" in text  # any other flag value is still refused
@@ -1200,7 +1200,7 @@ def test_a_flag_variant_generic_over_a_stride_the_main_form_fixes_is_kept():
 def test_a_float_constexpr_of_one_never_names_a_size_one_fragment(tmp_path):
     """Liger's grpo_loss has `SAPO_TEMP_POS: tl.constexpr` = 1.0: the (1,) fragments of its
     scalar reductions printed as `(SAPO_TEMP_POS,)`, which TileLang rejects as a shape."""
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
 
     src = write(tmp_path, """
         @triton.jit
@@ -1215,7 +1215,7 @@ def test_a_float_constexpr_of_one_never_names_a_size_one_fragment(tmp_path):
         def launch(x, out):
             row_lse[(x.shape[0],)](x, out, x.shape[1], TEMP=1.0, BLOCK=128)
     """)
-    text = emit_module(convert_triton(src))
+    text = print_port(convert_triton(src))
     assert "(TEMP,)" not in text and "T.alloc_fragment((1,), T.float32)" in text
 
 
@@ -1271,11 +1271,11 @@ def test_a_grid_sized_by_a_host_helper_is_the_callers(tmp_path, grid):
             block = min(triton.next_power_of_2(k), 512)
             colmean[{grid}](x, y, n, k, BLOCK=block)
     """)
-    from porter.emit.tilelang import emit_module
+    from porter.pipeline import print_port
     from porter.reader import read_source
     from porter.pipeline import raise_to_tiles
 
-    port = emit_module(raise_to_tiles(read_source(str(src))))
+    port = print_port(raise_to_tiles(read_source(str(src))))
     assert "with T.Kernel(grid_x, grid_y, threads=threads)" in port
     assert "next_power_of_2" not in port.split("def colmean_program")[1].split("@T.prim_func")[1].split("return colmean")[0]
 

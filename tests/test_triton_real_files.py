@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from porter.diagnostics import NoKernelConverted
-from porter.emit.tilelang import emit_module
-from porter.emit.generic_constexprs import find_generic
+from porter.pipeline import print_port
+from porter.generic.constexprs import find_generic
 from porter.frontends.triton import convert_triton
 from porter.verify.driver import VerifyOptions, verify
 
@@ -29,7 +29,7 @@ def convert(path: str, **kw):
 
 def _port(tmp_path, source, **kw):
     path = tmp_path / "port.py"
-    path.write_text(emit_module(convert(str(source), **kw), str(source)))
+    path.write_text(print_port(convert(str(source), **kw), str(source)))
     return path
 
 
@@ -50,7 +50,7 @@ def test_library_file_converts_generic_ports_with_variants():
         [(False, "clip"), (False, "leaky"), (True, "clip"), (True, "leaky")]
     rms = kernels["row_rms_kernel"]
     assert set(rms.generic) == {"eps", "BLOCK"} and rms.launch.origin == "caller"
-    text = emit_module(module)
+    text = print_port(module)
     assert 'def bias_act_kernel_program(BLOCK=16, HAS_BIAS=True, ACT="leaky", threads=128):' in text
     assert 'if not HAS_BIAS and ACT == "clip":' in text  # (double quotes: the formatter's)
     assert "def row_rms_kernel_program(eps=1e-05, BLOCK=16, threads=128):" in text
@@ -157,7 +157,7 @@ def test_matmul_operator_and_builtin_min_on_tensors(tmp_path):
             c = min(a @ b, 100.0)
             tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
     """))
-    text = emit_module(convert(str(source)))
+    text = print_port(convert(str(source)))
     assert "T.gemm(" in text and "T.min(" in text
 
 
@@ -571,7 +571,7 @@ def test_a_batched_gemm_grid_over_the_launch_keywords_and_its_pipeline_builds_fo
     from porter.pipeline import raise_to_tiles
 
     path = tmp_path / "port.py"
-    path.write_text(emit_module(raise_to_tiles(convert(str(source))), str(source)))
+    path.write_text(print_port(raise_to_tiles(convert(str(source))), str(source)))
     module = _load(path)
     factory = module.batched_gemm_kernel_program
     assert module._UNROLLED_ALWAYS == ("batched_gemm_kernel_program",)
@@ -628,7 +628,7 @@ def test_masked_rows_of_an_aligned_copy_are_read_as_a_gpus_predicated_copy_on_th
 
     source = REAL / "addmm_masked_rows.py"
     path = tmp_path / "port.py"
-    path.write_text(emit_module(raise_to_tiles(convert(str(source))), str(source)))
+    path.write_text(print_port(raise_to_tiles(convert(str(source))), str(source)))
     assert "T.copy(a_ptr[" in path.read_text()
     report = verify(str(source), str(path), VerifyOptions(compile_check=False))
     result = report.kernels[0]

@@ -17,7 +17,6 @@ from porter.emit.expressions import ExprEmitter, dtype_ref, tuple_text
 from porter.emit.layout import bullet, docstring, lay_out_module
 from porter.emit.generated_hosts import host_text
 from porter.emit.triton_launch import add_variants, host_python, triton_view
-from porter.emit.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.ir import philox
 from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue, pipeline_stages
@@ -26,16 +25,11 @@ from porter.ir.nodes import (
     Kernel, Module, Store, Sync, UnaryOp, Var, While,
 )
 from porter.ir.printer import format_expr
-from porter.emit.vectors import vectorize_lanes
 from porter.ir.tiles import (
     Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore,
 )
-from porter.ir.tile_queries import fp32_products, is_tile_level, needs_threads
+from porter.ir.tile_queries import fp32_products
 from porter.ir.walk import all_exprs, declared_names, walk_stmts
-from porter.transforms.guarded_loads import guard_cast_loads
-from porter.transforms.pipelined_lets import fold_pipelined_lets
-from porter.transforms.tile_copies import coalesce_tile_copies
-from porter.transforms.whole_tile_fills import whole_tile_fills
 from porter.jinja_env import environment
 from porter.emit.cuda_templates import key_text as _key_text, template_ports
 from porter.ir.symbolic_ints import IntSpelling
@@ -107,20 +101,23 @@ def _environment():
 
 
 class KernelEmitter:
+    """Prints one form of a kernel from `kernel.printable` (transforms/printable.py made it: this
+    class changes no IR) as the KernelView the module template lays out."""
+
     def __init__(self, kernel: Kernel, source_name: str, values: Kernel | None = None, spelling=None):
+        if kernel.printable is None:
+            raise ValueError(f"kernel {kernel.name!r} is not ready to print (transforms/printable.py)")
         self.k = kernel
         self.values = values or kernel  # a generic port prints kernel (stand-ins), defaults from values
         self.source_name = source_name
-        # `int tid = threadIdx.x;` names the thread index: use the user's name for the handle.
-        self.body, aliases = builtin_aliases(kernel.body)
-        taken = {p.name for p in kernel.params} | set(declared_names(self.body))
-        self.body = vectorize_lanes(self.body, taken)
+        ready = kernel.printable
+        self.body = ready.body
         self.handles = {("thread_idx", a): _LANES[a] for a in range(3)}
         self.handles.update({("block_idx", a): _BLOCKS[a] for a in range(3)})
-        self.handles.update(aliases)
-        self.names = self._names()
+        self.handles.update(ready.thread_names)  # `int tid = threadIdx.x;`: the user's name
+        self.names = self._names(ready.declared)
         launch = kernel.launch
-        self.port_grid = launch.tile_grid or launch.grid  # the port's T.Kernel grid
+        self.port_grid = ready.port_grid  # the port's T.Kernel grid
         builtins = {}
         for axis in range(3):
             builtins[("thread_idx", axis)] = self.handles[("thread_idx", axis)] if axis < len(launch.block) else "0"
@@ -142,12 +139,12 @@ class KernelEmitter:
             taken = set(self.names.values()) | set(self.handles.values()) | set(kernel.constexprs)
             self.grid_names = [_safe(f"grid_{'xyz'[a]}", taken) for a in range(len(launch.grid))]
         for axis in range(3):
-            grid = simplify_grid(self.port_grid[axis]) if axis < len(self.port_grid) else Const(1, "int32")
+            grid = self.port_grid[axis] if axis < len(self.port_grid) else Const(1, "int32")
             builtins[("grid_dim", axis)] = self.grid_names[axis] if axis < len(self.grid_names) \
                 else self.expr(grid)
         self.mutable = {s.var.name for s in walk_stmts(self.body) if isinstance(s, Assign)}
 
-    def _names(self) -> dict:
+    def _names(self, declared) -> dict:
         """IR name -> how the body refers to it (unsigned scalars are read through a cast)."""
         taken: set = set(self.handles.values())
         names = {}
@@ -157,7 +154,7 @@ class KernelEmitter:
             names[p.name] = self.param_names[p.name]
             if not isinstance(p, BufferParam) and p.dtype in _WIDENED:
                 names[p.name] = f"T.Cast({dtype_ref(p.dtype)}, {names[p.name]})"
-        for name in declared_names(self.body):
+        for name in (*declared, *declared_names(self.body)):
             if name not in names:
                 names[name] = _safe(name, taken)
         return names
@@ -290,20 +287,18 @@ class KernelEmitter:
         # a Triton port takes the caller's grid as parameters: its host expression (which may
         # call host-only helpers such as next_power_of_2) is never printed in the kernel
         grid = list(self.grid_names) if k.language == "triton" and self.grid_names else \
-            [self.expr(simplify_grid(g)) for g in self.port_grid] or ["1"]
+            [self.expr(g) for g in self.port_grid] or ["1"]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))
-        body = simplify_stmts(substitute_block_dims(self.body, tuple(launch.block)))
-        if is_tile_level(body):
+        body, level = self.body, k.printable.level
+        if level == "tile":
             # Tile level: whole-tile statements; each element-wise step is its own T.Parallel.
-            body = fold_pipelined_lets(whole_tile_fills(coalesce_tile_copies(body)))
-            body = guard_cast_loads(body, {p.name for p in k.params if isinstance(p, BufferParam)})
             v.level = "tile"
             v.rule = ", ".join(tile_primitives(body)) or "T.Parallel steps"
             v.rule = f"rule {k.rule}: {v.rule}" if k.rule else f"blocks: {v.rule}"
             threads = self.int_text(launch.threads or _product(launch.block))
             v.body = self.allocations(body)
             v.body += self.block(body, 0) or ["T.evaluate(0)"]
-        elif needs_threads(k):
+        elif level == "thread":
             # Thread-level: barriers, shared memory, shuffles and atomics need real threads.
             v.level = "thread"
             v.rule = f"not raised: {k.not_raised}" if k.not_raised else None
@@ -626,7 +621,7 @@ def _clears(s) -> bool:
 
 
 def port_level(kernel: Kernel) -> tuple:
-    """(level, rule) the emitter gives a kernel: "tile" or "thread" (ir/tile_queries.py's
+    """(level, rule) a printable kernel is printed at: "tile" or "thread" (ir/tile_queries.py's
     level_of), and a description of what the program uses."""
     view = KernelEmitter(kernel, "").view()
     return view.level, view.rule

@@ -3,7 +3,7 @@
 A Triton port keeps the original's interface so that a user swaps one import and keeps the
 launcher code: `kernel[grid](x, y, n, BLOCK_SIZE=1024, num_warps=4)` (grid a tuple or a
 `lambda meta: ...`), or the plain call `kernel(x, y, n, grid=..., BLOCK_SIZE=1024)`. The
-program factory takes the constexprs found generic (porter/emit/generic_constexprs.py) as
+program factory takes the constexprs found generic (porter/generic/constexprs.py) as
 parameters, plus `threads` (num_warps * 32) and `stages` (num_stages of the
 T.Pipelined loops); the wrapper compiles one program per combination it is called with.
 Constexprs the port is specialised for stay module constants, and the wrapper refuses other

@@ -105,7 +105,7 @@ class Load:
     buffer: str
     index: Expr
     dtype: str
-    lanes: int = 0  # > 0: one element of a vector access of the original (float4: 4), see emit/vectors.py
+    lanes: int = 0  # > 0: one element of a vector access of the original (float4: 4), see transforms/vector_lanes.py
 
 
 Expr = Const | Var | Builtin | BinOp | UnaryOp | Call | Cast | Select | Load
@@ -401,6 +401,8 @@ class Kernel:
     generated: dict | None = None
     rule: str = ""        # the porter.match rule that raised this kernel to tile level
     not_raised: str = ""  # why no rule raised it ("rule: reason (line N)"), for reports
+    # the form as its port prints it (transforms/printable.py, the last stage): None before
+    printable: object = field(default=None, compare=False)
 
     @property
     def ident(self) -> str:

@@ -489,7 +489,7 @@ def _epilogue(e, frame, ir, row, col):
 def _guarded_bound(kernel, frame, sym, guards):
     """`coord < X` among the store's guards where the launch's grid is exactly ceildiv(X,
     block): X bounds the coordinate as tightly as the grid does, and reads as the user wrote."""
-    from porter.emit.simplify import simplify_grid
+    from porter.transforms.simplify import simplify_grid
 
     axis = 0 if sym == frame.gx else 1
     grid = kernel.launch.grid

@@ -23,7 +23,7 @@ class KernelRecord:
     line: int
     status: str                 # KERNEL_STATUSES
     converted: bool = False     # the front end and emitter produced a port for it
-    level: str | None = None    # "tile" or "thread" (porter.emit.tilelang.port_level)
+    level: str | None = None    # "tile" or "thread" (porter.pipeline.level_printed)
     rule: str | None = None     # the tile-level rule that matched, when one did
     verdict: str | None = None  # verify's verdict when verified (equivalent, mismatch, ...)
     verify: dict | None = None  # verify's per-kernel JSON (cases, compile, error)

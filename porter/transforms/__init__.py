@@ -2,7 +2,8 @@
 idiom, each with its before/after in its docstring (see ../shared/ARCHITECTURE.md).
 
 TRITON runs on every form of a Triton kernel before the rules (porter/pipeline.py lists the
-stages). The other modules here are steps the rules and the printer call on one body.
+stages); printable.py runs last, on every form of every kernel, and makes what emit/ prints.
+The other modules here are steps the rules and printable.py call on one body.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ spelled after them (`BLOCK`, `BLOCK * 2`, `BLOCK // 2`: porter/ir/symbolic_ints.
 texts must be equal, and the first, evaluated at the real values, must be the real instance's
 text. Other instances of the same types whose text it also gives share that program. This
 file makes the stand-ins; the comparison runs once they are raised as their instances were
-(porter/emit/generic_templates.py, called by porter/pipeline.py).
+(porter/generic/templates.py, called by porter/pipeline.py).
 
 What text comparison cannot see is refused before converting: a parameter that decides
 something at compile time (in an `if`, `while`, `switch`, `?:` or `static_assert`, `#if`, or

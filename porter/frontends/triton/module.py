@@ -5,7 +5,7 @@ The file is parsed, never imported or run. Every `@triton.jit` function that is 
 (`kernel[grid](...)`) or called by no other jit function and returns nothing becomes a Kernel;
 the others are helpers, inlined where they are called (kernels.py). Constexpr values come from
 `--constexpr`, the launch site, the autotune config, `@triton.heuristics`, the default, or are
-chosen from their use (choose.py); the judge it is handed (emit/generic_constexprs.py, by
+chosen from their use (choose.py); the judge it is handed (generic/constexprs.py, by
 porter/reader.py) proves which ones the port can take as parameters, and flags/enums become
 variants.
 
@@ -99,7 +99,7 @@ class TritonFrontend:
                  constexprs: dict | None = None, siblings: dict | None = None, find_generic=None):
         self.path = path
         # find_generic(kernel, reconvert, path, exclude) -> (generic names, stand-in print): the
-        # judge of which constexprs the port's program may take (emit/generic_constexprs.py,
+        # judge of which constexprs the port's program may take (generic/constexprs.py,
         # handed over by porter/reader.py); None: every constexpr stays fixed
         self.find_generic = find_generic
         self.siblings = {} if siblings is None else siblings  # other tree modules' front ends

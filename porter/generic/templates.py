@@ -6,8 +6,8 @@ before converting). Once the stand-ins are raised as their instance was, they ar
 with every integer the stand-ins explain spelled after them (`BLOCK`, `BLOCK * 2`:
 porter/ir/symbolic_ints.py): the two texts must be equal, and the first, evaluated at an instance's
 values, must be that instance's text. Such instances share one program, printed from the first
-stand-in. The comparison is on printed text because the printer decides how an integer is
-spelled; porter/pipeline.py calls this after the rules.
+stand-in. The comparison is on printed text (after transforms/printable.py's steps) because
+the printer decides how an integer is spelled; porter/pipeline.py calls this after the rules.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import dataclasses
 
 from porter.ir.symbolic_ints import IntSpelling
 from porter.emit.tilelang import program_text
+from porter.transforms.printable import printable
 from porter.util.names import PORT_MODULE_NAMES
 
 
@@ -27,7 +28,7 @@ def mark_generic(kernels: list, prepare) -> list:
     for index, real in enumerate(kernels):
         if len(real.stand_ins) != 2:
             continue
-        a, b = (prepare(s) for s in real.stand_ins)
+        a, b = (printable(prepare(s)) for s in real.stand_ins)
         mine, first, second = (dict(_values(k)) for k in (real, a, b))
         names = [n for n in mine if first.get(n) != mine[n] and n.isidentifier() and not n.startswith("_")
                  and n not in _RESERVED]
@@ -43,7 +44,7 @@ def mark_generic(kernels: list, prepare) -> list:
                     or inst.generic:
                 continue
             at = {n: dict(_values(inst))[n] for n in names}
-            if program_text(a, "", IntSpelling(spell_a, evaluate_at=at)) != program_text(inst, ""):
+            if program_text(a, "", IntSpelling(spell_a, evaluate_at=at)) != program_text(printable(inst), ""):
                 continue
             printed = dataclasses.replace(a, template_args=inst.template_args, constexprs=spell_a,
                                           generic=tuple(names), stand_ins=[])

@@ -13,8 +13,9 @@ default is the real value); the others stay fixed module constants, and the port
 refuses other values.
 
 The Triton front end converts (it is handed this function by porter/reader.py and calls it
-with its own `reconvert`); the judgement is the printer's, because the printer decides how a
-value is spelled (`named`, a Const's constexpr name). Deciding on the IR instead needs that
+with its own `reconvert`); each conversion takes the last IR steps (transforms/printable.py)
+and is printed by emit/, which decides how a value is spelled (`named`, a Const's constexpr
+name), so the texts compare what the port would print. Deciding on the IR instead needs that
 spelling made a pass of its own first.
 """
 
@@ -23,7 +24,8 @@ from __future__ import annotations
 import re
 
 from porter.diagnostics import TileportError
-from porter.emit.tilelang import program_text as render
+from porter.emit.tilelang import program_text
+from porter.transforms.printable import printable
 
 
 def find_generic(kernel, reconvert, source_name: str, exclude=()) -> tuple:
@@ -67,6 +69,11 @@ def _try(kernel, names, reconvert, source_name):
     if _substitute(text_a, actual) != _substitute(real, actual):
         return None
     return tuple(names), a
+
+
+def render(kernel, source_name: str):
+    """The program text of a kernel as converted (its last IR steps applied first)."""
+    return program_text(printable(kernel), source_name)
 
 
 def _stand_ins(values: dict, names, taken: set, round_: int):

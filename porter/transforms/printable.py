@@ -1,0 +1,74 @@
+"""The last IR -> IR steps, after the rules: each form of a kernel as its port prints it.
+
+The printer (emit/) decides no IR; it prints `kernel.printable`, which these steps make, in
+this order, on every form a kernel carries (its generic print, variants, launch values):
+
+    thread handles    `int tid = threadIdx.x;` (never reassigned) is dropped and `tid` names
+                      the lane handle (simplify.builtin_aliases)
+    vector lanes      the lanes of a float4 access one `T.vectorized` access (vector_lanes.py)
+    block sizes       `blockDim.x` as the launch's number, and what it makes constant folded
+    index arithmetic  unsigned index arithmetic in int32, `(n + 255) / 256` as T.ceildiv
+                      (simplify.py)
+    tile level only   adjacent element copies as one T.copy (tile_copies.py), a fill of a whole
+                      tile as T.fill (whole_tile_fills.py), a pipelined loop's lets folded into
+                      their uses (pipelined_lets.py), a cast load guarded (guarded_loads.py)
+
+and the level the port takes: "tile" (tile statements), "thread" (barriers, shared memory,
+shuffles, atomics need real threads) or "lanes" (one T.Parallel over the block).
+
+    before  Decl(tid, Builtin(thread_idx, 0)); Store(y, Var(tid), ...)      level unknown
+    after   Printable(body=[Store(y, Builtin(thread_idx, 0), ...)], level="lanes",
+                      thread_names={("thread_idx", 0): "tid"}, port_grid=(...))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from porter.ir.forms import forms, rebuilt
+from porter.ir.nodes import BufferParam
+from porter.ir.tile_queries import is_tile_level, needs_threads
+from porter.ir.walk import declared_names
+from porter.transforms.guarded_loads import guard_cast_loads
+from porter.transforms.pipelined_lets import fold_pipelined_lets
+from porter.transforms.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
+from porter.transforms.tile_copies import coalesce_tile_copies
+from porter.transforms.vector_lanes import vectorize_lanes
+from porter.transforms.whole_tile_fills import whole_tile_fills
+
+
+@dataclasses.dataclass(frozen=True)
+class Printable:
+    """One form of a kernel as its port prints it."""
+
+    body: list  # the statements inside `with T.Kernel(...)`
+    level: str  # "tile", "thread" or "lanes"
+    thread_names: dict  # ("thread_idx" | "block_idx", axis) -> the user's name for that handle
+    port_grid: tuple  # the T.Kernel grid (the tile grid when a rule made one), ceildivs spelled
+    declared: tuple  # the locals the printer names first: those declared once lanes are grouped
+
+
+def printable(kernel):
+    """The kernel with every form it carries ready to print (`printable` set on each)."""
+    return rebuilt(kernel, {id(f): _ready(f) for f in forms(kernel)})
+
+
+def printable_module(module):
+    """The module with each kernel's forms ready to print."""
+    return dataclasses.replace(module, kernels=[printable(k) for k in module.kernels])
+
+
+def _ready(kernel):
+    body, names = builtin_aliases(kernel.body)
+    body = vectorize_lanes(body, {p.name for p in kernel.params} | set(declared_names(body)))
+    declared = tuple(declared_names(body))
+    body = simplify_stmts(substitute_block_dims(body, tuple(kernel.launch.block)))
+    if is_tile_level(body):
+        body = fold_pipelined_lets(whole_tile_fills(coalesce_tile_copies(body)))
+        body = guard_cast_loads(body, {p.name for p in kernel.params if isinstance(p, BufferParam)})
+        level = "tile"
+    else:
+        level = "thread" if needs_threads(kernel) else "lanes"
+    launch = kernel.launch
+    grid = tuple(simplify_grid(g) for g in (launch.tile_grid or launch.grid))
+    return dataclasses.replace(kernel, printable=Printable(body, level, names, grid, declared))

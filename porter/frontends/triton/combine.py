@@ -16,12 +16,12 @@ through temporaries so every new value reads the old ones.
 from __future__ import annotations
 
 from porter.frontends.triton.tiles import TileDefMarker, lane_axes
-from porter.frontends.triton.values import FnV, LoopMarker, Slot, SlotRef, TV, TileRef, TupleV
+from porter.frontends.triton.values import FnV, LoopMarker, Slot, SlotRef, RuntimeValue, TileRef, TupleV
 from porter.ir.nodes import BinOp, Const
 
 
 def reduce_with(conv, inputs, axis, combine, keep_dims, node):
-    """The values `tl.reduce(inputs, axis, combine)` returns: one TV per input (a TupleV for
+    """The values `tl.reduce(inputs, axis, combine)` returns: one RuntimeValue per input (a TupleV for
     several)."""
     ops = conv.tile_ops
     xs = list(inputs.items) if isinstance(inputs, TupleV) else [inputs]
@@ -59,13 +59,13 @@ def reduce_with(conv, inputs, axis, combine, keep_dims, node):
         saved, conv.out = conv.out, []
         try:
             olds = [ops.ref(a, rest) for a in accs]
-            news = [TV(at(s, k), rest) for s in srcs]
+            news = [RuntimeValue(at(s, k), rest) for s in srcs]
             got = conv.inline(combine.node, olds + news, {}, node, combine.bound)
             got = list(got.items) if isinstance(got, TupleV) else [got]
             if len(got) != len(accs):
                 raise conv.err("TP212", f"the combine function of tl.reduce returns {len(got)} "
                                f"values for {len(accs)} blocks", node)
-            temps = [ops.tile_of(TV(conv._as_expr(g, ops.tiles[a].dtype), rest), "fold", node)
+            temps = [ops.tile_of(RuntimeValue(conv._as_expr(g, ops.tiles[a].dtype), rest), "fold", node)
                      if conv._shape(g) == rest else
                      _broadcast_tile(conv, ops, g, rest, ops.tiles[a].dtype, loc)
                      for g, a in zip(got, accs)]

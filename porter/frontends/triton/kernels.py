@@ -54,8 +54,8 @@ from porter.frontends.triton.tiles import (
     uses_loads,
 )
 from porter.frontends.triton.values import (
-    BlockPtrV, AtomicMarker, DTypeV, DeclMarker, Evidence, FnV, LoopMarker, ModV, PhiAssign,
-    PtrTypeV, PtrV, PyC, Slot, SlotRef, TV, TupleV, broadcast_shapes, cast, computation_type,
+    BlockPointerValue, AtomicMarker, DTypeValue, DeclMarker, Evidence, FnV, LoopMarker, ModuleValue, PhiAssign,
+    PointerTypeValue, PointerValue, StaticValue, Slot, SlotRef, RuntimeValue, TupleV, broadcast_shapes, cast, computation_type,
     const_of, identity_axes, pyconst_dtype, remap, slot_refs,
 )
 from porter.frontends.triton.values import _is_number, _numeric
@@ -68,7 +68,7 @@ from porter.ir.returns import eliminate_returns
 from porter.ir.walk import map_expr, walk_expr
 
 def _is_int_const(v, n) -> bool:
-    return isinstance(v, PyC) and type(v.value) is int and v.value == n
+    return isinstance(v, StaticValue) and type(v.value) is int and v.value == n
 
 
 # =============================================================================== kernel bodies
@@ -112,12 +112,12 @@ class KernelConverter(TritonCalls, TritonMemory):
     def convert(self) -> list:
         env = {}
         for name, v in self.constexprs.items():
-            env[name] = PyC(v.value, name) if isinstance(v, PyC) else v
+            env[name] = StaticValue(v.value, name) if isinstance(v, StaticValue) else v
         for name in self.runtime:
             if name in self.buffer_dtypes:
-                env[name] = PtrV(name, None, (), self.buffer_dtypes[name])
+                env[name] = PointerValue(name, None, (), self.buffer_dtypes[name])
             else:
-                env[name] = TV(Var(name, self.scalar_dtypes[name]))
+                env[name] = RuntimeValue(Var(name, self.scalar_dtypes[name]))
         self.out = []
         self.block(self.fn.body, env)
         body = self.out
@@ -150,16 +150,16 @@ class KernelConverter(TritonCalls, TritonMemory):
                 return False
             if isinstance(st.value, ast.Call) and self._atomic_statement(st.value, env):
                 return False
-            self.ev(st.value, env)
+            self.value_of(st.value, env)
             return False
         if isinstance(st, ast.Assign):
-            value = self.ev(st.value, env)
+            value = self.value_of(st.value, env)
             for t in st.targets:
                 self.assign(t, value, env, st)
             return False
         if isinstance(st, ast.AnnAssign):
             if st.value is not None:
-                value = self.ev(st.value, env)
+                value = self.value_of(st.value, env)
                 self.assign(st.target, value, env, st)
             return False
         if isinstance(st, ast.AugAssign):
@@ -171,11 +171,11 @@ class KernelConverter(TritonCalls, TritonMemory):
                 # `acc += tl.dot(a, b)` is `acc = tl.dot(a, b, acc)`: T.gemm accumulates in place
                 operands = [st.value.left, st.value.right] if isinstance(st.value, ast.BinOp) \
                     else st.value.args[:2]
-                a, b = (self.ev(x, env) for x in operands)
+                a, b = (self.value_of(x, env) for x in operands)
                 value = self.tile_ops.dot(a, b, current, None, st.value)
                 self.assign(st.target, value, env, st)
                 return False
-            value = self.binop(_BINOPS[type(st.op)], current, self.ev(st.value, env), st)
+            value = self.binop(_BINOPS[type(st.op)], current, self.value_of(st.value, env), st)
             self.assign(st.target, value, env, st)
             return False
         if isinstance(st, ast.If):
@@ -193,8 +193,8 @@ class KernelConverter(TritonCalls, TritonMemory):
         if isinstance(st, (ast.Break, ast.Continue)):
             raise TileportError("TP210", "break/continue are not supported yet", loc)
         if isinstance(st, ast.Assert):
-            test = self.ev(st.test, env)
-            if isinstance(test, PyC) and not test.value:
+            test = self.value_of(st.test, env)
+            if isinstance(test, StaticValue) and not test.value:
                 msg = self._message(st.msg, env)
                 raise TileportError("TP229", f"assertion failed at conversion time{msg}", loc)
             return False
@@ -207,17 +207,17 @@ class KernelConverter(TritonCalls, TritonMemory):
             return True
         if not (isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords):
             return False
-        f = self.ev(node.func, env)
+        f = self.value_of(node.func, env)
         return isinstance(f, FnV) and f.kind == "tl" and f.name == "dot"
 
     def _message(self, node, env) -> str:
         if node is None:
             return ""
         try:
-            v = self.ev(node, env)
+            v = self.value_of(node, env)
         except TileportError:
             return ""
-        return f": {v.value}" if isinstance(v, PyC) else ""
+        return f": {v.value}" if isinstance(v, StaticValue) else ""
 
     def assign(self, target, value, env, st):
         if isinstance(target, ast.Name):
@@ -227,8 +227,8 @@ class KernelConverter(TritonCalls, TritonMemory):
             items = None
             if isinstance(value, TupleV):
                 items = value.items
-            elif isinstance(value, PyC) and isinstance(value.value, (tuple, list)):
-                items = tuple(PyC(v) for v in value.value)
+            elif isinstance(value, StaticValue) and isinstance(value.value, (tuple, list)):
+                items = tuple(StaticValue(v) for v in value.value)
             if items is None or len(items) != len(target.elts):
                 raise self.err("TP216", "cannot unpack this value into "
                                f"{len(target.elts)} names", st)
@@ -239,7 +239,7 @@ class KernelConverter(TritonCalls, TritonMemory):
                        "Triton kernels", st)
 
     def bind(self, name, value, env, st, materialize: bool = False):
-        if isinstance(value, TV):
+        if isinstance(value, RuntimeValue):
             e = value.expr
             trivial = isinstance(e, (Const, Var, SlotRef, TileRef)) or \
                 (value.dtype == "bool" and not any(isinstance(x, Load) for x in walk_expr(e)))
@@ -250,17 +250,17 @@ class KernelConverter(TritonCalls, TritonMemory):
                     self.slots[idx].tile = self.tile_ops.new_tile(name, value.shape, value.dtype,
                                                                   loc=self.loc(st))
                 self.out.append(DeclMarker(idx, self.loc(st)))
-                value = TV(SlotRef(idx, identity_axes(len(value.shape)), value.dtype), value.shape)
+                value = RuntimeValue(SlotRef(idx, identity_axes(len(value.shape)), value.dtype), value.shape)
         env[name] = value
 
     def if_statement(self, st, env) -> bool:
-        test = self.ev(st.test, env)
-        if isinstance(test, (PyC, DTypeV, ModV, FnV, TupleV, PtrTypeV)):
-            truth = bool(test.value) if isinstance(test, PyC) else True
+        test = self.value_of(st.test, env)
+        if isinstance(test, (StaticValue, DTypeValue, ModuleValue, FnV, TupleV, PointerTypeValue)):
+            truth = bool(test.value) if isinstance(test, StaticValue) else True
             return self.block(st.body if truth else st.orelse, env)
-        if isinstance(test, PtrV):
+        if isinstance(test, PointerValue):
             return self.block(st.body, env)
-        if not isinstance(test, TV):
+        if not isinstance(test, RuntimeValue):
             raise self.err("TP217", "unsupported if condition", st.test)
         if test.shape != ():
             raise self.err("TP228", "an 'if' on a block tensor is not allowed in Triton; use "
@@ -297,9 +297,9 @@ class KernelConverter(TritonCalls, TritonMemory):
             if a is b or a == b:
                 merged[name] = a
                 continue
-            if isinstance(a, (TV, PyC)) and isinstance(b, (TV, PyC)) and \
-                    (isinstance(a, TV) or isinstance(b, TV)) and _numeric(a) and _numeric(b):
-                dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC))
+            if isinstance(a, (RuntimeValue, StaticValue)) and isinstance(b, (RuntimeValue, StaticValue)) and \
+                    (isinstance(a, RuntimeValue) or isinstance(b, RuntimeValue)) and _numeric(a) and _numeric(b):
+                dt = computation_type(self._dt(a), isinstance(a, StaticValue), self._dt(b), isinstance(b, StaticValue))
                 shape = broadcast_shapes(self._shape(a), self._shape(b))
                 if shape is None:
                     raise TileportError("TP222", f"'{name}' has incompatible block shapes in the two "
@@ -310,7 +310,7 @@ class KernelConverter(TritonCalls, TritonMemory):
                 phis.append(DeclMarker(idx, loc))
                 then_out.append(PhiAssign(idx, self._as_expr(a, dt), loc))
                 else_out.append(PhiAssign(idx, self._as_expr(b, dt), loc))
-                merged[name] = TV(SlotRef(idx, identity_axes(len(shape)), dt), shape)
+                merged[name] = RuntimeValue(SlotRef(idx, identity_axes(len(shape)), dt), shape)
                 continue
             raise TileportError("TP216", f"'{name}' gets different kinds of values in the branches "
                                 "of this runtime if; not supported yet", loc)
@@ -326,7 +326,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         """(kind, start, stop, step) of `range(...)` / `tl.range` / `tl.static_range`, else None."""
         if not isinstance(it, ast.Call):
             return None
-        f = self.ev(it.func, env)
+        f = self.value_of(it.func, env)
         if not isinstance(f, FnV):
             return None
         if f.kind == "py" and f.name == "range":
@@ -337,27 +337,27 @@ class KernelConverter(TritonCalls, TritonMemory):
             return None
         if any(isinstance(a, ast.Starred) for a in it.args) or any(k.arg is None for k in it.keywords):
             raise self.err("TP210", "*args / **kwargs in a loop range are not supported", it)
-        args = [self.ev(a, env) for a in it.args]
-        kwargs = {k.arg: self.ev(k.value, env) for k in it.keywords}
+        args = [self.value_of(a, env) for a in it.args]
+        kwargs = {k.arg: self.value_of(k.value, env) for k in it.keywords}
         a1 = self._arg(args, kwargs, 0, "arg1", None)
         a2 = self._arg(args, kwargs, 1, "arg2", None)
         step = self._arg(args, kwargs, 2, "step", None)
         if a1 is None:
             raise self.err("TP210", "range() needs bounds", it)
-        none = lambda v: v is None or (isinstance(v, PyC) and v.value is None)  # noqa: E731
-        start, stop = (PyC(0), a1) if none(a2) else (a1, a2)
-        step = PyC(1) if none(step) else step
+        none = lambda v: v is None or (isinstance(v, StaticValue) and v.value is None)  # noqa: E731
+        start, stop = (StaticValue(0), a1) if none(a2) else (a1, a2)
+        step = StaticValue(1) if none(step) else step
         for v in (start, stop, step):
-            if isinstance(v, PyC) and isinstance(v.value, int) and not isinstance(v.value, bool):
+            if isinstance(v, StaticValue) and isinstance(v.value, int) and not isinstance(v.value, bool):
                 continue
-            if isinstance(v, TV) and v.shape == () and not is_float(v.dtype):
+            if isinstance(v, RuntimeValue) and v.shape == () and not is_float(v.dtype):
                 continue
-            if isinstance(v, TV) and v.shape != ():
+            if isinstance(v, RuntimeValue) and v.shape != ():
                 raise self.err("TP210", "loop bounds must be scalars, not block tensors", it)
-            if isinstance(v, TV):  # loaded from a buffer whose dtype was only a guess: ints
+            if isinstance(v, RuntimeValue):  # loaded from a buffer whose dtype was only a guess: ints
                 self.retype_loaded(v, "int32")
             raise self.err("TP210", "loop bounds must be integers", it)
-        if isinstance(step, PyC) and step.value == 0:
+        if isinstance(step, StaticValue) and step.value == 0:
             raise self.err("TP210", "range() step must not be zero", it)
         return kind, start, stop, step
 
@@ -377,7 +377,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         phis = []
         for name in names:
             v = env[name]
-            if isinstance(v, PtrV):
+            if isinstance(v, PointerValue):
                 # a pointer advanced in the loop: its element offset is the loop-carried value
                 offset = v.offset if v.offset is not None else Const(0, "int32")
                 idx = len(self.slots)
@@ -387,11 +387,11 @@ class KernelConverter(TritonCalls, TritonMemory):
                 self.phi_init[idx] = offset
                 self.out.append(DeclMarker(idx, loc))
                 self.out.append(PhiAssign(idx, offset, loc))
-                env[name] = PtrV(v.buffer, SlotRef(idx, identity_axes(len(v.shape)), offset.dtype),
+                env[name] = PointerValue(v.buffer, SlotRef(idx, identity_axes(len(v.shape)), offset.dtype),
                                  v.shape, v.elem)
                 phis.append((name, idx))
                 continue
-            if isinstance(v, BlockPtrV):
+            if isinstance(v, BlockPointerValue):
                 # a block pointer advanced in the loop: its window offsets are carried scalars
                 slots, offsets = [], []
                 for d, off in enumerate(v.offsets):
@@ -402,7 +402,7 @@ class KernelConverter(TritonCalls, TritonMemory):
                     self.out.append(DeclMarker(idx, loc))
                     self.out.append(PhiAssign(idx, init, loc))
                     slots.append(idx)
-                    offsets.append(TV(SlotRef(idx, (), "int32")))
+                    offsets.append(RuntimeValue(SlotRef(idx, (), "int32")))
                 env[name] = dataclasses.replace(v, offsets=tuple(offsets), slots=tuple(slots))
                 self.block_pointer_slots[slots[0]] = env[name]
                 phis.append((name, slots[0]))
@@ -417,7 +417,7 @@ class KernelConverter(TritonCalls, TritonMemory):
             self.phi_init[idx] = self._as_expr(v, dt)
             self.out.append(DeclMarker(idx, loc))
             self.out.append(PhiAssign(idx, self._as_expr(v, dt), loc))
-            env[name] = TV(SlotRef(idx, identity_axes(len(shape)), dt), shape)
+            env[name] = RuntimeValue(SlotRef(idx, identity_axes(len(shape)), dt), shape)
             phis.append((name, idx))
         return phis
 
@@ -446,7 +446,7 @@ class KernelConverter(TritonCalls, TritonMemory):
                 terms.append(e)
         mine = [t for t in terms if isinstance(t, SlotRef) and t.slot == idx]
         rest = [t for t in terms if not (isinstance(t, SlotRef) and t.slot == idx)]
-        if len(mine) != 1 or not rest or not isinstance(step, PyC) or step.value <= 0:
+        if len(mine) != 1 or not rest or not isinstance(step, StaticValue) or step.value <= 0:
             return None
         for t in rest:
             for n in walk_expr(t):
@@ -496,10 +496,10 @@ class KernelConverter(TritonCalls, TritonMemory):
         for name, idx in phis:
             slot = self.slots[idx]
             v = body_env.get(name)
-            if isinstance(v, TV) and isinstance(v.expr, SlotRef) and v.expr.slot == idx and \
+            if isinstance(v, RuntimeValue) and isinstance(v.expr, SlotRef) and v.expr.slot == idx and \
                     v.expr.axes == identity_axes(len(slot.shape)):
                 continue
-            if isinstance(v, PtrV):
+            if isinstance(v, PointerValue):
                 if self.pointer_slots.get(idx) != v.buffer or v.shape != slot.shape:
                     raise self.err("TP210", f"pointer '{name}' points into another buffer or block "
                                    "shape after the loop body", st)
@@ -508,11 +508,11 @@ class KernelConverter(TritonCalls, TritonMemory):
                     continue
                 after = self._closed_form(idx, offset, induction, first_slot)
                 if after is not None:
-                    induction[4][name] = PtrV(v.buffer, after, v.shape, v.elem)
+                    induction[4][name] = PointerValue(v.buffer, after, v.shape, v.elem)
                     continue
                 body_out.append(PhiAssign(idx, cast(offset, slot.dtype), loc))
                 continue
-            if isinstance(v, BlockPtrV):
+            if isinstance(v, BlockPointerValue):
                 before = self.block_pointer_slots.get(idx)
                 if before is None or v.buffer != before.buffer or v.block != before.block:
                     raise self.err("TP210", f"block pointer '{name}' points into another buffer or "
@@ -522,11 +522,11 @@ class KernelConverter(TritonCalls, TritonMemory):
                     e = self._as_expr(off, "int32")
                     if isinstance(e, SlotRef) and e.slot == sidx:
                         offsets.append(None)
-                        afters.append(TV(e))
+                        afters.append(RuntimeValue(e))
                         continue
                     after = self._closed_form(sidx, e, induction, first_slot)
                     if after is not None:
-                        afters.append(TV(after))
+                        afters.append(RuntimeValue(after))
                         continue
                     body_out.append(PhiAssign(sidx, cast(e, "int32"), loc))
                     afters.append(None)
@@ -540,7 +540,7 @@ class KernelConverter(TritonCalls, TritonMemory):
                 raise self.err("TP222", f"loop-carried '{name}' changes its block shape in the loop "
                                f"({slot.shape} before, {self._shape(v)} after)", st)
             dt = self._dt(v)
-            if dt != slot.dtype and not isinstance(v, PyC):
+            if dt != slot.dtype and not isinstance(v, StaticValue):
                 raise self.err("TP225", f"loop-carried '{name}' has type {slot.dtype} before the "
                                f"loop but is reassigned to {dt} in it; initialise it with that "
                                "dtype", st)
@@ -548,7 +548,7 @@ class KernelConverter(TritonCalls, TritonMemory):
             if slot.shape == () and not is_float(slot.dtype) and slot.dtype != "bool":
                 after = self._closed_form(idx, new, induction, first_slot)
                 if after is not None:
-                    induction[4][name] = TV(after)
+                    induction[4][name] = RuntimeValue(after)
                     continue
             body_out.append(PhiAssign(idx, new, loc))
         return body_out
@@ -564,13 +564,13 @@ class KernelConverter(TritonCalls, TritonMemory):
         if not isinstance(st.target, ast.Name):
             raise self.err("TP210", "the loop variable must be a plain name", st.target)
         target = st.target.id
-        if all(isinstance(v, PyC) for v in (start, stop, step)) and kind == "static_range":
+        if all(isinstance(v, StaticValue) for v in (start, stop, step)) and kind == "static_range":
             values = range(start.value, stop.value, step.value)
             if len(values) > 4096:
                 raise self.err("TP210", f"tl.static_range of {len(values)} iterations is too long "
                                "to unroll", st.iter)
             for i in values:
-                env[target] = PyC(i)
+                env[target] = StaticValue(i)
                 if self.block(st.body, env):
                     return True
             return False
@@ -583,13 +583,13 @@ class KernelConverter(TritonCalls, TritonMemory):
         self.slots.append(Slot(target, None, (), "int32", loc, phi=True))
         var = SlotRef(idx, (), "int32")
         body_env = dict(env)
-        body_env[target] = TV(var)
+        body_env[target] = RuntimeValue(var)
         start_e, stop_e, step_e = (self._as_expr(v, "int32") for v in (start, stop, step))
         closed = {}
         body = self._loop_body(st, body_env, phis, (var, start_e, stop_e, step, closed))
         for name, value in closed.items():
             after[name] = value
-        if isinstance(step, PyC):
+        if isinstance(step, StaticValue):
             cond = BinOp("<" if step.value > 0 else ">", var, stop_e, "bool")
         elif _positive(step_e):  # `range(pid, n, tl.num_programs(0))`: a grid-stride loop
             cond = BinOp("<", var, stop_e, "bool")
@@ -615,18 +615,18 @@ class KernelConverter(TritonCalls, TritonMemory):
         saved = self.out
         self.out = extra = []
         try:
-            test = self.ev(st.test, env)
+            test = self.value_of(st.test, env)
         finally:
             self.out = saved
         if extra:
             raise self.err("TP210", "this while condition is too complex (it calls a helper); "
                            "compute it in a variable", st.test)
-        if isinstance(test, PyC):
+        if isinstance(test, StaticValue):
             if not test.value:
                 return False
             raise self.err("TP210", "a 'while' loop with a constant true condition needs break, "
                            "which is not supported", st.test)
-        if not isinstance(test, TV):
+        if not isinstance(test, RuntimeValue):
             raise self.err("TP210", "unsupported while condition", st.test)
         if test.shape != ():
             raise self.err("TP228", "a 'while' on a block tensor is not allowed in Triton; the "
@@ -645,7 +645,7 @@ class KernelConverter(TritonCalls, TritonMemory):
     def _atomic_statement(self, node, env) -> bool:
         """`tl.atomic_add(ptr, val, mask)` as a statement (result unused); False: not one."""
         try:
-            f = self.ev(node.func, env)
+            f = self.value_of(node.func, env)
         except TileportError:
             return False
         if not (isinstance(f, FnV) and f.kind == "tl" and f.name in self._ATOMIC_OPS):
@@ -656,19 +656,19 @@ class KernelConverter(TritonCalls, TritonMemory):
             raise NeedTiles()
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             raise self.err("TP217", "*args / **kwargs in calls are not supported", node)
-        args = [self.ev(a, env) for a in node.args]
-        kwargs = {k.arg: self.ev(k.value, env) for k in node.keywords}
+        args = [self.value_of(a, env) for a in node.args]
+        kwargs = {k.arg: self.value_of(k.value, env) for k in node.keywords}
         fname = f"tl.{f.name}"
         ptr = self._pointer(self._need(args, kwargs, 0, "pointer", node, fname), node, fname)
         value = self._need(args, kwargs, 1, "val", node, fname)
-        if not (isinstance(value, TV) or _is_number(value)):
+        if not (isinstance(value, RuntimeValue) or _is_number(value)):
             raise self.err("TP217", f"unsupported value for {fname}", node)
         sem = self._arg(args, kwargs, 3, "sem", None)
-        if isinstance(sem, PyC) and sem.value not in (None, "relaxed", "acq_rel", "acquire", "release"):
+        if isinstance(sem, StaticValue) and sem.value not in (None, "relaxed", "acq_rel", "acquire", "release"):
             raise self.err("TP214", f"{fname} with sem={sem.value!r} is not supported", node)
         mask_v = self._arg(args, kwargs, 2, "mask")
         shape = self._bshape(node, ptr, value)
-        if mask_v is not _MISSING and isinstance(mask_v, TV):
+        if mask_v is not _MISSING and isinstance(mask_v, RuntimeValue):
             shape = self._bshape(node, ptr, value, mask_v)
         mask = self._mask(mask_v, shape, node, fname)
         if mask is False:
@@ -694,15 +694,15 @@ class KernelConverter(TritonCalls, TritonMemory):
                 and isinstance(test.left, ast.Call)):
             return False
         try:
-            f = self.ev(test.left.func, env)
+            f = self.value_of(test.left.func, env)
         except TileportError:
             return False
         if not (isinstance(f, FnV) and f.kind == "tl" and f.name == "atomic_cas"):
             return False
         call = test.left
-        args = [self.ev(a, env) for a in call.args]
-        kwargs = {k.arg: self.ev(k.value, env) for k in call.keywords if k.arg is not None}
-        right = self.ev(test.comparators[0], env)
+        args = [self.value_of(a, env) for a in call.args]
+        kwargs = {k.arg: self.value_of(k.value, env) for k in call.keywords if k.arg is not None}
+        right = self.value_of(test.comparators[0], env)
         cmp_, val = self._arg(args, kwargs, 1, "cmp"), self._arg(args, kwargs, 2, "val")
         waits = (isinstance(test.ops[0], ast.Eq) and _is_int_const(right, 1)) or \
             (isinstance(test.ops[0], ast.NotEq) and _is_int_const(right, 0))
@@ -730,11 +730,11 @@ class KernelConverter(TritonCalls, TritonMemory):
             if ctx["if_depth"] > 0:
                 raise self.err("TP227", "'return' inside a runtime 'if' of an inlined @triton.jit "
                                "function is not supported yet", st)
-            ctx["ret"] = self.ev(st.value, env) if st.value is not None else PyC(None)
+            ctx["ret"] = self.value_of(st.value, env) if st.value is not None else StaticValue(None)
             return True
         if st.value is not None:
-            v = self.ev(st.value, env)
-            if not (isinstance(v, PyC) and v.value is None):
+            v = self.value_of(st.value, env)
+            if not (isinstance(v, StaticValue) and v.value is None):
                 raise self.err("TP216", "a kernel cannot return a value", st)
         self.out.append(Return(self.loc(st)))
         return True
@@ -750,22 +750,23 @@ class KernelConverter(TritonCalls, TritonMemory):
                            "constants and @triton.jit functions can be used in a kernel)", node)
         return v
 
-    def ev(self, node, env):
+    def value_of(self, node, env):
+        """The value of a Python expression of the kernel (a runtime, static, pointer... value)."""
         if isinstance(node, ast.Constant):
-            return PyC(node.value)
+            return StaticValue(node.value)
         if isinstance(node, ast.Name):
             return self.lookup(node.id, env, node)
         if isinstance(node, ast.Attribute):
-            return self.attribute(self.ev(node.value, env), node.attr, node)
+            return self.attribute(self.value_of(node.value, env), node.attr, node)
         if isinstance(node, ast.Subscript):
-            return self.subscript(self.ev(node.value, env), node.slice, node, env)
+            return self.subscript(self.value_of(node.value, env), node.slice, node, env)
         if isinstance(node, (ast.Tuple, ast.List)):
-            return TupleV(tuple(self.ev(e, env) for e in node.elts))
+            return TupleV(tuple(self.value_of(e, env) for e in node.elts))
         if isinstance(node, ast.BinOp):
             op = _BINOPS.get(type(node.op))
-            return self.binop(op, self.ev(node.left, env), self.ev(node.right, env), node)
+            return self.binop(op, self.value_of(node.left, env), self.value_of(node.right, env), node)
         if isinstance(node, ast.UnaryOp):
-            return self.unary(node.op, self.ev(node.operand, env), node)
+            return self.unary(node.op, self.value_of(node.operand, env), node)
         if isinstance(node, ast.BoolOp):
             return self.boolop(node, env)
         if isinstance(node, ast.Compare):
@@ -775,54 +776,54 @@ class KernelConverter(TritonCalls, TritonMemory):
         if isinstance(node, ast.Call):
             return self.call(node, env)
         if isinstance(node, ast.JoinedStr):
-            return PyC("")
+            return StaticValue("")
         raise self.err("TP217", f"unsupported expression ({type(node).__name__})", node)
 
     def attribute(self, base, name, node):
-        if isinstance(base, ModV):
+        if isinstance(base, ModuleValue):
             return self.fe.module_attr(base, name, node)
-        if isinstance(base, TV):
+        if isinstance(base, RuntimeValue):
             if name in ("dtype", "type"):
                 e = base.expr
                 param = e.name if isinstance(e, Var) and e.name in self.unknown else None
                 if name == "type" and param is None:  # a block's type: `.element_ty` is its dtype
-                    return PtrTypeV(base.dtype)
-                return DTypeV(base.dtype, param)
+                    return PointerTypeValue(base.dtype)
+                return DTypeValue(base.dtype, param)
             if name == "shape":
-                return PyC(tuple(base.shape))
+                return StaticValue(tuple(base.shape))
             if name == "T":
                 return self.permute(base, None, node)
             return FnV("method", name, bound=base)
-        if isinstance(base, PtrV):
+        if isinstance(base, PointerValue):
             if name in ("dtype", "type"):  # `Out.type.element_ty` as `Out.dtype.element_ty`
-                return PtrTypeV(base.elem)
+                return PointerTypeValue(base.elem)
             if name == "shape":
-                return PyC(tuple(base.shape))
+                return StaticValue(tuple(base.shape))
             return FnV("method", name, bound=base)
-        if isinstance(base, BlockPtrV) and name in ("load", "store"):
+        if isinstance(base, BlockPointerValue) and name in ("load", "store"):
             return FnV("method", name, bound=base)
-        if isinstance(base, BlockPtrV) and name in ("dtype", "type"):  # `p.dtype.element_ty`
-            return PtrTypeV(base.elem)
-        if isinstance(base, PtrTypeV):
+        if isinstance(base, BlockPointerValue) and name in ("dtype", "type"):  # `p.dtype.element_ty`
+            return PointerTypeValue(base.elem)
+        if isinstance(base, PointerTypeValue):
             if name == "element_ty" or name == "scalar":  # `x.type.scalar`: a block's element dtype
-                return DTypeV(base.elem)
-        if isinstance(base, DTypeV):
+                return DTypeValue(base.elem)
+        if isinstance(base, DTypeValue):
             if name == "element_ty":
                 if base.param is not None:
                     raise _NeedPointer(base.param)
                 raise self.err("TP224", "'.element_ty' of a non-pointer value", node)
             if name == "primitive_bitwidth":
-                return PyC(8 if base.dtype == "bool" else int("".join(c for c in base.dtype if c.isdigit())))
+                return StaticValue(8 if base.dtype == "bool" else int("".join(c for c in base.dtype if c.isdigit())))
             if name.startswith("is_"):
                 return FnV("dtype_pred", name, bound=base)
             if name == "scalar":  # a dtype's scalar type is itself
                 return base
-        if isinstance(base, (PyC, DTypeV)) and name == "value":  # a constexpr's wrapped value
+        if isinstance(base, (StaticValue, DTypeValue)) and name == "value":  # a constexpr's wrapped value
             return base
         raise self.err("TP217", f"unsupported attribute '.{name}'", node)
 
     def subscript(self, base, index_node, node, env):
-        if isinstance(base, (TV, PtrV)):
+        if isinstance(base, (RuntimeValue, PointerValue)):
             items = index_node.elts if isinstance(index_node, ast.Tuple) else [index_node]
             kinds = []
             for it in items:
@@ -853,29 +854,29 @@ class KernelConverter(TritonCalls, TritonMemory):
                 else:
                     new_shape.append(1)
             return self._reshape(base, tuple(new_shape), dim_map)
-        idx = self.ev(index_node, env)
-        if isinstance(idx, PyC) and isinstance(idx.value, int):
+        idx = self.value_of(index_node, env)
+        if isinstance(idx, StaticValue) and isinstance(idx.value, int):
             if isinstance(base, TupleV) and -len(base.items) <= idx.value < len(base.items):
                 return base.items[idx.value]
-            if isinstance(base, PyC) and isinstance(base.value, (tuple, list)) and \
+            if isinstance(base, StaticValue) and isinstance(base.value, (tuple, list)) and \
                     -len(base.value) <= idx.value < len(base.value):
-                return PyC(base.value[idx.value])
-        if isinstance(base, PyC) and isinstance(base.value, dict) and isinstance(idx, PyC):
+                return StaticValue(base.value[idx.value])
+        if isinstance(base, StaticValue) and isinstance(base.value, dict) and isinstance(idx, StaticValue):
             if idx.value in base.value:
-                return PyC(base.value[idx.value])
+                return StaticValue(base.value[idx.value])
         raise self.err("TP223", "unsupported subscript", node)
 
     def _reshape(self, base, new_shape, dim_map):
         """Place old dim j at new dim dim_map[j] (the others are new size-1 dims)."""
         k, k2 = len(base.shape), len(new_shape)
         mapping = {k - 1 - j: k2 - 1 - j2 for j, j2 in dim_map.items()}
-        if isinstance(base, PtrV):
+        if isinstance(base, PointerValue):
             off = remap(base.offset, mapping) if base.offset is not None else None
-            return PtrV(base.buffer, off, new_shape, base.elem)
-        return TV(remap(base.expr, mapping), new_shape)
+            return PointerValue(base.buffer, off, new_shape, base.elem)
+        return RuntimeValue(remap(base.expr, mapping), new_shape)
 
     def permute(self, base, dims, node):
-        if not isinstance(base, (TV, PtrV)):
+        if not isinstance(base, (RuntimeValue, PointerValue)):
             raise self.err("TP223", "tl.trans/permute of a non-tensor", node)
         k = len(base.shape)
         if dims is None:
@@ -888,14 +889,14 @@ class KernelConverter(TritonCalls, TritonMemory):
     # ------------------------------------------------------------------ operators
 
     def _dt(self, v) -> str:
-        return pyconst_dtype(v.value) if isinstance(v, PyC) else v.dtype
+        return pyconst_dtype(v.value) if isinstance(v, StaticValue) else v.dtype
 
     @staticmethod
     def _shape(v) -> tuple:
-        return v.shape if isinstance(v, (TV, PtrV)) else ()
+        return v.shape if isinstance(v, (RuntimeValue, PointerValue)) else ()
 
     def _as_expr(self, v, dtype):
-        if isinstance(v, PyC):
+        if isinstance(v, StaticValue):
             const = const_of(v.value, dtype)
             if v.name and isinstance(const, Const) and const.value == v.value:
                 const = dataclasses.replace(const, name=v.name)
@@ -916,7 +917,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         if not is_float(dt):
             return
         for v in vals:
-            if isinstance(v, TV) and not is_float(v.dtype) and not self._is_index(v.expr):
+            if isinstance(v, RuntimeValue) and not is_float(v.dtype) and not self._is_index(v.expr):
                 self.evidence.float_params |= self._params_in(v.expr)
 
     def _note_int(self, dt, a, b):
@@ -925,7 +926,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         if is_float(dt):
             return
         for v, other in ((a, b), (b, a)):
-            if isinstance(v, TV) and isinstance(other, TV) and self._is_index(other.expr) and \
+            if isinstance(v, RuntimeValue) and isinstance(other, RuntimeValue) and self._is_index(other.expr) and \
                     not self._is_index(v.expr):
                 self.evidence.int_params |= self._params_in(v.expr)
 
@@ -953,51 +954,51 @@ class KernelConverter(TritonCalls, TritonMemory):
         return out
 
     def _check_operand(self, v, node):
-        if isinstance(v, TV) or _is_number(v):
+        if isinstance(v, RuntimeValue) or _is_number(v):
             return
-        if isinstance(v, PtrV):
+        if isinstance(v, PointerValue):
             raise self.err("TP224", "unsupported arithmetic on a pointer", node)
         what = type(v).__name__
-        if isinstance(v, PyC):
+        if isinstance(v, StaticValue):
             what = f"the constant {v.value!r}"
         raise self.err("TP217", f"unsupported operand ({what})", node)
 
     def binop(self, op, a, b, node):
         if op is None or op in ("**", "@"):
-            if op == "**" and isinstance(a, PyC) and isinstance(b, PyC):
+            if op == "**" and isinstance(a, StaticValue) and isinstance(b, StaticValue):
                 _check_size("**", a.value, b.value, lambda: self.err("TP225", "the constant power is too large "
                                                                      "for any machine type", node))
                 try:
-                    return PyC(a.value ** b.value)
+                    return StaticValue(a.value ** b.value)
                 except (OverflowError, ZeroDivisionError, TypeError, ValueError) as exc:
                     raise self.err("TP225", f"cannot evaluate constant expression: {exc}", node) from None
             if op == "@":  # Triton's `a @ b` is tl.dot(a, b)
                 return self.tile_call("dot", [a, b], {}, node)
             raise self.err("TP217", "unsupported operator", node)
-        if isinstance(a, PyC) and isinstance(b, PyC):
+        if isinstance(a, StaticValue) and isinstance(b, StaticValue):
             _check_size(op, a.value, b.value, lambda: self.err("TP225", f"the constant '{op}' is too large for "
                                                                "any machine type", node))
             try:
-                return PyC(_PY_BINOPS[op](a.value, b.value))
+                return StaticValue(_PY_BINOPS[op](a.value, b.value))
             except Exception as exc:
                 raise self.err("TP225", f"cannot evaluate constant expression: {exc}", node) from exc
-        if isinstance(a, PtrV) or isinstance(b, PtrV):
+        if isinstance(a, PointerValue) or isinstance(b, PointerValue):
             return self.pointer_arith(op, a, b, node)
         self._check_operand(a, node)
         self._check_operand(b, node)
         return self.arith(op, a, b, node)
 
     def pointer_arith(self, op, a, b, node):
-        if op == "+" and isinstance(b, PtrV) and not isinstance(a, PtrV):
+        if op == "+" and isinstance(b, PointerValue) and not isinstance(a, PointerValue):
             a, b = b, a
-        if not isinstance(a, PtrV) or isinstance(b, PtrV) or op not in ("+", "-"):
+        if not isinstance(a, PointerValue) or isinstance(b, PointerValue) or op not in ("+", "-"):
             raise self.err("TP224", f"unsupported pointer arithmetic ('{op}')", node)
-        if isinstance(b, TV) and is_float(self._dt(b)):
+        if isinstance(b, RuntimeValue) and is_float(self._dt(b)):
             self.retype_loaded(b, "int32")  # `table + tl.load(idx_ptr + offs)`: idx_ptr holds indices
             self._integer_params(b)  # `x_ptr + row * N` after `tl.sum(x) / N`: N is a size
-        if not (isinstance(b, TV) or _is_number(b)) or is_float(self._dt(b)):
+        if not (isinstance(b, RuntimeValue) or _is_number(b)) or is_float(self._dt(b)):
             raise self.err("TP224", "pointer offsets must be integers", node)
-        if isinstance(b, TV):  # a pointer offset is an integer, whatever float math it meets
+        if isinstance(b, RuntimeValue):  # a pointer offset is an integer, whatever float math it meets
             self.evidence.int_params |= self._params_in(b.expr)
         shape = self._bshape(node, a, b)
         delta = self._as_expr(b, self._dt(b))
@@ -1008,15 +1009,15 @@ class KernelConverter(TritonCalls, TritonMemory):
         if a.offset is None:
             off = delta
         else:
-            dt = computation_type(a.offset.dtype, False, delta.dtype, isinstance(b, PyC))
+            dt = computation_type(a.offset.dtype, False, delta.dtype, isinstance(b, StaticValue))
             off = fold(BinOp("+", cast(a.offset, dt), cast(delta, dt), dt))
-        return PtrV(a.buffer, off, shape, a.elem)
+        return PointerValue(a.buffer, off, shape, a.elem)
 
     def _integers_loaded(self, *operands):
         """An integer-only operator (`//`, `&`, `<<` ...) on a value loaded from a buffer whose
         float32 dtype is only a guess: the buffer holds integers (raises _Retype)."""
         for v in operands:
-            if not isinstance(v, PyC) and is_float(self._dt(v)):
+            if not isinstance(v, StaticValue) and is_float(self._dt(v)):
                 self.retype_loaded(v, "int32")
                 self._integer_params(v)
 
@@ -1029,7 +1030,7 @@ class KernelConverter(TritonCalls, TritonMemory):
             raise _Retype()
 
     def arith(self, op, a, b, node):
-        a_s, b_s = isinstance(a, PyC), isinstance(b, PyC)
+        a_s, b_s = isinstance(a, StaticValue), isinstance(b, StaticValue)
         ad, bd = self._dt(a), self._dt(b)
         shape = self._bshape(node, a, b)
         if op in ("&", "|", "^", "<<", ">>"):
@@ -1040,25 +1041,25 @@ class KernelConverter(TritonCalls, TritonMemory):
             ea, eb = self._as_expr(a, dt), self._as_expr(b, dt)
             if dt == "bool" and op in ("&", "|", "^"):
                 cop = {"&": "&&", "|": "||", "^": "!="}[op]
-                return TV(fold(BinOp(cop, ea, eb, "bool")), shape)
-            return TV(fold(BinOp(op, ea, eb, dt)), shape)
+                return RuntimeValue(fold(BinOp(cop, ea, eb, "bool")), shape)
+            return RuntimeValue(fold(BinOp(op, ea, eb, dt)), shape)
         if op in ("<", "<=", ">", ">=", "==", "!="):
             dt = computation_type(ad, a_s, bd, b_s)
             self._note_int(dt, a, b)
             self._note_float(dt, a, b)
-            return TV(fold(BinOp(op, self._as_expr(a, dt), self._as_expr(b, dt), "bool")), shape)
+            return RuntimeValue(fold(BinOp(op, self._as_expr(a, dt), self._as_expr(b, dt), "bool")), shape)
         if op in ("+", "-", "*"):
             dt = computation_type(ad, a_s, bd, b_s)
             self._note_float(dt, a, b)
             if dt == "bool":
                 dt = "int32" if op != "*" else "bool"
-            return TV(fold(BinOp(op, self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
+            return RuntimeValue(fold(BinOp(op, self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
         if op == "/":
             dt = computation_type(ad, a_s, bd, b_s, div_or_mod=True)
             if not is_float(dt):
                 dt = "float32"
             self._note_float(dt, a, b)
-            return TV(fold(BinOp("/", self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
+            return RuntimeValue(fold(BinOp("/", self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
         if op in ("//", "%"):
             dt = computation_type(ad, a_s, bd, b_s, div_or_mod=True)
             if op == "//" and is_float(dt):
@@ -1067,20 +1068,20 @@ class KernelConverter(TritonCalls, TritonMemory):
                                node)
             self._note_float(dt, a, b)
             cop = "/" if op == "//" else "%"
-            return TV(fold(BinOp(cop, self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
+            return RuntimeValue(fold(BinOp(cop, self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
         raise self.err("TP217", f"unsupported operator '{op}'", node)
 
     def _params_in_vals(self, *vals) -> bool:
-        return any(isinstance(v, TV) and self._params_in(v.expr) for v in vals)
+        return any(isinstance(v, RuntimeValue) and self._params_in(v.expr) for v in vals)
 
     def unary(self, op, a, node):
-        if isinstance(a, PyC):
+        if isinstance(a, StaticValue):
             try:
-                return PyC({ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Not: lambda v: not v,
+                return StaticValue({ast.USub: lambda v: -v, ast.UAdd: lambda v: +v, ast.Not: lambda v: not v,
                             ast.Invert: lambda v: ~v}[type(op)](a.value))
             except Exception as exc:
                 raise self.err("TP225", f"cannot evaluate constant expression: {exc}", node) from exc
-        if not isinstance(a, TV):
+        if not isinstance(a, RuntimeValue):
             raise self.err("TP217", "unsupported operand of a unary operator", node)
         e = a.expr
         if isinstance(op, ast.UAdd):
@@ -1088,99 +1089,99 @@ class KernelConverter(TritonCalls, TritonMemory):
         if isinstance(op, ast.USub):
             if e.dtype == "bool":
                 e = cast(e, "int32")
-            return TV(fold(UnaryOp("-", e, e.dtype)), a.shape)
+            return RuntimeValue(fold(UnaryOp("-", e, e.dtype)), a.shape)
         if isinstance(op, ast.Not):
-            return TV(fold(UnaryOp("!", cast(e, "bool"), "bool")), a.shape)
+            return RuntimeValue(fold(UnaryOp("!", cast(e, "bool"), "bool")), a.shape)
         if isinstance(op, ast.Invert):
             if is_float(e.dtype):
                 raise self.err("TP225", "'~' on a floating-point value", node)
             if e.dtype == "bool":
-                return TV(fold(UnaryOp("!", e, "bool")), a.shape)
-            return TV(fold(UnaryOp("~", e, e.dtype)), a.shape)
+                return RuntimeValue(fold(UnaryOp("!", e, "bool")), a.shape)
+            return RuntimeValue(fold(UnaryOp("~", e, e.dtype)), a.shape)
         raise self.err("TP217", "unsupported unary operator", node)
 
     def boolop(self, node, env):
         is_and = isinstance(node.op, ast.And)
         terms, last = [], None
         for sub in node.values:
-            v = self.ev(sub, env)
-            if isinstance(v, PyC):
+            v = self.value_of(sub, env)
+            if isinstance(v, StaticValue):
                 decides = (not v.value) if is_and else bool(v.value)
                 if not terms:
                     if decides:
                         return v
                     last = v
                 elif decides:
-                    return PyC(not is_and)
+                    return StaticValue(not is_and)
                 continue
-            if not isinstance(v, TV):
+            if not isinstance(v, RuntimeValue):
                 raise self.err("TP217", "unsupported operand of 'and'/'or'", sub)
             terms.append(v)
         if not terms:
             return last
-        result = TV(cast(terms[0].expr, "bool"), terms[0].shape)
+        result = RuntimeValue(cast(terms[0].expr, "bool"), terms[0].shape)
         for v in terms[1:]:
             shape = self._bshape(node, result, v)
-            result = TV(BinOp("&&" if is_and else "||", result.expr, cast(v.expr, "bool"), "bool"),
+            result = RuntimeValue(BinOp("&&" if is_and else "||", result.expr, cast(v.expr, "bool"), "bool"),
                         shape)
         return result
 
     def compare(self, node, env):
-        left = self.ev(node.left, env)
+        left = self.value_of(node.left, env)
         result = None
         for op, comp in zip(node.ops, node.comparators):
-            right = self.ev(comp, env)
+            right = self.value_of(comp, env)
             if isinstance(op, (ast.Is, ast.IsNot)):
-                if isinstance(left, PyC) and isinstance(right, PyC):
-                    r = PyC((left.value is right.value) == isinstance(op, ast.Is))
-                elif isinstance(left, DTypeV) and isinstance(right, DTypeV):  # `dtype is tl.bfloat16`
-                    r = PyC((left.dtype == right.dtype) == isinstance(op, ast.Is))
+                if isinstance(left, StaticValue) and isinstance(right, StaticValue):
+                    r = StaticValue((left.value is right.value) == isinstance(op, ast.Is))
+                elif isinstance(left, DTypeValue) and isinstance(right, DTypeValue):  # `dtype is tl.bfloat16`
+                    r = StaticValue((left.dtype == right.dtype) == isinstance(op, ast.Is))
                 else:
-                    none_side = (isinstance(left, PyC) and left.value is None) or \
-                        (isinstance(right, PyC) and right.value is None)
+                    none_side = (isinstance(left, StaticValue) and left.value is None) or \
+                        (isinstance(right, StaticValue) and right.value is None)
                     if not none_side:
                         raise self.err("TP217", "'is' on runtime values", node)
-                    r = PyC(not isinstance(op, ast.Is))
+                    r = StaticValue(not isinstance(op, ast.Is))
             elif isinstance(op, (ast.In, ast.NotIn)):
-                if not (isinstance(left, PyC) and isinstance(right, PyC)):
+                if not (isinstance(left, StaticValue) and isinstance(right, StaticValue)):
                     raise self.err("TP217", "'in' on runtime values", node)
-                r = PyC((left.value in right.value) == isinstance(op, ast.In))
-            elif isinstance(left, DTypeV) and isinstance(right, DTypeV) and \
+                r = StaticValue((left.value in right.value) == isinstance(op, ast.In))
+            elif isinstance(left, DTypeValue) and isinstance(right, DTypeValue) and \
                     isinstance(op, (ast.Eq, ast.NotEq)):
                 # `x_ptr.dtype.element_ty == tl.float16`: dispatch on a buffer's dtype, at convert time
-                r = PyC((left.dtype == right.dtype) == isinstance(op, ast.Eq))
+                r = StaticValue((left.dtype == right.dtype) == isinstance(op, ast.Eq))
             else:
                 r = self.binop(_CMPOPS[type(op)], left, right, node)
             if result is None:
                 result = r
-            elif isinstance(result, PyC) and isinstance(r, PyC):
-                result = PyC(result.value and r.value)
-            elif isinstance(result, PyC):
+            elif isinstance(result, StaticValue) and isinstance(r, StaticValue):
+                result = StaticValue(result.value and r.value)
+            elif isinstance(result, StaticValue):
                 result = r if result.value else result
-            elif isinstance(r, PyC):
+            elif isinstance(r, StaticValue):
                 result = result if r.value else r
             else:
-                result = TV(BinOp("&&", result.expr, r.expr, "bool"), self._bshape(node, result, r))
+                result = RuntimeValue(BinOp("&&", result.expr, r.expr, "bool"), self._bshape(node, result, r))
             left = right
         return result
 
     def ifexp(self, node, env):
-        test = self.ev(node.test, env)
-        if isinstance(test, PyC):
-            return self.ev(node.body if test.value else node.orelse, env)
-        if not isinstance(test, TV) or test.shape != ():
+        test = self.value_of(node.test, env)
+        if isinstance(test, StaticValue):
+            return self.value_of(node.body if test.value else node.orelse, env)
+        if not isinstance(test, RuntimeValue) or test.shape != ():
             raise self.err("TP228", "a conditional expression on a block tensor; use tl.where", node)
-        a, b = self.ev(node.body, env), self.ev(node.orelse, env)
+        a, b = self.value_of(node.body, env), self.value_of(node.orelse, env)
         return self.select(test, a, b, node)
 
     def select(self, c, a, b, node):
         for v in (a, b):
             self._check_operand(v, node)
-        cond = self._as_expr(c, "bool") if isinstance(c, PyC) else cast(c.expr, "bool")
-        dt = computation_type(self._dt(a), isinstance(a, PyC), self._dt(b), isinstance(b, PyC))
+        cond = self._as_expr(c, "bool") if isinstance(c, StaticValue) else cast(c.expr, "bool")
+        dt = computation_type(self._dt(a), isinstance(a, StaticValue), self._dt(b), isinstance(b, StaticValue))
         self._note_float(dt, a, b)
         shape = self._bshape(node, c, a, b)
-        return TV(fold(Select(cond, self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
+        return RuntimeValue(fold(Select(cond, self._as_expr(a, dt), self._as_expr(b, dt), dt)), shape)
 
     # ------------------------------------------------------------------ inlining
 
@@ -1221,13 +1222,13 @@ class KernelConverter(TritonCalls, TritonMemory):
                                    node)
             else:
                 raise self.err("TP227", f"missing argument '{p.arg}' for '{fn.name}'", node)
-            if isinstance(v, TV) and not isinstance(v.expr, (Const, Var, SlotRef, Builtin)) and \
+            if isinstance(v, RuntimeValue) and not isinstance(v.expr, (Const, Var, SlotRef, Builtin)) and \
                     v.dtype != "bool":
                 idx = len(self.slots)
                 self.slots.append(Slot(f"{fn.name.strip('_')}_{p.arg}", v.expr, v.shape, v.dtype,
                                        self.loc(node)))
                 self.out.append(DeclMarker(idx, self.loc(node)))
-                v = TV(SlotRef(idx, identity_axes(len(v.shape)), v.dtype), v.shape)
+                v = RuntimeValue(SlotRef(idx, identity_axes(len(v.shape)), v.dtype), v.shape)
             env[p.arg] = v
         self.inline_stack.append(fn.name)
         self.helpers.append({"ret": None, "if_depth": 0})
@@ -1236,7 +1237,7 @@ class KernelConverter(TritonCalls, TritonMemory):
         finally:
             ctx = self.helpers.pop()
             self.inline_stack.pop()
-        return ctx["ret"] if ctx["ret"] is not None else PyC(None)
+        return ctx["ret"] if ctx["ret"] is not None else StaticValue(None)
 
     # ------------------------------------------------------------------ finishing
 

@@ -56,7 +56,7 @@ from porter.frontends.triton.host import (
 from porter.frontends.triton.choose import power_first, MAX_VARIANTS, choose_value, discrete_choices
 from porter.frontends.triton.tiles import NeedTiles
 from porter.frontends.triton.values import (
-    DTypeV, FnV, ModV, PyC, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TORCH_DTYPES, pyconst_dtype,
+    DTypeValue, FnV, ModuleValue, StaticValue, TL_DTYPES, TL_UNSUPPORTED_DTYPES, TORCH_DTYPES, pyconst_dtype,
 )
 from porter.ir.extents import annotate_buffers
 from porter.ir.nodes import Builtin, BufferParam, Const, Kernel, Launch, Module, ScalarParam, Var
@@ -242,7 +242,7 @@ class TritonFrontend:
         `IS_INT8`, taken True, bitcasts to fp8): the first other combination of their values
         that converts is the port's main form, and the port refuses the values left out;
         with none, the first failure."""
-        values = {n: v.value for n, v in getattr(self, "_last_values", {}).items() if isinstance(v, PyC)}
+        values = {n: v.value for n, v in getattr(self, "_last_values", {}).items() if isinstance(v, StaticValue)}
         choices = self._choices(fn, values) if values else {}
         combos = [dict(zip(choices, vs)) for vs in itertools.product(*choices.values())]
         for combo in combos[1:MAX_VARIANTS]:
@@ -442,20 +442,20 @@ class TritonFrontend:
                     "isinstance", "round"):
             return FnV("py", name)
         if name == "tl":
-            return ModV("triton.language")
+            return ModuleValue("triton.language")
         if name == "triton":
-            return ModV("triton")
+            return ModuleValue("triton")
         return None
 
     def compile_time_lookup(self, name: str):
         """A module-level name as a compile-time function reads it (constexpr_functions.py):
         Python constants, dtypes, `tl`, and other compile-time functions; KeyError else."""
         value = self.global_value(name)
-        if isinstance(value, PyC):
+        if isinstance(value, StaticValue):
             return value.value
-        if isinstance(value, DTypeV):
+        if isinstance(value, DTypeValue):
             return Dtype(value.dtype)
-        if isinstance(value, ModV) and value.path in ("triton.language", "triton.language.core"):
+        if isinstance(value, ModuleValue) and value.path in ("triton.language", "triton.language.core"):
             return "tl" if value.path == "triton.language" else "tl.core"
         if isinstance(value, FnV) and value.kind == "compile_time":
             return value.node
@@ -473,7 +473,7 @@ class TritonFrontend:
             return self.global_value(expr.id, node)
         if isinstance(expr, ast.Attribute):
             base = self._alias(expr.value, node)
-            if isinstance(base, ModV):
+            if isinstance(base, ModuleValue):
                 return self.module_attr(base, expr.attr, node)
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.args \
                 and not expr.keywords:  # `exp = get_exp()`: the path a helper of this file returns
@@ -500,10 +500,10 @@ class TritonFrontend:
         if name in self.info.import_from:
             module, level, attr = self.info.import_from[name]
             source = find_module(self.path, f"{module}.{attr}" if module else attr, level)
-            return ModV(f"tree:{source}") if source is not None else None
+            return ModuleValue(f"tree:{source}") if source is not None else None
         if name in self.info.import_module:
             source = find_module(self.path, self.info.import_module[name], 0)
-            return ModV(f"tree:{source}") if source is not None else None
+            return ModuleValue(f"tree:{source}") if source is not None else None
         return None
 
     def _tree_import(self, name: str):
@@ -559,11 +559,11 @@ class TritonFrontend:
     @staticmethod
     def from_host(v):
         if isinstance(v, HConst):
-            return PyC(v.value)
+            return StaticValue(v.value)
         if isinstance(v, HDType) and v.dtype:
-            return DTypeV(v.dtype)
+            return DTypeValue(v.dtype)
         if isinstance(v, HTuple) and all(isinstance(i, HConst) for i in v.items):
-            return PyC(tuple(i.value for i in v.items))
+            return StaticValue(tuple(i.value for i in v.items))
         return None
 
     def resolve_path(self, path: str, node=None):
@@ -571,17 +571,17 @@ class TritonFrontend:
             if path.startswith("triton.language.extra") and not path.endswith("libdevice") and \
                     path.split(".")[-1] not in ("extra", "cuda", "hip"):
                 return FnV("libdevice", path.split(".")[-1])
-            return ModV(path)
+            return ModuleValue(path)
         if path == "math":
-            return ModV("math")
+            return ModuleValue("math")
         if "." in path:
             prefix, attr = path.rsplit(".", 1)
             base = self.resolve_path(prefix, node)
-            if isinstance(base, ModV):
+            if isinstance(base, ModuleValue):
                 return self.module_attr(base, attr, node)
-        return ModV(path)
+        return ModuleValue(path)
 
-    def module_attr(self, mod: ModV, name: str, node):
+    def module_attr(self, mod: ModuleValue, name: str, node):
         p = mod.path
         if p.startswith("tree:"):
             value = self.sibling(p[len("tree:"):]).global_value(name, node)
@@ -593,25 +593,25 @@ class TritonFrontend:
             return FnV("libdevice", name)
         if p.startswith("triton.language.extra"):
             if name in ("cuda", "hip", "libdevice"):
-                return ModV(f"{p}.{name}")
+                return ModuleValue(f"{p}.{name}")
             return FnV("libdevice", name)
         if p in _TRITON_MODULES:
             if name in TL_DTYPES:
-                return DTypeV(TL_DTYPES[name])
+                return DTypeValue(TL_DTYPES[name])
             if name in TL_UNSUPPORTED_DTYPES:
-                return DTypeV(name)  # comparable (`x.dtype.element_ty == tl.float8e5`); not usable
+                return DTypeValue(name)  # comparable (`x.dtype.element_ty == tl.float8e5`); not usable
             if name in ("math", "core", "standard", "semantic"):
-                return ModV(f"triton.language.{name}")
+                return ModuleValue(f"triton.language.{name}")
             if name == "extra":
-                return ModV("triton.language.extra")
+                return ModuleValue("triton.language.extra")
             return FnV("tl", name)
         if p == "triton":
             if name == "language":
-                return ModV("triton.language")
+                return ModuleValue("triton.language")
             return FnV("tl", name)
         if p == "math":
             if name in ("pi", "e", "inf", "nan", "tau"):
-                return PyC(getattr(math, name))
+                return StaticValue(getattr(math, name))
             return FnV("pymath", name)
         raise TileportError("TP217", f"'{p}.{name}' cannot be used in a kernel", self.loc(node))
 
@@ -678,7 +678,7 @@ class TritonFrontend:
                 same = [p for p in sorted(buffer_dtypes)
                         if self._tensor_binding(p, host_tensor, site, site_args) == follows.like]
                 if same and n in constexprs:
-                    constexprs[n] = DTypeV(follows.of(buffer_dtypes[same[0]]))
+                    constexprs[n] = DTypeValue(follows.of(buffer_dtypes[same[0]]))
             unknown = {p for p in scalar_dtypes if p not in fixed_scalar}
             conv = KernelConverter(self, fn, runtime, constexprs, scalar_dtypes, buffer_dtypes,
                                    unknown, tile_mode, self._num_stages(site, config))
@@ -721,10 +721,10 @@ class TritonFrontend:
             else:
                 ir_params.append(ScalarParam(p.arg, conv.scalar_dtypes[p.arg], loc=ploc))
         kernel = Kernel(fn.name, "triton", ir_params, kernel_body, None, loc,
-                        constexprs={n: (v.dtype if isinstance(v, DTypeV) else v.value)
+                        constexprs={n: (v.dtype if isinstance(v, DTypeValue) else v.value)
                                     for n, v in constexprs.items()})
         kernel.derived_constexprs = dict(self.derived_exprs.get(fn.name, {}))
-        kernel.dtype_constexprs = tuple(n for n, v in constexprs.items() if isinstance(v, DTypeV))
+        kernel.dtype_constexprs = tuple(n for n, v in constexprs.items() if isinstance(v, DTypeValue))
         kernel.constexpr_origin = dict(self.origins.get(fn.name, {}))
         kernel.note = self.config_notes.get(fn.name, "")
         kernel.fastest_strides = {b: tuple(sorted(s)) for b, s in conv.evidence.fastest_strides.items()}
@@ -829,11 +829,11 @@ class TritonFrontend:
         for n in names:
             v = None
             if n in self.overrides:
-                values[n] = PyC(self.overrides[n])
+                values[n] = StaticValue(self.overrides[n])
                 origin[n] = "stand-in"
                 continue
             if n in self.pinned:
-                values[n] = PyC(self.pinned[n])
+                values[n] = StaticValue(self.pinned[n])
                 origin[n] = "--constexpr"
                 continue
             if n in site_args:
@@ -842,10 +842,10 @@ class TritonFrontend:
                 if v is None and isinstance(hv, HDType) and hv.like is not None:
                     # `torch_to_triton_dtype[x.dtype]`: x's buffer dtype, once the kernel has it
                     tensor_dtypes[n] = hv
-                    v = DTypeV(hv.of("float32"))
-                options = [o if isinstance(o, PyC) else self.from_host(o) if not isinstance(o, (int, float))
-                           else PyC(o) for o in getattr(hv, "options", ())]
-                if v is None and options and all(isinstance(o, PyC) for o in options):
+                    v = DTypeValue(hv.of("float32"))
+                options = [o if isinstance(o, StaticValue) else self.from_host(o) if not isinstance(o, (int, float))
+                           else StaticValue(o) for o in getattr(hv, "options", ())]
+                if v is None and options and all(isinstance(o, StaticValue) for o in options):
                     # `stage = 3 if causal else 1`: each value the launch can pass is a variant
                     v = options[0]
                     self.launch_choices.setdefault(fn.name, {})[n] = [o.value for o in options]
@@ -871,7 +871,7 @@ class TritonFrontend:
         before = set(values)
         self._heuristics(fn, names, values, default_values, site, site_args)
         origin.update({n: "heuristics" for n in set(values) - before})
-        taken = {v.value for v in values.values() if isinstance(v, PyC)}
+        taken = {v.value for v in values.values() if isinstance(v, StaticValue)}
         for n in power_first(fn, names):
             if n in values:
                 continue
@@ -879,12 +879,12 @@ class TritonFrontend:
                 values[n] = default_values[n]
                 origin[n] = "default"
                 continue
-            chosen = choose_value(fn, n, taken, {k: v.value for k, v in values.items() if isinstance(v, PyC)})
+            chosen = choose_value(fn, n, taken, {k: v.value for k, v in values.items() if isinstance(v, StaticValue)})
             if chosen is None:
                 reason = missing.get(n, "no launch site, autotune config or default gives it")
                 raise TileportError("TP220", f"constexpr '{n}' of kernel '{fn.name}' has no value: "
                                     f"{reason}; pass --constexpr {n}=VALUE", self.loc(fn))
-            values[n] = PyC(chosen)
+            values[n] = StaticValue(chosen)
             taken.add(chosen)
             origin[n] = "chosen" if n not in missing else "chosen (the launch computes it at run time)"
         self._last_values = {n: values[n] for n in names}
@@ -902,14 +902,14 @@ class TritonFrontend:
         expr = builder.host_expr(site_args[name])
         if expr is None or not any(isinstance(e, Var) for e in walk_expr(expr)):
             return None
-        used = {v.value for v in values.values() if isinstance(v, PyC)} | \
+        used = {v.value for v in values.values() if isinstance(v, StaticValue)} | \
             {v for v in self.derived.get(fn.name, {}).values()}
         stand_in = 1024
         while stand_in in used:
             stand_in *= 2
         self.derived.setdefault(fn.name, {})[name] = stand_in
         self.derived_exprs.setdefault(fn.name, {})[name] = expr
-        return PyC(stand_in, name)
+        return StaticValue(stand_in, name)
 
     def _heuristics(self, fn, names, values, default_values, site, site_args):
         dec = self.info.heuristics.get(fn.name)
@@ -923,7 +923,7 @@ class TritonFrontend:
         known = {}
         for n, v in list(values.items()) + [(n, v) for n, v in default_values.items()
                                              if n not in keys]:
-            known[n] = HConst(v.value) if isinstance(v, PyC) else HDType(v.dtype)
+            known[n] = HConst(v.value) if isinstance(v, StaticValue) else HDType(v.dtype)
         for pname, arg in site_args.items():
             if pname not in known and site is not None:
                 known[pname] = self.host.value(arg, site.scope)
@@ -947,7 +947,7 @@ class TritonFrontend:
         name) that the caller passes, as the launch does. None when no dim can be expressed
         either way."""
         scalar_dtypes = {p.name: p.dtype for p in kernel.scalars}
-        cvals = {n: v.value for n, v in constexprs.items() if isinstance(v, PyC)}
+        cvals = {n: v.value for n, v in constexprs.items() if isinstance(v, StaticValue)}
         dims = GridBuilder(self.host, site, fn, scalar_dtypes, cvals).build(partial=True)
         if not dims or len(dims) > 3:
             return None
@@ -1008,7 +1008,7 @@ class TritonFrontend:
         grid = None
         if site is not None:
             scalar_dtypes = {p.name: p.dtype for p in kernel.scalars}
-            cvals = {n: v.value for n, v in constexprs.items() if isinstance(v, PyC)}
+            cvals = {n: v.value for n, v in constexprs.items() if isinstance(v, StaticValue)}
             grid = GridBuilder(self.host, site, fn, scalar_dtypes, cvals).build()
         if grid is not None and len(grid) > 3:
             raise TileportError("TP240", f"the launch site at line {site.loc.line} gives a {len(grid)}-D grid; "

@@ -15,16 +15,16 @@ RANDOM_CALLS = {"philox", "uint_to_uniform_float", "pair_uniform_to_normal"}
 
 
 def random_call(conv, name, args, kwargs, node):
-    from porter.frontends.triton.values import PyC, TupleV, TV
+    from porter.frontends.triton.values import StaticValue, TupleV, RuntimeValue
 
     if name == "philox":
         seed = conv._need(args, kwargs, 0, "seed", node, "tl.philox")
         c = [conv._need(args, kwargs, i + 1, f"c{i}", node, "tl.philox") for i in range(4)]
-        rounds = conv._arg(args, kwargs, 5, "n_rounds", PyC(ROUNDS))
-        if not (isinstance(rounds, PyC) and rounds.value == ROUNDS):
+        rounds = conv._arg(args, kwargs, 5, "n_rounds", StaticValue(ROUNDS))
+        if not (isinstance(rounds, StaticValue) and rounds.value == ROUNDS):
             raise conv.err("TP213", f"tl.philox with n_rounds other than {ROUNDS} is not supported", node)
         for v, what in ((seed, "seed"), *((x, f"c{i}") for i, x in enumerate(c))):
-            if not (isinstance(v, TV) or (isinstance(v, PyC) and isinstance(v.value, int))) or \
+            if not (isinstance(v, RuntimeValue) or (isinstance(v, StaticValue) and isinstance(v.value, int))) or \
                     is_float(conv._dt(v)):
                 raise conv.err("TP213", f"the {what} of tl.philox must be an integer", node)
         if conv._shape(seed) != ():
@@ -36,19 +36,19 @@ def random_call(conv, name, args, kwargs, node):
         # each word an expression of its own: a word the kernel never reads is never drawn
         words = counter_words(conv._as_expr(seed, conv._dt(seed)), *(_u32(conv, v) for v in c[:2]),
                               lambda hint, expr: fold(expr))
-        return TupleV(tuple(TV(words(i), shape) for i in range(4)))
+        return TupleV(tuple(RuntimeValue(words(i), shape) for i in range(4)))
     if name == "uint_to_uniform_float":
         x = conv._need(args, kwargs, 0, "x", node, f"tl.{name}")
-        if not isinstance(x, TV) or conv._dt(x) not in ("int32", "uint32"):
+        if not isinstance(x, RuntimeValue) or conv._dt(x) not in ("int32", "uint32"):
             raise conv.err("TP213", f"tl.{name} of a {conv._dt(x)} value is not supported (int32 or "
                            "uint32 words only)", node)
         word = x.expr if x.dtype == "uint32" else Call("bitcast", (x.expr,), "uint32")
-        return TV(uniform(word), x.shape)
+        return RuntimeValue(uniform(word), x.shape)
     u1 = conv._need(args, kwargs, 0, "u1", node, f"tl.{name}")
     u2 = conv._need(args, kwargs, 1, "u2", node, f"tl.{name}")
     shape = conv._bshape(node, u1, u2)
     a, b = (conv._as_expr(v, "float32") for v in (u1, u2))
-    return TupleV((TV(normal(a, b), shape), TV(normal(a, b, second=True), shape)))
+    return TupleV((RuntimeValue(normal(a, b), shape), RuntimeValue(normal(a, b, second=True), shape)))
 
 
 def _u32(conv, v):
@@ -58,9 +58,9 @@ def _u32(conv, v):
 
 def _zero(conv, v, node) -> bool:
     """Whether a counter word is 0 for every lane (`0`, `c0 * 0`, a local holding one)."""
-    from porter.frontends.triton.values import PyC
+    from porter.frontends.triton.values import StaticValue
 
-    if isinstance(v, PyC):
+    if isinstance(v, StaticValue):
         return v.value == 0
     try:
         return _zero_expr(fold(conv._through_locals(v.expr, node)))

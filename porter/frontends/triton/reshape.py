@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from porter.frontends.triton.tiles import NeedTiles, uses_loads
-from porter.frontends.triton.values import TV, TileRef
+from porter.frontends.triton.values import RuntimeValue, TileRef
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Builtin, Const, Select
 from porter.ir.walk import map_expr
@@ -66,7 +66,7 @@ def reshape(conv, x, shape: tuple, node):
         stride = math.prod(x.shape[d + 1:])
         pos = BinOp("/", flat, Const(stride, "int32"), "int32") if stride > 1 else flat
         lanes[k - 1 - d] = fold(BinOp("%", pos, Const(size, "int32"), "int32")) if d else fold(pos)
-    return TV(fold(relane(_held(conv, x, node), lanes)), tuple(shape))
+    return RuntimeValue(fold(relane(_held(conv, x, node), lanes)), tuple(shape))
 
 
 def join(conv, a, b, node):
@@ -77,10 +77,10 @@ def join(conv, a, b, node):
         raise conv.err("TP223", f"tl.join of {conv._dt(a)} and {conv._dt(b)} blocks", node)
     k = len(shape)
     up = {ax: _lane(ax + 1) for ax in range(k)}
-    ea, eb = (relane(_held(conv, v if isinstance(v, TV) else TV(conv._as_expr(v, dt), ()), node, hint), up)
+    ea, eb = (relane(_held(conv, v if isinstance(v, RuntimeValue) else RuntimeValue(conv._as_expr(v, dt), ()), node, hint), up)
               for v, hint in ((a, "join_a"), (b, "join_b")))
     first = BinOp("==", _lane(0), Const(0, "int32"), "bool")
-    return TV(Select(first, ea, eb, dt), shape + (2,))
+    return RuntimeValue(Select(first, ea, eb, dt), shape + (2,))
 
 
 def interleave(conv, a, b, node):
@@ -105,6 +105,6 @@ def _held(conv, x, node, hint="reshaped"):
 
 
 def _block(conv, x, what, node):
-    if not isinstance(x, TV) or not x.shape:
+    if not isinstance(x, RuntimeValue) or not x.shape:
         raise conv.err("TP223", f"{what} needs a block tensor", node)
     return x

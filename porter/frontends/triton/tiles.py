@@ -40,7 +40,7 @@ from porter.ir.nodes import (
 from porter.ir.tiles import Cumsum, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
 from porter.frontends.triton.values import (
-    TV, AtomicMarker, DeclMarker, LoopMarker, PhiAssign, PyC, SlotRef, TileRef, cast, remap,
+    RuntimeValue, AtomicMarker, DeclMarker, LoopMarker, PhiAssign, StaticValue, SlotRef, TileRef, cast, remap,
 )
 
 # Triton reductions and scans handled here, and the TileLang reduction each one uses.
@@ -110,11 +110,11 @@ class TileOps:
         return len(self.tiles) - 1
 
     def ref(self, tile: int, shape: tuple):
-        """A TV reading a whole tile in its own placement (a scalar for a (1,) result)."""
+        """A RuntimeValue reading a whole tile in its own placement (a scalar for a (1,) result)."""
         info = self.tiles[tile]
         if shape == ():
-            return TV(TileRef(tile, (0,), info.dtype), ())
-        return TV(TileRef(tile, lane_axes(shape), info.dtype), shape)
+            return RuntimeValue(TileRef(tile, (0,), info.dtype), ())
+        return RuntimeValue(TileRef(tile, lane_axes(shape), info.dtype), shape)
 
     def tile_of(self, v, hint, node, scope="fragment", dtype=None) -> int:
         """The tile holding block value v: its own when it already is one, else a new copy."""
@@ -146,12 +146,12 @@ class TileOps:
         return tile
 
     def _block(self, v, what, node):
-        if not isinstance(v, TV) or v.shape == ():
+        if not isinstance(v, RuntimeValue) or v.shape == ():
             raise self.conv.err("TP212", f"{what} needs a block tensor", node)
         return v
 
     def _axis(self, axis, rank, node, what):
-        if axis is None or (isinstance(axis, PyC) and axis.value is None):
+        if axis is None or (isinstance(axis, StaticValue) and axis.value is None):
             return None
         a = self.conv._const_int(axis, f"the axis of {what}", node)
         if not -rank <= a < rank:
@@ -187,7 +187,7 @@ class TileOps:
         kept = shape[:axis] + (1,) + shape[axis + 1:]
         lanes = lane_axes(kept)
         tile_lanes = lanes[:axis] + lanes[axis + 1:] if rest else (0,)
-        return TV(TileRef(dst, tile_lanes, self.tiles[dst].dtype), kept)
+        return RuntimeValue(TileRef(dst, tile_lanes, self.tiles[dst].dtype), kept)
 
     def arg_reduce(self, op, x, axis, keep_dims, node):
         """tl.argmax / tl.argmin: the first index reaching the max / min along the axis."""
@@ -238,7 +238,7 @@ class TileOps:
                            "one with .to()", node)
         shape = (a.shape[0], b.shape[1])
         if acc is not None:
-            if not isinstance(acc, TV):  # a scalar TV is a broadcast accumulator
+            if not isinstance(acc, RuntimeValue):  # a scalar RuntimeValue is a broadcast accumulator
                 raise conv.err("TP212", "tl.dot acc needs a block tensor", node)
             dtype = acc.dtype
         else:

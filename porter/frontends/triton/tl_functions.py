@@ -18,7 +18,7 @@ from porter.frontends.triton.reshape import interleave, join, reshape
 from porter.frontends.triton.tables import _LIBDEVICE_EXTRA, _LOGICAL, _MISSING
 from porter.frontends.triton.tiles import TILE_OPS
 from porter.frontends.triton.values import (
-    BlockPtrV, PtrV, PyC, TV, TupleV, _is_number, broadcast_shapes, cast, computation_type, const_of,
+    BlockPointerValue, PointerValue, StaticValue, RuntimeValue, TupleV, _is_number, broadcast_shapes, cast, computation_type, const_of,
 )
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Builtin, Call, Const, Sync, is_float
@@ -97,7 +97,7 @@ class TlFunctions:
         axis = 0 if axis is None else self._const_int(axis, "the axis", node)
         if not 0 <= axis <= 2:
             raise self.err("TP217", f"tl.{name} axis must be 0, 1 or 2", node)
-        return TV(Builtin("block_idx" if name == "program_id" else "grid_dim", axis, "int32"))
+        return RuntimeValue(Builtin("block_idx" if name == "program_id" else "grid_dim", axis, "int32"))
 
     @handles("arange")
     def _arange(self, node, name, start, end):
@@ -107,17 +107,17 @@ class TlFunctions:
         if size <= 0 or size & (size - 1):
             raise self.err("TP217", f"tl.arange({start}, {end}): the range must be a positive power of 2", node)
         if size == 1:
-            return TV(Const(start, "int32"), (1,))
+            return RuntimeValue(Const(start, "int32"), (1,))
         e = Builtin("thread_idx", 0, "int32")
         if start:
             e = BinOp("+", e, Const(start, "int32"), "int32")
-        return TV(e, (size,))
+        return RuntimeValue(e, (size,))
 
     # ------------------------------------------------------------------ element-wise
 
     @handles("where")
     def _where(self, node, name, condition, x, y):
-        if not (isinstance(condition, TV) or _is_number(condition)):
+        if not (isinstance(condition, RuntimeValue) or _is_number(condition)):
             raise self.err("TP217", "tl.where condition must be a value", node)
         return self.select(condition, x, y, node)
 
@@ -135,25 +135,25 @@ class TlFunctions:
 
     @handles("cdiv")
     def _cdiv(self, node, name, x, div):
-        if isinstance(x, PyC) and isinstance(div, PyC):
-            return PyC(-(-x.value // div.value))
+        if isinstance(x, StaticValue) and isinstance(div, StaticValue):
+            return StaticValue(-(-x.value // div.value))
         for v in (x, div):
             self._check_operand(v, node)
-        dt = computation_type(self._dt(x), isinstance(x, PyC), self._dt(div), isinstance(div, PyC), True)
+        dt = computation_type(self._dt(x), isinstance(x, StaticValue), self._dt(div), isinstance(div, StaticValue), True)
         if is_float(dt):
             raise self.err("TP225", "tl.cdiv needs integers", node)
-        return TV(fold(Call("ceildiv", (self._as_expr(x, dt), self._as_expr(div, dt)), dt)),
+        return RuntimeValue(fold(Call("ceildiv", (self._as_expr(x, dt), self._as_expr(div, dt)), dt)),
                   self._bshape(node, x, div))
 
     @handles("fdiv", "div_rn")
     def _true_division(self, node, name, x, y, ieee_rounding=None, rounding_mode=None):
         for v in (x, y):
             self._check_operand(v, node)
-        dt = computation_type(self._dt(x), isinstance(x, PyC), self._dt(y), isinstance(y, PyC), True)
+        dt = computation_type(self._dt(x), isinstance(x, StaticValue), self._dt(y), isinstance(y, StaticValue), True)
         if not is_float(dt):
             raise self.err("TP225", f"tl.{name} needs floating-point operands", node)
         self._note_float(dt, x, y)
-        return TV(fold(BinOp("/", self._as_expr(x, dt), self._as_expr(y, dt), dt)), self._bshape(node, x, y))
+        return RuntimeValue(fold(BinOp("/", self._as_expr(x, dt), self._as_expr(y, dt), dt)), self._bshape(node, x, y))
 
     @handles("cast")
     def _cast(self, node, name, input, *args, **kwargs):
@@ -163,7 +163,7 @@ class TlFunctions:
 
     @handles("next_power_of_2")
     def _next_power_of_2(self, node, name, n):
-        return PyC(next_power_of_2(self._const_int(n, "the argument", node)))
+        return StaticValue(next_power_of_2(self._const_int(n, "the argument", node)))
 
     @handles("constexpr")
     def _constexpr(self, node, name, value):
@@ -171,10 +171,10 @@ class TlFunctions:
 
     @handles("static_assert")
     def _static_assert(self, node, name, cond, msg=None):
-        if isinstance(cond, PyC) and not cond.value:
-            text = f": {msg.value}" if isinstance(msg, PyC) and msg.value else ""
+        if isinstance(cond, StaticValue) and not cond.value:
+            text = f": {msg.value}" if isinstance(msg, StaticValue) and msg.value else ""
             raise self.err("TP229", f"tl.static_assert failed{text}", node)
-        return PyC(None)
+        return StaticValue(None)
 
     @handles("multiple_of", "max_contiguous", "max_constancy")
     def _hint(self, node, name, input, *values):
@@ -182,27 +182,27 @@ class TlFunctions:
 
     @handles("static_print", "device_print", "device_assert", "assume", "print")
     def _ignored(self, node, name, *args, **kwargs):
-        return PyC(None)
+        return StaticValue(None)
 
     @handles("debug_barrier")
     def _barrier(self, node, name):
         if self.tile_mode:  # threads of a program see each other's global writes only past a barrier
             self.out.append(Sync("block", self.loc(node)))
-        return PyC(None)
+        return StaticValue(None)
 
     # ------------------------------------------------------------------ new blocks
 
     @handles("zeros")
     def _zeros(self, node, name, shape, dtype):
-        return TV(const_of(0, self._dtype_arg(dtype, node)), self._shape_arg(shape, node))
+        return RuntimeValue(const_of(0, self._dtype_arg(dtype, node)), self._shape_arg(shape, node))
 
     @handles("full")
     def _full(self, node, name, shape, value, dtype):
         shape, dtype = self._shape_arg(shape, node), self._dtype_arg(dtype, node)
-        if isinstance(value, PyC):
-            return TV(const_of(value.value, dtype), shape)
-        if isinstance(value, TV) and value.shape == ():
-            return TV(cast(value.expr, dtype), shape)
+        if isinstance(value, StaticValue):
+            return RuntimeValue(const_of(value.value, dtype), shape)
+        if isinstance(value, RuntimeValue) and value.shape == ():
+            return RuntimeValue(cast(value.expr, dtype), shape)
         raise self.err("TP217", "tl.full value must be a scalar", node)
 
     @handles("zeros_like", "ones_like")
@@ -211,15 +211,15 @@ class TlFunctions:
 
     @handles("full_like")
     def _full_like(self, node, name, input, value, dtype=None):
-        if not isinstance(value, PyC):
+        if not isinstance(value, StaticValue):
             raise self.err("TP217", "tl.full_like value must be a constant", node)
         return self._filled_like(node, name, input, value.value, dtype)
 
     def _filled_like(self, node, name, input, value, dtype):
-        if not isinstance(input, TV):
+        if not isinstance(input, RuntimeValue):
             raise self.err("TP217", f"tl.{name} needs a tensor", node)
-        given = dtype is not None and dtype is not _MISSING and not (isinstance(dtype, PyC) and dtype.value is None)
-        return TV(const_of(value, self._dtype_arg(dtype, node) if given else input.dtype), input.shape)
+        given = dtype is not None and dtype is not _MISSING and not (isinstance(dtype, StaticValue) and dtype.value is None)
+        return RuntimeValue(const_of(value, self._dtype_arg(dtype, node) if given else input.dtype), input.shape)
 
     # ------------------------------------------------------------------ shapes
 
@@ -235,9 +235,9 @@ class TlFunctions:
 
     @handles("expand_dims")
     def _expand_dims(self, node, name, input, axis):
-        axes = self._shape_arg(axis, node) if not isinstance(axis, PyC) or not isinstance(axis.value, int) \
+        axes = self._shape_arg(axis, node) if not isinstance(axis, StaticValue) or not isinstance(axis.value, int) \
             else (axis.value,)
-        if not isinstance(input, (TV, PtrV)):
+        if not isinstance(input, (RuntimeValue, PointerValue)):
             raise self.err("TP217", "tl.expand_dims needs a tensor", node)
         rank = len(input.shape) + len(axes)
         axes = sorted(a + rank if a < 0 else a for a in axes)
@@ -255,22 +255,22 @@ class TlFunctions:
     def _broadcast_to(self, node, name, input, *shape, **kwargs):
         rest = list(shape) or [kwargs.get("shape")]
         shape = self._shape_arg(rest[0] if len(rest) == 1 else TupleV(tuple(rest)), node)
-        x = input if isinstance(input, (TV, PtrV)) else TV(self._as_expr(input, self._dt(input)), ())
+        x = input if isinstance(input, (RuntimeValue, PointerValue)) else RuntimeValue(self._as_expr(input, self._dt(input)), ())
         if broadcast_shapes(x.shape, shape) != shape:
             raise self.err("TP222", f"cannot broadcast {x.shape} to {shape}", node)
-        if isinstance(x, PtrV):
-            return PtrV(x.buffer, x.offset, shape, x.elem)
-        return TV(x.expr, shape)
+        if isinstance(x, PointerValue):
+            return PointerValue(x.buffer, x.offset, shape, x.elem)
+        return RuntimeValue(x.expr, shape)
 
     @handles("broadcast")
     def _broadcast(self, node, name, input, other):
         shape = self._bshape(node, input, other)
-        return TupleV(tuple(TV(v.expr, shape) if isinstance(v, TV) else v for v in (input, other)))
+        return TupleV(tuple(RuntimeValue(v.expr, shape) if isinstance(v, RuntimeValue) else v for v in (input, other)))
 
     @handles("trans", "permute")
     def _permute(self, node, name, input, *dims, **kwargs):
         dims = list(dims) or ([kwargs["dims"]] if "dims" in kwargs else [])
-        if len(dims) == 1 and not (isinstance(dims[0], PyC) and isinstance(dims[0].value, int)):
+        if len(dims) == 1 and not (isinstance(dims[0], StaticValue) and isinstance(dims[0].value, int)):
             dims = self._shape_arg(dims[0], node)
         else:
             dims = tuple(self._const_int(d, "a permutation", node) for d in dims)
@@ -286,7 +286,7 @@ class TlFunctions:
 
     @handles("advance")
     def _advance(self, node, name, base, offsets):
-        if not isinstance(base, BlockPtrV):
+        if not isinstance(base, BlockPointerValue):
             raise self.err("TP218", "tl.advance needs a block pointer (tl.make_block_ptr)", node)
         deltas = self._values(offsets, len(base.block), "tl.advance offsets", node)
         return dataclasses.replace(base, offsets=tuple(self.binop("+", o, d, node)

@@ -1,8 +1,8 @@
 """Values, dtypes and promotion rules of the Triton front end.
 
 While a kernel body is converted every Python expression evaluates to one of the value
-classes below: a runtime tensor or scalar (`TV`, an IR expression plus a block shape), a
-pointer into a buffer parameter (`PtrV`), a compile-time Python value (`PyC`: literals,
+classes below: a runtime tensor or scalar (`RuntimeValue`, an IR expression plus a block shape), a
+pointer into a buffer parameter (`PointerValue`), a compile-time Python value (`StaticValue`: literals,
 constexprs, folded arithmetic), a dtype, a module, a function, or a tuple of those.
 
 Block tensors become lanes: a value of shape (B0, ..., Bk-1) refers to lane axes counted from
@@ -224,7 +224,7 @@ class AtomicMarker:
 
 
 @dataclass
-class TV:
+class RuntimeValue:
     """A runtime value: an IR expression and its block shape (() for a scalar)."""
 
     expr: object
@@ -236,7 +236,7 @@ class TV:
 
 
 @dataclass
-class PtrV:
+class PointerValue:
     """A (block of) pointer(s): buffer parameter, element offset (None = 0), block shape."""
 
     buffer: str
@@ -246,11 +246,11 @@ class PtrV:
 
 
 @dataclass
-class BlockPtrV:
+class BlockPointerValue:
     """`tl.make_block_ptr`: a window of `block` elements into a strided tensor held by a buffer.
 
     base: the element offset of the tensor's start (None = 0); shape, strides, offsets: one
-    runtime value (TV or PyC) per dim; `slots` names the carried offsets inside a loop."""
+    runtime value (RuntimeValue or StaticValue) per dim; `slots` names the carried offsets inside a loop."""
 
     buffer: str
     base: object
@@ -263,7 +263,7 @@ class BlockPtrV:
 
 
 @dataclass
-class PyC:
+class StaticValue:
     """A compile-time Python value (literal, constexpr, folded arithmetic)."""
 
     value: object
@@ -271,20 +271,24 @@ class PyC:
 
 
 @dataclass
-class DTypeV:
+class DTypeValue:
+    """A dtype as a value (`tl.float32`, `x.dtype`)."""
+
     dtype: str
     param: str | None = None  # `p.dtype` of a parameter not yet known to be a pointer
 
 
 @dataclass
-class PtrTypeV:
+class PointerTypeValue:
     """`ptr.dtype`: its `.element_ty` is the buffer's dtype."""
 
     elem: str
 
 
 @dataclass
-class ModV:
+class ModuleValue:
+    """A module as a value (`tl`, `triton.language.math`), by its canonical path."""
+
     path: str  # canonical module path: triton, triton.language, triton.language.math, ...
 
 
@@ -378,8 +382,8 @@ class Evidence:
 
 
 def _is_number(v) -> bool:
-    return isinstance(v, PyC) and isinstance(v.value, (int, float, bool))
+    return isinstance(v, StaticValue) and isinstance(v.value, (int, float, bool))
 
 
 def _numeric(v) -> bool:
-    return isinstance(v, TV) or _is_number(v)
+    return isinstance(v, RuntimeValue) or _is_number(v)

@@ -10,7 +10,7 @@ from porter.frontends.triton.host.index import _ENVIRONMENT_READS, Event, HostSc
 from porter.frontends.triton.host.values import (
     _TENSOR_DTYPE_METHODS, _TENSOR_INT_METHODS, _TENSOR_ONLY_METHODS, _TENSOR_SAME_METHODS, _TORCH_INT64,
     _TORCH_LIKE, _TORCH_NEW, UNKNOWN, Binding, DTypeKey, HConfig, HConst, HDict, HDType, HFunc, HModule,
-    HMulti, HScalar, HShape, HTensor, HTuple, HUnknown, _dtype_entry,
+    HOneOf, HScalar, HShape, HTensor, HTuple, HUnknown, _dtype_entry,
 )
 
 
@@ -333,7 +333,7 @@ class HostEval:
                 if node.attr in ("T", "mT", "data", "real"):
                     return base
                 return UNKNOWN
-            if isinstance(base, HMulti):
+            if isinstance(base, HOneOf):
                 return merge([self._attr_of(o, node.attr) for o in base.options])
             if node.attr == "dtype" and isinstance(node.value, ast.Name) and isinstance(base, HUnknown):
                 # `x.dtype` of a parameter nothing calls: whatever x's buffer turns out to be
@@ -454,7 +454,7 @@ class HostEval:
             return HScalar("int")
         if isinstance(v, HTensor):
             return v
-        if isinstance(v, HMulti):
+        if isinstance(v, HOneOf):
             return merge([self.index(o, i) for o in v.options])
         return UNKNOWN
 
@@ -553,7 +553,7 @@ class HostEval:
             if isinstance(base, HUnknown) and isinstance(f.value, ast.Name) and \
                     f.value.id not in env and f.attr in _TENSOR_ONLY_METHODS:
                 base = HTensor(None, self.lookup(f.value.id, scope, _pos(f.value)))
-            if isinstance(base, (HTensor, HMulti)) and not isinstance(base, HModule):
+            if isinstance(base, (HTensor, HOneOf)) and not isinstance(base, HModule):
                 return self._method(base, f.attr, node, scope, env)
             if isinstance(base, HModule):
                 return self._function(f"{base.path}.{f.attr}", node, scope, env)
@@ -594,7 +594,7 @@ class HostEval:
         return None
 
     def _method(self, base, name, node, scope, env):
-        if isinstance(base, HMulti):
+        if isinstance(base, HOneOf):
             return merge([self._method(o, name, node, scope, env) for o in base.options])
         if not isinstance(base, HTensor):
             return UNKNOWN
@@ -605,14 +605,14 @@ class HostEval:
             if dt is None:
                 for a in node.args:
                     v = self._value(a, scope, env)
-                    if isinstance(v, (HDType, HTensor, HMulti)):
+                    if isinstance(v, (HDType, HTensor, HOneOf)):
                         dt = v
                         break
             if isinstance(dt, HDType):
                 return HTensor(dt.dtype, dt.like if dt.dtype is None else None)
             if isinstance(dt, HTensor):
                 return HTensor(dt.dtype, dt.like)
-            if isinstance(dt, HMulti):
+            if isinstance(dt, HOneOf):
                 return merge([HTensor(o.dtype) if isinstance(o, HDType) else
                               o if isinstance(o, HTensor) else HTensor(None) for o in dt.options])
             return base
@@ -642,7 +642,7 @@ class HostEval:
                                                                            "as_tensor", "from_numpy"):
                 if isinstance(dt, HDType):
                     return HTensor(dt.dtype, dt.like)
-                if isinstance(dt, HMulti):
+                if isinstance(dt, HOneOf):
                     return merge([HTensor(o.dtype) if isinstance(o, HDType) else UNKNOWN
                                   for o in dt.options])
                 if short in _TORCH_INT64:
@@ -783,7 +783,7 @@ def merge(opts: list):
     """One value for several possibilities (callers, loop iterations): what they agree on."""
     flat = []
     for o in opts:
-        flat.extend(o.options if isinstance(o, HMulti) else [o])
+        flat.extend(o.options if isinstance(o, HOneOf) else [o])
     if not flat:
         return UNKNOWN
     if all(o == flat[0] for o in flat):
@@ -810,8 +810,8 @@ def merge(opts: list):
             known = all(isinstance(o, HConst) for o in flat)
             values = tuple(dict.fromkeys(o.value for o in flat)) if known else ()
             return HScalar("float" if "float" in kinds else "int", values)
-        return HMulti(flat)
-    return HMulti(flat)
+        return HOneOf(flat)
+    return HOneOf(flat)
 
 
 # --------------------------------------------------------------------------- grids

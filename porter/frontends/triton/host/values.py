@@ -100,7 +100,9 @@ class HShape:
 
 
 @dataclass
-class HMulti:
+class HOneOf:
+    """One of several values that callers or branches disagree on (evaluate.merge)."""
+
     options: list
 
 

@@ -19,7 +19,8 @@ from porter.ir.walk import walk_stmts
 from porter.transforms.whole_tile_fills import whole_tile_fills
 from porter.match import raise_kernel
 from porter.pipeline import level_printed, print_port, raise_to_tiles
-from porter.match.summary import Sum, summarize
+from porter.match.formulas import Sum
+from porter.match.summary import summarize
 from porter.match.supported import render
 from tests.conftest import ROOT, one_line
 
@@ -260,7 +261,7 @@ def test_transposed_operands_are_copied_as_stored_and_read_transposed(tmp_path):
 def test_kernels_that_are_not_gemms_say_why(tmp_path, body, reason):
     (k,) = read_source(cuda(tmp_path, body)).kernels
     from porter.match import gemm
-    from porter.match.summary import Miss
+    from porter.match.formulas import Miss
     with pytest.raises(Miss) as info:
         gemm.match(k)
     assert reason in info.value.reason

@@ -18,7 +18,7 @@ from porter.ir.loops import unit_step_pipelines
 from porter.match.copies import gathers_in_pipelines, raise_copies
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
-from porter.match.summary import Miss
+from porter.match.formulas import Miss
 
 # Tried in order: the first rule that matches rewrites the kernel.
 RULES = (gemm, rowwise, transpose, elementwise)

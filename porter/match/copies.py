@@ -30,7 +30,7 @@ from porter.ir.tile_queries import fp32_products
 from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import (all_exprs, map_expr, read_counts, rewrite_stmts, stmt_exprs, store_counts, walk_expr,
                             walk_stmts)
-from porter.match.summary import conjuncts
+from porter.match.formulas import conjuncts
 from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
 
 

@@ -19,7 +19,7 @@ threads cooperate (shared memory, barriers, shuffles, atomics) do not match.
 from __future__ import annotations
 
 from porter.ir.tile_queries import needs_threads
-from porter.match.summary import Miss
+from porter.match.formulas import Miss
 
 NAME = "elementwise"
 SUMMARY = "each thread computes its own elements; no shared memory, barriers, shuffles or atomics"

@@ -35,7 +35,8 @@ from porter.ir.nodes import (
 )
 from porter.ir.tiles import Copy, Fill, Gemm, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, read_counts, walk_expr
-from porter.match.summary import Miss, Sum, all_of, conjuncts, sums_in, summarize
+from porter.match.formulas import Miss, Sum, all_of, conjuncts, sums_in
+from porter.match.summary import summarize
 from porter.match.copies import batch_term
 from porter.match.symbolic import NotAffine, Poly, affine_in, builtin_symbol, from_poly, symbol_names, to_poly
 

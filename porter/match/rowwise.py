@@ -43,10 +43,11 @@ from porter.ir.nodes import (
 )
 from porter.ir.tiles import ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import all_exprs, map_expr, walk_expr, walk_stmts
-from porter.match.summary import (
-    IDENTITY, Miss, RowReduce, _is_warp, _lane_zero, _plain, all_of, combine, conjuncts, substitute,
-    substitute_builtins, summarize,
+from porter.match.formulas import (
+    IDENTITY, Miss, RowReduce, is_warp, lane_zero, plain, all_of, combine, conjuncts, substitute,
+    substitute_builtins,
 )
+from porter.match.summary import summarize
 
 _TID = Builtin("thread_idx", 0, "int32")
 _ZERO = Const(0, "int32")
@@ -82,7 +83,7 @@ def _thread_free(e) -> bool:
 
 def _is_first_thread(c) -> bool:
     """`threadIdx.x == 0`: the store happens once per block."""
-    return _plain(c) == BinOp("==", _TID, _ZERO, "bool")
+    return plain(c) == BinOp("==", _TID, _ZERO, "bool")
 
 
 def _warp_index(e, w):
@@ -90,8 +91,8 @@ def _warp_index(e, w):
     warp_start = BinOp("*", w, Const(32, "int32"), "int32")
 
     def step(n):
-        if isinstance(n, BinOp) and n.op in ("/", "%") and _plain(n.b) == Const(32, "int32") and \
-                _plain(n.a) == warp_start:
+        if isinstance(n, BinOp) and n.op in ("/", "%") and plain(n.b) == Const(32, "int32") and \
+                plain(n.a) == warp_start:
             return Cast(n.dtype, w) if n.op == "/" else Const(0, n.dtype)
         if isinstance(n, RowReduce):
             return dataclasses.replace(n, stop=_warp_index(n.stop, w), body=_warp_index(n.body, w))
@@ -106,14 +107,14 @@ def _single_thread(conds) -> bool:
         return True
 
     def warp_zero(c):
-        c = _plain(c)
-        return isinstance(c, BinOp) and c.op == "==" and _is_warp(c.a) and c.b == _ZERO
-    return any(_lane_zero(c) for c in conds) and any(warp_zero(c) for c in conds)
+        c = plain(c)
+        return isinstance(c, BinOp) and c.op == "==" and is_warp(c.a) and c.b == _ZERO
+    return any(lane_zero(c) for c in conds) and any(warp_zero(c) for c in conds)
 
 
 def _is_lane_zero(c) -> bool:
     """`threadIdx.x % 32 == 0` (or `threadIdx.x == 0`)."""
-    return _is_first_thread(c) or _lane_zero(c)
+    return _is_first_thread(c) or lane_zero(c)
 
 
 def match(kernel: Kernel) -> Kernel:

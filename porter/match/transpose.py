@@ -25,7 +25,8 @@ import dataclasses
 from porter.ir.nodes import Builtin, If, Kernel, Launch, Store, Var
 from porter.ir.tiles import ParallelFor, TileBuffer, TileStore
 from porter.ir.walk import walk_expr
-from porter.match.summary import Miss, Partial, RowReduce, Sum, Summarizer, substitute_builtins
+from porter.match.formulas import Miss, Partial, RowReduce, Sum, substitute_builtins
+from porter.match.summary import Summarizer
 
 NAME = "transpose"
 SUMMARY = ("threads exchange data through a shared tile and each stores its own elements "

@@ -3,7 +3,7 @@
 Covers block reductions written with a shared-memory tree (sum / max / min) and warp reductions
 written with a shuffle butterfly (one warp per row), fed directly or by strided or grid-stride
 per-thread loops, and the row-wise fused kernels built from them (softmax, norms, GEMV): every
-value the threads combine becomes a RowReduce (summary.py), every strided store a row write, a
+value the threads combine becomes a RowReduce (formulas.py), every strided store a row write, a
 per-block atomicAdd one atomic per block.
 
 Before (softmax of one row per block, 256 threads):

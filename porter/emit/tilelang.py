@@ -191,7 +191,7 @@ class KernelEmitter:
                 continue  # the caller's grid replaces it
             if p.name in shape_sizes:
                 arguments = f'"{name}"' if p.dtype == "int32" else f'"{name}", "{p.dtype}"'
-                unit = p.name in k.unit_strides  # 1 in the aligned program: the view's rows are contiguous
+                unit = p.name in k.aligned.unit_strides  # 1 in the aligned program: the view's rows are contiguous
                 if unit:
                     declared = f"1 if aligned else T.dynamic({arguments})"
                 else:
@@ -328,7 +328,7 @@ class KernelEmitter:
                 v.signature += [f"{g}: T.int32" for g in self.grid_names]
                 v.call_args += ["*grid"]
             v.triton = triton_view(self, threads, lanes_are_threads=v.level == "thread", aligned=bool(v.aligned),
-                                   unrolled=self.k.unrolled)
+                                   unrolled=self.k.aligned.unrolled)
             if v.level != "thread":
                 threads = "threads"  # num_warps * 32, the caller's
             if self.values.generated:
@@ -346,7 +346,7 @@ class KernelEmitter:
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
             v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {self.multiple(m)} == 0)"
-                                        for n, m in _each_multiple(self.k.aligned_sizes)] + v.body
+                                        for n, m in _each_multiple(self.k.aligned.sizes)] + v.body
 
     def specialization(self, v: KernelView) -> None:
         """The program factory's parameters and how the wrapper compiles: per launch-derived
@@ -355,12 +355,12 @@ class KernelEmitter:
         names = [n for n, _ in v.derived]
         if self.k.language == "cuda":
             names += list(self.k.generic)
-        if (self.k.aligned_sizes or self.k.unit_strides or _has_aligned_program(self.k.body)) and v.shaped:
-            tests = [f"{self.param_names[n]} == 1" for n in self.k.unit_strides]
-            tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in _each_multiple(self.k.aligned_sizes)]
+        if (self.k.aligned.sizes or self.k.aligned.unit_strides or _has_aligned_program(self.k.body)) and v.shaped:
+            tests = [f"{self.param_names[n]} == 1" for n in self.k.aligned.unit_strides]
+            tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in _each_multiple(self.k.aligned.sizes)]
             # unmasked tiles at the program id: the caller's grid launches no tile past the size
             tests += [f"grid[{axis}] * {self.multiple(tile)} <= {self.param_names[n]}"
-                      for axis, n, tile in self.k.aligned_grid if n in self.param_names]
+                      for axis, n, tile in self.k.aligned.grid if n in self.param_names]
             tests.append(f"_aligned16({', '.join(name for name, *_ in v.shaped)})")
             v.aligned = " and ".join(tests)
             names.append("aligned")
@@ -374,9 +374,9 @@ class KernelEmitter:
         else:
             v.compile_key, v.program_call = f'"{v.name}"', v.program
         # _compiled unrolls loops before code generation where a pipeline's wait counts need it
-        if pipeline_stages(self.k.body) >= 3 or self.k.unrolled == "always":
+        if pipeline_stages(self.k.body) >= 3 or self.k.aligned.unrolled == "always":
             v.unrolled_arg = ", unrolled=True"
-        elif self.k.unrolled == "aligned" and v.aligned:
+        elif self.k.aligned.unrolled == "aligned" and v.aligned:
             v.unrolled_arg = ", unrolled=aligned"
 
     def allocations(self, body) -> list:
@@ -710,9 +710,9 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
     text = template.render(version=__version__, source=source_name, language=module.language,
                            kernels=views, failures=failures, templates=templates, deep_pipelines=any(_deep_pipelines(v) for v in views),
                            unrolled_when_aligned=_names_tuple([v.program for k, v in zip(module.kernels, views)
-                                                               if k.unrolled == "aligned" and v.aligned]),
+                                                               if k.aligned.unrolled == "aligned" and v.aligned]),
                            unrolled_always=_names_tuple([v.program for k, v in zip(module.kernels, views)
-                                                         if k.unrolled == "always"]),
+                                                         if k.aligned.unrolled == "always"]),
                            philox=_philox_constants(module))
     return lay_out_module(text)
 

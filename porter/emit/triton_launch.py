@@ -24,7 +24,7 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
     port has one thread per lane of the block, whatever num_warps says; `aligned`: the program
     factory also takes the aligned specialization (the wrapper's `aligned` test). Programs of 3
     stages or more compile with loops unrolled, and so do the aligned one (`unrolled`
-    "aligned") or all of them ("always"): Kernel.unrolled."""
+    "aligned") or all of them ("always"): AlignedProgram.unrolled."""
     values = emitter.values
     k = emitter.k
     derived = list(values.derived_constexprs)

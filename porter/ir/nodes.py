@@ -327,6 +327,28 @@ class Launch:
     swizzle: object = None
 
 
+@dataclass(frozen=True)
+class AlignedProgram:
+    """The aligned specialization a rule gave a kernel's port (match/copies.py, match/gemm.py):
+    what its wrapper tests before taking it, which case verify adds, how the programs compile."""
+
+    # size -> the multiple the aligned program needs (gemm: whole tiles, async copies; a tuple
+    # when several tiles step over one size); verify runs one case with each size a multiple
+    sizes: dict = field(default_factory=dict)
+    # strides the aligned program takes as 1 (a Triton view's column stride: T.copy's rows must
+    # be contiguous); the wrapper tests `stride == 1`, verify runs one case with each 1
+    unit_strides: tuple = ()
+    # (grid axis, size, tile): the aligned program reads whole tiles without a mask at the program
+    # id's origin, so the wrapper checks the caller's grid holds no tile past the size
+    grid: tuple = ()
+    # which programs compile with loops unrolled before code generation besides those of 3
+    # stages or more: "aligned" when the aligned program pipelines a loop of two products
+    # (attention's K/V loop; TileLang 0.1.15 prints its cp.async wait counts only once loops are
+    # unrolled); "always" when such a loop also gathers whole unmasked rows in the general
+    # program, which TileLang makes cp.async too; "" for none
+    unrolled: str = ""
+
+
 @dataclass
 class Kernel:
     name: str
@@ -368,28 +390,15 @@ class Kernel:
     # CUDA: scalars that step in bytes (`(T *)((char *)p + y * pitch)`) -> the bytes of one
     # element of the rows they step over; verify gives them its stride values times that
     byte_strides: dict = field(default_factory=dict)
-    # sizes whose multiples let the port take an aligned specialization (gemm: whole tiles,
-    # async copies): size -> multiple; verify runs one case with each size a multiple
-    aligned_sizes: dict = field(default_factory=dict)  # (a tuple when several tiles step over one size)
+    # what the rules' aligned program assumes and how the programs compile (match/ sets it)
+    aligned: AlignedProgram = field(default_factory=lambda: AlignedProgram())
     # extents' "max(pid_m)" atoms: a local computed from the program id by div/mod/min
     # arithmetic -> (its value over scalars and the program id, a looser bound or None); verify
     # takes the maximum over every program of the grid (porter/ir/extents.py)
     program_maxima: dict = field(default_factory=dict)
-    # strides the aligned program takes as 1 (a Triton view's column stride: T.copy's rows must
-    # be contiguous); the wrapper tests `stride == 1`, verify runs one case with each 1
-    unit_strides: tuple = ()
-    # which programs compile with loops unrolled before code generation besides those of 3
-    # stages or more: "aligned" when the aligned program pipelines a loop of two products
-    # (attention's K/V loop; TileLang 0.1.15 prints its cp.async wait counts only once loops are
-    # unrolled); "always" when such a loop also gathers whole unmasked rows in the general
-    # program, which TileLang makes cp.async too; "" for none
-    unrolled: str = ""
     # CUDA: the original's block (x, y, z) and dynamic shared bytes, which `kernel[grid, block,
     # shared_bytes](...)` on the port checks (matching may replace the launch with TileLang's)
     cuda_launch: tuple = ()
-    # (grid axis, size, tile): the aligned program reads whole tiles without a mask at the program
-    # id's origin, so the wrapper checks the caller's grid holds no tile past the size
-    aligned_grid: tuple = ()
     # sizes the port's program steps over in tiles (`T.ceildiv(cols, 256)`): size -> tile;
     # verify makes its problems span two of them
     port_tiles: dict = field(default_factory=dict)

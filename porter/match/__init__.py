@@ -69,12 +69,13 @@ def _with_copies(kernel):
     chosen = raised if len(views) == 1 else stepped  # else the loops still step by one, no copies
     # one program factory serves every form: it unrolls where any of them needs it
     unrolled = "always" if any(gathers_in_pipelines(f) for f in chosen.values()) else \
-        max((f.unrolled for f in chosen.values()), key=_UNROLLING.index, default="")
-    chosen = {key: dataclasses.replace(f, unrolled=unrolled) for key, f in chosen.items()}
+        max((f.aligned.unrolled for f in chosen.values()), key=_UNROLLING.index, default="")
+    chosen = {key: dataclasses.replace(f, aligned=dataclasses.replace(f.aligned, unrolled=unrolled))
+              for key, f in chosen.items()}
     return rebuilt(kernel, chosen)
 
 
-#: Kernel.unrolled's values, each unrolling more programs than the one before it.
+#: AlignedProgram.unrolled's values, each unrolling more programs than the one before it.
 _UNROLLING = ("", "aligned", "always")
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 
 from porter.ir.fold import try_int
-from porter.ir.nodes import (Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Store,
+from porter.ir.nodes import (AlignedProgram, Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Store,
                              Var, dtype_bits, is_float)
 from porter.ir.tile_queries import fp32_products
 from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
@@ -114,7 +114,7 @@ def _raise_copies(kernel):
                             [_gather_2d(loop, origin, written)], loop.loc)
                for buffer, hits in views.items() for loop, _, origin, written, _ in hits}
     body = rewrite_stmts(kernel.body, lambda s: replace.get(id(s), s))  # unread lets: the emitter drops them
-    new_params, units, multiples = [], [], dict(kernel.aligned_sizes)
+    new_params, units, multiples = [], [], dict(kernel.aligned.sizes)
     for p in kernel.params:
         if p.name in views:
             view = views[p.name][0][1]
@@ -139,10 +139,10 @@ def _raise_copies(kernel):
                     multiples[stride] = max(multiples.get(stride, 1), 16 // (dtype_bits(p.dtype) // 8))
         new_params.append(p)
     grid_checks = tuple(dict.fromkeys(c for buffer in views for c in checks.get(buffer, ())))
-    return dataclasses.replace(kernel, body=body, params=new_params, aligned_sizes=multiples,
-                               aligned_grid=tuple(dict.fromkeys(kernel.aligned_grid + grid_checks)),
-                               unit_strides=tuple(dict.fromkeys(kernel.unit_strides + tuple(units))),
-                               unrolled=kernel.unrolled or ("aligned" if unrolled else ""))
+    aligned = AlignedProgram(sizes=multiples, grid=tuple(dict.fromkeys(kernel.aligned.grid + grid_checks)),
+                             unit_strides=tuple(dict.fromkeys(kernel.aligned.unit_strides + tuple(units))),
+                             unrolled=kernel.aligned.unrolled or ("aligned" if unrolled else ""))
+    return dataclasses.replace(kernel, body=body, params=new_params, aligned=aligned)
 
 
 def _gather_2d(loop: ParallelFor, origin: tuple, written: dict) -> ParallelFor:

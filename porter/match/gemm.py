@@ -147,7 +147,7 @@ def match(kernel: Kernel, tile: tuple | None = None, allow_tf32: bool = False) -
     build = _Build(kernel, found, (bm, bn, bk))
     body = build.main_loop(allow_tf32, stages) + [build.epilogue()]
     return dataclasses.replace(kernel, body=body, launch=build.launch(threads), params=build.params(),
-                               aligned_sizes=build.aligned_sizes(dtype))
+                               aligned=dataclasses.replace(kernel.aligned, sizes=build.aligned_sizes(dtype)))
 
 
 @dataclasses.dataclass

@@ -8,6 +8,7 @@ compiled for CUDA sm_80 and sm_90a as a compile check, and runs on a GPU when th
 
 from __future__ import annotations
 
+import dataclasses
 import ast
 import math
 import os
@@ -487,7 +488,8 @@ def _run_originals(module, kernels: list, shown: str, original: str, port: str, 
                                       Loc(port))
             continue
         # one case for its aligned program
-        kernel.aligned_sizes, kernel.unit_strides = aligned_test(port_tree, kernel.ident, kernel.constexprs)
+        sizes, unit_strides = aligned_test(port_tree, kernel.ident, kernel.constexprs)
+        kernel.aligned = dataclasses.replace(kernel.aligned, sizes=sizes, unit_strides=unit_strides)
         kernel.port_tiles = port_tiles(port_tree, kernel.ident)  # cases span two of its tiles
         try:
             specs = specializations(kernel)

@@ -394,12 +394,12 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         if index_buffers(kernel):
             scalars[INDEX_LIMIT] = min(values, default=16)
         problems.append(scalars)
-    aligned_sizes = {n: math.lcm(*m) if isinstance(m, tuple) else m for n, m in kernel.aligned_sizes.items()}
-    if (aligned_sizes or kernel.unit_strides) and problems:
+    aligned_sizes = {n: math.lcm(*m) if isinstance(m, tuple) else m for n, m in kernel.aligned.sizes.items()}
+    if (aligned_sizes or kernel.aligned.unit_strides) and problems:
         # the port's aligned program (whole tiles, async copies) runs only when every such size
         # is a multiple (and such stride 1): one more case, two tiles on each of those axes
         extra = dict(problems[0])
-        for name in kernel.unit_strides:
+        for name in kernel.aligned.unit_strides:
             if name in extra and name not in given:
                 extra[name] = 1
         for name, multiple in aligned_sizes.items():
@@ -411,7 +411,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
                 extra[name] = _odd_multiple(widest + 3, multiple)  # a row stride of aligned rows
         # the larger sizes move every batch stride past its matrix again (batches that overlap
         # make writes race), and an aligned stride stays a multiple
-        units = {name: 1 for name in kernel.unit_strides}  # stay 1: each a contiguous row's step
+        units = {name: 1 for name in kernel.aligned.unit_strides}  # stay 1: each a contiguous row's step
         _spread_strides(kernel, strides, nesting, extra, {**given, **units})
         for name, multiple in aligned_sizes.items():
             if name in extra and name not in given and name in strides:

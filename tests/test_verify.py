@@ -195,7 +195,7 @@ def test_asserted_and_aligned_multiples_shape_the_problem_sizes():
                                   ScalarParam("P", "int32"), ScalarParam("n", "int32"),
                                   ScalarParam("C", "int32"), ScalarParam("H", "int32")],
                     [assert_, guard, loop, head], Launch(grid, (128,), 0, "launch-site"), None)
-    kernel.alignments = {"P": 4}
+    kernel.sizing.alignments = {"P": 4}
     for sizes in problem_sizes(kernel, {}):
         assert sizes["T"] % 4 == 0 and sizes["P"] % 4 == 0 and sizes["n"] % 8 == 0
         assert sizes["C"] > 3 and sizes["C"] // sizes["H"] >= 1

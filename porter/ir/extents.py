@@ -212,7 +212,7 @@ def program_maxima(kernel: Kernel, scalars: dict) -> dict:
     """`max(local)` -> its largest value over every program of the kernel's grid for these
     scalars (or the local's symbolic bound, past PROGRAM_CAP programs): the values the
     extents' program atoms take."""
-    if not kernel.program_maxima:
+    if not kernel.sizing.program_maxima:
         return {}
     env = dict(scalars)
     launch = kernel.launch
@@ -226,7 +226,7 @@ def program_maxima(kernel: Kernel, scalars: dict) -> dict:
             grid.append(None)
         env[f"grid_dim.{i}"] = grid[-1]
     out = {}
-    for key, (value, loose) in kernel.program_maxima.items():
+    for key, (value, loose) in kernel.sizing.program_maxima.items():
         axes = sorted({x.axis for x in walk_expr(value) if isinstance(x, Builtin) and x.kind == "block_idx"})
         counts = [grid[a] if a < len(grid) else 1 for a in axes]
         if None not in counts and math.prod(counts) <= PROGRAM_CAP:
@@ -273,11 +273,11 @@ class _Bounds:
 
     def program_max(self, name: str, dtype: str):
         """The atom `max(name)` of a program-id local (see _program_locals), recorded in
-        kernel.program_maxima with the symbolic bound it replaces."""
+        kernel.sizing.program_maxima with the symbolic bound it replaces."""
         key = f"max({name})"
-        if key not in self.kernel.program_maxima:
+        if key not in self.kernel.sizing.program_maxima:
             loose = self.upper(self.defs[name], {}, 0, programs=False)
-            self.kernel.program_maxima[key] = (self.programs[name], loose.to_expr() if loose is not None else None)
+            self.kernel.sizing.program_maxima[key] = (self.programs[name], loose.to_expr() if loose is not None else None)
         return Poly.atom(key, Var(key, dtype))
 
     def upper(self, e, guards: dict, depth: int = 0, programs: bool = True):

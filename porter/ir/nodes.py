@@ -350,6 +350,27 @@ class AlignedProgram:
 
 
 @dataclass
+class SizingHints:
+    """What verify reads to choose problem sizes and buffer lengths, gathered by the front ends
+    (alignments, byte strides), the extent analysis (program maxima) and verify itself from the
+    port (its tiles). Shared by a kernel's copies, as the analyses add to it in place."""
+
+    # CUDA: scalar parameters in the offset of a vector access (`reinterpret_cast<float4*>(x + r * P)`)
+    # -> the element count they must be a multiple of, for the access to be aligned
+    alignments: dict = field(default_factory=dict)
+    # CUDA: scalars that step in bytes (`(T *)((char *)p + y * pitch)`) -> the bytes of one
+    # element of the rows they step over; verify gives them its stride values times that
+    byte_strides: dict = field(default_factory=dict)
+    # extents' "max(pid_m)" atoms: a local computed from the program id by div/mod/min
+    # arithmetic -> (its value over scalars and the program id, a looser bound or None); verify
+    # takes the maximum over every program of the grid (porter/ir/extents.py)
+    program_maxima: dict = field(default_factory=dict)
+    # sizes the port's program steps over in tiles (`T.ceildiv(cols, 256)`): size -> tile;
+    # verify makes its problems span two of them
+    port_tiles: dict = field(default_factory=dict)
+
+
+@dataclass
 class Kernel:
     name: str
     language: str  # "cuda" or "triton"
@@ -384,24 +405,13 @@ class Kernel:
     # constexpr (`G = 64`, `if N <= 1024: G = 256`): the port's one program takes them all,
     # and verify runs each
     launch_values: list = field(default_factory=list)
-    # CUDA: scalar parameters in the offset of a vector access (`reinterpret_cast<float4*>(x + r * P)`)
-    # -> the element count they must be a multiple of, for the access to be aligned
-    alignments: dict = field(default_factory=dict)
-    # CUDA: scalars that step in bytes (`(T *)((char *)p + y * pitch)`) -> the bytes of one
-    # element of the rows they step over; verify gives them its stride values times that
-    byte_strides: dict = field(default_factory=dict)
+    # what verify must know to choose sizes that the kernel's own indexing reads correctly
+    sizing: SizingHints = field(default_factory=lambda: SizingHints())
     # what the rules' aligned program assumes and how the programs compile (match/ sets it)
     aligned: AlignedProgram = field(default_factory=lambda: AlignedProgram())
-    # extents' "max(pid_m)" atoms: a local computed from the program id by div/mod/min
-    # arithmetic -> (its value over scalars and the program id, a looser bound or None); verify
-    # takes the maximum over every program of the grid (porter/ir/extents.py)
-    program_maxima: dict = field(default_factory=dict)
     # CUDA: the original's block (x, y, z) and dynamic shared bytes, which `kernel[grid, block,
     # shared_bytes](...)` on the port checks (matching may replace the launch with TileLang's)
     cuda_launch: tuple = ()
-    # sizes the port's program steps over in tiles (`T.ceildiv(cols, 256)`): size -> tile;
-    # verify makes its problems span two of them
-    port_tiles: dict = field(default_factory=dict)
     # Triton: buffer -> stride parameters that a block pointer's `order` declares its
     # fastest-varying (contiguous) dimension's: the copy rule stages such tiles transposed
     fastest_strides: dict = field(default_factory=dict)

@@ -490,11 +490,11 @@ def _run_originals(module, kernels: list, shown: str, original: str, port: str, 
         # one case for its aligned program
         sizes, unit_strides = aligned_test(port_tree, kernel.ident, kernel.constexprs)
         kernel.aligned = dataclasses.replace(kernel.aligned, sizes=sizes, unit_strides=unit_strides)
-        kernel.port_tiles = port_tiles(port_tree, kernel.ident)  # cases span two of its tiles
+        kernel.sizing.port_tiles = port_tiles(port_tree, kernel.ident)  # cases span two of its tiles
         try:
             specs = specializations(kernel)
             for spec in specs:
-                spec.port_tiles = kernel.port_tiles
+                spec.sizing.port_tiles = kernel.sizing.port_tiles
                 # scalars the launch ties to its geometry (a block size also passed as an argument)
                 given = {**{k: str(v) for k, v in spec.launch.fixed.items()}, **opts.args}
                 # the case's specialization: the constexprs whose value differs between them

@@ -59,8 +59,8 @@ def size_params(kernel: Kernel) -> list[str]:
         if p.extent is not None:
             note(p.extent)
             for sub in walk_expr(p.extent):  # `max(pid_m)`: the sizes the program's tile reads
-                if isinstance(sub, Var) and sub.name in kernel.program_maxima:
-                    note(kernel.program_maxima[sub.name][0])
+                if isinstance(sub, Var) and sub.name in kernel.sizing.program_maxima:
+                    note(kernel.sizing.program_maxima[sub.name][0])
     for g in kernel.launch.grid:
         note(g)
     defs = fixed_locals(kernel.body)
@@ -167,7 +167,7 @@ POW2_CHUNK = 32
 def loop_quanta(kernel: Kernel) -> dict:
     """size -> the chunk a loop, block or tile steps over it by: the step of a loop bounded by
     the size (`c += blockDim.x`, a grid-stride round), the C of `ceildiv(size, C)` or
-    `size / C`, the tiles the port's program steps by (Kernel.port_tiles), and POW2_CHUNK for
+    `size / C`, the tiles the port's program steps by (SizingHints.port_tiles), and POW2_CHUNK for
     a launch's `next_power_of_2(size)` block. A problem below twice the chunk never leaves the
     loop's first round."""
     sizes = set(size_params(kernel))
@@ -184,7 +184,7 @@ def loop_quanta(kernel: Kernel) -> dict:
         if name in sizes and not stride(name) and isinstance(chunk, int) and 1 < chunk <= CHUNK_CAP:
             out[name] = max(out.get(name, 1), chunk)
 
-    for name, chunk in getattr(kernel, "port_tiles", {}).items():
+    for name, chunk in kernel.sizing.port_tiles.items():
         note(name, chunk)
     for e in (sub for d in kernel.derived_constexprs.values() for sub in walk_expr(d)):
         # a block of next_power_of_2(size) lanes: a size at a power of two uses the last lane
@@ -272,8 +272,8 @@ def unmasked_tile_reads(kernel: Kernel) -> dict:
         if extent is None:
             continue
         read = {x.name for x in walk_expr(extent) if isinstance(x, Var)}
-        for atom in [n for n in read if n in kernel.program_maxima]:
-            read |= {x.name for x in walk_expr(kernel.program_maxima[atom][0]) if isinstance(x, Var)}
+        for atom in [n for n in read if n in kernel.sizing.program_maxima]:
+            read |= {x.name for x in walk_expr(kernel.sizing.program_maxima[atom][0]) if isinstance(x, Var)}
         out[name] = {n: chunks[n] for n in sorted(read) if n in chunks}
     return out
 
@@ -377,7 +377,7 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
             if name not in given and isinstance(scalars.get(name), int) and scalars[name] > cap:
                 scalars[name] = cap
         spread_strides(kernel, strides, scalars, given, max(values, default=16))
-        for name, nbytes in kernel.byte_strides.items():
+        for name, nbytes in kernel.sizing.byte_strides.items():
             # a pitch in bytes: the stride it stands for, in rows of that many bytes an element
             if name not in given and isinstance(scalars.get(name), int):
                 widest = max([v for v in scalars.values() if isinstance(v, int)] + [scalars[name]])
@@ -581,8 +581,8 @@ def _size_quotients(kernel: Kernel, names: list) -> list:
 
 def _multiples(kernel: Kernel) -> dict:
     """scalar -> what it must be a multiple of: the vector accesses the front end saw
-    (Kernel.alignments), and `assert(T % 4 == 0)` in the kernel (an empty `if` in the IR)."""
-    out = dict(kernel.alignments)
+    (SizingHints.alignments), and `assert(T % 4 == 0)` in the kernel (an empty `if` in the IR)."""
+    out = dict(kernel.sizing.alignments)
     for s in walk_stmts(kernel.body):
         c = s.cond if isinstance(s, If) and not s.then and not s.orelse else None
         if isinstance(c, BinOp) and c.op == "==" and isinstance(c.b, Const) and c.b.value == 0 and \

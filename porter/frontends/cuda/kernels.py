@@ -314,8 +314,8 @@ class CudaFrontend(MemoryMixin, RecordsMixin, PackedMixin, CallsMixin, LambdasMi
             kernel.template_params, kernel.template_values = template_values(cursor, inst, self.K)
         kernel.note = "; ".join(self.texture_notes())
         scalars = {p.name for p in params if isinstance(p, ScalarParam)}
-        kernel.alignments = {n: k for n, k in self._alignments.items() if n in scalars}
-        kernel.byte_strides = {n: k for n, k in self._byte_strides.items() if n in scalars}
+        kernel.sizing.alignments = {n: k for n, k in self._alignments.items() if n in scalars}
+        kernel.sizing.byte_strides = {n: k for n, k in self._byte_strides.items() if n in scalars}
         if launch is not None and launch.grid is None:
             # the launch site gave the block but its grid could not be traced to the parameters
             line = launch.loc.line if launch.loc else "?"

@@ -83,3 +83,36 @@ def test_reference_programs_parse_and_lower_like_the_ports_they_stand_beside():
     fp16 = REFERENCES["matmul_fp16.py"][1]
     assert async_copies(lower(fp16(), {"kind": "cuda", "arch": "sm_80"}, {}).kernel_source) == 0
     assert async_copies(lower(fp16(whole_tiles=True), {"kind": "cuda", "arch": "sm_80"}, {}).kernel_source) >= 2
+
+
+def test_corpus_quality_reads_a_migrated_tree_and_tells_shaped_copies_from_flat_buffers(tmp_path):
+    """bench/corpus_quality.py on a report: a port whose program copies tiles of shaped views
+    counts, one with a flat buffer does not; the module's lines are set against the original's
+    @triton.jit lines only."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from corpus_quality import corpus_rows, program_measures, summary, triton_kernel_lines
+
+    shaped = '''def k_program():
+    @T.prim_func
+    def k(A: T.StridedTensor((M, K), (sa, 1), T.float16), B: T.Tensor((K, N), T.float16)):
+        T.copy(A[0, 0], s)
+    return k
+'''
+    flat = shaped.replace("B: T.Tensor((K, N), T.float16)", "B: T.Tensor((B_numel,), T.float16)")
+    assert program_measures(shaped, "k") == {"t_copy": 1, "shaped": 2, "flat": 0, "copies_between_shaped": True}
+    assert program_measures(flat, "k")["copies_between_shaped"] is False
+    assert program_measures(shaped, "other") is None
+    source = "import triton\n\n@triton.jit\ndef k(x):\n\n    pass\n\n\ndef host():\n    return 1\n"
+    assert triton_kernel_lines(source) == 3
+    (tmp_path / "src").mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "src" / "a.py").write_text(source)
+    (tmp_path / "out" / "a_tl.py").write_text(shaped)
+    report = {"source_root": "src", "output_root": "out", "files": [
+        {"path": "a.py", "language": "triton", "output": "a_tl.py",
+         "kernels": [{"name": "k", "verdict": "equivalent", "level": "tile"}]},
+        {"path": "b.py", "language": "triton", "output": "b_tl.py",
+         "kernels": [{"name": "k", "verdict": "mismatch", "level": "tile"}]}]}
+    rows = corpus_rows(report, tmp_path)
+    assert [(r["file"], r["copies_between_shaped"], r["kernel_lines"]) for r in rows] == [("a.py", True, 3)]
+    assert "1 (100 %) move their tiles" in summary(rows)

@@ -1,0 +1,132 @@
+#!/usr/bin/env python
+"""How the verified tile-level ports of a whole migrated corpus read: one row per port file.
+
+    python bench/corpus_quality.py REPORT.json [--json OUT] [--rows]
+
+REPORT is a `tileport migrate --verify --report` file; the ports are read where it wrote them,
+never converted again. For each port with a kernel verified equivalent at tile level, per such
+kernel's program (`<name>_program`): its `T.copy` count, its global buffers passed shaped
+(`T.Tensor((M, N), ...)`, `T.StridedTensor`) or flat (`T.Tensor((x_numel,), ...)`), and whether
+it moves its block loads and stores with `T.copy` between shaped views (a copy, and no flat
+buffer); per port: the module's non-blank lines against the non-blank lines of the original's
+`@triton.jit` functions it ports. The summary gives what issue 44 counts: the share of ports
+whose every verified kernel moves its tiles with T.copy between shaped views, and the median
+ratio of module lines to kernel lines. Async copies in the lowered CUDA are bench/port_quality.py's
+(it lowers each program; this reads text only, so a whole corpus takes seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def non_blank(lines) -> int:
+    return sum(1 for line in lines if line.strip())
+
+
+def triton_kernel_lines(source: str, names: set | None = None) -> int:
+    """Non-blank lines of the `@triton.jit` functions of a Triton file (those named in `names`
+    when given), decorators included."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    total = 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef) or (names is not None and node.name not in names):
+            continue
+        if not any("jit" in ast.unparse(d) for d in node.decorator_list):
+            continue
+        first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+        total += non_blank(lines[first - 1:node.end_lineno])
+    return total
+
+
+def program_measures(port: str, kernel: str) -> dict | None:
+    """T.copy count and shaped/flat buffers of `<kernel>_program` in a port, None if absent."""
+    tree = ast.parse(port)
+    factory = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == f"{kernel}_program"), None)
+    if factory is None:
+        return None
+    copies = sum(1 for n in ast.walk(factory) if isinstance(n, ast.Call) and ast.unparse(n.func) == "T.copy")
+    shaped = flat = 0
+    for func in (n for n in ast.walk(factory) if isinstance(n, ast.FunctionDef) and n is not factory):
+        if not any(ast.unparse(d) == "T.prim_func" for d in func.decorator_list):
+            continue
+        for arg in func.args.args:
+            note = arg.annotation
+            if not (isinstance(note, ast.Call) and ast.unparse(note.func) in ("T.Tensor", "T.StridedTensor")):
+                continue
+            dims = note.args[0] if note.args else None
+            one_dim = isinstance(dims, ast.Tuple) and len(dims.elts) == 1
+            if ast.unparse(note.func) == "T.Tensor" and one_dim and ast.unparse(dims.elts[0]).endswith("_numel"):
+                flat += 1
+            else:
+                shaped += 1
+    return {"t_copy": copies, "shaped": shaped, "flat": flat, "copies_between_shaped": copies > 0 and flat == 0}
+
+
+def corpus_rows(report: dict, base: Path) -> list:
+    """One row per port file with a kernel verified equivalent at tile level."""
+    source_root = (base / report["source_root"]).resolve()
+    output_root = (base / report["output_root"]).resolve()
+    rows = []
+    for f in report["files"]:
+        kernels = [k for k in f.get("kernels", []) if k.get("verdict") == "equivalent" and k.get("level") == "tile"]
+        if not kernels or not f.get("output"):
+            continue
+        port = (output_root / f["output"]).read_text(encoding="utf-8")
+        source = (source_root / f["path"]).read_text(encoding="utf-8")
+        measures = {k["name"]: program_measures(port, k["name"].split("<")[0]) for k in kernels}
+        found = {n: m for n, m in measures.items() if m is not None}
+        row = {"file": f["path"], "language": f.get("language"), "kernels": len(kernels),
+               "t_copy": sum(m["t_copy"] for m in found.values()),
+               "shaped": sum(m["shaped"] for m in found.values()), "flat": sum(m["flat"] for m in found.values()),
+               "copies_between_shaped": bool(found) and all(m["copies_between_shaped"] for m in found.values()),
+               "module_lines": non_blank(port.splitlines())}
+        if f.get("language") == "triton":
+            row["kernel_lines"] = triton_kernel_lines(source)
+            row["ratio"] = round(row["module_lines"] / max(row["kernel_lines"], 1), 2)
+        rows.append(row)
+    return rows
+
+
+def summary(rows: list) -> str:
+    if not rows:
+        return "no verified tile-level ports in this report"
+    moving = sum(r["copies_between_shaped"] for r in rows)
+    ratios = [r["ratio"] for r in rows if "ratio" in r]
+    line = (f"{len(rows)} ports with verified tile-level kernels: {moving} ({100 * moving / len(rows):.0f} %) "
+            f"move their tiles with T.copy between shaped views; T.copy in {sum(r['t_copy'] > 0 for r in rows)}")
+    if ratios:
+        line += f"; module lines / kernel lines: median {statistics.median(ratios):.1f}, max {max(ratios):.1f}"
+    return line
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("report")
+    parser.add_argument("--json", help="also write the rows here")
+    parser.add_argument("--rows", action="store_true", help="print the table of ports too")
+    args = parser.parse_args(argv)
+    path = Path(args.report)
+    report = json.loads(path.read_text(encoding="utf-8"))
+    rows = corpus_rows(report, Path.cwd())
+    if args.rows:
+        cols = ["file", "kernels", "t_copy", "shaped", "flat", "copies_between_shaped", "module_lines",
+                "kernel_lines", "ratio"]
+        print("| " + " | ".join(cols) + " |")
+        print("|" + " --- |" * len(cols))
+        for r in rows:
+            print("| " + " | ".join(str(r.get(c, "-")) for c in cols) + " |")
+    print(summary(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

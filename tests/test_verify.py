@@ -407,3 +407,28 @@ def test_a_variant_the_port_refuses_is_noted_and_the_main_form_refusing_is_a_fai
     assert results[True].error is None and results[True].cases == []
     assert results[True].input_notes[0].startswith("TRAIN=True left out: the port refuses it")
     assert results[False].error.code == "TP440" and results[False].verdict == "could-not-run"
+
+
+def test_many_sizes_multiplied_shrink_to_what_verify_allocates_and_a_wrapped_extent_is_refused():
+    """A 5-D gather (FlagGems' nearest upsampling) multiplies eight sizes: at verify's second
+    size set its buffers passed LENGTH_CAP (TP433), and a buffer tileport cannot bound passed
+    GENEROUS_CAP (TP430); the sizes shrink until they fit. An extent whose int32 arithmetic
+    wraps at the sizes drawn is refused, not allocated at its wrapped value (one element, which
+    the interpreter then read past: SIGSEGV)."""
+    from porter.diagnostics import TileportError
+    from porter.ir.fold import evaluate
+    from porter.ir.nodes import BinOp, BufferParam, Const, Kernel, Launch, ScalarParam, Var
+    from porter.reader import read_source
+    from porter.verify.inputs import LENGTH_CAP, buffer_lengths, problem_sizes
+
+    kernel = read_source(str(ROOT / "tests/real_triton/many_sizes_gather.py")).kernels[0]
+    problems = problem_sizes(kernel, {})
+    assert len(problems) >= 2
+    for scalars in problems:
+        assert 0 < sum(buffer_lengths(kernel, scalars, {}).values()) <= LENGTH_CAP
+    big = BinOp("*", Var("n", "int32"), Const(1 << 20, "int32"), "int32")
+    assert evaluate(big, {"n": 4096}) == 0 and evaluate(big, {"n": 4096}, exact=True) == 1 << 32
+    wrapping = Kernel("k", "cuda", [BufferParam("x", "float32", extent=big), ScalarParam("n", "int32")], [],
+                      Launch((Const(1, "int32"),), (32,), 0, "given"), None)
+    with pytest.raises(TileportError, match="range of their integer type"):
+        buffer_lengths(wrapping, {"n": 4096}, {})

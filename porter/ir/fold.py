@@ -60,8 +60,9 @@ def _convert(value, dtype: str):
     return value
 
 
-def evaluate(e, env: dict | None = None):
-    """Evaluate to a Python number; env maps Var names (and Builtin keys) to values."""
+def evaluate(e, env: dict | None = None, exact: bool = False):
+    """Evaluate to a Python number; env maps Var names (and Builtin keys) to values. Integers
+    wrap to their dtype as the kernel computes them, or, `exact`, never (a buffer's true extent)."""
     env = env or {}
     if isinstance(e, Const):
         return e.value
@@ -74,24 +75,32 @@ def evaluate(e, env: dict | None = None):
         if key in env:
             return env[key]
         raise NotConstant(key)
+    convert = _unwrapped if exact else _convert
     if isinstance(e, BinOp):
-        a, b = evaluate(e.a, env), evaluate(e.b, env)
+        a, b = evaluate(e.a, env, exact), evaluate(e.b, env, exact)
         if e.op in ("/", "%") and b == 0:
             raise NotConstant("division by zero")
-        return _convert(_BINARY[e.op](a, b), e.dtype)
+        return convert(_BINARY[e.op](a, b), e.dtype)
     if isinstance(e, UnaryOp):
-        a = evaluate(e.a, env)
+        a = evaluate(e.a, env, exact)
         value = {"-": lambda v: -v, "!": lambda v: not v, "~": lambda v: ~v, "+": lambda v: v}[e.op](a)
-        return _convert(value, e.dtype)
+        return convert(value, e.dtype)
     if isinstance(e, Cast):
-        return _convert(evaluate(e.a, env), e.dtype)
+        return convert(evaluate(e.a, env, exact), e.dtype)
     if isinstance(e, Select):
-        return evaluate(e.a, env) if evaluate(e.cond, env) else evaluate(e.b, env)
+        return evaluate(e.a, env, exact) if evaluate(e.cond, env, exact) else evaluate(e.b, env, exact)
     if isinstance(e, Call) and e.func in _CALLS:
-        return _convert(_CALLS[e.func](*(evaluate(a, env) for a in e.args)), e.dtype)
+        return convert(_CALLS[e.func](*(evaluate(a, env, exact) for a in e.args)), e.dtype)
     if isinstance(e, Load):
         raise NotConstant(f"load from {e.buffer}")
     raise NotConstant(type(e).__name__)
+
+
+def _unwrapped(value, dtype: str):
+    """An exact evaluation's value: integers as computed, floats and bools as _convert makes them."""
+    if isinstance(value, int) and not isinstance(value, bool) and not is_float(dtype) and dtype != "bool":
+        return value
+    return _convert(value, dtype)
 
 
 def fold(e):

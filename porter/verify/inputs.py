@@ -331,7 +331,9 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
     whole = whole_tile_sizes(kernel)
     rng = np.random.default_rng(1234)
     problems = []
-    for number, values in enumerate(sets):
+
+    def problem(number: int, values: tuple) -> dict:
+        """The scalars of problem `number` with these size values."""
         first = first_strides(kernel, strides, max(values, default=16))
         scalars = {}
         for p in kernel.scalars:
@@ -393,6 +395,16 @@ def problem_sizes(kernel: Kernel, given: dict) -> list[dict]:
         _fill_grid(kernel, scalars, given, problems)
         if index_buffers(kernel):
             scalars[INDEX_LIMIT] = min(values, default=16)
+        return scalars
+
+    for number, values in enumerate(sets):
+        scalars = problem(number, values)
+        for divisor in (2, 4, 8, 16):
+            # many sizes multiplied (a 5-D volume's, or a buffer tileport cannot bound, which is
+            # given their product) pass what verify allocates: smaller sizes, the same problem
+            if not _too_large(kernel, scalars, given):
+                break
+            scalars = problem(number, tuple(max(3, v // divisor) for v in values))
         problems.append(scalars)
     aligned_sizes = {n: math.lcm(*m) if isinstance(m, tuple) else m for n, m in kernel.aligned.sizes.items()}
     if (aligned_sizes or kernel.aligned.unit_strides) and problems:
@@ -707,10 +719,18 @@ def buffer_lengths(kernel: Kernel, scalars: dict, given: dict, cap: int | None =
             lengths[p.name] = _generous_length(kernel, p, scalars)
             continue
         try:
-            lengths[p.name] = max(int(evaluate(p.extent, {**scalars, **tiles})), 1)
+            env = {**scalars, **tiles}
+            extent, exact = evaluate(p.extent, env), evaluate(p.extent, env, exact=True)
         except (NotConstant, ValueError, ZeroDivisionError) as exc:
             raise TileportError("TP430", f"cannot evaluate the size of buffer '{p.name}' ({exc}); "
                                 f"pass --arg {p.name}=<elements>", p.loc or kernel.loc) from exc
+        if int(extent) != int(exact):
+            # the index arithmetic wraps at these sizes (in the original too): a length taken
+            # from the wrapped value allocated one element and the interpreter read past it
+            raise TileportError("TP433", f"the indices of buffer '{p.name}' of kernel '{kernel.name}' pass "
+                                f"the range of their integer type for {_shown_sizes(scalars)}; pass smaller "
+                                "sizes with --arg", p.loc or kernel.loc)
+        lengths[p.name] = max(int(extent), 1)
     total = sum(lengths.values())
     if cap and total > cap:
         name = max(lengths, key=lengths.get)
@@ -757,6 +777,17 @@ def _generous_length(kernel: Kernel, p, scalars: dict) -> int:
                             f"'{kernel.name}' needs, and the product of its sizes ({product}) is too "
                             f"large to allocate blindly; pass --arg {p.name}=<elements>", p.loc or kernel.loc)
     return product
+
+
+def _too_large(kernel: Kernel, scalars: dict, given: dict) -> bool:
+    """Whether these sizes would give the buffers more elements than verify allocates: a
+    buffer tileport cannot bound, sized by every size multiplied (TP430), or all of them
+    together past LENGTH_CAP (TP433)."""
+    try:
+        buffer_lengths(kernel, scalars, given)
+    except TileportError as exc:
+        return exc.diagnostic.code in ("TP430", "TP433")
+    return False
 
 
 def _index_constexprs(kernel: Kernel, buffer: str) -> dict:

@@ -9,9 +9,11 @@ this order, on every form a kernel carries (its generic print, variants, launch 
     block sizes       `blockDim.x` as the launch's number, and what it makes constant folded
     index arithmetic  unsigned index arithmetic in int32, `(n + 255) / 256` as T.ceildiv
                       (simplify.py)
-    tile level only   adjacent element copies as one T.copy (tile_copies.py), a fill of a whole
-                      tile as T.fill (whole_tile_fills.py), a pipelined loop's lets folded into
-                      their uses (pipelined_lets.py), a cast load guarded (guarded_loads.py)
+    tile level only   a chain of whole-tile copies as one fragment updated in place
+                      (tile_copies.py), a fill of a whole tile as T.fill (whole_tile_fills.py),
+                      a pipelined loop's next-value lets folded into their uses
+                      (pipelined_lets.py), a masked load that is cast as a guarded statement
+                      (guarded_loads.py)
 
 and the level the port takes: "tile" (tile statements), "thread" (barriers, shared memory,
 shuffles, atomics need real threads) or "lanes" (one T.Parallel over the block).

@@ -3,8 +3,9 @@
 Each source kernel becomes a program factory `<name>_program()` holding one `@T.prim_func`:
 `T.Kernel` over the original grid (symbolic in the size parameters, so one compiled kernel
 serves every problem size) and `T.Parallel` over the block tile, with the body inside it; and
-a wrapper `<name>(...)` with the original's parameter order taking torch tensors. Decisions
-are made here; `templates/` only lays the text out.
+a wrapper `<name>(...)` with the original's parameter order taking torch tensors. The IR
+arrives ready (`kernel.printable`, transforms/printable.py); the printing decisions (names,
+how a value is spelled, the wrapper's checks) are made here; `templates/` only lays the text out.
 """
 
 from __future__ import annotations

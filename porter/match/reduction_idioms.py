@@ -111,23 +111,33 @@ class ReductionIdioms:
                     raise Miss(f"an online softmax whose sum '{d}' does not start at 0", s.loc)
                 env[d] = OnlineSum(partial, partial.dtype)
 
-    def tree(self, s: While, env, guard) -> bool:
-        """The shared-memory tree: `for (s = B / 2; s > 0; s >>= 1) { if (tid < s) S[tid] =
-        op(S[tid], S[tid + s]); __syncthreads(); }` leaves op over the block's S in S[0]."""
+    def _halving_loop(self, s: While, env):
+        """(the half's name, the `if`, the halving assignment) of `while (half > 0) { if (...)
+        {...} __syncthreads(); half = ...; }` with half starting at half the block, else None:
+        the shape both shared-memory trees share."""
         body = [x for x in s.body if not isinstance(x, Comment)]
         c = s.cond
         if not (isinstance(c, BinOp) and c.op in (">", "!=") and isinstance(c.a, Var) and
                 isinstance(c.b, Const) and c.b.value == 0 and len(body) == 3):
-            return False
+            return None
         half = c.a.name
         first, sync, shrink = body
-        if not (isinstance(first, If) and not first.orelse and len(first.then) == 1 and
-                isinstance(first.then[0], Store) and isinstance(sync, Sync) and
-                isinstance(shrink, Assign) and shrink.var.name == half):
-            return False
         start = env.get(half)
+        if not (isinstance(first, If) and not first.orelse and isinstance(sync, Sync) and
+                isinstance(shrink, Assign) and shrink.var.name == half and isinstance(start, Const) and
+                int(start.value) * 2 == self.block[0]):
+            return None
+        return half, first, shrink
+
+    def tree(self, s: While, env, guard) -> bool:
+        """The shared-memory tree: `for (s = B / 2; s > 0; s >>= 1) { if (tid < s) S[tid] =
+        op(S[tid], S[tid + s]); __syncthreads(); }` leaves op over the block's S in S[0]."""
+        loop = self._halving_loop(s, env)
+        if loop is None:
+            return False
+        half, first, shrink = loop
         size = self.block[0]
-        if not (isinstance(start, Const) and int(start.value) * 2 == size and size & (size - 1) == 0):
+        if not (len(first.then) == 1 and isinstance(first.then[0], Store) and size & (size - 1) == 0):
             return False
         probe = Var("tree@half", "int32")
         probe_env = {**env, half: probe}
@@ -162,19 +172,10 @@ class ReductionIdioms:
         """The shared-memory tree over (value, index) pairs: `if (tid < s) { ov = V[tid + s];
         oi = I[tid + s]; if (ov > V[tid] || (ov == V[tid] && oi < I[tid])) { V[tid] = ov;
         I[tid] = oi; } }`: V[0] is the block's max, I[0] the first index reaching it."""
-        body = [x for x in s.body if not isinstance(x, Comment)]
-        c = s.cond
-        if not (isinstance(c, BinOp) and c.op in (">", "!=") and isinstance(c.a, Var) and
-                isinstance(c.b, Const) and c.b.value == 0 and len(body) == 3):
+        loop = self._halving_loop(s, env)
+        if loop is None or len(loop[1].then) != 3:
             return False
-        half = c.a.name
-        first, sync, shrink = body
-        start = env.get(half)
-        size = self.block[0]
-        if not (isinstance(first, If) and not first.orelse and isinstance(sync, Sync) and
-                isinstance(shrink, Assign) and shrink.var.name == half and isinstance(start, Const) and
-                int(start.value) * 2 == size and len(first.then) == 3):
-            return False
+        half, first, _shrink = loop
         probe = Var("tree@half", "int32")
         probe_env = {**env, half: probe}
         if not is_tid(plain(self.expr_raw(first.cond, probe_env)), "<", probe):

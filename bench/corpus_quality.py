@@ -29,14 +29,13 @@ def non_blank(lines) -> int:
     return sum(1 for line in lines if line.strip())
 
 
-def triton_kernel_lines(source: str, names: set | None = None) -> int:
-    """Non-blank lines of the `@triton.jit` functions of a Triton file (those named in `names`
-    when given), decorators included."""
+def triton_kernel_lines(source: str) -> int:
+    """Non-blank lines of the `@triton.jit` functions of a Triton file, decorators included."""
     tree = ast.parse(source)
     lines = source.splitlines()
     total = 0
     for node in ast.walk(tree):
-        if not isinstance(node, ast.FunctionDef) or (names is not None and node.name not in names):
+        if not isinstance(node, ast.FunctionDef):
             continue
         if not any("jit" in ast.unparse(d) for d in node.decorator_list):
             continue

@@ -10,6 +10,8 @@
                      the instances were)
     print_port       transforms/printable.py (every form of each kernel as its port prints it:
                      the last IR steps, and the level), then emit/: the port module's text
+                     (in a migrated tree, with its launch helpers in the folder's shared
+                     `_tileport_launch.py`)
 
 `tileport convert`, migrate's workers and the benchmarks run these; verify reads the original
 with read_source alone (porter/reader.py: it may read the IR, never trust a rule).
@@ -40,9 +42,11 @@ def raise_to_tiles(module, level: str = "auto", options: dict | None = None):
     return module
 
 
-def print_port(module, source_name: str | None = None) -> str:
-    """The port module: TileLang programs and their torch wrappers, as Python source."""
-    return emit_module(printable_module(module), source_name)
+def print_port(module, source_name: str | None = None, shared_launcher: bool = False) -> str:
+    """The port module: TileLang programs and their torch wrappers, as Python source; with
+    `shared_launcher` (a migrated tree) the wrappers' helpers come from the folder's
+    `_tileport_launch.py` (emit/tilelang.py: launcher_text)."""
+    return emit_module(printable_module(module), source_name, shared_launcher)
 
 
 def level_printed(kernel) -> tuple:

@@ -169,10 +169,37 @@ def test_ports_are_written_and_sources_untouched(robust):
     assert "def add_kernel(" in (out / "triton" / "add_tl.py").read_text()
     written = sorted(p.relative_to(out).as_posix() for p in out.rglob("*_tl.py"))
     assert written == ["bad/huge_tl.py", "cuda/matrix_add_2d_tl.py", "cuda/saxpy_tl.py", "triton/add_tl.py"]
+    launchers = sorted(f"{folder}/_tileport_launch.py" for folder in ("bad", "cuda", "triton"))
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("_tileport_launch.py")) == launchers
     manifest = json.loads((out / ".tileport-manifest.json").read_text())
-    assert set(manifest["files"]) == set(written)
+    assert set(manifest["files"]) == set(written) | set(launchers)
     assert not [p for p in out.rglob("*.tmp")]
     assert snapshot(src) == robust["before"]  # nothing written, changed or created in SRC
+
+
+def test_ports_import_the_launch_helpers_beside_them(robust):
+    """A migrated port holds its programs and wrappers, and imports the helpers they call from
+    its folder's `_tileport_launch.py`: by its path, from its folder, or inside a package."""
+    out = robust["out"]
+    port = (out / "triton" / "add_tl.py").read_text()
+    assert "def _launch_grid(" not in port and "class _TritonKernel" not in port
+    assert "from ._tileport_launch import" in port and "_launch_grid" in port
+    launcher = (out / "triton" / "_tileport_launch.py").read_text()
+    assert "def _launch_grid(" in launcher and "class _CudaKernel" in launcher
+    check = (
+        "import importlib, importlib.util, sys\n"
+        "spec = importlib.util.spec_from_file_location('by_path', sys.argv[1] + '/triton/add_tl.py')\n"
+        "sys.path.append(sys.argv[1] + '/triton')\n"
+        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+        "sys.path.remove(sys.argv[1] + '/triton'); sys.modules.pop('_tileport_launch')\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "packaged = importlib.import_module('bad.huge_tl')\n"
+        "assert packaged._CudaKernel.__module__ == 'bad._tileport_launch', packaged._CudaKernel.__module__\n"
+        "print(module.add_kernel.__name__, packaged.huge_scale.__name__)\n")
+    result = subprocess.run([sys.executable, "-c", check, str(out)], capture_output=True, text=True, timeout=300,
+                            cwd=robust["base"])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["add_kernel", "huge_scale"]
 
 
 def test_warm_rerun_is_cached_and_rewrites_nothing(robust):
@@ -328,6 +355,25 @@ def test_outputs_it_did_not_write_are_kept(tmp_path):
     assert "edited since tileport wrote it" in files["triton/add.py"]["diagnostics"][0]["message"]
     assert (out / "triton" / "add_tl.py").read_text() == "# edited\n"
     assert files["cuda/saxpy.cu"]["status"] == "ported" and files["cuda/saxpy.cu"]["cached"]
+
+
+def test_a_launcher_it_did_not_write_is_kept(tmp_path):
+    """Someone's own `_tileport_launch.py` in OUT stays; the ports of that folder, which would
+    import it, are not written (TP006), those of other folders are."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    (src / "cuda").mkdir(parents=True)
+    (src / "triton").mkdir()
+    shutil.copy(SAMPLES / "cuda" / "saxpy.cu", src / "cuda" / "saxpy.cu")
+    shutil.copy(SAMPLES / "triton" / "add.py", src / "triton" / "add.py")
+    mine = out / "triton" / "_tileport_launch.py"
+    mine.parent.mkdir(parents=True)
+    mine.write_text("# my own helpers\n")
+    result = tileport("migrate", src, "-o", out, "--jobs", "2", "--report", tmp_path / "r.json")
+    assert result.returncode == 1, result.stderr
+    files = _by_path(json.loads((tmp_path / "r.json").read_text()))
+    assert files["triton/add.py"]["status"] == "failed" and "TP006" in _codes(files["triton/add.py"])
+    assert mine.read_text() == "# my own helpers\n" and not (out / "triton" / "add_tl.py").exists()
+    assert files["cuda/saxpy.cu"]["status"] == "ported" and (out / "cuda" / "_tileport_launch.py").is_file()
 
 
 def test_analyze_and_dry_run_write_nothing(tmp_path):

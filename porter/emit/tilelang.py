@@ -10,6 +10,9 @@ how a value is spelled, the wrapper's checks) are made here; `templates/` only l
 
 from __future__ import annotations
 
+import ast
+import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -699,8 +702,10 @@ def program_text(kernel: Kernel, source_name: str, spelling=None) -> str | None:
     return "\n".join(view.signature + [view.kernel_line] + view.body)
 
 
-def emit_module(module: Module, source_name: str | None = None) -> str:
-    """The whole port as Python source; same input, byte-identical output."""
+def emit_module(module: Module, source_name: str | None = None, shared_launcher: bool = False) -> str:
+    """The whole port as Python source; same input, byte-identical output. `shared_launcher`:
+    the port imports its launch helpers from the `_tileport_launch.py` beside it
+    (launcher_text) instead of holding them."""
     source_name = source_name or module.source_file
     views = [_kernel_view(k, source_name) for k in module.kernels]
     template = _environment().get_template("module.py.j2")
@@ -714,8 +719,49 @@ def emit_module(module: Module, source_name: str | None = None) -> str:
                                                                if k.aligned.unrolled == "aligned" and v.aligned]),
                            unrolled_always=_names_tuple([v.program for k, v in zip(module.kernels, views)
                                                          if k.aligned.unrolled == "always"]),
-                           philox=_philox_constants(module))
+                           philox=_philox_constants(module), shared=[_SHARED] if shared_launcher else [])
+    if shared_launcher:
+        text = text.replace(_SHARED, ", ".join(launcher_names_used(text)))
     return lay_out_module(text)
+
+
+#: Where the rendered port lists the launch helpers it imports, filled in once its text shows
+#: which it calls.
+_SHARED = "_TILEPORT_LAUNCH_HELPERS_"
+
+#: The file name of a migrated folder's shared launch helpers.
+LAUNCHER_FILE = "_tileport_launch.py"
+
+
+@functools.lru_cache(maxsize=1)
+def launcher_text() -> str:
+    """The shared launch helpers module: every helper a port may call (templates/launcher.py.j2)."""
+    everything = _Everything()
+    text = _environment().get_template("launcher.py.j2").render(
+        version=__version__, kernels=[everything], templates=[everything], deep_pipelines=True,
+        unrolled_when_aligned="", unrolled_always="", philox=None)
+    return lay_out_module(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _launcher_names() -> tuple:
+    tree = ast.parse(launcher_text())
+    names = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
+    names += [t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)]
+    return tuple(sorted(set(names)))
+
+
+def launcher_names_used(text: str) -> list:
+    """The shared helpers a port's text calls, `_compiler` always (its `_compiled`)."""
+    used = set(re.findall(r"\b_\w+", text.replace(_SHARED, "")))
+    return sorted(({"_compiler"} | used) & set(_launcher_names()), key=str.lower)
+
+
+class _Everything:
+    """A stand-in kernel view with every part the helpers template can include switched on."""
+
+    def __getattr__(self, name):
+        return True
 
 
 def _philox_constants(module: Module) -> dict | None:

@@ -59,7 +59,10 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
                  if n not in values.constexprs]
     positional = [p.name for p in values.params if getattr(p, "grid_axis", None) is None]
     names = emitter.param_names
-    meta = [f'"{p}": {names.get(p, p)}' for p in positional] + [f'"{n}": {n}' for n in values.constexprs]
+    # a grid callable's `meta`: the wrapper's locals, under the original's names where the
+    # port renamed a parameter
+    renamed = [f'"{p}": {names[p]}' for p in positional if names.get(p, p) != p]
+    meta = "{**locals(), " + ", ".join(renamed) + "}" if renamed else "locals()"
     kept = {p: names.get(p, p) for p in positional}
     default_grid = _default_grid(k, values, kept, generic)
     return {

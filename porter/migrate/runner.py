@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from porter.diagnostics import Loc, TileportError
+from porter.diagnostics import Diagnostic, Loc, TileportError
+from porter.emit.tilelang import LAUNCHER_FILE, launcher_text
 from porter.frontends.cuda.includers import ProjectIncludes
 from porter.migrate import compdb, worker
 from porter.migrate.cache import Cache, tool_fingerprint, toolchain_fingerprint
@@ -154,6 +155,7 @@ class Runner:
         self.stop = False
         self._last_save = 0.0
         self._names = 0
+        self._launchers: dict = {}  # OUT-relative launcher path -> why it could not be written, or None
 
     # ------------------------------------------------------------------ run
 
@@ -263,7 +265,7 @@ class Runner:
                                     "constexprs": list(self.opts.constexprs), "allow_tf32": self.opts.allow_tf32,
                                     "max_kernels": self.opts.max_kernels, "context": state.context,
                                     "context_sha": file_hash(state.context) if state.context else None,
-                                    "foreign": state.foreign})
+                                    "foreign": state.foreign, "shared_launcher": self.writing})
         hit = self.cache.get("convert", state.convert_key) if self.cache else None
         if hit is not None:
             record.cached = True
@@ -273,7 +275,7 @@ class Runner:
                    "include_dirs": state.include_dirs, "defines": state.defines,
                    "raise": self.opts.level != "thread", "constexprs": list(self.opts.constexprs),
                    "allow_tf32": self.opts.allow_tf32, "max_kernels": self.opts.max_kernels,
-                   "context": state.context, "foreign": state.foreign}
+                   "context": state.context, "foreign": state.foreign, "shared_launcher": self.writing}
         self._queue(_Task("convert", state, payload, self.opts.timeout, key=state.convert_key))
 
     def _queue(self, task: _Task, first: bool = False) -> None:
@@ -403,8 +405,8 @@ class Runner:
         if not self.writing:
             self._finish(state)
             return
-        problem = place(self.out, entry.output_rel, value["port"], entry.rel, self.manifest, self.opts.force,
-                        self.src_real)
+        problem = self._place_launcher(entry.output_rel) or \
+            place(self.out, entry.output_rel, value["port"], entry.rel, self.manifest, self.opts.force, self.src_real)
         if problem is not None:
             record.status, record.output = "failed", None
             record.diagnostics.append(worker.diag_dict(problem))
@@ -420,6 +422,15 @@ class Runner:
                     self._plan_verify(state, k)
         if state.pending == 0:
             self._finish(state)
+
+    def _place_launcher(self, port_rel: str) -> Diagnostic | None:
+        """The shared launch helpers beside a port (emit/tilelang.py: launcher_text), written
+        once per folder per run; the reason when they cannot be, which the port then shares."""
+        rel = os.path.join(os.path.dirname(port_rel), LAUNCHER_FILE)
+        if rel not in self._launchers:
+            self._launchers[rel] = place(self.out, rel, launcher_text(), "tileport", self.manifest, self.opts.force,
+                                         self.src_real)
+        return self._launchers[rel]
 
     def _after_verify(self, kernel: KernelRecord, value: dict) -> None:
         kernel.verdict = value["verdict"]

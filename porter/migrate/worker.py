@@ -105,7 +105,7 @@ def convert_task(task: dict) -> dict:
             deps[os.path.realpath(read)] = file_hash(read)
         module = raise_to_tiles(module, "auto" if task.get("raise", True) else "thread",
                               {"allow_tf32": task.get("allow_tf32", False)})
-        port = print_port(module, source)
+        port = print_port(module, source, shared_launcher=task.get("shared_launcher", False))
     except TileportError as exc:
         status = _status_of(exc.diagnostic.code)
         failures = getattr(exc, "failures", None)

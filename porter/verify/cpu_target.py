@@ -27,6 +27,7 @@ import pathlib
 import sys
 
 from porter.util.hashing import content_hash
+from porter.verify.port_module import port_constant
 
 _PATCHED = False
 
@@ -152,7 +153,7 @@ def install(module) -> None:
             enable_bfloat16()
             # the port's own configs (no per-access extent guards): an access past a buffer
             # reads or hits verify's guard zone here as it would read garbage on a GPU
-            cache[name] = compile_for_c(program, c_configs(getattr(module, "_PASS_CONFIGS", None) or {}))
+            cache[name] = compile_for_c(program, c_configs(port_constant(module, "_PASS_CONFIGS") or {}))
         return cache[name]
 
     module._compiled = compiled

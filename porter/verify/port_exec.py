@@ -22,6 +22,7 @@ from porter.util.files import write_atomically
 from porter.util.hashing import content_hash
 from porter.verify.bounds_checks import CapturedStderr, checked_lowering, strays
 from porter.verify.child import child_io, run_in_child
+from porter.verify.port_module import port_constant
 
 # Shared memory per block (bytes) a kernel may use on each arch, and threads per block.
 SHARED_LIMIT = {"sm_80": 163 * 1024, "sm_90a": 227 * 1024}
@@ -72,6 +73,9 @@ def load_port(path: str):
     verify's C-target stand-ins (cpu_target.py)."""
     from porter.verify.cpu_target import install
 
+    folder = str(Path(path).resolve().parent)
+    if folder not in sys.path:  # a migrated port imports `_tileport_launch` from its folder
+        sys.path.append(folder)
     spec = importlib.util.spec_from_file_location(f"tileport_port_{abs(hash(path))}", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -363,10 +367,10 @@ def pass_configs(module, stages: int = 2, unrolled: bool = False) -> dict:
     """The pass configs a port module compiles a program of `stages` pipeline stages with
     (`_PASS_CONFIGS`, or `_DEEP_PIPELINE_CONFIGS` from 3 stages or when `unrolled`), {} for
     older ports."""
-    deep = getattr(module, "_DEEP_PIPELINE_CONFIGS", None)
+    deep = port_constant(module, "_DEEP_PIPELINE_CONFIGS")
     if deep and (stages >= 3 or unrolled):
         return dict(deep)
-    return dict(getattr(module, "_PASS_CONFIGS", None) or {})
+    return dict(port_constant(module, "_PASS_CONFIGS") or {})
 
 
 def program_configs(module, factory, kwargs: dict) -> dict:

@@ -9,7 +9,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -184,11 +185,7 @@ def argmax_row_program():
 
 
 def _argmax_row(x, out_idx, out_val, rows, cols, *, target=None):
-    """Run the port of `argmax_row` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `argmax_row` with the original's parameters."""
     kernel = _compiled("argmax_row", argmax_row_program, target)
     x = _flat(x, "x", "float32")
     out_idx = _flat(out_idx, "out_idx", "int32")

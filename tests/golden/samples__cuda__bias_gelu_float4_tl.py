@@ -10,7 +10,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -233,11 +234,7 @@ def bias_gelu_vec4_program():
 
 
 def _bias_gelu_vec4(x, bias, y, rows, cols, *, target=None):
-    """Run the port of `bias_gelu_vec4` with the original's parameters (torch tensors
-    for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `bias_gelu_vec4` with the original's parameters."""
     kernel = _compiled("bias_gelu_vec4", bias_gelu_vec4_program, target)
     x = _flat(x, "x", "float32")
     bias = _flat(bias, "bias", "float32")

@@ -11,7 +11,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -180,11 +181,7 @@ def bmm_strided_program(aligned=False):
 
 
 def _bmm_strided(A, B, C, batch, M, N, K, strideA, strideB, strideC, *, target=None):
-    """Run the port of `bmm_strided` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `bmm_strided` with the original's parameters."""
     A = _shaped(A, "A", "float32", (batch, M, K), (strideA, K, 1))
     B = _shaped(B, "B", "float32", (batch, K, N), (strideB, N, 1))
     # whole tiles and aligned operands: the program whose copies are asynchronous

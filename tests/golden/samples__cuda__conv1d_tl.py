@@ -14,7 +14,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -158,11 +159,7 @@ def conv1d_same_program():
 
 
 def _conv1d_same(in_, filter, out, n, k, *, target=None):
-    """Run the port of `conv1d_same` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `conv1d_same` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`conv1d_same` is a thread-level port "

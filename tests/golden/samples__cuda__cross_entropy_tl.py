@@ -10,7 +10,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -188,11 +189,7 @@ def cross_entropy_forward_program():
 
 
 def _cross_entropy_forward(logits, targets, losses, rows, classes, *, target=None):
-    """Run the port of `cross_entropy_forward` with the original's parameters (torch
-    tensors for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `cross_entropy_forward` with the original's parameters."""
     kernel = _compiled("cross_entropy_forward", cross_entropy_forward_program, target)
     logits = _flat(logits, "logits", "float32")
     targets = _flat(targets, "targets", "int32")

@@ -13,7 +13,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -135,11 +136,7 @@ def daxpby_program():
 
 
 def _daxpby(n, alpha, x, beta, y, *, target=None):
-    """Run the port of `daxpby` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `daxpby` with the original's parameters."""
     kernel = _compiled("daxpby", daxpby_program, target)
     x = _flat(x, "x", "float64")
     y = _flat(y, "y", "float64")
@@ -177,11 +174,7 @@ def int_mix_program():
 
 
 def _int_mix(n, a, b, out, *, target=None):
-    """Run the port of `int_mix` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `int_mix` with the original's parameters."""
     kernel = _compiled("int_mix", int_mix_program, target)
     a = _flat(a, "a", "int32")
     b = _flat(b, "b", "int32")

@@ -15,7 +15,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -151,11 +152,7 @@ def embedding_forward_program():
 
 
 def _embedding_forward(idx, table, out, num_tokens, dim, vocab, *, target=None):
-    """Run the port of `embedding_forward` with the original's parameters (torch tensors
-    for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `embedding_forward` with the original's parameters."""
     kernel = _compiled("embedding_forward", embedding_forward_program, target)
     idx = _flat(idx, "idx", "int32")
     table = _flat(table, "table", "float32")
@@ -210,11 +207,7 @@ def embedding_backward_program():
 def _embedding_backward(
     idx, grad_out, grad_table, num_tokens, dim, vocab, *, target=None
 ):
-    """Run the port of `embedding_backward` with the original's parameters (torch
-    tensors for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `embedding_backward` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`embedding_backward` is a thread-level port "

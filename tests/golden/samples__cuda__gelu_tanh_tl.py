@@ -13,7 +13,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -137,11 +138,7 @@ def gelu_tanh_program():
 
 
 def _gelu_tanh(n, x, y, *, target=None):
-    """Run the port of `gelu_tanh` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `gelu_tanh` with the original's parameters."""
     kernel = _compiled("gelu_tanh", gelu_tanh_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")
@@ -177,11 +174,7 @@ def silu_program():
 
 
 def _silu(n, x, y, *, target=None):
-    """Run the port of `silu` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `silu` with the original's parameters."""
     kernel = _compiled("silu", silu_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")

@@ -11,7 +11,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -188,11 +189,7 @@ def sgemm_naive_program():
 
 
 def _sgemm_naive(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, *, target=None):
-    """Run the port of `sgemm_naive` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `sgemm_naive` with the original's parameters."""
     A = _shaped(A, "A", "float32", (M, K), (lda, 1))
     kernel = _compiled("sgemm_naive", sgemm_naive_program, target)
     B = _flat(B, "B", "float32")

@@ -10,7 +10,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -174,11 +175,7 @@ def gemm_tn_bias_relu_program(aligned=False):
 
 
 def _gemm_tn_bias_relu(At, B, bias, Y, M, N, K, *, target=None):
-    """Run the port of `gemm_tn_bias_relu` with the original's parameters (torch tensors
-    for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `gemm_tn_bias_relu` with the original's parameters."""
     At = _shaped(At, "At", "float16", (K, M))
     B = _shaped(B, "B", "float16", (K, N))
     # whole tiles and aligned operands: the program whose copies are asynchronous

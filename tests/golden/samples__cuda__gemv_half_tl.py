@@ -10,7 +10,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -154,11 +155,7 @@ def gemv_half_program():
 
 
 def _gemv_half(A, x, y, M, K, *, target=None):
-    """Run the port of `gemv_half` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `gemv_half` with the original's parameters."""
     kernel = _compiled("gemv_half", gemv_half_program, target)
     A = _flat(A, "A", "float16")
     x = _flat(x, "x", "float16")

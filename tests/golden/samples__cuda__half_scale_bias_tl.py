@@ -13,7 +13,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -140,11 +141,7 @@ def half_scale_bias_program():
 
 
 def _half_scale_bias(n, scale, x, b, out, *, target=None):
-    """Run the port of `half_scale_bias` with the original's parameters (torch tensors
-    for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `half_scale_bias` with the original's parameters."""
     kernel = _compiled("half_scale_bias", half_scale_bias_program, target)
     x = _flat(x, "x", "float16")
     b = _flat(b, "b", "float16")
@@ -187,11 +184,7 @@ def half_mul_add_program():
 
 
 def _half_mul_add(n, x, w, b, out, *, target=None):
-    """Run the port of `half_mul_add` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `half_mul_add` with the original's parameters."""
     kernel = _compiled("half_mul_add", half_mul_add_program, target)
     x = _flat(x, "x", "float16")
     w = _flat(w, "w", "float16")

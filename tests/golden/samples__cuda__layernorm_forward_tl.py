@@ -9,7 +9,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -188,11 +189,7 @@ def layernorm_forward_program():
 def _layernorm_forward(
     x, gamma, beta, y, mean_out, rstd_out, rows, cols, eps, *, target=None
 ):
-    """Run the port of `layernorm_forward` with the original's parameters (torch tensors
-    for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `layernorm_forward` with the original's parameters."""
     kernel = _compiled("layernorm_forward", layernorm_forward_program, target)
     x = _flat(x, "x", "float32")
     gamma = _flat(gamma, "gamma", "float32")

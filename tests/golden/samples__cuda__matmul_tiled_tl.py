@@ -11,7 +11,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -170,11 +171,7 @@ def sgemm_tiled_program(aligned=False):
 
 
 def _sgemm_tiled(A, B, C, M, N, K, *, target=None):
-    """Run the port of `sgemm_tiled` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `sgemm_tiled` with the original's parameters."""
     A = _shaped(A, "A", "float32", (M, K))
     B = _shaped(B, "B", "float32", (K, N))
     # whole tiles and aligned operands: the program whose copies are asynchronous

@@ -10,7 +10,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -138,11 +139,7 @@ def matrix_add_program():
 
 
 def _matrix_add(A, B, C, rows, cols, *, target=None):
-    """Run the port of `matrix_add` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `matrix_add` with the original's parameters."""
     kernel = _compiled("matrix_add", matrix_add_program, target)
     A = _flat(A, "A", "float32")
     B = _flat(B, "B", "float32")

@@ -16,7 +16,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -162,11 +163,7 @@ def scan_block_inclusive_program():
 
 
 def _scan_block_inclusive(in_, out, block_sums, n, *, target=None):
-    """Run the port of `scan_block_inclusive` with the original's parameters (torch
-    tensors for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `scan_block_inclusive` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`scan_block_inclusive` is a thread-level port "
@@ -211,11 +208,7 @@ def add_block_offsets_program():
 
 
 def _add_block_offsets(out, scanned_sums, n, *, target=None):
-    """Run the port of `add_block_offsets` with the original's parameters (torch tensors
-    for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `add_block_offsets` with the original's parameters."""
     kernel = _compiled("add_block_offsets", add_block_offsets_program, target)
     out = _flat(out, "out", "float32")
     scanned_sums = _flat(scanned_sums, "scanned_sums", "float32")

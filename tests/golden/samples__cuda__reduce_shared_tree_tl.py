@@ -10,7 +10,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -139,11 +140,7 @@ def reduce_sum_program():
 
 
 def _reduce_sum(in_, out, n, *, target=None):
-    """Run the port of `reduce_sum` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `reduce_sum` with the original's parameters."""
     kernel = _compiled("reduce_sum", reduce_sum_program, target)
     in_ = _flat(in_, "in_", "float32")
     out = _flat(out, "out", "float32")

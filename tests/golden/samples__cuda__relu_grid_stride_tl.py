@@ -12,7 +12,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -134,11 +135,7 @@ def relu_program():
 
 
 def _relu(n, x, y, *, target=None):
-    """Run the port of `relu` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `relu` with the original's parameters."""
     kernel = _compiled("relu", relu_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")
@@ -177,11 +174,7 @@ def leaky_relu_program():
 
 
 def _leaky_relu(n, slope, x, y, *, target=None):
-    """Run the port of `leaky_relu` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `leaky_relu` with the original's parameters."""
     kernel = _compiled("leaky_relu", leaky_relu_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")

@@ -10,7 +10,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -131,11 +132,7 @@ def saxpy_program():
 
 
 def _saxpy(n, a, x, y, *, target=None):
-    """Run the port of `saxpy` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `saxpy` with the original's parameters."""
     kernel = _compiled("saxpy", saxpy_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")

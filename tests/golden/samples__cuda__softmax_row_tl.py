@@ -9,7 +9,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -175,11 +176,7 @@ def softmax_row_program():
 
 
 def _softmax_row(in_, out, rows, cols, *, target=None):
-    """Run the port of `softmax_row` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `softmax_row` with the original's parameters."""
     kernel = _compiled("softmax_row", softmax_row_program, target)
     in_ = _flat(in_, "in_", "float32")
     out = _flat(out, "out", "float32")

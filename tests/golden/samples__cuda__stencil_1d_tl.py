@@ -13,7 +13,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -150,11 +151,7 @@ def stencil_1d_program():
 
 
 def _stencil_1d(in_, weights, out, n, *, target=None):
-    """Run the port of `stencil_1d` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `stencil_1d` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`stencil_1d` is a thread-level port "

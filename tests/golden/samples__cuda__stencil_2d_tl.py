@@ -13,7 +13,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -170,11 +171,7 @@ def jacobi_5pt_program():
 
 
 def _jacobi_5pt(in_, out, nx, ny, *, target=None):
-    """Run the port of `jacobi_5pt` with the original's parameters (torch tensors for
-    pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `jacobi_5pt` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`jacobi_5pt` is a thread-level port "

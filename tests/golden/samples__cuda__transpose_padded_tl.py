@@ -10,7 +10,8 @@ Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
 `<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
 `<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers.
+parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
+`tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -151,11 +152,7 @@ def transpose_padded_program():
 
 
 def _transpose_padded(out, in_, width, height, *, target=None):
-    """Run the port of `transpose_padded` with the original's parameters (torch tensors
-    for pointers).
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU."""
+    """Run the port of `transpose_padded` with the original's parameters."""
     kernel = _compiled("transpose_padded", transpose_padded_program, target)
     out = _flat(out, "out", "float32")
     in_ = _flat(in_, "in_", "float32")

@@ -10,7 +10,10 @@
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
 calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers.
+`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
+num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
+launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+`target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -333,37 +336,8 @@ def _attention_fwd_kernel(
     target=None,
     **options,
 ):
-    """Run the port of `attention_fwd_kernel` as Triton launches it: torch tensors for
-    pointers, the constexprs and num_warps / num_stages as keywords, `grid` a tuple or
-    `lambda meta: ...`.
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU. Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang
-    equivalent and are ignored."""
-    grid = _launch_grid(
-        "attention_fwd_kernel",
-        grid,
-        {
-            "q_ptr": q_ptr,
-            "k_ptr": k_ptr,
-            "v_ptr": v_ptr,
-            "o_ptr": o_ptr,
-            "sm_scale": sm_scale,
-            "seq_len": seq_len,
-            "stride_qh": stride_qh,
-            "stride_qs": stride_qs,
-            "stride_kh": stride_kh,
-            "stride_ks": stride_ks,
-            "stride_vh": stride_vh,
-            "stride_vs": stride_vs,
-            "stride_oh": stride_oh,
-            "stride_os": stride_os,
-            "BLOCK_M": BLOCK_M,
-            "BLOCK_N": BLOCK_N,
-            "HEAD_DIM": HEAD_DIM,
-        },
-        2,
-    )
+    """Run the port of `attention_fwd_kernel` as Triton launches it."""
+    grid = _launch_grid("attention_fwd_kernel", grid, locals(), 2)
     if grid is None:
         return  # an empty grid launches nothing
     q_ptr = _batched(

@@ -9,7 +9,10 @@
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
 calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers.
+`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
+num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
+launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+`target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -173,28 +176,11 @@ def _silu_mul_kernel(
     target=None,
     **options,
 ):
-    """Run the port of `silu_mul_kernel` as Triton launches it: torch tensors for
-    pointers, the constexprs and num_warps / num_stages as keywords, `grid` a tuple or
-    `lambda meta: ...`.
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU. Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang
-    equivalent and are ignored."""
+    """Run the port of `silu_mul_kernel` as Triton launches it."""
     if grid is None:
         # as the original's launch site computes it
         grid = (-(-(int(n_elements)) // (BLOCK_SIZE)),)
-    grid = _launch_grid(
-        "silu_mul_kernel",
-        grid,
-        {
-            "a_ptr": a_ptr,
-            "b_ptr": b_ptr,
-            "out_ptr": out_ptr,
-            "n_elements": n_elements,
-            "BLOCK_SIZE": BLOCK_SIZE,
-        },
-        1,
-    )
+    grid = _launch_grid("silu_mul_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
     kernel = _compiled(

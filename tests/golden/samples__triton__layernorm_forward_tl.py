@@ -8,7 +8,10 @@
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
 calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers.
+`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
+num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
+launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+`target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -235,31 +238,8 @@ def _layernorm_fwd_kernel(
     target=None,
     **options,
 ):
-    """Run the port of `layernorm_fwd_kernel` as Triton launches it: torch tensors for
-    pointers, the constexprs and num_warps / num_stages as keywords, `grid` a tuple or
-    `lambda meta: ...`.
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU. Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang
-    equivalent and are ignored."""
-    grid = _launch_grid(
-        "layernorm_fwd_kernel",
-        grid,
-        {
-            "x_ptr": x_ptr,
-            "y_ptr": y_ptr,
-            "w_ptr": w_ptr,
-            "b_ptr": b_ptr,
-            "mean_ptr": mean_ptr,
-            "rstd_ptr": rstd_ptr,
-            "x_row_stride": x_row_stride,
-            "y_row_stride": y_row_stride,
-            "N": N,
-            "eps": eps,
-            "BLOCK_SIZE": BLOCK_SIZE,
-        },
-        1,
-    )
+    """Run the port of `layernorm_fwd_kernel` as Triton launches it."""
+    grid = _launch_grid("layernorm_fwd_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
     kernel = _compiled(

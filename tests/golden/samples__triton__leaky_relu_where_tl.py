@@ -9,7 +9,10 @@
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
 calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers.
+`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
+num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
+launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+`target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -160,28 +163,11 @@ def _leaky_relu_kernel(
     target=None,
     **options,
 ):
-    """Run the port of `leaky_relu_kernel` as Triton launches it: torch tensors for
-    pointers, the constexprs and num_warps / num_stages as keywords, `grid` a tuple or
-    `lambda meta: ...`.
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU. Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang
-    equivalent and are ignored."""
+    """Run the port of `leaky_relu_kernel` as Triton launches it."""
     if grid is None:
         # as the original's launch site computes it
         grid = (-(-(int(n_elements)) // (256)),)
-    grid = _launch_grid(
-        "leaky_relu_kernel",
-        grid,
-        {
-            "x_ptr": x_ptr,
-            "y_ptr": y_ptr,
-            "n_elements": n_elements,
-            "negative_slope": negative_slope,
-            "BLOCK_SIZE": BLOCK_SIZE,
-        },
-        1,
-    )
+    grid = _launch_grid("leaky_relu_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
     kernel = _compiled(

@@ -9,7 +9,10 @@
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
 calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers.
+`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
+num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
+launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+`target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -244,38 +247,11 @@ def _matmul_fp16_kernel(
     target=None,
     **options,
 ):
-    """Run the port of `matmul_fp16_kernel` as Triton launches it: torch tensors for
-    pointers, the constexprs and num_warps / num_stages as keywords, `grid` a tuple or
-    `lambda meta: ...`.
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU. Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang
-    equivalent and are ignored."""
+    """Run the port of `matmul_fp16_kernel` as Triton launches it."""
     if grid is None:
         # as the original's launch site computes it
         grid = (-(-(int(M)) // (BLOCK_M)), -(-(int(N)) // (BLOCK_N)))
-    grid = _launch_grid(
-        "matmul_fp16_kernel",
-        grid,
-        {
-            "a_ptr": a_ptr,
-            "b_ptr": b_ptr,
-            "c_ptr": c_ptr,
-            "M": M,
-            "N": N,
-            "K": K,
-            "stride_am": stride_am,
-            "stride_ak": stride_ak,
-            "stride_bk": stride_bk,
-            "stride_bn": stride_bn,
-            "stride_cm": stride_cm,
-            "stride_cn": stride_cn,
-            "BLOCK_M": BLOCK_M,
-            "BLOCK_N": BLOCK_N,
-            "BLOCK_K": BLOCK_K,
-        },
-        2,
-    )
+    grid = _launch_grid("matmul_fp16_kernel", grid, locals(), 2)
     if grid is None:
         return  # an empty grid launches nothing
     a_ptr = _shaped(a_ptr, "a_ptr", "float16", (M, K), (stride_am, stride_ak))

@@ -8,7 +8,10 @@
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
 calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers.
+`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
+num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
+launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+`target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -172,27 +175,10 @@ def _row_argmax_kernel(
     target=None,
     **options,
 ):
-    """Run the port of `row_argmax_kernel` as Triton launches it: torch tensors for
-    pointers, the constexprs and num_warps / num_stages as keywords, `grid` a tuple or
-    `lambda meta: ...`.
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU. Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang
-    equivalent and are ignored."""
+    """Run the port of `row_argmax_kernel` as Triton launches it."""
     if BLOCK_SIZE is None:
         BLOCK_SIZE = _next_power_of_2(int(n_cols))  # computed as the launch site does
-    grid = _launch_grid(
-        "row_argmax_kernel",
-        grid,
-        {
-            "x_ptr": x_ptr,
-            "out_ptr": out_ptr,
-            "n_cols": n_cols,
-            "x_row_stride": x_row_stride,
-            "BLOCK_SIZE": BLOCK_SIZE,
-        },
-        1,
-    )
+    grid = _launch_grid("row_argmax_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
     kernel = _compiled(

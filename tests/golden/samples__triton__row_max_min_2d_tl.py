@@ -9,7 +9,10 @@
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
 calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers.
+`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
+num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
+launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+`target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -188,33 +191,13 @@ def _row_max_min_kernel(
     target=None,
     **options,
 ):
-    """Run the port of `row_max_min_kernel` as Triton launches it: torch tensors for
-    pointers, the constexprs and num_warps / num_stages as keywords, `grid` a tuple or
-    `lambda meta: ...`.
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU. Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang
-    equivalent and are ignored."""
+    """Run the port of `row_max_min_kernel` as Triton launches it."""
     if BLOCK_N is None:
         BLOCK_N = _next_power_of_2(int(n_cols))  # computed as the launch site does
     if grid is None:
         # as the original's launch site computes it
         grid = (-(-(int(n_rows)) // (BLOCK_M)),)
-    grid = _launch_grid(
-        "row_max_min_kernel",
-        grid,
-        {
-            "x_ptr": x_ptr,
-            "max_ptr": max_ptr,
-            "min_ptr": min_ptr,
-            "n_rows": n_rows,
-            "n_cols": n_cols,
-            "x_row_stride": x_row_stride,
-            "BLOCK_M": BLOCK_M,
-            "BLOCK_N": BLOCK_N,
-        },
-        1,
-    )
+    grid = _launch_grid("row_max_min_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
     kernel = _compiled(

@@ -9,7 +9,10 @@
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
 calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers.
+`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
+num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
+launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+`target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -178,34 +181,11 @@ def _scale_clamp_kernel(
     target=None,
     **options,
 ):
-    """Run the port of `scale_clamp_kernel` as Triton launches it: torch tensors for
-    pointers, the constexprs and num_warps / num_stages as keywords, `grid` a tuple or
-    `lambda meta: ...`.
-
-    target: a TileLang target (None: CUDA); `tileport verify` also runs the port on the
-    CPU. Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang
-    equivalent and are ignored."""
+    """Run the port of `scale_clamp_kernel` as Triton launches it."""
     if grid is None:
         # as the original's launch site computes it
         grid = (-(-(int(M)) // (32)), -(-(int(N)) // (64)))
-    grid = _launch_grid(
-        "scale_clamp_kernel",
-        grid,
-        {
-            "x_ptr": x_ptr,
-            "out_ptr": out_ptr,
-            "M": M,
-            "N": N,
-            "stride_m": stride_m,
-            "stride_om": stride_om,
-            "scale": scale,
-            "lo": lo,
-            "hi": hi,
-            "BLOCK_M": BLOCK_M,
-            "BLOCK_N": BLOCK_N,
-        },
-        2,
-    )
+    grid = _launch_grid("scale_clamp_kernel", grid, locals(), 2)
     if grid is None:
         return  # an empty grid launches nothing
     kernel = _compiled(

@@ -30,7 +30,7 @@ from porter.ir.nodes import (
 )
 from porter.ir.printer import format_expr
 from porter.ir.tiles import (
-    Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore,
+    Copy, CopyOut, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore,
 )
 from porter.ir.tile_queries import fp32_products
 from porter.ir.walk import all_exprs, declared_names, walk_stmts
@@ -215,8 +215,8 @@ class KernelEmitter:
                     if d == "*":
                         return "None" if wrapper else count  # _batched counts them
                     return self.param_names[d] if isinstance(d, str) else self.named(d)
-                dims = "(" + ", ".join(dim(d) for d in p.shape) + ")"
-                given = "(" + ", ".join(dim(d, wrapper=True) for d in p.shape) + ")"
+                dims = tuple_text(dim(d) for d in p.shape)
+                given = tuple_text(dim(d, wrapper=True) for d in p.shape)
                 if p.strides:
                     steps = "(" + ", ".join(self.param_names.get(x, str(x)) for x in p.strides) + ")"
                     v.signature.append(f"{name}: T.StridedTensor({dims}, {steps}, {dtype_ref(p.dtype)})")
@@ -533,6 +533,10 @@ class KernelEmitter:
         origin = ", ".join(self.expr(o) for o in s.origin)
         return [f"{pad}T.copy({self.names.get(s.buffer, s.buffer)}[{origin}], {self.names[s.tile]})"]
 
+    def copy_out(self, s: CopyOut, depth: int, pad: str) -> list:
+        origin = ", ".join(self.expr(o) for o in s.origin)
+        return [f"{pad}T.copy({self.names[s.tile]}, {self.names.get(s.buffer, s.buffer)}[{origin}])"]
+
     def reduction(self, s: Reduce, depth: int, pad: str) -> list:
         return [f"{pad}T.reduce_{s.op}({self.names[s.src]}, {self.names[s.dst]}, dim={s.dim})"]
 
@@ -603,13 +607,14 @@ _STATEMENTS = {
     Sync: KernelEmitter.barrier, Atomic: KernelEmitter.atomic, Alloc: KernelEmitter.declared_at_top,
     TileBuffer: KernelEmitter.declared_at_top, ParallelFor: KernelEmitter.parallel_loop,
     TileStore: KernelEmitter.tile_store, Fill: KernelEmitter.fill, Gemm: KernelEmitter.product,
-    Copy: KernelEmitter.copy, Reduce: KernelEmitter.reduction, Cumsum: KernelEmitter.scan,
+    Copy: KernelEmitter.copy, CopyOut: KernelEmitter.copy_out, Reduce: KernelEmitter.reduction, Cumsum: KernelEmitter.scan,
 }
 
 
 def tile_primitives(body) -> list:
     """The TileLang tile primitives a tile-level body uses, for reports."""
-    names = {Gemm: "T.gemm", Reduce: "T.reduce", Cumsum: "T.cumsum", Fill: "T.fill"}
+    names = {Gemm: "T.gemm", Reduce: "T.reduce", Cumsum: "T.cumsum", Fill: "T.fill", Copy: "T.copy",
+             CopyOut: "T.copy"}
     used = {"T.clear" if _clears(s) else names[type(s)]
             for s in walk_stmts(body) if type(s) in names and not fp32_products(s, body)}
     if any(fp32_products(s, body) for s in walk_stmts(body)):

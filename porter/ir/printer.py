@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from porter.ir.tiles import (
-    Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore,
+    Copy, CopyOut, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore,
 )
 from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, BufferParam, Call, Cast, Comment, Const, Continue,
@@ -107,6 +107,9 @@ def format_stmts(stmts, indent: int = 1) -> list[str]:
         elif isinstance(s, Copy):
             origin = ", ".join(format_expr(o) for o in s.origin)
             lines.append(f"{pad}copy({s.buffer}[{origin}] -> {s.tile});{_loc(s)}")
+        elif isinstance(s, CopyOut):
+            origin = ", ".join(format_expr(o) for o in s.origin)
+            lines.append(f"{pad}copy({s.tile} -> {s.buffer}[{origin}]);{_loc(s)}")
         elif isinstance(s, Cumsum):
             rev = ", reverse" if s.reverse else ""
             lines.append(f"{pad}cumsum({s.src} -> {s.dst}, dim={s.dim}{rev});{_loc(s)}")

@@ -102,6 +102,17 @@ class Copy:
 
 
 @dataclass
+class CopyOut:
+    """T.copy of a tile into the tile-shaped region of a global view starting at `origin`;
+    TileLang bounds it by the view's shape (nothing is written outside)."""
+
+    tile: str
+    buffer: str
+    origin: tuple
+    loc: Loc | None = None
+
+
+@dataclass
 class Reduce:
     """dst = op-reduction of src along `dim` (op: sum, max, min); dst drops that dim."""
 
@@ -123,4 +134,4 @@ class Cumsum:
     loc: Loc | None = None
 
 
-TILE_STMTS = (TileBuffer, TileStore, ParallelFor, Fill, Gemm, Reduce, Cumsum, Copy)
+TILE_STMTS = (TileBuffer, TileStore, ParallelFor, Fill, Gemm, Reduce, Cumsum, Copy, CopyOut)

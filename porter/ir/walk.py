@@ -10,7 +10,7 @@ from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, Builtin, Call, Cast, Comment, Const, Continue, Decl, For, If, Load,
     Return, Select, Store, Sync, UnaryOp, Var, While,
 )
-from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
+from porter.ir.tiles import Copy, CopyOut, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 
 
 #: Expression node type -> its operand fields, in order (a tuple field holds several: a call's
@@ -25,7 +25,7 @@ OPERANDS = {
 EVALUATES = {
     Decl: ("init",), Assign: ("value",), Store: ("index", "value"), If: ("cond",), For: ("start", "cond", "step"),
     While: ("cond",), Atomic: ("index", "value"), TileStore: ("indices", "value"), Fill: ("value",),
-    Copy: ("origin",), Break: (), Continue: (), Return: (), Alloc: (), Sync: (), Comment: (), TileBuffer: (),
+    Copy: ("origin",), CopyOut: ("origin",), Break: (), Continue: (), Return: (), Alloc: (), Sync: (), Comment: (), TileBuffer: (),
     ParallelFor: (), Gemm: (), Reduce: (), Cumsum: (),
 }
 

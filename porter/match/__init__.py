@@ -19,6 +19,7 @@ from porter.match.copies import gathers_in_pipelines, raise_copies
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.formulas import Miss
+from porter.match.views import shaped_views
 
 # Tried in order: the first rule that matches rewrites the kernel.
 RULES = (gemm, rowwise, transpose, elementwise)
@@ -59,7 +60,7 @@ def _with_copies(kernel):
     stepped = {}
     for f in forms(kernel):
         stepped[id(f)] = dataclasses.replace(f, body=unit_step_pipelines(f.body))
-    raised = {key: raise_copies(f) for key, f in stepped.items()}
+    raised = {key: shaped_views(raise_copies(f)) for key, f in stepped.items()}
 
     def generic(dims):  # a tile-wide extent is a constexpr's value, which differs between forms
         return None if dims is None else tuple(d if isinstance(d, str) else "#" for d in dims)

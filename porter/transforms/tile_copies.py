@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 
 from porter.ir.nodes import For, If, Var, While
-from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
+from porter.ir.tiles import Copy, CopyOut, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_stmts, rewrite_stmts, stmt_exprs, walk_expr, walk_stmts
 
 
@@ -91,6 +91,8 @@ def _tile_reads(s) -> set:
             reads |= {t.a, t.b} | (set() if t.clear else {t.c})
         elif isinstance(t, (Reduce, Cumsum)):
             reads.add(t.src)
+        elif isinstance(t, CopyOut):
+            reads.add(t.tile)
     return reads
 
 
@@ -232,7 +234,7 @@ def _renamed(body: list, renames: dict) -> list:
             return dataclasses.replace(s, a=name(s.a), b=name(s.b), c=name(s.c))
         if isinstance(s, (Reduce, Cumsum)):
             return dataclasses.replace(s, src=name(s.src), dst=name(s.dst))
-        if isinstance(s, Copy):
+        if isinstance(s, (Copy, CopyOut)):
             return dataclasses.replace(s, tile=name(s.tile))
         return s
 

@@ -3,8 +3,8 @@
 """TileLang port of samples/cuda/bmm_strided_batched.cu (cuda).
 
 - `bmm_strided` (samples/cuda/bmm_strided_batched.cu:5), tile level (rule gemm:
-  T.Pipelined, T.clear, fp32 FMA tiles (the original's precision; --allow-tf32 for
-  tensor cores)); launch: grid (ceildiv(N, 64), ceildiv(M, 64), batch), 128 threads,
+  T.Pipelined, T.clear, T.copy, fp32 FMA tiles (the original's precision; --allow-tf32
+  for tensor cores)); launch: grid (ceildiv(N, 64), ceildiv(M, 64), batch), 128 threads,
   from the launch site (line 23).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
@@ -50,11 +50,14 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A matrix the port reads in 2-D: the flat buffer the original takes, seen with
-    that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
-    strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
     count = (
         1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
         if all(shape)

@@ -3,9 +3,9 @@
 """TileLang port of samples/triton/attention_fwd_small.py (triton).
 
 - `attention_fwd_kernel` (samples/triton/attention_fwd_small.py:10), tile level (blocks:
-  T.Pipelined, T.clear, T.fill, T.reduce, fp32 FMA tiles (the original's precision;
-  --allow-tf32 for tensor cores)); launch: grid (ceildiv(seq_len, 32), grid_y), 128
-  threads, from the launch site (line 70).
+  T.Pipelined, T.clear, T.copy, T.fill, T.reduce, fp32 FMA tiles (the original's
+  precision; --allow-tf32 for tensor cores)); launch: grid (ceildiv(seq_len, 32),
+  grid_y), 128 threads, from the launch site (line 70).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -63,11 +63,14 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A matrix the port reads in 2-D: the flat buffer the original takes, seen with
-    that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
-    strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
     count = (
         1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
         if all(shape)

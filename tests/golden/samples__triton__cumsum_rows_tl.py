@@ -2,8 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/cumsum_rows.py (triton).
 
-- `cumsum_rows_kernel` (samples/triton/cumsum_rows.py:8), tile level (blocks: T.cumsum);
-  launch: grid (n_rows), 128 threads, from the launch site (line 26).
+- `cumsum_rows_kernel` (samples/triton/cumsum_rows.py:8), tile level (blocks: T.copy,
+  T.cumsum); launch: grid (n_rows), 128 threads, from the launch site (line 26).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -46,6 +46,35 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
 
 
 def _member(value, name, index):
@@ -131,29 +160,26 @@ def _next_power_of_2(n):
 def cumsum_rows_kernel_program(BLOCK_SIZE, threads=128):
     """The TileLang program for `cumsum_rows_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    x_ptr_batches = T.dynamic("x_ptr_batches")
+    out_ptr_batches = T.dynamic("out_ptr_batches")
+    n_cols = T.dynamic("n_cols")
+    x_row_stride = T.dynamic("x_row_stride")
+    out_row_stride = T.dynamic("out_row_stride")
 
     @T.prim_func
     def cumsum_rows_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float32),
-        n_cols: T.int32,
-        x_row_stride: T.int32,
-        out_row_stride: T.int32,
+        x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (x_row_stride, 1), T.float32),
+        out_ptr: T.StridedTensor(
+            (out_ptr_batches, n_cols), (out_row_stride, 1), T.float32
+        ),
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as row:
             x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             x_cumsum = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            for i in T.Parallel(BLOCK_SIZE):
-                x[i] = T.if_then_else(
-                    i < n_cols, x_ptr[row * x_row_stride + i], T.float32(0.0)
-                )
+            T.copy(x_ptr[row, 0], x)
             T.cumsum(x, x_cumsum, dim=0)
-            for i in T.Parallel(BLOCK_SIZE):
-                if i < n_cols:
-                    out_ptr[row * out_row_stride + i] = x_cumsum[i]
+            T.copy(x_cumsum, out_ptr[row, 0])
 
     return cumsum_rows_kernel
 
@@ -178,14 +204,16 @@ def _cumsum_rows_kernel(
     grid = _launch_grid("cumsum_rows_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _batched(x_ptr, "x_ptr", "float32", (None, n_cols), (x_row_stride, 1))
+    out_ptr = _batched(
+        out_ptr, "out_ptr", "float32", (None, n_cols), (out_row_stride, 1)
+    )
     kernel = _compiled(
         ("cumsum_rows_kernel", BLOCK_SIZE, num_warps),
         lambda: cumsum_rows_kernel_program(BLOCK_SIZE, threads=num_warps * 32),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, *grid)
+    kernel(x_ptr, out_ptr, *grid)
 
 
 cumsum_rows_kernel = _TritonKernel(_cumsum_rows_kernel)

@@ -3,8 +3,8 @@
 """TileLang port of samples/triton/histogram_atomic.py (triton).
 
 - `histogram_kernel` (samples/triton/histogram_atomic.py:8), tile level (blocks:
-  T.Parallel steps); launch: grid (ceildiv(n_elements, 128)), 128 threads, from the
-  launch site (line 26).
+  T.copy); launch: grid (ceildiv(n_elements, 128)), 128 threads, from the launch site
+  (line 26).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -127,23 +146,19 @@ def _specialised(name, constexpr, given, value):
 def histogram_kernel_program(BLOCK_SIZE=128, threads=128):
     """The TileLang program for `histogram_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
     bins_ptr_numel = T.dynamic("bins_ptr_numel")
+    n_elements = T.dynamic("n_elements")
 
     @T.prim_func
     def histogram_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.int32),
+        x_ptr: T.Tensor((n_elements,), T.int32),
         bins_ptr: T.Tensor((bins_ptr_numel,), T.int32),
-        n_elements: T.int32,
         n_bins: T.int32,
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
             values = T.alloc_fragment((BLOCK_SIZE,), T.int32)
-            for i in T.Parallel(BLOCK_SIZE):
-                values[i] = T.if_then_else(
-                    pid * BLOCK_SIZE + i < n_elements, x_ptr[pid * BLOCK_SIZE + i], 0
-                )
+            T.copy(x_ptr[BLOCK_SIZE * pid], values)
             for i in T.Parallel(BLOCK_SIZE):
                 if T.And(
                     T.And(pid * BLOCK_SIZE + i < n_elements, values[i] >= 0),
@@ -174,14 +189,14 @@ def _histogram_kernel(
     grid = _launch_grid("histogram_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _shaped(x_ptr, "x_ptr", "int32", (n_elements,))
     kernel = _compiled(
         ("histogram_kernel", BLOCK_SIZE, num_warps),
         lambda: histogram_kernel_program(BLOCK_SIZE=BLOCK_SIZE, threads=num_warps * 32),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "int32")
     bins_ptr = _flat(bins_ptr, "bins_ptr", "int32")
-    kernel(x_ptr, bins_ptr, n_elements, n_bins, *grid)
+    kernel(x_ptr, bins_ptr, n_bins, *grid)
 
 
 histogram_kernel = _TritonKernel(_histogram_kernel)

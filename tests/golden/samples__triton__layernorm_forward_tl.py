@@ -3,7 +3,8 @@
 """TileLang port of samples/triton/layernorm_forward.py (triton).
 
 - `layernorm_fwd_kernel` (samples/triton/layernorm_forward.py:8), tile level (blocks:
-  T.clear, T.reduce); launch: grid (M), 128 threads, from the launch site (line 54).
+  T.clear, T.copy, T.reduce); launch: grid (M), 128 threads, from the launch site (line
+  54).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -46,6 +47,35 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
 
 
 def _member(value, name, index):
@@ -126,24 +156,22 @@ def _specialised(name, constexpr, given, value):
 def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
     """The TileLang program for `layernorm_fwd_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    y_ptr_numel = T.dynamic("y_ptr_numel")
-    w_ptr_numel = T.dynamic("w_ptr_numel")
-    b_ptr_numel = T.dynamic("b_ptr_numel")
+    x_ptr_batches = T.dynamic("x_ptr_batches")
+    y_ptr_batches = T.dynamic("y_ptr_batches")
     mean_ptr_numel = T.dynamic("mean_ptr_numel")
     rstd_ptr_numel = T.dynamic("rstd_ptr_numel")
+    x_row_stride = T.dynamic("x_row_stride")
+    y_row_stride = T.dynamic("y_row_stride")
+    N = T.dynamic("N")
 
     @T.prim_func
     def layernorm_fwd_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        y_ptr: T.Tensor((y_ptr_numel,), T.float32),
-        w_ptr: T.Tensor((w_ptr_numel,), T.float32),
-        b_ptr: T.Tensor((b_ptr_numel,), T.float32),
+        x_ptr: T.StridedTensor((x_ptr_batches, N), (x_row_stride, 1), T.float32),
+        y_ptr: T.StridedTensor((y_ptr_batches, N), (y_row_stride, 1), T.float32),
+        w_ptr: T.Tensor((N,), T.float32),
+        b_ptr: T.Tensor((N,), T.float32),
         mean_ptr: T.Tensor((mean_ptr_numel,), T.float32),
         rstd_ptr: T.Tensor((rstd_ptr_numel,), T.float32),
-        x_row_stride: T.int32,
-        y_row_stride: T.int32,
-        N: T.int32,
         eps: T.float32,
         grid_x: T.int32,
     ):
@@ -163,10 +191,7 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
             off = T.alloc_var(T.int32)
             off = 0
             while off < N:
-                for i in T.Parallel(BLOCK_SIZE):
-                    x[i] = T.if_then_else(
-                        off + i < N, x_ptr[row * x_row_stride + off + i], T.float32(0.0)
-                    )
+                T.copy(x_ptr[row, off], x)
                 for i in T.Parallel(BLOCK_SIZE):
                     acc[i] = acc[i] + x[i]
                 off = off + BLOCK_SIZE
@@ -176,12 +201,7 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
             off_1 = T.alloc_var(T.int32)
             off_1 = 0
             while off_1 < N:
-                for i in T.Parallel(BLOCK_SIZE):
-                    x_1[i] = T.if_then_else(
-                        off_1 + i < N,
-                        x_ptr[row * x_row_stride + off_1 + i],
-                        T.float32(0.0),
-                    )
+                T.copy(x_ptr[row, off_1], x_1)
                 for i in T.Parallel(BLOCK_SIZE):
                     d[i] = T.if_then_else(off_1 + i < N, x_1[i] - mean, T.float32(0.0))
                 for i in T.Parallel(BLOCK_SIZE):
@@ -195,25 +215,12 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
             off_2 = T.alloc_var(T.int32)
             off_2 = 0
             while off_2 < N:
-                for i in T.Parallel(BLOCK_SIZE):
-                    w[i] = T.if_then_else(
-                        off_2 + i < N, w_ptr[off_2 + i], T.float32(0.0)
-                    )
-                for i in T.Parallel(BLOCK_SIZE):
-                    b[i] = T.if_then_else(
-                        off_2 + i < N, b_ptr[off_2 + i], T.float32(0.0)
-                    )
-                for i in T.Parallel(BLOCK_SIZE):
-                    x_2[i] = T.if_then_else(
-                        off_2 + i < N,
-                        x_ptr[row * x_row_stride + off_2 + i],
-                        T.float32(0.0),
-                    )
+                T.copy(w_ptr[off_2], w)
+                T.copy(b_ptr[off_2], b)
+                T.copy(x_ptr[row, off_2], x_2)
                 for i in T.Parallel(BLOCK_SIZE):
                     y[i] = (x_2[i] - mean) * rstd * w[i] + b[i]
-                for i in T.Parallel(BLOCK_SIZE):
-                    if off_2 + i < N:
-                        y_ptr[row * y_row_stride + off_2 + i] = y[i]
+                T.copy(y, y_ptr[row, off_2])
                 off_2 = off_2 + BLOCK_SIZE
 
     return layernorm_fwd_kernel
@@ -242,6 +249,10 @@ def _layernorm_fwd_kernel(
     grid = _launch_grid("layernorm_fwd_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _batched(x_ptr, "x_ptr", "float32", (None, N), (x_row_stride, 1))
+    y_ptr = _batched(y_ptr, "y_ptr", "float32", (None, N), (y_row_stride, 1))
+    w_ptr = _shaped(w_ptr, "w_ptr", "float32", (N,))
+    b_ptr = _shaped(b_ptr, "b_ptr", "float32", (N,))
     kernel = _compiled(
         ("layernorm_fwd_kernel", BLOCK_SIZE, num_warps),
         lambda: layernorm_fwd_kernel_program(
@@ -249,25 +260,9 @@ def _layernorm_fwd_kernel(
         ),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    y_ptr = _flat(y_ptr, "y_ptr", "float32")
-    w_ptr = _flat(w_ptr, "w_ptr", "float32")
-    b_ptr = _flat(b_ptr, "b_ptr", "float32")
     mean_ptr = _flat(mean_ptr, "mean_ptr", "float32")
     rstd_ptr = _flat(rstd_ptr, "rstd_ptr", "float32")
-    kernel(
-        x_ptr,
-        y_ptr,
-        w_ptr,
-        b_ptr,
-        mean_ptr,
-        rstd_ptr,
-        x_row_stride,
-        y_row_stride,
-        N,
-        eps,
-        *grid,
-    )
+    kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, eps, *grid)
 
 
 layernorm_fwd_kernel = _TritonKernel(_layernorm_fwd_kernel)

@@ -3,11 +3,12 @@
 """TileLang port of samples/triton/matmul_grouped.py (triton).
 
 - `matmul_grouped_kernel` (samples/triton/matmul_grouped.py:14), tile level (blocks:
-  T.Pipelined, T.clear, fp32 FMA tiles (the original's precision; --allow-tf32 for
-  tensor cores)); launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), 128 threads, from
-  the launch site (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32, BLOCK_K=16,
-  GROUP_M=2; pick another with --config N); the port's grid: (ceildiv(N, 32), ceildiv(M,
-  32)) tiles, in T.use_swizzle(2) order (Triton's grouped order as TileLang writes it).
+  T.Pipelined, T.clear, T.copy, fp32 FMA tiles (the original's precision; --allow-tf32
+  for tensor cores)); launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), 128 threads,
+  from the launch site (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32,
+  BLOCK_K=16, GROUP_M=2; pick another with --config N); the port's grid: (ceildiv(N,
+  32), ceildiv(M, 32)) tiles, in T.use_swizzle(2) order (Triton's grouped order as
+  TileLang writes it).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -65,11 +66,14 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A matrix the port reads in 2-D: the flat buffer the original takes, seen with
-    that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
-    strides = tuple(int(s) for s in strides) if strides else (shape[1], 1)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
     count = (
         1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
         if all(shape)

@@ -2,8 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/rmsnorm.py (triton).
 
-- `rmsnorm_kernel` (samples/triton/rmsnorm.py:8), tile level (blocks: T.reduce); launch:
-  grid (M), 128 threads, from the launch site (line 31).
+- `rmsnorm_kernel` (samples/triton/rmsnorm.py:8), tile level (blocks: T.copy, T.reduce);
+  launch: grid (M), 128 threads, from the launch site (line 31).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -46,6 +46,35 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
 
 
 def _member(value, name, index):
@@ -131,18 +160,17 @@ def _next_power_of_2(n):
 def rmsnorm_kernel_program(BLOCK_SIZE, threads=128):
     """The TileLang program for `rmsnorm_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    w_ptr_numel = T.dynamic("w_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    x_ptr_batches = T.dynamic("x_ptr_batches")
+    out_ptr_batches = T.dynamic("out_ptr_batches")
+    x_row_stride = T.dynamic("x_row_stride")
+    out_row_stride = T.dynamic("out_row_stride")
+    N = T.dynamic("N")
 
     @T.prim_func
     def rmsnorm_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        w_ptr: T.Tensor((w_ptr_numel,), T.float32),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float32),
-        x_row_stride: T.int32,
-        out_row_stride: T.int32,
-        N: T.int32,
+        x_ptr: T.StridedTensor((x_ptr_batches, N), (x_row_stride, 1), T.float32),
+        w_ptr: T.Tensor((N,), T.float32),
+        out_ptr: T.StridedTensor((out_ptr_batches, N), (out_row_stride, 1), T.float32),
         eps: T.float32,
         grid_x: T.int32,
     ):
@@ -152,22 +180,16 @@ def rmsnorm_kernel_program(BLOCK_SIZE, threads=128):
             x_sum = T.alloc_fragment((1,), T.float32)
             w = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            for i in T.Parallel(BLOCK_SIZE):
-                x[i] = T.if_then_else(
-                    i < N, x_ptr[row * x_row_stride + i], T.float32(0.0)
-                )
+            T.copy(x_ptr[row, 0], x)
             for i in T.Parallel(BLOCK_SIZE):
                 x_1[i] = x[i] * x[i]
             T.reduce_sum(x_1, x_sum, dim=0)
             ms = x_sum[0] / T.Cast(T.float32, N)
             r = T.rsqrt(ms + eps)
-            for i in T.Parallel(BLOCK_SIZE):
-                w[i] = T.if_then_else(i < N, w_ptr[i], T.float32(0.0))
+            T.copy(w_ptr[0], w)
             for i in T.Parallel(BLOCK_SIZE):
                 y[i] = x[i] * r * w[i]
-            for i in T.Parallel(BLOCK_SIZE):
-                if i < N:
-                    out_ptr[row * out_row_stride + i] = y[i]
+            T.copy(y, out_ptr[row, 0])
 
     return rmsnorm_kernel
 
@@ -194,15 +216,15 @@ def _rmsnorm_kernel(
     grid = _launch_grid("rmsnorm_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _batched(x_ptr, "x_ptr", "float32", (None, N), (x_row_stride, 1))
+    w_ptr = _shaped(w_ptr, "w_ptr", "float32", (N,))
+    out_ptr = _batched(out_ptr, "out_ptr", "float32", (None, N), (out_row_stride, 1))
     kernel = _compiled(
         ("rmsnorm_kernel", BLOCK_SIZE, num_warps),
         lambda: rmsnorm_kernel_program(BLOCK_SIZE, threads=num_warps * 32),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    w_ptr = _flat(w_ptr, "w_ptr", "float32")
-    out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, w_ptr, out_ptr, x_row_stride, out_row_stride, N, eps, *grid)
+    kernel(x_ptr, w_ptr, out_ptr, eps, *grid)
 
 
 rmsnorm_kernel = _TritonKernel(_rmsnorm_kernel)

@@ -48,6 +48,35 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a
     tuple's item (a tuple's own `count` and `index` are no fields)."""
@@ -131,15 +160,15 @@ def _next_power_of_2(n):
 def row_argmax_kernel_program(BLOCK_SIZE, threads=128):
     """The TileLang program for `row_argmax_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
+    x_ptr_batches = T.dynamic("x_ptr_batches")
     out_ptr_numel = T.dynamic("out_ptr_numel")
+    n_cols = T.dynamic("n_cols")
+    x_row_stride = T.dynamic("x_row_stride")
 
     @T.prim_func
     def row_argmax_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
+        x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (x_row_stride, 1), T.float32),
         out_ptr: T.Tensor((out_ptr_numel,), T.int32),
-        n_cols: T.int32,
-        x_row_stride: T.int32,
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as row:
@@ -148,9 +177,7 @@ def row_argmax_kernel_program(BLOCK_SIZE, threads=128):
             x_argmax_idx = T.alloc_fragment((BLOCK_SIZE,), T.int32)
             x_argmax_idx_min = T.alloc_fragment((1,), T.int32)
             for i in T.Parallel(BLOCK_SIZE):
-                x[i] = T.if_then_else(
-                    i < n_cols, x_ptr[row * x_row_stride + i], -T.infinity(T.float32)
-                )
+                x[i] = T.if_then_else(i < n_cols, x_ptr[row, i], -T.infinity(T.float32))
             T.reduce_max(x, x_max, dim=0)
             for i in T.Parallel(BLOCK_SIZE):
                 x_argmax_idx[i] = T.if_then_else(
@@ -181,14 +208,14 @@ def _row_argmax_kernel(
     grid = _launch_grid("row_argmax_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _batched(x_ptr, "x_ptr", "float32", (None, n_cols), (x_row_stride, 1))
     kernel = _compiled(
         ("row_argmax_kernel", BLOCK_SIZE, num_warps),
         lambda: row_argmax_kernel_program(BLOCK_SIZE, threads=num_warps * 32),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
     out_ptr = _flat(out_ptr, "out_ptr", "int32")
-    kernel(x_ptr, out_ptr, n_cols, x_row_stride, *grid)
+    kernel(x_ptr, out_ptr, *grid)
 
 
 row_argmax_kernel = _TritonKernel(_row_argmax_kernel)

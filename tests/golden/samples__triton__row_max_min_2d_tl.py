@@ -2,7 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/row_max_min_2d.py (triton).
 
-- `row_max_min_kernel` (samples/triton/row_max_min_2d.py:8), tile level (blocks:
+- `row_max_min_kernel` (samples/triton/row_max_min_2d.py:8), tile level (blocks: T.copy,
   T.reduce); launch: grid (ceildiv(n_rows, 32)), 128 threads, from the launch site (line
   36).
 
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -132,18 +151,15 @@ def _next_power_of_2(n):
 def row_max_min_kernel_program(BLOCK_N, BLOCK_M=32, threads=128):
     """The TileLang program for `row_max_min_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    max_ptr_numel = T.dynamic("max_ptr_numel")
-    min_ptr_numel = T.dynamic("min_ptr_numel")
+    n_rows = T.dynamic("n_rows")
+    n_cols = T.dynamic("n_cols")
+    x_row_stride = T.dynamic("x_row_stride")
 
     @T.prim_func
     def row_max_min_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        max_ptr: T.Tensor((max_ptr_numel,), T.float32),
-        min_ptr: T.Tensor((min_ptr_numel,), T.float32),
-        n_rows: T.int32,
-        n_cols: T.int32,
-        x_row_stride: T.int32,
+        x_ptr: T.StridedTensor((n_rows, n_cols), (x_row_stride, 1), T.float32),
+        max_ptr: T.Tensor((n_rows,), T.float32),
+        min_ptr: T.Tensor((n_rows,), T.float32),
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
@@ -154,23 +170,19 @@ def row_max_min_kernel_program(BLOCK_N, BLOCK_M=32, threads=128):
             for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 x_for_max[i, j] = T.if_then_else(
                     T.And(pid * BLOCK_M + i < n_rows, j < n_cols),
-                    x_ptr[(pid * BLOCK_M + i) * x_row_stride + j],
+                    x_ptr[i + BLOCK_M * pid, j],
                     -T.infinity(T.float32),
                 )
             for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 x_for_min[i, j] = T.if_then_else(
                     T.And(pid * BLOCK_M + i < n_rows, j < n_cols),
-                    x_ptr[(pid * BLOCK_M + i) * x_row_stride + j],
+                    x_ptr[i + BLOCK_M * pid, j],
                     T.infinity(T.float32),
                 )
             T.reduce_max(x_for_max, x_for_max_max, dim=1)
             T.reduce_min(x_for_min, x_for_min_min, dim=1)
-            for i in T.Parallel(BLOCK_M):
-                if pid * BLOCK_M + i < n_rows:
-                    max_ptr[pid * BLOCK_M + i] = x_for_max_max[i]
-            for i in T.Parallel(BLOCK_M):
-                if pid * BLOCK_M + i < n_rows:
-                    min_ptr[pid * BLOCK_M + i] = x_for_min_min[i]
+            T.copy(x_for_max_max, max_ptr[BLOCK_M * pid])
+            T.copy(x_for_min_min, min_ptr[BLOCK_M * pid])
 
     return row_max_min_kernel
 
@@ -200,6 +212,9 @@ def _row_max_min_kernel(
     grid = _launch_grid("row_max_min_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _shaped(x_ptr, "x_ptr", "float32", (n_rows, n_cols), (x_row_stride, 1))
+    max_ptr = _shaped(max_ptr, "max_ptr", "float32", (n_rows,))
+    min_ptr = _shaped(min_ptr, "min_ptr", "float32", (n_rows,))
     kernel = _compiled(
         ("row_max_min_kernel", BLOCK_N, BLOCK_M, num_warps),
         lambda: row_max_min_kernel_program(
@@ -207,10 +222,7 @@ def _row_max_min_kernel(
         ),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    max_ptr = _flat(max_ptr, "max_ptr", "float32")
-    min_ptr = _flat(min_ptr, "min_ptr", "float32")
-    kernel(x_ptr, max_ptr, min_ptr, n_rows, n_cols, x_row_stride, *grid)
+    kernel(x_ptr, max_ptr, min_ptr, *grid)
 
 
 row_max_min_kernel = _TritonKernel(_row_max_min_kernel)

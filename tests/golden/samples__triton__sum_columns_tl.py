@@ -3,7 +3,8 @@
 """TileLang port of samples/triton/sum_columns.py (triton).
 
 - `sum_columns_kernel` (samples/triton/sum_columns.py:8), tile level (blocks: T.clear,
-  T.reduce); launch: grid (ceildiv(N, 64)), 128 threads, from the launch site (line 34).
+  T.copy, T.reduce); launch: grid (ceildiv(N, 64)), 128 threads, from the launch site
+  (line 34).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -46,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -127,14 +147,13 @@ def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
     """The TileLang program for `sum_columns_kernel`: one T.Kernel block per Triton
     program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    N = T.dynamic("N")
 
     @T.prim_func
     def sum_columns_kernel(
         x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float32),
+        out_ptr: T.Tensor((N,), T.float32),
         M: T.int32,
-        N: T.int32,
         stride_m: T.int32,
         stride_n: T.int32,
         grid_x: T.int32,
@@ -159,9 +178,7 @@ def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
                     acc[i, j] = acc[i, j] + x[i, j]
                 start_m = start_m + BLOCK_M
             T.reduce_sum(acc, x_sum, dim=0)
-            for i in T.Parallel(BLOCK_N):
-                if pid * BLOCK_N + i < N:
-                    out_ptr[pid * BLOCK_N + i] = x_sum[i]
+            T.copy(x_sum, out_ptr[BLOCK_N * pid])
 
     return sum_columns_kernel
 
@@ -188,6 +205,7 @@ def _sum_columns_kernel(
     grid = _launch_grid("sum_columns_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    out_ptr = _shaped(out_ptr, "out_ptr", "float32", (N,))
     kernel = _compiled(
         ("sum_columns_kernel", BLOCK_M, BLOCK_N, num_warps),
         lambda: sum_columns_kernel_program(
@@ -196,8 +214,7 @@ def _sum_columns_kernel(
         target,
     )
     x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, M, N, stride_m, stride_n, *grid)
+    kernel(x_ptr, out_ptr, M, stride_m, stride_n, *grid)
 
 
 sum_columns_kernel = _TritonKernel(_sum_columns_kernel)

@@ -1,0 +1,355 @@
+"""Flat pointers a Triton kernel reads and writes by rows, as shaped views; its whole-tile loads
+and stores through them as T.copy.
+
+Triton addresses a row block as `x_ptr + row * stride + cols` under `mask=cols < n_cols`, and a
+block of a vector as `x_ptr + offs` under `offs < n`; the front end keeps the flat pointer and
+fills each tile by a T.Parallel gather. When every access of a buffer argument is an index
+`row * S + col` with one int32 stride argument S (or `col` alone) and a mask that bounds `col`
+by one size argument C, the buffer is the view (rows, C) with strides (S, 1), or (C,): rows
+are as many as the tensor holds ("*", the wrapper's `_batched`), or R when every access also
+bounds its row by R. Through the view
+
+    x[i] = T.if_then_else(i < n_cols, x_ptr[row * S + i], 0)   ->  T.copy(x_ptr[row, 0], x)
+    if i < n_cols: out_ptr[row * S + i] = y[i]                 ->  T.copy(y, out_ptr[row, 0])
+
+a gather of a whole fragment whose mask is exactly the view's bounds and whose other value is
+zero (T.copy reads zero outside the view), and a store of a whole fragment under exactly those
+bounds (T.copy writes nothing outside it), are copies; every other access reads or writes the
+view at (row, col) under its own mask, which addresses the same element (measured: a -inf
+`other` must stay a guarded read, T.copy pads with zero). Shared tiles are copies.py's (their
+copies become asynchronous, with its alignment conditions); a buffer any other way (an atomic,
+a pointer kept as a value, an access without the column bound) stays flat.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from porter.ir.nodes import BufferParam, Const, If, Load, ScalarParam, Select, Store, Var
+from porter.ir.tiles import Copy, CopyOut, ParallelFor, TileBuffer, TileLoad, TileStore
+from porter.ir.walk import all_exprs, map_expr, rewrite_stmts, stmt_exprs, walk_expr, walk_stmts
+from porter.match.copies import _at_least_zero, _bound, _lets, _named, _through_lets
+from porter.match.formulas import conjuncts
+from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
+
+
+@dataclasses.dataclass
+class _Access:
+    """One load or store of a buffer argument: where it is, what it reads, how it splits."""
+
+    node: object          # the Load or Store
+    loop: object          # the enclosing T.Parallel, or None
+    mask: object          # the guard of the access (a Select's or the enclosing ifs'), or None
+    row: Poly | None      # the coefficient of the stride, None without one
+    col: Poly
+    names: dict           # symbol name -> IR, to print row and col back
+
+
+@dataclasses.dataclass(frozen=True)
+class _View:
+    shape: tuple          # ("*" | R, C) or (C,)
+    strides: tuple | None
+
+
+def shaped_views(kernel):
+    """The kernel with every buffer argument it reads and writes by rows as a view, and its
+    whole-fragment gathers and stores through views as T.copy; unchanged when none is."""
+    params = {p.name: p for p in kernel.params}
+    lets = _lets(kernel.body)
+    tiles = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer)}
+    candidates = [p.name for p in kernel.params if isinstance(p, BufferParam) and not getattr(p, "shape", None)]
+    views, accesses = {}, {}
+    for name in candidates:
+        found = _accesses(kernel.body, name)
+        if not found:
+            continue
+        for through in ({}, lets):
+            split = _split(found, params, through)
+            view = _view_of(split, params, through) if split is not None else None
+            if view is not None:
+                views[name], accesses[name] = view, split
+                break
+    if not views:
+        return kernel
+    replace = {}
+    for name, view in views.items():
+        for access in accesses[name]:
+            copy = _copy(access, view, tiles, params, lets)
+            if copy is not None:
+                replace[id(access.loop)] = copy
+            else:
+                replace[id(access.node)] = _indexed(access, view)
+    body = _rewritten(kernel.body, replace)
+    new_params = [dataclasses.replace(p, shape=views[p.name].shape, strides=views[p.name].strides)
+                  if p.name in views else p for p in kernel.params]
+    return dataclasses.replace(kernel, body=body, params=new_params)
+
+
+def _accesses(body: list, buffer: str) -> list | None:
+    """Every load and store of `buffer` with its T.Parallel and mask; None when the buffer is
+    used any other way (an atomic, its pointer as a value)."""
+    found = []
+    if any(isinstance(e, Var) and e.name == buffer for e in all_exprs(body)):
+        return None
+
+    def visit(stmts, loop, guards):
+        for s in stmts:
+            if isinstance(s, ParallelFor):
+                if loop is not None:
+                    return False
+                if visit(s.body, s, ()) is False:
+                    return False
+                continue
+            if isinstance(s, If):
+                for e in walk_expr(s.cond):
+                    if isinstance(e, Load) and e.buffer == buffer:
+                        found.append((e, loop, _all(guards)))
+                if visit(s.then, loop, guards + (s.cond,)) is False or visit(s.orelse, loop, guards) is False:
+                    return False
+                continue
+            if getattr(s, "buffer", None) == buffer and not isinstance(s, Store):
+                return False  # an atomic, or a tile statement naming the argument
+            if isinstance(s, Store) and s.buffer == buffer:
+                found.append((s, loop, _all(guards)))
+            for root in stmt_exprs(s):
+                for e, mask in _loads_with_masks(root, buffer):
+                    found.append((e, loop, _all(guards + ((mask,) if mask is not None else ()))))
+            for field in ("body", "then", "orelse"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and visit(inner, loop, guards) is False:
+                    return False
+        return True
+
+    if visit(body, None, ()) is False:
+        return None
+    if any(loop is None for _, loop, _ in found):
+        return None  # a scalar access, or the lanes of one T.Parallel over the block: left flat
+    return found
+
+
+def _loads_with_masks(e, buffer: str):
+    """(load, the Select condition guarding it or None) for each load of `buffer` in `e`."""
+    if isinstance(e, Select) and isinstance(e.a, Load) and e.a.buffer == buffer:
+        yield e.a, e.cond
+        yield from _loads_with_masks(e.cond, buffer)
+        yield from _loads_with_masks(e.b, buffer)
+        yield from _loads_with_masks(e.a.index, buffer)
+        return
+    if isinstance(e, Load) and e.buffer == buffer:
+        yield e, None
+    for child in _children(e):
+        yield from _loads_with_masks(child, buffer)
+
+
+def _children(e) -> list:
+    from porter.ir.walk import OPERANDS
+
+    out = []
+    for field in OPERANDS.get(type(e), ()):
+        value = getattr(e, field)
+        out.extend(value if isinstance(value, (tuple, list)) else [value])
+    return out
+
+
+def _all(conds: tuple):
+    """The conjunction of the guards, None for none."""
+    from porter.ir.nodes import BinOp
+
+    out = None
+    for c in conds:
+        out = c if out is None else BinOp("&&", out, c, "bool")
+    return out
+
+
+def _split(found: list, params: dict, lets: dict) -> list | None:
+    """Each access as row * S + col for the one stride argument S the accesses share (row
+    None where there is none); None when they do not split so."""
+    polys = []
+    for node, loop, mask in found:
+        try:
+            polys.append(to_poly(_named(_through_lets(node.index, lets))))
+        except NotAffine:
+            return None
+    strides = {s for poly in polys for s in _strides(poly, params)}
+    if len(strides) > 1:
+        return None
+    stride = Poly.symbol(next(iter(strides))) if strides else None
+    out = []
+    for (node, loop, mask), poly in zip(found, polys):
+        row = poly.coeff(stride) if stride is not None else None
+        col = poly - row * stride if row is not None else poly
+        if col.has(stride) if stride is not None else False:
+            return None
+        exprs = [_through_lets(node.index, lets)] + ([_through_lets(mask, lets)] if mask is not None else [])
+        names = symbol_names(*exprs)
+        for x in (row, col):
+            if x is not None and any(v.name not in names for v in x.free_symbols):
+                return None
+        out.append(_Access(node, loop, mask, row, col, names))
+    if stride is not None and any(a.row is None or a.row == 0 for a in out):
+        return None  # an access without the row stride would be an element of row 0
+    for a in out:
+        a.stride = stride.name if stride is not None else None
+    return out
+
+
+def _strides(poly: Poly, params: dict) -> set:
+    """The int32 scalar arguments a term of the index multiplies (its row strides)."""
+    found = set()
+    for term in poly.terms():
+        _, product = term.split_coefficient()
+        for x in product.free_symbols:
+            p = params.get(x.name)
+            if isinstance(p, ScalarParam) and p.dtype == "int32" and product != x:
+                found.add(x.name)
+    return found
+
+
+def _view_of(split: list, params: dict, lets: dict) -> _View | None:
+    """The view every access fits: the one column bound C all of them have, R when every
+    access bounds its row by the same R."""
+    columns, rows = set(), set()
+    for a in split:
+        bounds = _bounds(a.mask, lets)
+        column = _extent(bounds, a.col, params)
+        if column is None:
+            return None
+        columns.add(column)
+        rows.add(_extent(bounds, a.row, params) if a.row is not None else None)
+        a.bounds = bounds
+    if len(columns) != 1:
+        return None
+    (column,) = columns
+    stride = split[0].stride
+    if stride is None:
+        return _View((column,), None)
+    row = next(iter(rows)) if len(rows) == 1 and None not in rows else "*"
+    return _View((row, column), (stride, 1))
+
+
+def _bounds(mask, lets: dict) -> list:
+    """The mask's upper bounds as Polys `a - b` (negative inside); lower bounds a tile always
+    meets are dropped, anything else is None."""
+    if mask is None:
+        return []
+    out = []
+    for c in conjuncts(mask):
+        if _at_least_zero(c, lets, {}):
+            continue
+        try:
+            found = _bound(c, lets)
+        except NotAffine:
+            found = None
+        out.append(found[0] if found is not None else None)
+    return out
+
+
+def _extent(bounds: list, index: Poly, params: dict):
+    """The int32 size argument E of a bound `index - E < 0` among the mask's, or None."""
+    for d in bounds:
+        if d is None:
+            continue
+        for term in d.terms():
+            coeff, factor = term.split_coefficient()
+            if coeff == -1 and factor.is_symbol:
+                p = params.get(factor.name)
+                if isinstance(p, ScalarParam) and p.dtype == "int32" and d + factor == index:
+                    return factor.name
+    return None
+
+
+def _copy(access: _Access, view: _View, tiles: dict, params: dict, lets: dict):
+    """T.copy for a gather of a whole fragment (`tile[lanes] = mask ? buffer[...] : 0`) or a
+    store of one (`if mask: buffer[...] = tile[lanes]`) whose mask is exactly the view's
+    bounds; None otherwise."""
+    loop = access.loop
+    if loop is None or len(loop.body) != 1:
+        return None
+    lanes = [Poly.symbol(v.name) for v in loop.vars]
+    wanted = len([b for b in access.bounds]) == (2 if view.shape[0] not in ("*",) and len(view.shape) == 2 else 1)
+    if not wanted or None in access.bounds:
+        return None
+    origin = _origin(access, lanes, view)
+    if origin is None:
+        return None
+    inner = loop.body[0]
+    if isinstance(access.node, Load):
+        if not (isinstance(inner, TileStore) and _whole(inner.buffer, inner.indices, loop, tiles)):
+            return None
+        value = inner.value
+        if value is access.node and access.mask is None:
+            pass
+        elif not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const) and
+                  value.b.value == 0):
+            return None
+        if tiles[inner.buffer].dtype != access.node.dtype:
+            return None
+        return Copy(access.node.buffer, origin, inner.buffer, loop.loc)
+    if not (isinstance(inner, If) and not inner.orelse and len(inner.then) == 1 and inner.then[0] is access.node):
+        return None
+    value = access.node.value
+    if not (isinstance(value, TileLoad) and _whole(value.buffer, value.indices, loop, tiles)) or \
+            tiles[value.buffer].dtype != params[access.node.buffer].dtype:
+        return None
+    return CopyOut(value.buffer, access.node.buffer, origin, loop.loc)
+
+
+def _whole(tile: str, indices, loop, tiles: dict) -> bool:
+    """Whether `tile[indices]` over the loop is each element of a whole fragment once."""
+    t = tiles.get(tile)
+    return t is not None and t.scope == "fragment" and tuple(t.shape) == tuple(loop.extents) and \
+        len(indices) == len(loop.vars) and all(isinstance(i, Var) and i.name == v.name
+                                               for i, v in zip(indices, loop.vars))
+
+
+def _origin(access: _Access, lanes: list, view: _View):
+    """The view index of the tile's first element, when each lane steps one dimension of the
+    view by one in order (the last lane the columns); None otherwise."""
+    dims = [access.row, access.col] if len(view.shape) == 2 else [access.col]
+    used = dims[len(dims) - len(lanes):]
+    if len(lanes) > len(dims):
+        return None
+    start = []
+    for d, index in enumerate(dims):
+        lane = lanes[d - (len(dims) - len(lanes))] if d >= len(dims) - len(lanes) else None
+        if lane is not None and index.coeff(lane) != 1:
+            return None
+        base = index - lane if lane is not None else index
+        if any(base.has(x) for x in lanes):
+            return None
+        start.append(base)
+    if len(used) != len(lanes):
+        return None
+    try:
+        return tuple(from_poly(x, access.names) for x in start)
+    except KeyError:
+        return None
+
+
+def _indexed(access: _Access, view: _View):
+    """The access reading or writing the view at (row, col)."""
+    indices = tuple(from_poly(x, access.names) for x in ([access.row, access.col] if len(view.shape) == 2
+                                                          else [access.col]))
+    node = access.node
+    if isinstance(node, Load):
+        return TileLoad(node.buffer, indices, node.dtype)
+    return TileStore(node.buffer, indices, node.value, node.loc)
+
+
+def _rewritten(body: list, replace: dict) -> list:
+    """The body with the copies in place of their loops, and each other access on its view."""
+    def expr(e):
+        return replace.get(id(e))
+
+    def stmt(s):
+        if id(s) in replace:
+            return replace[id(s)]
+        return s
+    body = rewrite_stmts(body, stmt)
+    return _map_loads(body, expr)
+
+
+def _map_loads(body: list, step):
+    from porter.ir.walk import map_stmts
+
+    return map_stmts(body, lambda e: map_expr(e, step))

@@ -38,11 +38,13 @@ def has_continue(body: list) -> bool:
 __all__ = ["insert_before_continue", "has_continue", "For", "While"]
 
 
-def unit_step_pipelines(body: list) -> list:
-    """`for (s = a; s < n; s += S)` marked for pipelining becomes a unit-step loop over the
-    steps, `for t in 0..ceildiv(n - a, S): s = a + t * S; ...`: T.Pipelined takes only unit-step
-    loops (the port printed a `while`, which TileLang does not pipeline). Loops whose variable,
-    bound or start the body changes are left as they are."""
+def unit_step_loops(body: list) -> list:
+    """`for (s = a; s < n; s += S)` of a constant step S > 1 (Triton's `range(a, n, S)`)
+    becomes a unit-step loop over the steps, `for t in 0..ceildiv(n - a, S): s = a + t * S;
+    ...`: T.Pipelined takes only unit-step loops, and `T.serial(T.ceildiv(n - a, S))` is how
+    TileLang writes a strided loop (the port printed a `while` over a `T.alloc_var`, which
+    TileLang neither pipelines nor unrolls). Loops whose variable, bound or start the body
+    changes are left as they are."""
     from porter.ir.fold import try_int
     from porter.ir.nodes import Assign, BinOp, Call, Const, Decl, Var
     from porter.ir.walk import walk_expr, walk_stmts
@@ -51,10 +53,10 @@ def unit_step_pipelines(body: list) -> list:
     out = []
     for s in body:
         if isinstance(s, If):
-            s = dataclasses.replace(s, then=unit_step_pipelines(s.then), orelse=unit_step_pipelines(s.orelse))
+            s = dataclasses.replace(s, then=unit_step_loops(s.then), orelse=unit_step_loops(s.orelse))
         elif isinstance(s, (For, While)):
-            s = dataclasses.replace(s, body=unit_step_pipelines(s.body))
-        if isinstance(s, For) and s.stages and isinstance(s.step, Const) and isinstance(s.step.value, int) \
+            s = dataclasses.replace(s, body=unit_step_loops(s.body))
+        if isinstance(s, For) and isinstance(s.step, Const) and isinstance(s.step.value, int) \
                 and s.step.value > 1 and isinstance(s.cond, BinOp) and s.cond.op == "<" and s.cond.a == s.var:
             changed = {x.var.name for x in walk_stmts(s.body) if isinstance(x, (Assign, Decl, For))}
             reads = {n.name for e in (s.start, s.cond.b) for n in walk_expr(e) if isinstance(n, Var)}

@@ -14,11 +14,12 @@ import dataclasses
 from porter.diagnostics import TileportError
 from porter.match import elementwise, gemm, rowwise, transpose
 from porter.ir.forms import forms, rebuilt
-from porter.ir.loops import unit_step_pipelines
+from porter.ir.loops import unit_step_loops
 from porter.match.copies import gathers_in_pipelines, raise_copies
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.formulas import Miss
+from porter.match.lanes import staged_lanes
 from porter.match.views import shaped_views
 
 # Tried in order: the first rule that matches rewrites the kernel.
@@ -53,14 +54,15 @@ def raise_kernel(kernel, options: dict | None = None) -> Raised:
 
 def _with_copies(kernel):
     """A Triton kernel and every form the port prints or verify runs (the generic print, flag
-    variants and their own generic prints, other launch values) with pipelined loops stepping
-    by one (T.Pipelined's form) and their block loads into shared tiles as T.copy (copies.py);
-    no copies unless every form takes the same buffer views (a variant whose signature differs
+    variants and their own generic prints, other launch values) with strided loops stepping
+    by one (T.Pipelined's and T.serial's form), their block loads into shared tiles as T.copy
+    (copies.py), and the buffers they read and write by rows as shaped views (views.py); no
+    copies unless every form takes the same buffer views (a variant whose signature differs
     from the port's is left out of its dispatch)."""
     stepped = {}
     for f in forms(kernel):
-        stepped[id(f)] = dataclasses.replace(f, body=unit_step_pipelines(f.body))
-    raised = {key: shaped_views(raise_copies(f)) for key, f in stepped.items()}
+        stepped[id(f)] = dataclasses.replace(f, body=unit_step_loops(f.body))
+    raised = {key: shaped_views(raise_copies(staged_lanes(f))) for key, f in stepped.items()}
 
     def generic(dims):  # a tile-wide extent is a constexpr's value, which differs between forms
         return None if dims is None else tuple(d if isinstance(d, str) else "#" for d in dims)

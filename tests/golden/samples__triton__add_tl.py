@@ -2,9 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/add.py (triton).
 
-- `add_kernel` (samples/triton/add.py:8), tile level (element-wise: T.Parallel over the
-  block); launch: grid (ceildiv(n_elements, 1024)), 128 threads, a 1024 tile per
-  program, from the launch site (line 28).
+- `add_kernel` (samples/triton/add.py:8), tile level (blocks: T.copy); launch: grid
+  (ceildiv(n_elements, 1024)), 128 threads, a 1024 tile per program, from the launch
+  site (line 28).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -127,27 +146,25 @@ def _specialised(name, constexpr, given, value):
 
 def add_kernel_program(BLOCK_SIZE=1024, threads=128):
     """The TileLang program for `add_kernel`: one T.Kernel block per Triton program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    y_ptr_numel = T.dynamic("y_ptr_numel")
-    output_ptr_numel = T.dynamic("output_ptr_numel")
+    n_elements = T.dynamic("n_elements")
 
     @T.prim_func
     def add_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        y_ptr: T.Tensor((y_ptr_numel,), T.float32),
-        output_ptr: T.Tensor((output_ptr_numel,), T.float32),
-        n_elements: T.int32,
+        x_ptr: T.Tensor((n_elements,), T.float32),
+        y_ptr: T.Tensor((n_elements,), T.float32),
+        output_ptr: T.Tensor((n_elements,), T.float32),
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
-            for tx in T.Parallel(BLOCK_SIZE):
-                block_start = pid * BLOCK_SIZE
-                offsets = block_start + tx
-                x = T.if_then_else(offsets < n_elements, x_ptr[offsets], T.float32(0.0))
-                y = T.if_then_else(offsets < n_elements, y_ptr[offsets], T.float32(0.0))
-                output = x + y
-                if offsets < n_elements:
-                    output_ptr[offsets] = output
+            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            output = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            block_start = pid * BLOCK_SIZE
+            T.copy(x_ptr[block_start], x)
+            T.copy(y_ptr[block_start], y)
+            for i in T.Parallel(BLOCK_SIZE):
+                output[i] = x[i] + y[i]
+            T.copy(output, output_ptr[block_start])
 
     return add_kernel
 
@@ -172,15 +189,15 @@ def _add_kernel(
     grid = _launch_grid("add_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _shaped(x_ptr, "x_ptr", "float32", (n_elements,))
+    y_ptr = _shaped(y_ptr, "y_ptr", "float32", (n_elements,))
+    output_ptr = _shaped(output_ptr, "output_ptr", "float32", (n_elements,))
     kernel = _compiled(
         ("add_kernel", BLOCK_SIZE, num_warps),
         lambda: add_kernel_program(BLOCK_SIZE=BLOCK_SIZE, threads=num_warps * 32),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    y_ptr = _flat(y_ptr, "y_ptr", "float32")
-    output_ptr = _flat(output_ptr, "output_ptr", "float32")
-    kernel(x_ptr, y_ptr, output_ptr, n_elements, *grid)
+    kernel(x_ptr, y_ptr, output_ptr, *grid)
 
 
 add_kernel = _TritonKernel(_add_kernel)

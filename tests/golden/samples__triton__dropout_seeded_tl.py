@@ -2,9 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/dropout_seeded.py (triton).
 
-- `dropout_kernel` (samples/triton/dropout_seeded.py:8), tile level (element-wise:
-  T.Parallel over the block); launch: grid (ceildiv(n_elements, 4096)), 128 threads, a
-  4096 tile per program, from the launch site (line 29).
+- `dropout_kernel` (samples/triton/dropout_seeded.py:8), tile level (blocks: T.copy);
+  launch: grid (ceildiv(n_elements, 4096)), 128 threads, a 4096 tile per program, from
+  the launch site (line 29).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 @T.macro
@@ -171,22 +190,22 @@ def _specialised(name, constexpr, given, value):
 def dropout_kernel_program(BLOCK_SIZE=4096, threads=128):
     """The TileLang program for `dropout_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    n_elements = T.dynamic("n_elements")
 
     @T.prim_func
     def dropout_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float32),
-        n_elements: T.int32,
+        x_ptr: T.Tensor((n_elements,), T.float32),
+        out_ptr: T.Tensor((n_elements,), T.float32),
         p: T.float32,
         seed: T.int32,
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
-            for tx in T.Parallel(BLOCK_SIZE):
-                offsets = pid * BLOCK_SIZE + tx
-                x = T.if_then_else(offsets < n_elements, x_ptr[offsets], T.float32(0.0))
+            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            T.copy(x_ptr[BLOCK_SIZE * pid], x)
+            for i in T.Parallel(BLOCK_SIZE):
+                offsets = pid * BLOCK_SIZE + i
                 philox_c0 = _philox(seed, T.Cast(T.uint32, offsets), T.uint32(0))[0]
                 r = T.Cast(
                     T.float32,
@@ -194,9 +213,10 @@ def dropout_kernel_program(BLOCK_SIZE=4096, threads=128):
                         philox_c0 >= T.uint32(2147483648), ~philox_c0, philox_c0
                     ),
                 ) * T.float32(4.6566127342e-10)
-                y = T.if_then_else(r > p, x / (T.float32(1.0) - p), T.float32(0.0))
-                if offsets < n_elements:
-                    out_ptr[offsets] = y
+                y[i] = T.if_then_else(
+                    r > p, x[i] / (T.float32(1.0) - p), T.float32(0.0)
+                )
+            T.copy(y, out_ptr[BLOCK_SIZE * pid])
 
     return dropout_kernel
 
@@ -222,14 +242,14 @@ def _dropout_kernel(
     grid = _launch_grid("dropout_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _shaped(x_ptr, "x_ptr", "float32", (n_elements,))
+    out_ptr = _shaped(out_ptr, "out_ptr", "float32", (n_elements,))
     kernel = _compiled(
         ("dropout_kernel", BLOCK_SIZE, num_warps),
         lambda: dropout_kernel_program(BLOCK_SIZE=BLOCK_SIZE, threads=num_warps * 32),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, n_elements, p, seed, *grid)
+    kernel(x_ptr, out_ptr, p, seed, *grid)
 
 
 dropout_kernel = _TritonKernel(_dropout_kernel)

@@ -2,9 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/gelu_erf.py (triton).
 
-- `gelu_erf_kernel` (samples/triton/gelu_erf.py:8), tile level (element-wise: T.Parallel
-  over the block); launch: grid (n_rows, ceildiv(n_cols, 256)), 128 threads, a 256 tile
-  per program, from the launch site (line 28).
+- `gelu_erf_kernel` (samples/triton/gelu_erf.py:8), tile level (blocks: T.copy); launch:
+  grid (n_rows, ceildiv(n_cols, 256)), 128 threads, a 256 tile per program, from the
+  launch site (line 28).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,35 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
 
 
 def _member(value, name, index):
@@ -128,32 +157,32 @@ def _specialised(name, constexpr, given, value):
 def gelu_erf_kernel_program(BLOCK_SIZE=256, threads=128):
     """The TileLang program for `gelu_erf_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    x_ptr_batches = T.dynamic("x_ptr_batches")
+    out_ptr_batches = T.dynamic("out_ptr_batches")
+    n_cols = T.dynamic("n_cols")
+    x_row_stride = T.dynamic("x_row_stride")
+    out_row_stride = T.dynamic("out_row_stride")
 
     @T.prim_func
     def gelu_erf_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float32),
-        n_cols: T.int32,
-        x_row_stride: T.int32,
-        out_row_stride: T.int32,
+        x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (x_row_stride, 1), T.float32),
+        out_ptr: T.StridedTensor(
+            (out_ptr_batches, n_cols), (out_row_stride, 1), T.float32
+        ),
         grid_x: T.int32,
         grid_y: T.int32,
     ):
         with T.Kernel(grid_x, grid_y, threads=threads) as (row, pid_c):
-            for tx in T.Parallel(BLOCK_SIZE):
-                cols = pid_c * BLOCK_SIZE + tx
-                x = T.if_then_else(
-                    cols < n_cols, x_ptr[row * x_row_stride + cols], T.float32(0.0)
-                )
-                y = (
+            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            T.copy(x_ptr[row, BLOCK_SIZE * pid_c], x)
+            for i in T.Parallel(BLOCK_SIZE):
+                y[i] = (
                     T.float32(0.5)
-                    * x
-                    * (T.float32(1.0) + T.erf(x * T.float32(0.7071067811865476)))
+                    * x[i]
+                    * (T.float32(1.0) + T.erf(x[i] * T.float32(0.7071067811865476)))
                 )
-                if cols < n_cols:
-                    out_ptr[row * out_row_stride + cols] = y
+            T.copy(y, out_ptr[row, BLOCK_SIZE * pid_c])
 
     return gelu_erf_kernel
 
@@ -176,14 +205,16 @@ def _gelu_erf_kernel(
     grid = _launch_grid("gelu_erf_kernel", grid, locals(), 2)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _batched(x_ptr, "x_ptr", "float32", (None, n_cols), (x_row_stride, 1))
+    out_ptr = _batched(
+        out_ptr, "out_ptr", "float32", (None, n_cols), (out_row_stride, 1)
+    )
     kernel = _compiled(
         ("gelu_erf_kernel", BLOCK_SIZE, num_warps),
         lambda: gelu_erf_kernel_program(BLOCK_SIZE=BLOCK_SIZE, threads=num_warps * 32),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, *grid)
+    kernel(x_ptr, out_ptr, *grid)
 
 
 gelu_erf_kernel = _TritonKernel(_gelu_erf_kernel)

@@ -188,40 +188,34 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
             x_2 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             T.clear(acc)
-            off = T.alloc_var(T.int32)
-            off = 0
-            while off < N:
+            for off_step in T.serial(T.ceildiv(N, BLOCK_SIZE)):
+                off = off_step * BLOCK_SIZE
                 T.copy(x_ptr[row, off], x)
                 for i in T.Parallel(BLOCK_SIZE):
                     acc[i] = acc[i] + x[i]
-                off = off + BLOCK_SIZE
             T.reduce_sum(acc, x_sum, dim=0)
             mean = x_sum[0] / T.Cast(T.float32, N)
             T.clear(acc_var)
-            off_1 = T.alloc_var(T.int32)
-            off_1 = 0
-            while off_1 < N:
+            for off_1_step in T.serial(T.ceildiv(N, BLOCK_SIZE)):
+                off_1 = off_1_step * BLOCK_SIZE
                 T.copy(x_ptr[row, off_1], x_1)
                 for i in T.Parallel(BLOCK_SIZE):
                     d[i] = T.if_then_else(off_1 + i < N, x_1[i] - mean, T.float32(0.0))
                 for i in T.Parallel(BLOCK_SIZE):
                     acc_var[i] = acc_var[i] + d[i] * d[i]
-                off_1 = off_1 + BLOCK_SIZE
             T.reduce_sum(acc_var, x_sum_1, dim=0)
             var = x_sum_1[0] / T.Cast(T.float32, N)
             rstd = T.float32(1.0) / T.sqrt(var + eps)
             mean_ptr[row] = mean
             rstd_ptr[row] = rstd
-            off_2 = T.alloc_var(T.int32)
-            off_2 = 0
-            while off_2 < N:
+            for off_2_step in T.serial(T.ceildiv(N, BLOCK_SIZE)):
+                off_2 = off_2_step * BLOCK_SIZE
                 T.copy(w_ptr[off_2], w)
                 T.copy(b_ptr[off_2], b)
                 T.copy(x_ptr[row, off_2], x_2)
                 for i in T.Parallel(BLOCK_SIZE):
                     y[i] = (x_2[i] - mean) * rstd * w[i] + b[i]
                 T.copy(y, y_ptr[row, off_2])
-                off_2 = off_2 + BLOCK_SIZE
 
     return layernorm_fwd_kernel
 

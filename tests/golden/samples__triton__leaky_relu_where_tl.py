@@ -2,9 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/leaky_relu_where.py (triton).
 
-- `leaky_relu_kernel` (samples/triton/leaky_relu_where.py:13), tile level (element-wise:
-  T.Parallel over the block); launch: grid (ceildiv(n_elements, 256)), 128 threads, a
-  256 tile per program, from the launch site (line 27).
+- `leaky_relu_kernel` (samples/triton/leaky_relu_where.py:13), tile level (blocks:
+  T.copy); launch: grid (ceildiv(n_elements, 256)), 128 threads, a 256 tile per program,
+  from the launch site (line 27).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -128,24 +147,24 @@ def _specialised(name, constexpr, given, value):
 def leaky_relu_kernel_program(BLOCK_SIZE=256, threads=128):
     """The TileLang program for `leaky_relu_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    y_ptr_numel = T.dynamic("y_ptr_numel")
+    n_elements = T.dynamic("n_elements")
 
     @T.prim_func
     def leaky_relu_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        y_ptr: T.Tensor((y_ptr_numel,), T.float32),
-        n_elements: T.int32,
+        x_ptr: T.Tensor((n_elements,), T.float32),
+        y_ptr: T.Tensor((n_elements,), T.float32),
         negative_slope: T.float32,
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
-            for tx in T.Parallel(BLOCK_SIZE):
-                offsets = pid * BLOCK_SIZE + tx
-                x = T.if_then_else(offsets < n_elements, x_ptr[offsets], T.float32(0.0))
-                y = T.if_then_else(x >= T.float32(0.0), x, x * negative_slope)
-                if offsets < n_elements:
-                    y_ptr[offsets] = y
+            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            T.copy(x_ptr[BLOCK_SIZE * pid], x)
+            for i in T.Parallel(BLOCK_SIZE):
+                y[i] = T.if_then_else(
+                    x[i] >= T.float32(0.0), x[i], x[i] * negative_slope
+                )
+            T.copy(y, y_ptr[BLOCK_SIZE * pid])
 
     return leaky_relu_kernel
 
@@ -170,6 +189,8 @@ def _leaky_relu_kernel(
     grid = _launch_grid("leaky_relu_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _shaped(x_ptr, "x_ptr", "float32", (n_elements,))
+    y_ptr = _shaped(y_ptr, "y_ptr", "float32", (n_elements,))
     kernel = _compiled(
         ("leaky_relu_kernel", BLOCK_SIZE, num_warps),
         lambda: leaky_relu_kernel_program(
@@ -177,9 +198,7 @@ def _leaky_relu_kernel(
         ),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    y_ptr = _flat(y_ptr, "y_ptr", "float32")
-    kernel(x_ptr, y_ptr, n_elements, negative_slope, *grid)
+    kernel(x_ptr, y_ptr, negative_slope, *grid)
 
 
 leaky_relu_kernel = _TritonKernel(_leaky_relu_kernel)

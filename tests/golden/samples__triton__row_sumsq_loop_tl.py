@@ -2,9 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/row_sumsq_loop.py (triton).
 
-- `row_sumsq_kernel` (samples/triton/row_sumsq_loop.py:8), tile level (element-wise:
-  T.Parallel over the block); launch: grid (ceildiv(n_rows, 64)), 128 threads, a 64 tile
-  per program, from the launch site (line 29).
+- `row_sumsq_kernel` (samples/triton/row_sumsq_loop.py:8), tile level (blocks: T.copy);
+  launch: grid (ceildiv(n_rows, 64)), 128 threads, a 64 tile per program, from the
+  launch site (line 29).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -129,20 +148,20 @@ def row_sumsq_kernel_program(BLOCK_ROWS=64, threads=128):
     """The TileLang program for `row_sumsq_kernel`: one T.Kernel block per Triton
     program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    n_rows = T.dynamic("n_rows")
 
     @T.prim_func
     def row_sumsq_kernel(
         x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float32),
-        n_rows: T.int32,
+        out_ptr: T.Tensor((n_rows,), T.float32),
         n_cols: T.int32,
         stride: T.int32,
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
-            for tx in T.Parallel(BLOCK_ROWS):
-                rows = pid * BLOCK_ROWS + tx
+            out_ptr_tile = T.alloc_fragment((BLOCK_ROWS,), T.float32)
+            for i in T.Parallel(BLOCK_ROWS):
+                rows = pid * BLOCK_ROWS + i
                 acc = T.alloc_var(T.float32)
                 acc = T.float32(0.0)
                 for c in T.serial(n_cols):
@@ -151,8 +170,8 @@ def row_sumsq_kernel_program(BLOCK_ROWS=64, threads=128):
                     )
                     acc_1 = acc + x * x
                     acc = acc_1
-                if rows < n_rows:
-                    out_ptr[rows] = acc
+                out_ptr_tile[i] = acc
+            T.copy(out_ptr_tile, out_ptr[BLOCK_ROWS * pid])
 
     return row_sumsq_kernel
 
@@ -178,14 +197,14 @@ def _row_sumsq_kernel(
     grid = _launch_grid("row_sumsq_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    out_ptr = _shaped(out_ptr, "out_ptr", "float32", (n_rows,))
     kernel = _compiled(
         ("row_sumsq_kernel", BLOCK_ROWS, num_warps),
         lambda: row_sumsq_kernel_program(BLOCK_ROWS=BLOCK_ROWS, threads=num_warps * 32),
         target,
     )
     x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, n_rows, n_cols, stride, *grid)
+    kernel(x_ptr, out_ptr, n_cols, stride, *grid)
 
 
 row_sumsq_kernel = _TritonKernel(_row_sumsq_kernel)

@@ -163,9 +163,8 @@ def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
             x = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
             x_sum = T.alloc_fragment((BLOCK_N,), T.float32)
             T.clear(acc)
-            start_m = T.alloc_var(T.int32)
-            start_m = 0
-            while start_m < M:
+            for start_m_step in T.serial(T.ceildiv(M, BLOCK_M)):
+                start_m = start_m_step * BLOCK_M
                 for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     x[i, j] = T.if_then_else(
                         T.And(start_m + i < M, pid * BLOCK_N + j < N),
@@ -176,7 +175,6 @@ def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
                     )
                 for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     acc[i, j] = acc[i, j] + x[i, j]
-                start_m = start_m + BLOCK_M
             T.reduce_sum(acc, x_sum, dim=0)
             T.copy(x_sum, out_ptr[BLOCK_N * pid])
 

@@ -2,9 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/swiglu.py (triton).
 
-- `swiglu_kernel` (samples/triton/swiglu.py:8), tile level (element-wise: T.Parallel
-  over the block); launch: grid (ceildiv(n_elements, 2048)), 128 threads, a 2048 tile
-  per program, from the launch site (line 28).
+- `swiglu_kernel` (samples/triton/swiglu.py:8), tile level (blocks: T.copy); launch:
+  grid (ceildiv(n_elements, 2048)), 128 threads, a 2048 tile per program, from the
+  launch site (line 28).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -128,21 +147,19 @@ def _specialised(name, constexpr, given, value):
 def swiglu_kernel_program(BLOCK_SIZE=2048, threads=128):
     """The TileLang program for `swiglu_kernel`: one T.Kernel block per Triton
     program."""
-    gate_ptr_numel = T.dynamic("gate_ptr_numel")
-    up_ptr_numel = T.dynamic("up_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    n_elements = T.dynamic("n_elements")
 
     @T.prim_func
     def swiglu_kernel(
-        gate_ptr: T.Tensor((gate_ptr_numel,), T.float16),
-        up_ptr: T.Tensor((up_ptr_numel,), T.float16),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float16),
-        n_elements: T.int32,
+        gate_ptr: T.Tensor((n_elements,), T.float16),
+        up_ptr: T.Tensor((n_elements,), T.float16),
+        out_ptr: T.Tensor((n_elements,), T.float16),
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
-            for tx in T.Parallel(BLOCK_SIZE):
-                offsets = pid * BLOCK_SIZE + tx
+            out_ptr_tile = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            for i in T.Parallel(BLOCK_SIZE):
+                offsets = pid * BLOCK_SIZE + i
                 g = T.Cast(
                     T.float32,
                     T.if_then_else(
@@ -156,8 +173,8 @@ def swiglu_kernel_program(BLOCK_SIZE=2048, threads=128):
                     ),
                 )
                 y = g * T.sigmoid(g) * u
-                if offsets < n_elements:
-                    out_ptr[offsets] = T.Cast(T.float16, y)
+                out_ptr_tile[i] = T.Cast(T.float16, y)
+            T.copy(out_ptr_tile, out_ptr[BLOCK_SIZE * pid])
 
     return swiglu_kernel
 
@@ -182,15 +199,15 @@ def _swiglu_kernel(
     grid = _launch_grid("swiglu_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    gate_ptr = _shaped(gate_ptr, "gate_ptr", "float16", (n_elements,))
+    up_ptr = _shaped(up_ptr, "up_ptr", "float16", (n_elements,))
+    out_ptr = _shaped(out_ptr, "out_ptr", "float16", (n_elements,))
     kernel = _compiled(
         ("swiglu_kernel", BLOCK_SIZE, num_warps),
         lambda: swiglu_kernel_program(BLOCK_SIZE=BLOCK_SIZE, threads=num_warps * 32),
         target,
     )
-    gate_ptr = _flat(gate_ptr, "gate_ptr", "float16")
-    up_ptr = _flat(up_ptr, "up_ptr", "float16")
-    out_ptr = _flat(out_ptr, "out_ptr", "float16")
-    kernel(gate_ptr, up_ptr, out_ptr, n_elements, *grid)
+    kernel(gate_ptr, up_ptr, out_ptr, *grid)
 
 
 swiglu_kernel = _TritonKernel(_swiglu_kernel)

@@ -1,0 +1,145 @@
+"""The lanes of a Triton block kernel as tile steps: its block loads and stores staged
+through fragments, which views.py can then make T.copy.
+
+An element-wise Triton kernel reaches the matcher as the body of one lane (`threadIdx.x` the
+element of the block), which the port printed inside one `T.Parallel` over the block, every
+load and store an element gather. A TileLang author writes the block: a fragment per loaded
+value, one T.Parallel over the computation, a fragment per stored value.
+
+    x = mask ? x_ptr[offs] : 0              for i in T.Parallel(B): x[i] = mask ? x_ptr[offs(i)] : 0
+    out = x * 2                      ->     for i in T.Parallel(B): out[i] = x[i] * 2
+    if mask: out_ptr[offs] = out            for i in T.Parallel(B): if mask(i): out_ptr[offs(i)] = out[i]
+
+A value is staged when it is declared once at the top of the body from a load of an argument
+(and no store comes before it: the block's loads then all precede its stores, as they did); a
+store is staged when it is the top-level `if mask: buffer[index] = value` and nothing after it
+loads or stores. Their indices and masks are read through the body's locals (the staging
+loops run outside the computation that declares them); one that needs a local that is not
+affine stays in the computation. Everything else, in order, is the computation's T.Parallel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from porter.ir.nodes import Assign, Atomic, Builtin, Decl, If, Load, Select, Store, Var
+from porter.ir.tile_queries import is_tile_level, needs_threads
+from porter.ir.tiles import ParallelFor, TileBuffer, TileLoad, TileStore
+from porter.ir.walk import all_exprs, declared_names, map_expr, map_stmts, walk_expr, walk_stmts
+from porter.match.copies import _lets, _through_lets
+from porter.util.names import fresh_name
+
+
+def staged_lanes(kernel):
+    """The kernel as tile steps when it is the lanes of a 1-D block with a load or store to
+    stage; unchanged otherwise."""
+    body = kernel.body
+    if kernel.language != "triton" or len(kernel.launch.block) != 1 or is_tile_level(body) or \
+            needs_threads(kernel) or not isinstance(kernel.launch.block[0], int):
+        return kernel
+    if not any(isinstance(e, Builtin) and e.kind == "thread_idx" for e in all_exprs(body)):
+        return kernel
+    taken = {p.name for p in kernel.params} | set(declared_names(body)) | set(kernel.constexprs)
+    lane = Var(fresh_name("i", taken), "int32")
+    params = {p.name: p for p in kernel.params}
+    assigned = {s.var.name for s in walk_stmts(body) if isinstance(s, Assign)}
+    hoisted = _block_values(body, assigned)
+    lets = {n: v for n, v in _lets(body).items() if n not in hoisted}
+    locals_ = set(declared_names(body)) - hoisted
+    extent = kernel.launch.block[0]
+
+    def outside(e):  # the expression with the lane's locals read through, or None if one remains
+        e = _through_lets(e, lets)
+        return None if any(isinstance(n, Var) and n.name in locals_ for n in walk_expr(e)) else e
+
+    loads, stores, middle = [], [], []
+    fragments = {}  # local -> its fragment (a TileBuffer)
+    stored_before = False
+    for n, s in enumerate(body):
+        later = body[n + 1:]
+        if isinstance(s, Decl) and s.var.name in hoisted:
+            continue
+        if isinstance(s, Decl) and not stored_before and s.var.name not in assigned and _loaded(s.init, params):
+            staged = outside(s.init)
+            if staged is not None:
+                fragments[s.var.name] = TileBuffer(s.var.name, s.var.dtype, (extent,), "fragment", s.loc)
+                loads.append(TileStore(s.var.name, (lane,), staged, s.loc))
+                continue
+        if _stage_store(s, params) and not _touches_memory(later):
+            store = s.then[0]
+            cond, index = outside(s.cond), outside(store.index)
+            value = store.value
+            if cond is not None and index is not None:
+                if not (isinstance(value, Var) and value.name in locals_ and value.name not in assigned):
+                    name = fresh_name(f"{store.buffer}_tile", taken)
+                    middle.append(Decl(Var(name, value.dtype), value, s.loc))
+                    value = Var(name, value.dtype)
+                stores.append((If(cond, [dataclasses.replace(store, index=index, value=value)], [], s.loc), value))
+                continue
+        if isinstance(s, (Store, Atomic)) or any(isinstance(x, (Store, Atomic)) for x in walk_stmts([s])):
+            stored_before = True
+        middle.append(s)
+    if not loads and not stores:
+        return kernel
+    for _, value in stores:  # a stored value is a fragment the computation fills
+        if value.name not in fragments:
+            fragments[value.name] = TileBuffer(value.name, value.dtype, (extent,), "fragment", None)
+    middle = [TileStore(s.var.name, (lane,), s.init, s.loc) if isinstance(s, Decl) and s.var.name in fragments
+              else s for s in middle]
+    staged = set(fragments)
+
+    def read(e):  # a staged value's reads, and the lane, as the element of its fragment
+        if isinstance(e, Var) and e.name in staged:
+            return TileLoad(e.name, (lane,), e.dtype)
+        if isinstance(e, Builtin) and e.kind == "thread_idx" and e.axis == 0:
+            return lane
+        return None
+
+    def step(stmts):
+        return [ParallelFor((lane,), (extent,), map_stmts(stmts, lambda e: map_expr(e, read)), kernel.loc)]
+
+    out = [s for s in body if isinstance(s, Decl) and s.var.name in hoisted] + list(fragments.values())
+    out += [x for s in loads for x in step([s])]
+    out += step(middle) if middle else []
+    out += [x for s, _ in stores for x in step([dataclasses.replace(s, then=[dataclasses.replace(
+        s.then[0], value=TileLoad(s.then[0].value.name, (lane,), s.then[0].value.dtype))])])]
+    return dataclasses.replace(kernel, body=out)
+
+
+def _block_values(body: list, assigned: set) -> set:
+    """The top-level locals every lane computes alike (`pid = program_id(0)`, `block_start =
+    pid * BLOCK`): declared once from arguments, block indices and such locals, no load and no
+    lane. They stay before the block's steps, under the user's names."""
+    found = set()
+    for s in body:
+        if not isinstance(s, Decl) or s.init is None or s.var.name in assigned:
+            continue
+        nodes = list(walk_expr(s.init))
+        if any(isinstance(n, Load) or (isinstance(n, Builtin) and n.kind == "thread_idx") for n in nodes):
+            continue
+        if all(not isinstance(n, Var) or n.name in found or n.name not in _declared(body) for n in nodes):
+            found.add(s.var.name)
+    return found
+
+
+def _declared(body: list) -> set:
+    return set(declared_names(body))
+
+
+def _loaded(e, params: dict) -> bool:
+    """`mask ? buffer[index] : other` or `buffer[index]` of an argument."""
+    load = e.a if isinstance(e, Select) else e
+    return isinstance(load, Load) and load.buffer in params
+
+
+def _stage_store(s, params: dict) -> bool:
+    """`if mask: buffer[index] = value` of an argument, alone in its branch."""
+    return isinstance(s, If) and not s.orelse and len(s.then) == 1 and isinstance(s.then[0], Store) and \
+        s.then[0].buffer in params
+
+
+def _touches_memory(stmts: list) -> bool:
+    """Whether the statements load or store global memory."""
+    if any(isinstance(s, (Store, Atomic)) for s in walk_stmts(stmts)):
+        return True
+    return any(isinstance(e, Load) for e in all_exprs(stmts))

@@ -76,8 +76,7 @@ def staged_lanes(kernel):
                     value = Var(name, value.dtype)
                 stores.append((If(cond, [dataclasses.replace(store, index=index, value=value)], [], s.loc), value))
                 continue
-        if isinstance(s, (Store, Atomic)) or any(isinstance(x, (Store, Atomic)) for x in walk_stmts([s])):
-            stored_before = True
+        stored_before = stored_before or _stores(s)
         middle.append(s)
     if not loads and not stores:
         return kernel
@@ -109,17 +108,25 @@ def staged_lanes(kernel):
 def _block_values(body: list, assigned: set) -> set:
     """The top-level locals every lane computes alike (`pid = program_id(0)`, `block_start =
     pid * BLOCK`): declared once from arguments, block indices and such locals, no load and no
-    lane. They stay before the block's steps, under the user's names."""
-    found = set()
+    lane, and loads only before the first store (`scale = tl.load(scale_ptr)`). They stay
+    before the block's steps, under the user's names."""
+    found, stored = set(), False
     for s in body:
         if not isinstance(s, Decl) or s.init is None or s.var.name in assigned:
+            stored = stored or _stores(s)
             continue
         nodes = list(walk_expr(s.init))
-        if any(isinstance(n, Load) or (isinstance(n, Builtin) and n.kind == "thread_idx") for n in nodes):
+        if any((isinstance(n, Load) and stored) or (isinstance(n, Builtin) and n.kind == "thread_idx")
+               for n in nodes):
             continue
         if all(not isinstance(n, Var) or n.name in found or n.name not in _declared(body) for n in nodes):
             found.add(s.var.name)
     return found
+
+
+def _stores(s) -> bool:
+    """Whether the statement (its nested ones included) stores to global memory."""
+    return any(isinstance(x, (Store, Atomic)) for x in walk_stmts([s]))
 
 
 def _declared(body: list) -> set:

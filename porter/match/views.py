@@ -43,6 +43,7 @@ class _Access:
     row: Poly | None      # the coefficient of the stride, None without one
     col: Poly
     names: dict           # symbol name -> IR, to print row and col back
+    index: object = None  # the index as the split read it (a 1-D view's index as written)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,7 +186,7 @@ def _split(found: list, params: dict, lets: dict) -> list | None:
         for x in (row, col):
             if x is not None and any(v.name not in names for v in x.free_symbols):
                 return None
-        out.append(_Access(node, loop, mask, row, col, names))
+        out.append(_Access(node, loop, mask, row, col, names, exprs[0]))
     if stride is not None and any(a.row is None or a.row == 0 for a in out):
         return None  # an access without the row stride would be an element of row 0
     for a in out:
@@ -266,9 +267,11 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, lets: dict):
     if loop is None or len(loop.body) != 1:
         return None
     lanes = [Poly.symbol(v.name) for v in loop.vars]
-    wanted = len([b for b in access.bounds]) == (2 if view.shape[0] not in ("*",) and len(view.shape) == 2 else 1)
-    if not wanted or None in access.bounds:
-        return None
+    expected = [access.col - Poly.symbol(view.shape[-1])]
+    if len(view.shape) == 2 and view.shape[0] != "*":
+        expected.append(access.row - Poly.symbol(view.shape[0]))
+    if sorted(map(repr, access.bounds)) != sorted(map(repr, expected)):
+        return None  # T.copy bounds the region by the view's shape, and by nothing else
     origin = _origin(access, lanes, view)
     if origin is None:
         return None
@@ -327,9 +330,9 @@ def _origin(access: _Access, lanes: list, view: _View):
 
 
 def _indexed(access: _Access, view: _View):
-    """The access reading or writing the view at (row, col)."""
-    indices = tuple(from_poly(x, access.names) for x in ([access.row, access.col] if len(view.shape) == 2
-                                                          else [access.col]))
+    """The access reading or writing the view at (row, col), or a vector at its index."""
+    indices = tuple(from_poly(x, access.names) for x in (access.row, access.col)) if len(view.shape) == 2 \
+        else (access.index,)
     node = access.node
     if isinstance(node, Load):
         return TileLoad(node.buffer, indices, node.dtype)

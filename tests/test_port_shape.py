@@ -1,0 +1,111 @@
+"""What a Triton port looks like once its buffers are views (porter/match/views.py) and its
+lanes tile steps (porter/match/lanes.py): block loads and stores as T.copy between shaped
+views and fragments, strided loops over T.ceildiv, and the accesses T.copy cannot take kept
+as guarded reads of the view. Converted only (verify runs the samples in test_verify.py)."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+from porter.pipeline import print_port, raise_to_tiles, read_source
+from tests.conftest import ROOT
+
+HEADER = "import torch\nimport triton\nimport triton.language as tl\n\n\n"
+
+
+def port_of(path) -> str:
+    return print_port(raise_to_tiles(read_source(str(path))), str(path))
+
+
+def program(text: str, name: str) -> str:
+    """The `<name>_program` factory's text."""
+    start = text.index(f"def {name}_program(")
+    end = text.index("\ndef ", start + 1)
+    return text[start:end]
+
+
+def written(tmp_path, source: str):
+    path = tmp_path / "kernel.py"
+    path.write_text(HEADER + textwrap.dedent(source))
+    return path
+
+
+def test_an_elementwise_kernel_copies_its_blocks_in_and_out():
+    text = program(port_of(ROOT / "samples/triton/add.py"), "add_kernel")
+    assert "x_ptr: T.Tensor((n_elements,), T.float32)" in text and "_numel" not in text
+    assert "T.copy(x_ptr[block_start], x)" in text and "T.copy(y_ptr[block_start], y)" in text
+    assert "T.copy(output, output_ptr[block_start])" in text
+    assert text.count("T.Parallel(") == 1  # the computation alone
+    assert "block_start = pid * BLOCK_SIZE" in text  # the user's names for block-wide values
+
+
+def test_a_row_kernel_reads_a_strided_view_and_stores_with_a_copy():
+    text = program(port_of(ROOT / "samples/triton/softmax_fused.py"), "softmax_kernel")
+    assert "x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (x_row_stride, 1), T.float32)" in text
+    # other=-inf: T.copy would pad with zero, so the read stays guarded, on the view
+    assert "T.if_then_else(i < n_cols, x_ptr[row, i], -T.infinity(T.float32))" in text
+    assert "T.copy(y, out_ptr[row, 0])" in text
+    assert "row_stride + i" not in text
+
+
+def test_a_strided_loop_is_a_serial_loop_over_its_steps_with_copies():
+    text = program(port_of(ROOT / "samples/triton/layernorm_forward.py"), "layernorm_fwd_kernel")
+    assert "T.alloc_var" not in text and "while" not in text
+    assert re.search(r"for (\w+) in T\.serial\(T\.ceildiv\(N, BLOCK_SIZE\)\):\n\s+off = \1 \* BLOCK_SIZE", text)
+    assert "T.copy(x_ptr[row, off], x)" in text
+
+
+def test_a_buffer_with_an_atomic_stays_flat_and_its_reads_become_a_copy():
+    text = program(port_of(ROOT / "samples/triton/histogram_atomic.py"), "histogram_kernel")
+    assert re.search(r"T\.copy\(x_ptr\[[^\]]+\], values\)", text)
+    assert "bins_ptr: T.Tensor((bins_ptr_numel,)" in text
+
+
+def test_masks_other_than_the_bound_keep_guarded_reads_and_scalars_stay_scalar(tmp_path):
+    path = written(tmp_path, """
+        @triton.jit
+        def scaled_kernel(x_ptr, scale_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            pid = tl.program_id(0)
+            offs = pid * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            scale = tl.load(scale_ptr)
+            x = tl.load(x_ptr + offs, mask=mask, other=-1.0)
+            y = tl.where(x > 0, x * scale, x)
+            tl.store(out_ptr + offs, y.to(tl.float16), mask=mask)
+
+
+        def scaled(x, scale):
+            out = torch.empty(x.shape, dtype=torch.float16, device=x.device)
+            n = x.numel()
+            scaled_kernel[(triton.cdiv(n, 256),)](x, scale, out, n, BLOCK=256)
+            return out
+        """)
+    text = program(port_of(path), "scaled_kernel")
+    assert "scale = scale_ptr[0]" in text  # once per block, before the block's steps
+    assert "x_ptr[pid * BLOCK + i], T.float32(-1.0)" in text  # other=-1: a guarded read
+    assert re.search(r"T\.copy\(\w+, out_ptr\[BLOCK \* pid\]\)", text)  # the cast value, stored whole
+
+
+@pytest.mark.parametrize("mask, copied", [("cols < n_cols", True), ("(cols < n_cols) & (cols < limit)", False)])
+def test_a_copy_takes_a_load_only_under_exactly_the_views_bound(tmp_path, mask, copied):
+    path = written(tmp_path, f"""
+        @triton.jit
+        def rows_kernel(x_ptr, out_ptr, n_cols, stride, limit, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            cols = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + row * stride + cols, mask={mask}, other=0.0)
+            tl.store(out_ptr + row * stride + cols, x * 2.0, mask=cols < n_cols)
+
+
+        def rows(x):
+            out = torch.empty_like(x)
+            rows_kernel[(x.shape[0],)](x, out, x.shape[1], x.stride(0), x.shape[1], BLOCK=128)
+            return out
+        """)
+    text = program(port_of(path), "rows_kernel")
+    assert "x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (stride, 1), T.float32)" in text
+    assert ("T.copy(x_ptr[row, 0], x)" in text) is copied
+    assert re.search(r"T\.copy\(\w+, out_ptr\[row, 0\]\)", text)

@@ -44,7 +44,7 @@ def raise_kernel(kernel, options: dict | None = None) -> Raised:
     for rule in RULES:
         try:
             given = {k: v for k, v in options.items() if k in getattr(rule, "OPTIONS", ()) and v}
-            return Raised(rule.match(kernel, **given), rule.NAME, None)
+            return Raised(shaped_views(rule.match(kernel, **given)), rule.NAME, None)
         except Miss as miss:
             where = f" (line {miss.loc.line})" if miss.loc is not None and miss.loc.line else ""
             reasons.append(f"{rule.NAME}: {miss.reason}{where}")

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import BufferParam, Const, If, Load, ScalarParam, Select, Store, Var
+from porter.ir.nodes import BufferParam, Cast, Const, If, Load, ScalarParam, Select, Store, Var
 from porter.ir.tiles import Copy, CopyOut, ParallelFor, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import all_exprs, map_expr, rewrite_stmts, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import BODIES, all_exprs, declared_names, map_expr, map_stmts, stmt_exprs, walk_expr, walk_stmts
 from porter.match.copies import _at_least_zero, _bound, _lets, _named, _through_lets
 from porter.match.formulas import conjuncts
 from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
+from porter.util.names import fresh_name
 
 
 @dataclasses.dataclass
@@ -73,9 +74,10 @@ def shaped_views(kernel):
     if not views:
         return kernel
     replace = {}
+    taken = {p.name for p in kernel.params} | set(declared_names(kernel.body)) | set(kernel.constexprs)
     for name, view in views.items():
         for access in accesses[name]:
-            copy = _copy(access, view, tiles, params, lets)
+            copy = _copy(access, view, tiles, params, taken)
             if copy is not None:
                 replace[id(access.loop)] = copy
             else:
@@ -259,10 +261,11 @@ def _extent(bounds: list, index: Poly, params: dict):
     return None
 
 
-def _copy(access: _Access, view: _View, tiles: dict, params: dict, lets: dict):
-    """T.copy for a gather of a whole fragment (`tile[lanes] = mask ? buffer[...] : 0`) or a
-    store of one (`if mask: buffer[...] = tile[lanes]`) whose mask is exactly the view's
-    bounds; None otherwise."""
+def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
+    """T.copy for a gather of a whole fragment (`tile[lanes] = mask ? buffer[...] : 0`), or a
+    store of a tile's values (`if mask: buffer[...] = f(lanes)`, staged in a fragment unless
+    they are one), whose mask is exactly the view's bounds: the statements in the loop's
+    place, or None."""
     loop = access.loop
     if loop is None or len(loop.body) != 1:
         return None
@@ -287,14 +290,20 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, lets: dict):
             return None
         if tiles[inner.buffer].dtype != access.node.dtype:
             return None
-        return Copy(access.node.buffer, origin, inner.buffer, loop.loc)
+        return [Copy(access.node.buffer, origin, inner.buffer, loop.loc)]
     if not (isinstance(inner, If) and not inner.orelse and len(inner.then) == 1 and inner.then[0] is access.node):
         return None
     value = access.node.value
-    if not (isinstance(value, TileLoad) and _whole(value.buffer, value.indices, loop, tiles)) or \
-            tiles[value.buffer].dtype != params[access.node.buffer].dtype:
-        return None
-    return CopyOut(value.buffer, access.node.buffer, origin, loop.loc)
+    value = value.a if isinstance(value, Cast) and not isinstance(value.a, Const) else value  # T.copy casts
+    if isinstance(value, TileLoad) and _whole(value.buffer, value.indices, loop, tiles):
+        return [CopyOut(value.buffer, access.node.buffer, origin, loop.loc)]
+    # the stored values, staged in a fragment first (loads among them still under the mask)
+    name = fresh_name(f"{access.node.buffer}_tile", taken)
+    if any(isinstance(e, (Load, TileLoad)) and e.buffer in params for e in walk_expr(value)):
+        value = Select(inner.cond, value, Const(0, value.dtype), value.dtype)
+    return [TileBuffer(name, value.dtype, tuple(loop.extents), "fragment", loop.loc),
+            dataclasses.replace(loop, body=[TileStore(name, tuple(loop.vars), value, loop.loc)]),
+            CopyOut(name, access.node.buffer, origin, loop.loc)]
 
 
 def _whole(tile: str, indices, loop, tiles: dict) -> bool:
@@ -341,18 +350,12 @@ def _indexed(access: _Access, view: _View):
 
 def _rewritten(body: list, replace: dict) -> list:
     """The body with the copies in place of their loops, and each other access on its view."""
-    def expr(e):
-        return replace.get(id(e))
-
-    def stmt(s):
-        if id(s) in replace:
-            return replace[id(s)]
-        return s
-    body = rewrite_stmts(body, stmt)
-    return _map_loads(body, expr)
-
-
-def _map_loads(body: list, step):
-    from porter.ir.walk import map_stmts
-
-    return map_stmts(body, lambda e: map_expr(e, step))
+    def stmts(ss):
+        out = []
+        for s in ss:
+            new = replace.get(id(s), s)
+            for x in new if isinstance(new, list) else [new]:
+                bodies = BODIES.get(type(x), ())
+                out.append(dataclasses.replace(x, **{f: stmts(getattr(x, f)) for f in bodies}) if bodies else x)
+        return out
+    return map_stmts(stmts(body), lambda e: map_expr(e, lambda n: replace.get(id(n))))

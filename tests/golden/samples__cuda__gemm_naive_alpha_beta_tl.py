@@ -134,21 +134,19 @@ def _dim3(value):
 def sgemm_naive_program():
     """The TileLang program for `sgemm_naive`: one T.Kernel block per original block."""
     M = T.dynamic("M")
+    N = T.dynamic("N")
     K = T.dynamic("K")
     lda = T.dynamic("lda")
-    B_numel = T.dynamic("B_numel")
-    C_numel = T.dynamic("C_numel")
+    ldb = T.dynamic("ldb")
+    ldc = T.dynamic("ldc")
 
     @T.prim_func
     def sgemm_naive(
-        N: T.int32,
         alpha: T.float32,
         A: T.StridedTensor((M, K), (lda, 1), T.float32),
-        B: T.Tensor((B_numel,), T.float32),
-        ldb: T.int32,
+        B: T.StridedTensor((K, N), (ldb, 1), T.float32),
         beta: T.float32,
-        C: T.Tensor((C_numel,), T.float32),
-        ldc: T.int32,
+        C: T.StridedTensor((M, N), (ldc, 1), T.float32),
     ):
         with T.Kernel(
             T.ceildiv(T.ceildiv(ldc, 16) * 16, 64), T.ceildiv(M, 64), threads=128
@@ -168,7 +166,7 @@ def sgemm_naive_program():
                             ),
                             ko * 16 + i < K,
                         ),
-                        B[bx * 64 + j + (ko * 16 + i) * ldb],
+                        B[i + ko * 16, bx * 64 + j],
                         T.float32(0.0),
                     )
                 for acc_i, acc_j in T.Parallel(64, 64):
@@ -184,8 +182,8 @@ def sgemm_naive_program():
                     ),
                     bx * 64 + j < N,
                 ):
-                    C[bx * 64 + j + (by * 64 + i) * ldc] = (
-                        alpha * acc[i, j] + beta * C[bx * 64 + j + (by * 64 + i) * ldc]
+                    C[by * 64 + i, bx * 64 + j] = (
+                        alpha * acc[i, j] + beta * C[by * 64 + i, bx * 64 + j]
                     )
 
     return sgemm_naive
@@ -194,10 +192,10 @@ def sgemm_naive_program():
 def _sgemm_naive(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, *, target=None):
     """Run the port of `sgemm_naive` with the original's parameters."""
     A = _shaped(A, "A", "float32", (M, K), (lda, 1))
+    B = _shaped(B, "B", "float32", (K, N), (ldb, 1))
+    C = _shaped(C, "C", "float32", (M, N), (ldc, 1))
     kernel = _compiled("sgemm_naive", sgemm_naive_program, target)
-    B = _flat(B, "B", "float32")
-    C = _flat(C, "C", "float32")
-    kernel(N, alpha, A, B, ldb, beta, C, ldc)
+    kernel(alpha, A, B, beta, C)
 
 
 sgemm_naive = _CudaKernel(_sgemm_naive, block=(16, 16, 1), shared_bytes=0, axes={})

@@ -138,8 +138,6 @@ def _dim3(value):
 def gemm_tn_bias_relu_program(aligned=False):
     """The TileLang program for `gemm_tn_bias_relu`: one T.Kernel block per original
     block."""
-    bias_numel = T.dynamic("bias_numel")
-    Y_numel = T.dynamic("Y_numel")
     M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
@@ -148,8 +146,8 @@ def gemm_tn_bias_relu_program(aligned=False):
     def gemm_tn_bias_relu(
         At: T.Tensor((K, M), T.float16),
         B: T.Tensor((K, N), T.float16),
-        bias: T.Tensor((bias_numel,), T.float32),
-        Y: T.Tensor((Y_numel,), T.float16),
+        bias: T.Tensor((N,), T.float32),
+        Y: T.StridedTensor((M, N), (N, 1), T.float16),
     ):
         with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128) as (bx, by):
             if aligned:
@@ -158,21 +156,23 @@ def gemm_tn_bias_relu_program(aligned=False):
             acc = T.alloc_fragment((64, 64), T.float32)
             a_tile = T.alloc_shared((32, 64), T.float16)
             b_tile = T.alloc_shared((32, 64), T.float16)
+            Y_tile = T.alloc_fragment((64, 64), T.float32)
             T.clear(acc)
             for ko in T.Pipelined(T.ceildiv(K, 32), num_stages=2):
                 T.copy(At[ko * 32, by * 64], a_tile)
                 T.copy(B[ko * 32, bx * 64], b_tile)
                 T.gemm(a_tile, b_tile, acc, transpose_A=True)
             for i, j in T.Parallel(64, 64):
-                if T.And(by * 64 + i < M, bx * 64 + j < N):
-                    Y[bx * 64 + j + N * (by * 64 + i)] = T.Cast(
-                        T.float16,
-                        T.if_then_else(
-                            acc[i, j] + bias[bx * 64 + j] > T.float32(0.0),
-                            acc[i, j] + bias[bx * 64 + j],
-                            T.float32(0.0),
-                        ),
-                    )
+                Y_tile[i, j] = T.if_then_else(
+                    T.And(by * 64 + i < M, bx * 64 + j < N),
+                    T.if_then_else(
+                        acc[i, j] + bias[bx * 64 + j] > T.float32(0.0),
+                        acc[i, j] + bias[bx * 64 + j],
+                        T.float32(0.0),
+                    ),
+                    T.float32(0.0),
+                )
+            T.copy(Y_tile, Y[by * 64, bx * 64])
 
     return gemm_tn_bias_relu
 
@@ -181,15 +181,15 @@ def _gemm_tn_bias_relu(At, B, bias, Y, M, N, K, *, target=None):
     """Run the port of `gemm_tn_bias_relu` with the original's parameters."""
     At = _shaped(At, "At", "float16", (K, M))
     B = _shaped(B, "B", "float16", (K, N))
+    bias = _shaped(bias, "bias", "float32", (N,))
+    Y = _shaped(Y, "Y", "float16", (M, N), (N, 1))
     # whole tiles and aligned operands: the program whose copies are asynchronous
-    aligned = M % 64 == 0 and N % 64 == 0 and _aligned16(At, B)
+    aligned = M % 64 == 0 and N % 64 == 0 and _aligned16(At, B, bias, Y)
     kernel = _compiled(
         ("gemm_tn_bias_relu", aligned),
         lambda: gemm_tn_bias_relu_program(aligned),
         target,
     )
-    bias = _flat(bias, "bias", "float32")
-    Y = _flat(Y, "Y", "float16")
     kernel(At, B, bias, Y)
 
 

@@ -47,6 +47,35 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a
     tuple's item (a tuple's own `count` and `index` are no fields)."""
@@ -113,22 +142,20 @@ def layernorm_forward_program():
     """The TileLang program for `layernorm_forward`: one T.Kernel block per original
     block."""
     x_numel = T.dynamic("x_numel")
-    gamma_numel = T.dynamic("gamma_numel")
-    beta_numel = T.dynamic("beta_numel")
-    y_numel = T.dynamic("y_numel")
+    y_batches = T.dynamic("y_batches")
     mean_out_numel = T.dynamic("mean_out_numel")
     rstd_out_numel = T.dynamic("rstd_out_numel")
+    cols = T.dynamic("cols")
 
     @T.prim_func
     def layernorm_forward(
         x: T.Tensor((x_numel,), T.float32),
-        gamma: T.Tensor((gamma_numel,), T.float32),
-        beta: T.Tensor((beta_numel,), T.float32),
-        y: T.Tensor((y_numel,), T.float32),
+        gamma: T.Tensor((cols,), T.float32),
+        beta: T.Tensor((cols,), T.float32),
+        y: T.StridedTensor((y_batches, cols), (cols, 1), T.float32),
         mean_out: T.Tensor((mean_out_numel,), T.float32),
         rstd_out: T.Tensor((rstd_out_numel,), T.float32),
         rows: T.int32,
-        cols: T.int32,
         eps: T.float32,
     ):
         with T.Kernel(rows, threads=128) as bx:
@@ -176,7 +203,7 @@ def layernorm_forward_program():
                     for j in T.Parallel(256):
                         c = ck * 256 + j
                         if c < cols:
-                            y[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)] = (
+                            y[T.Cast(T.uint32, bx), c] = (
                                 x[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)]
                                 - mean
                             ) * T.rsqrt(var + eps) * gamma[c] + beta[c]
@@ -190,14 +217,14 @@ def _layernorm_forward(
     x, gamma, beta, y, mean_out, rstd_out, rows, cols, eps, *, target=None
 ):
     """Run the port of `layernorm_forward` with the original's parameters."""
+    gamma = _shaped(gamma, "gamma", "float32", (cols,))
+    beta = _shaped(beta, "beta", "float32", (cols,))
+    y = _batched(y, "y", "float32", (None, cols), (cols, 1))
     kernel = _compiled("layernorm_forward", layernorm_forward_program, target)
     x = _flat(x, "x", "float32")
-    gamma = _flat(gamma, "gamma", "float32")
-    beta = _flat(beta, "beta", "float32")
-    y = _flat(y, "y", "float32")
     mean_out = _flat(mean_out, "mean_out", "float32")
     rstd_out = _flat(rstd_out, "rstd_out", "float32")
-    kernel(x, gamma, beta, y, mean_out, rstd_out, rows, cols, eps)
+    kernel(x, gamma, beta, y, mean_out, rstd_out, rows, eps)
 
 
 layernorm_forward = _CudaKernel(

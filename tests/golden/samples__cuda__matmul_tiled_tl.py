@@ -138,7 +138,6 @@ def _dim3(value):
 
 def sgemm_tiled_program(aligned=False):
     """The TileLang program for `sgemm_tiled`: one T.Kernel block per original block."""
-    C_numel = T.dynamic("C_numel")
     M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
@@ -147,7 +146,7 @@ def sgemm_tiled_program(aligned=False):
     def sgemm_tiled(
         A: T.Tensor((M, K), T.float32),
         B: T.Tensor((K, N), T.float32),
-        C: T.Tensor((C_numel,), T.float32),
+        C: T.StridedTensor((M, N), (N, 1), T.float32),
     ):
         with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128) as (bx, by):
             if aligned:
@@ -166,9 +165,7 @@ def sgemm_tiled_program(aligned=False):
                             acc[acc_i, acc_j]
                             + a_tile[acc_i, acc_k] * b_tile[acc_k, acc_j]
                         )
-            for i, j in T.Parallel(64, 64):
-                if T.And(by * 64 + i < M, bx * 64 + j < N):
-                    C[bx * 64 + j + N * (by * 64 + i)] = acc[i, j]
+            T.copy(acc, C[by * 64, bx * 64])
 
     return sgemm_tiled
 
@@ -177,12 +174,12 @@ def _sgemm_tiled(A, B, C, M, N, K, *, target=None):
     """Run the port of `sgemm_tiled` with the original's parameters."""
     A = _shaped(A, "A", "float32", (M, K))
     B = _shaped(B, "B", "float32", (K, N))
+    C = _shaped(C, "C", "float32", (M, N), (N, 1))
     # whole tiles and aligned operands: the program whose copies are asynchronous
-    aligned = N % 64 == 0 and K % 16 == 0 and _aligned16(A, B)
+    aligned = N % 64 == 0 and K % 16 == 0 and _aligned16(A, B, C)
     kernel = _compiled(
         ("sgemm_tiled", aligned), lambda: sgemm_tiled_program(aligned), target
     )
-    C = _flat(C, "C", "float32")
     kernel(A, B, C)
 
 

@@ -3,8 +3,8 @@
 """TileLang port of samples/cuda/reduce_shared_tree.cu (cuda).
 
 - `reduce_sum` (samples/cuda/reduce_shared_tree.cu:10), tile level (rule rowwise:
-  T.reduce); launch: grid ((((n + 256) - 1) / 256)), 256 threads, from the launch site
-  (line 43).
+  T.copy, T.reduce); launch: grid ((((n + 256) - 1) / 256)), 256 threads, from the
+  launch site (line 43).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
@@ -46,6 +46,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -112,26 +131,20 @@ def _dim3(value):
 
 def reduce_sum_program():
     """The TileLang program for `reduce_sum`: one T.Kernel block per original block."""
-    in_numel = T.dynamic("in_numel")
     out_numel = T.dynamic("out_numel")
+    n = T.dynamic("n")
 
     @T.prim_func
     def reduce_sum(
-        in_: T.Tensor((in_numel,), T.float32),
+        in_: T.Tensor((n,), T.float32),
         out: T.Tensor((out_numel,), T.float32),
-        n: T.int32,
     ):
         with T.Kernel(T.ceildiv(n, 256), threads=256) as bx:
             row_sum_chunk = T.alloc_fragment((256,), T.float32)
             row_sum_part = T.alloc_fragment((1,), T.float32)
             row_sum = T.alloc_var(T.float32)
             row_sum = T.float32(0.0)
-            for j in T.Parallel(256):
-                row_sum_chunk[j] = T.if_then_else(
-                    bx * 256 + j < n,
-                    in_[T.Cast(T.uint32, bx * 256 + j)],
-                    T.float32(0.0),
-                )
+            T.copy(in_[T.Cast(T.uint32, bx) * 256], row_sum_chunk)
             T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
             row_sum = row_sum + row_sum_part[0]
             out[T.Cast(T.uint32, bx)] = row_sum
@@ -141,10 +154,10 @@ def reduce_sum_program():
 
 def _reduce_sum(in_, out, n, *, target=None):
     """Run the port of `reduce_sum` with the original's parameters."""
+    in_ = _shaped(in_, "in_", "float32", (n,))
     kernel = _compiled("reduce_sum", reduce_sum_program, target)
-    in_ = _flat(in_, "in_", "float32")
     out = _flat(out, "out", "float32")
-    kernel(in_, out, n)
+    kernel(in_, out)
 
 
 reduce_sum = _CudaKernel(_reduce_sum, block=(256, 1, 1), shared_bytes=0, axes={})

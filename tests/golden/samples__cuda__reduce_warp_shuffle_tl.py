@@ -48,6 +48,25 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a
     tuple's item (a tuple's own `count` and `index` are no fields)."""
@@ -113,14 +132,13 @@ def _dim3(value):
 def reduce_warp_atomic_program():
     """The TileLang program for `reduce_warp_atomic`: one T.Kernel block per original
     block."""
-    in_numel = T.dynamic("in_numel")
     out_numel = T.dynamic("out_numel")
+    n = T.dynamic("n")
 
     @T.prim_func
     def reduce_warp_atomic(
-        in_: T.Tensor((in_numel,), T.float32),
+        in_: T.Tensor((n,), T.float32),
         out: T.Tensor((out_numel,), T.float32),
-        n: T.int32,
     ):
         with T.Kernel(T.ceildiv(n, 256), threads=256) as bx:
             row_sum_chunk = T.alloc_fragment((256,), T.float32)
@@ -154,10 +172,10 @@ def reduce_warp_atomic_program():
 
 def _reduce_warp_atomic(in_, out, n, *, target=None):
     """Run the port of `reduce_warp_atomic` with the original's parameters."""
+    in_ = _shaped(in_, "in_", "float32", (n,))
     kernel = _compiled("reduce_warp_atomic", reduce_warp_atomic_program, target)
-    in_ = _flat(in_, "in_", "float32")
     out = _flat(out, "out", "float32")
-    kernel(in_, out, n)
+    kernel(in_, out)
 
 
 reduce_warp_atomic = _CudaKernel(

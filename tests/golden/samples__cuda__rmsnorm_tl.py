@@ -47,6 +47,35 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a
     tuple's item (a tuple's own `count` and `index` are no fields)."""
@@ -112,16 +141,15 @@ def _dim3(value):
 def rmsnorm_program():
     """The TileLang program for `rmsnorm`: one T.Kernel block per original block."""
     x_numel = T.dynamic("x_numel")
-    weight_numel = T.dynamic("weight_numel")
-    y_numel = T.dynamic("y_numel")
+    y_batches = T.dynamic("y_batches")
+    cols = T.dynamic("cols")
 
     @T.prim_func
     def rmsnorm(
         x: T.Tensor((x_numel,), T.float32),
-        weight: T.Tensor((weight_numel,), T.float32),
-        y: T.Tensor((y_numel,), T.float32),
+        weight: T.Tensor((cols,), T.float32),
+        y: T.StridedTensor((y_batches, cols), (cols, 1), T.float32),
         rows: T.int32,
-        cols: T.int32,
         eps: T.float32,
     ):
         with T.Kernel(T.ceildiv(rows, 4), threads=128) as bx:
@@ -153,10 +181,7 @@ def rmsnorm_program():
                         for j in T.Parallel(256):
                             c = ck * 256 + j
                             if c < cols:
-                                y[
-                                    T.Cast(T.int64, bx * 4 + w) * cols
-                                    + T.Cast(T.int64, c)
-                                ] = (
+                                y[T.Cast(T.uint32, bx) * 4 + w, c] = (
                                     x[
                                         T.Cast(T.int64, bx * 4 + w) * cols
                                         + T.Cast(T.int64, c)
@@ -170,11 +195,11 @@ def rmsnorm_program():
 
 def _rmsnorm(x, weight, y, rows, cols, eps, *, target=None):
     """Run the port of `rmsnorm` with the original's parameters."""
+    weight = _shaped(weight, "weight", "float32", (cols,))
+    y = _batched(y, "y", "float32", (None, cols), (cols, 1))
     kernel = _compiled("rmsnorm", rmsnorm_program, target)
     x = _flat(x, "x", "float32")
-    weight = _flat(weight, "weight", "float32")
-    y = _flat(y, "y", "float32")
-    kernel(x, weight, y, rows, cols, eps)
+    kernel(x, weight, y, rows, eps)
 
 
 rmsnorm = _CudaKernel(_rmsnorm, block=(128, 1, 1), shared_bytes=0, axes={})

@@ -47,6 +47,35 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a
     tuple's item (a tuple's own `count` and `index` are no fields)."""
@@ -112,14 +141,14 @@ def _dim3(value):
 def softmax_row_program():
     """The TileLang program for `softmax_row`: one T.Kernel block per original block."""
     in_numel = T.dynamic("in_numel")
-    out_numel = T.dynamic("out_numel")
+    out_batches = T.dynamic("out_batches")
+    cols = T.dynamic("cols")
 
     @T.prim_func
     def softmax_row(
         in_: T.Tensor((in_numel,), T.float32),
-        out: T.Tensor((out_numel,), T.float32),
+        out: T.StridedTensor((out_batches, cols), (cols, 1), T.float32),
         rows: T.int32,
-        cols: T.int32,
     ):
         with T.Kernel(rows, threads=256) as bx:
             row_max_chunk = T.alloc_fragment((256,), T.float32)
@@ -164,7 +193,7 @@ def softmax_row_program():
                     for j in T.Parallel(256):
                         c = ck * 256 + j
                         if c < cols:
-                            out[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)] = (
+                            out[T.Cast(T.uint32, bx), c] = (
                                 T.exp(
                                     in_[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)]
                                     - T.max(T.float32(-3.4028234663852886e38), row_max)
@@ -177,10 +206,10 @@ def softmax_row_program():
 
 def _softmax_row(in_, out, rows, cols, *, target=None):
     """Run the port of `softmax_row` with the original's parameters."""
+    out = _batched(out, "out", "float32", (None, cols), (cols, 1))
     kernel = _compiled("softmax_row", softmax_row_program, target)
     in_ = _flat(in_, "in_", "float32")
-    out = _flat(out, "out", "float32")
-    kernel(in_, out, rows, cols)
+    kernel(in_, out, rows)
 
 
 softmax_row = _CudaKernel(_softmax_row, block=(256, 1, 1), shared_bytes=0, axes={})

@@ -3,8 +3,8 @@
 """TileLang port of samples/cuda/transpose_padded.cu (cuda).
 
 - `transpose_padded` (samples/cuda/transpose_padded.cu:11), tile level (rule transpose:
-  T.Parallel steps); launch: grid ((((width + 32) - 1) / 32), (((height + 32) - 1) /
-  32)), 256 threads, from the launch site (line 46).
+  T.copy); launch: grid ((((width + 32) - 1) / 32), (((height + 32) - 1) / 32)), 256
+  threads, from the launch site (line 46).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
@@ -46,6 +46,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -114,49 +133,60 @@ def _dim3(value):
 def transpose_padded_program():
     """The TileLang program for `transpose_padded`: one T.Kernel block per original
     block."""
-    out_numel = T.dynamic("out_numel")
-    in_numel = T.dynamic("in_numel")
+    width = T.dynamic("width")
+    height = T.dynamic("height")
 
     @T.prim_func
     def transpose_padded(
-        out: T.Tensor((out_numel,), T.float32),
-        in_: T.Tensor((in_numel,), T.float32),
-        width: T.int32,
-        height: T.int32,
+        out: T.StridedTensor((width, height), (height, 1), T.float32),
+        in_: T.StridedTensor((height, width), (width, 1), T.float32),
     ):
         with T.Kernel(T.ceildiv(width, 32), T.ceildiv(height, 32), threads=256) as (
             bx,
             by,
         ):
             tile = T.alloc_shared((32, 33), T.float32)
+            out_tile = T.alloc_fragment((8, 32), T.float32)
+            out_tile_1 = T.alloc_fragment((8, 32), T.float32)
+            out_tile_2 = T.alloc_fragment((8, 32), T.float32)
+            out_tile_3 = T.alloc_fragment((8, 32), T.float32)
             for tile_r, tile_c in T.Parallel(32, 32):
                 tile[tile_r, tile_c] = T.if_then_else(
                     T.And(bx * 32 + tile_c < width, by * 32 + tile_r < height),
-                    in_[bx * 32 + tile_c + by * width * 32 + tile_r * width],
+                    in_[by * 32 + tile_r, bx * 32 + tile_c],
                     T.float32(0.0),
                 )
             for i, j in T.Parallel(8, 32):
-                if T.And(by * 32 + j < height, bx * 32 + i < width):
-                    out[(bx * 32 + i) * height + by * 32 + j] = tile[j, i]
+                out_tile[i, j] = tile[j, i]
+            T.copy(out_tile, out[T.Cast(T.uint32, bx) * 32, T.Cast(T.uint32, by) * 32])
             for i, j in T.Parallel(8, 32):
-                if T.And(by * 32 + j < height, bx * 32 + i + 8 < width):
-                    out[(bx * 32 + i + 8) * height + by * 32 + j] = tile[j, i + 8]
+                out_tile_1[i, j] = tile[j, i + 8]
+            T.copy(
+                out_tile_1,
+                out[T.Cast(T.uint32, bx) * 32 + 8, T.Cast(T.uint32, by) * 32],
+            )
             for i, j in T.Parallel(8, 32):
-                if T.And(by * 32 + j < height, bx * 32 + i + 16 < width):
-                    out[(bx * 32 + i + 16) * height + by * 32 + j] = tile[j, i + 16]
+                out_tile_2[i, j] = tile[j, i + 16]
+            T.copy(
+                out_tile_2,
+                out[T.Cast(T.uint32, bx) * 32 + 16, T.Cast(T.uint32, by) * 32],
+            )
             for i, j in T.Parallel(8, 32):
-                if T.And(by * 32 + j < height, bx * 32 + i + 24 < width):
-                    out[(bx * 32 + i + 24) * height + by * 32 + j] = tile[j, i + 24]
+                out_tile_3[i, j] = tile[j, i + 24]
+            T.copy(
+                out_tile_3,
+                out[T.Cast(T.uint32, bx) * 32 + 24, T.Cast(T.uint32, by) * 32],
+            )
 
     return transpose_padded
 
 
 def _transpose_padded(out, in_, width, height, *, target=None):
     """Run the port of `transpose_padded` with the original's parameters."""
+    out = _shaped(out, "out", "float32", (width, height), (height, 1))
+    in_ = _shaped(in_, "in_", "float32", (height, width), (width, 1))
     kernel = _compiled("transpose_padded", transpose_padded_program, target)
-    out = _flat(out, "out", "float32")
-    in_ = _flat(in_, "in_", "float32")
-    kernel(out, in_, width, height)
+    kernel(out, in_)
 
 
 transpose_padded = _CudaKernel(

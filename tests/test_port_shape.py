@@ -109,3 +109,28 @@ def test_a_copy_takes_a_load_only_under_exactly_the_views_bound(tmp_path, mask, 
     assert "x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (stride, 1), T.float32)" in text
     assert ("T.copy(x_ptr[row, 0], x)" in text) is copied
     assert re.search(r"T\.copy\(\w+, out_ptr\[row, 0\]\)", text)
+
+
+def test_a_maximum_the_argmax_also_takes_is_reduced_once(tmp_path):
+    path = written(tmp_path, """
+        @triton.jit
+        def max_and_argmax_kernel(x_ptr, max_ptr, idx_ptr, n_cols, stride, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            cols = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+            m = tl.max(x, axis=0)
+            i = tl.argmax(x, axis=0)
+            tl.store(max_ptr + row, m)
+            tl.store(idx_ptr + row, i.to(tl.int32))
+
+
+        def max_and_argmax(x):
+            m = torch.empty(x.shape[0], device=x.device)
+            i = torch.empty(x.shape[0], dtype=torch.int32, device=x.device)
+            max_and_argmax_kernel[(x.shape[0],)](x, m, i, x.shape[1], x.stride(0), BLOCK=1024)
+            return m, i
+        """)
+    text = program(port_of(path), "max_and_argmax_kernel")
+    assert text.count("T.reduce_max(x, ") == 1
+    assert re.search(r"max_ptr\[row\] = (\w+)\[0\]", text).group(1) in re.search(
+        r"T\.reduce_max\(x, (\w+), dim=0\)", text).group(1)

@@ -10,7 +10,8 @@ this order, on every form a kernel carries (its generic print, variants, launch 
     index arithmetic  unsigned index arithmetic in int32, `(n + 255) / 256` as T.ceildiv
                       (simplify.py)
     tile level only   a chain of whole-tile copies as one fragment updated in place
-                      (tile_copies.py), a fill of a whole tile as T.fill (whole_tile_fills.py),
+                      (tile_copies.py), a repeated reduction read from its first
+                      (repeated_reductions.py), a fill of a whole tile as T.fill (whole_tile_fills.py),
                       a pipelined loop's next-value lets folded into their uses
                       (pipelined_lets.py), a masked load that is cast as a guarded statement
                       (guarded_loads.py)
@@ -33,6 +34,7 @@ from porter.ir.tile_queries import is_tile_level, needs_threads
 from porter.ir.walk import declared_names
 from porter.transforms.guarded_loads import guard_cast_loads
 from porter.transforms.pipelined_lets import fold_pipelined_lets
+from porter.transforms.repeated_reductions import reduce_once
 from porter.transforms.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.transforms.tile_copies import coalesce_tile_copies
 from porter.transforms.vector_lanes import vectorize_lanes
@@ -66,7 +68,7 @@ def _ready(kernel):
     declared = tuple(declared_names(body))
     body = simplify_stmts(substitute_block_dims(body, tuple(kernel.launch.block)))
     if is_tile_level(body):
-        body = fold_pipelined_lets(whole_tile_fills(coalesce_tile_copies(body)))
+        body = fold_pipelined_lets(whole_tile_fills(reduce_once(coalesce_tile_copies(body))))
         body = guard_cast_loads(body, {p.name for p in kernel.params if isinstance(p, BufferParam)})
         level = "tile"
     else:

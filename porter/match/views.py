@@ -297,13 +297,15 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     value = value.a if isinstance(value, Cast) and not isinstance(value.a, Const) else value  # T.copy casts
     if isinstance(value, TileLoad) and _whole(value.buffer, value.indices, loop, tiles):
         return [CopyOut(value.buffer, access.node.buffer, origin, loop.loc)]
-    # the stored values, staged in a fragment first (loads among them still under the mask)
+    # the stored values, staged in a fragment first; loads among them stay under the mask as a
+    # statement (a T.if_then_else around them was read past the view once its loop was
+    # vectorized), the elements it skips are the ones the copy does not write
     name = fresh_name(f"{access.node.buffer}_tile", taken)
+    staged = TileStore(name, tuple(loop.vars), value, loop.loc)
     if any(isinstance(e, (Load, TileLoad)) and e.buffer in params for e in walk_expr(value)):
-        value = Select(inner.cond, value, Const(0, value.dtype), value.dtype)
+        staged = If(inner.cond, [staged], [], inner.loc)
     return [TileBuffer(name, value.dtype, tuple(loop.extents), "fragment", loop.loc),
-            dataclasses.replace(loop, body=[TileStore(name, tuple(loop.vars), value, loop.loc)]),
-            CopyOut(name, access.node.buffer, origin, loop.loc)]
+            dataclasses.replace(loop, body=[staged]), CopyOut(name, access.node.buffer, origin, loop.loc)]
 
 
 def _whole(tile: str, indices, loop, tiles: dict) -> bool:

@@ -218,7 +218,7 @@ class KernelEmitter:
                 dims = tuple_text(dim(d) for d in p.shape)
                 given = tuple_text(dim(d, wrapper=True) for d in p.shape)
                 if p.strides:
-                    steps = "(" + ", ".join(self.param_names.get(x, str(x)) for x in p.strides) + ")"
+                    steps = tuple_text(self.param_names.get(x, str(x)) for x in p.strides)
                     v.signature.append(f"{name}: T.StridedTensor({dims}, {steps}, {dtype_ref(p.dtype)})")
                     v.shaped.append((name, p.dtype, f"{given}, {steps}", "_batched" if count else "_shaped"))
                 else:

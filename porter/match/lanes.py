@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import Assign, Atomic, Builtin, Decl, If, Load, Select, Store, Var
+from porter.ir.nodes import Assign, Atomic, Builtin, Cast, Decl, If, Load, Select, Store, Var
 from porter.ir.tile_queries import is_tile_level, needs_threads
 from porter.ir.tiles import ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import all_exprs, declared_names, map_expr, map_stmts, walk_expr, walk_stmts
@@ -31,22 +31,25 @@ from porter.util.names import fresh_name
 
 
 def staged_lanes(kernel):
-    """The kernel as tile steps when it is the lanes of a 1-D block with a load or store to
-    stage; unchanged otherwise."""
+    """The kernel as tile steps when it is the lanes of a block (one T.Parallel over up to three
+    axes) with a load or store to stage; unchanged otherwise."""
     body = kernel.body
-    if kernel.language != "triton" or len(kernel.launch.block) != 1 or is_tile_level(body) or \
-            needs_threads(kernel) or not isinstance(kernel.launch.block[0], int):
+    block = tuple(kernel.launch.block)
+    if kernel.language != "triton" or not 1 <= len(block) <= 3 or is_tile_level(body) or \
+            needs_threads(kernel) or not all(isinstance(b, int) for b in block):
         return kernel
     if not any(isinstance(e, Builtin) and e.kind == "thread_idx" for e in all_exprs(body)):
         return kernel
     taken = {p.name for p in kernel.params} | set(declared_names(body)) | set(kernel.constexprs)
-    lane = Var(fresh_name("i", taken), "int32")
+    # one variable per block axis, the last axis outermost (as the lanes were printed)
+    lanes = tuple(Var(fresh_name(n, taken), "int32") for n in ("i", "j", "k")[:len(block)])
+    by_axis = dict(zip(reversed(range(len(block))), lanes))
+    extents = tuple(reversed(block))
     params = {p.name: p for p in kernel.params}
     assigned = {s.var.name for s in walk_stmts(body) if isinstance(s, Assign)}
     hoisted = _block_values(body, assigned)
     lets = {n: v for n, v in _lets(body).items() if n not in hoisted}
     locals_ = set(declared_names(body)) - hoisted
-    extent = kernel.launch.block[0]
 
     def outside(e):  # the expression with the lane's locals read through, or None if one remains
         e = _through_lets(e, lets)
@@ -62,8 +65,8 @@ def staged_lanes(kernel):
         if isinstance(s, Decl) and not stored_before and s.var.name not in assigned and _loaded(s.init, params):
             staged = outside(s.init)
             if staged is not None:
-                fragments[s.var.name] = TileBuffer(s.var.name, s.var.dtype, (extent,), "fragment", s.loc)
-                loads.append(TileStore(s.var.name, (lane,), staged, s.loc))
+                fragments[s.var.name] = TileBuffer(s.var.name, s.var.dtype, extents, "fragment", s.loc)
+                loads.append(TileStore(s.var.name, lanes, staged, s.loc))
                 continue
         if _stage_store(s, params) and not _touches_memory(later):
             store = s.then[0]
@@ -82,26 +85,26 @@ def staged_lanes(kernel):
         return kernel
     for _, value in stores:  # a stored value is a fragment the computation fills
         if value.name not in fragments:
-            fragments[value.name] = TileBuffer(value.name, value.dtype, (extent,), "fragment", None)
-    middle = [TileStore(s.var.name, (lane,), s.init, s.loc) if isinstance(s, Decl) and s.var.name in fragments
+            fragments[value.name] = TileBuffer(value.name, value.dtype, extents, "fragment", None)
+    middle = [TileStore(s.var.name, lanes, s.init, s.loc) if isinstance(s, Decl) and s.var.name in fragments
               else s for s in middle]
     staged = set(fragments)
 
-    def read(e):  # a staged value's reads, and the lane, as the element of its fragment
+    def read(e):  # a staged value's reads, and the lanes, as the element of its fragment
         if isinstance(e, Var) and e.name in staged:
-            return TileLoad(e.name, (lane,), e.dtype)
-        if isinstance(e, Builtin) and e.kind == "thread_idx" and e.axis == 0:
-            return lane
+            return TileLoad(e.name, lanes, e.dtype)
+        if isinstance(e, Builtin) and e.kind == "thread_idx" and e.axis in by_axis:
+            return by_axis[e.axis]
         return None
 
     def step(stmts):
-        return [ParallelFor((lane,), (extent,), map_stmts(stmts, lambda e: map_expr(e, read)), kernel.loc)]
+        return [ParallelFor(lanes, extents, map_stmts(stmts, lambda e: map_expr(e, read)), kernel.loc)]
 
     out = [s for s in body if isinstance(s, Decl) and s.var.name in hoisted] + list(fragments.values())
     out += [x for s in loads for x in step([s])]
     out += step(middle) if middle else []
     out += [x for s, _ in stores for x in step([dataclasses.replace(s, then=[dataclasses.replace(
-        s.then[0], value=TileLoad(s.then[0].value.name, (lane,), s.then[0].value.dtype))])])]
+        s.then[0], value=TileLoad(s.then[0].value.name, lanes, s.then[0].value.dtype))])])]
     return dataclasses.replace(kernel, body=out)
 
 
@@ -134,7 +137,9 @@ def _declared(body: list) -> set:
 
 
 def _loaded(e, params: dict) -> bool:
-    """`mask ? buffer[index] : other` or `buffer[index]` of an argument."""
+    """`mask ? buffer[index] : other` or `buffer[index]` of an argument, converted or not
+    (`.to(tl.float32)`)."""
+    e = e.a if isinstance(e, Cast) else e
     load = e.a if isinstance(e, Select) else e
     return isinstance(load, Load) and load.buffer in params
 

@@ -45,6 +45,7 @@ class _Access:
     col: Poly
     names: dict           # symbol name -> IR, to print row and col back
     index: object = None  # the index as the split read it (a 1-D view's index as written)
+    strides: tuple = ()   # (row stride argument or None, column stride argument or 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,35 +166,62 @@ def _all(conds: tuple):
 
 
 def _split(found: list, params: dict, lets: dict) -> list | None:
-    """Each access as row * S + col for the one stride argument S the accesses share (row
-    None where there is none); None when they do not split so."""
+    """Each access as row * S0 + col * S1 for the stride arguments the accesses share: S1 the
+    one whose coefficient holds the innermost lane (1 when none does: the unit stride), S0
+    the other (row None where there is none); None when they do not split so."""
     polys = []
     for node, loop, mask in found:
         try:
             polys.append(to_poly(_named(_through_lets(node.index, lets))))
         except NotAffine:
             return None
-    strides = {s for poly in polys for s in _strides(poly, params)}
-    if len(strides) > 1:
+    strides = set().union(*(_strides(poly, params) for poly in polys))
+    inner = _inner_stride(found, polys, strides)
+    if len(strides) > 2 or inner is False or len(strides - {inner}) > 1:
         return None
-    stride = Poly.symbol(next(iter(strides))) if strides else None
+    outer = next(iter(strides - {inner}), None)
+    row_s = Poly.symbol(outer) if outer else None
+    col_s = Poly.symbol(inner) if inner else None
     out = []
     for (node, loop, mask), poly in zip(found, polys):
-        row = poly.coeff(stride) if stride is not None else None
-        col = poly - row * stride if row is not None else poly
-        if col.has(stride) if stride is not None else False:
+        row = poly.coeff(row_s) if row_s is not None else None
+        rest = poly - row * row_s if row_s is not None else poly
+        col = rest.coeff(col_s) if col_s is not None else rest
+        if col_s is not None and rest - col * col_s != 0:
+            return None
+        if any(x is not None and x.has(Poly.symbol(s)) for x in (row, col) for s in strides):
             return None
         exprs = [_through_lets(node.index, lets)] + ([_through_lets(mask, lets)] if mask is not None else [])
         names = symbol_names(*exprs)
         for x in (row, col):
             if x is not None and any(v.name not in names for v in x.free_symbols):
                 return None
-        out.append(_Access(node, loop, mask, row, col, names, exprs[0]))
-    if stride is not None and any(a.row is None or a.row == 0 for a in out):
+        access = _Access(node, loop, mask, row, col, names, exprs[0])
+        access.strides = (outer, inner or 1)
+        out.append(access)
+    if outer is not None and any(a.row is None or a.row == 0 for a in out):
         return None  # an access without the row stride would be an element of row 0
-    for a in out:
-        a.stride = stride.name if stride is not None else None
     return out
+
+
+def _inner_stride(found: list, polys: list, strides: set):
+    """The stride argument whose coefficient holds the innermost lane of the accesses' loops,
+    None for the unit stride, False when the accesses disagree or (two strides) none says."""
+    seen = set()
+    for (_, loop, _), poly in zip(found, polys):
+        if loop is None:
+            continue
+        lane = Poly.symbol(loop.vars[-1].name)
+        holders = {s for s in strides if poly.coeff(Poly.symbol(s)).has(lane)}
+        unit = poly - sum((poly.coeff(Poly.symbol(s)) * Poly.symbol(s) for s in strides), Poly.integer(0))
+        if unit.has(lane):
+            holders.add(None)
+        if len(holders) > 1:
+            return False
+        seen |= holders
+    if len(seen) > 1 or (not seen and len(strides) == 2):
+        return False
+    return next(iter(seen), None)
 
 
 def _strides(poly: Poly, params: dict) -> set:
@@ -223,11 +251,11 @@ def _view_of(split: list, params: dict, lets: dict) -> _View | None:
     if len(columns) != 1:
         return None
     (column,) = columns
-    stride = split[0].stride
-    if stride is None:
-        return _View((column,), None)
+    outer, inner = split[0].strides
+    if outer is None:
+        return _View((column,), None if inner == 1 else (inner,))
     row = next(iter(rows)) if len(rows) == 1 and None not in rows else "*"
-    return _View((row, column), (stride, 1))
+    return _View((row, column), (outer, inner))
 
 
 def _bounds(mask, lets: dict) -> list:
@@ -283,12 +311,12 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         if not (isinstance(inner, TileStore) and _whole(inner.buffer, inner.indices, loop, tiles)):
             return None
         value = inner.value
-        if value is access.node and access.mask is None:
-            pass
-        elif not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const) and
-                  value.b.value == 0):
+        if isinstance(value, Cast) and value.dtype == tiles[inner.buffer].dtype:
+            value = value.a  # T.copy converts
+        elif tiles[inner.buffer].dtype != access.node.dtype:
             return None
-        if tiles[inner.buffer].dtype != access.node.dtype:
+        if not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const) and
+                value.b.value == 0):
             return None
         return [Copy(access.node.buffer, origin, inner.buffer, loop.loc)]
     if not (isinstance(inner, If) and not inner.orelse and len(inner.then) == 1 and inner.then[0] is access.node):
@@ -342,8 +370,10 @@ def _origin(access: _Access, lanes: list, view: _View):
 
 def _indexed(access: _Access, view: _View):
     """The access reading or writing the view at (row, col), or a vector at its index."""
-    indices = tuple(from_poly(x, access.names) for x in (access.row, access.col)) if len(view.shape) == 2 \
-        else (access.index,)
+    if len(view.shape) == 2:
+        indices = tuple(from_poly(x, access.names) for x in (access.row, access.col))
+    else:
+        indices = (access.index,) if view.strides is None else (from_poly(access.col, access.names),)
     node = access.node
     if isinstance(node, Load):
         return TileLoad(node.buffer, indices, node.dtype)

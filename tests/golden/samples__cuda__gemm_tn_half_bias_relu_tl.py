@@ -163,15 +163,12 @@ def gemm_tn_bias_relu_program(aligned=False):
                 T.copy(B[ko * 32, bx * 64], b_tile)
                 T.gemm(a_tile, b_tile, acc, transpose_A=True)
             for i, j in T.Parallel(64, 64):
-                Y_tile[i, j] = T.if_then_else(
-                    T.And(by * 64 + i < M, bx * 64 + j < N),
-                    T.if_then_else(
+                if T.And(by * 64 + i < M, bx * 64 + j < N):
+                    Y_tile[i, j] = T.if_then_else(
                         acc[i, j] + bias[bx * 64 + j] > T.float32(0.0),
                         acc[i, j] + bias[bx * 64 + j],
                         T.float32(0.0),
-                    ),
-                    T.float32(0.0),
-                )
+                    )
             T.copy(Y_tile, Y[by * 64, bx * 64])
 
     return gemm_tn_bias_relu

@@ -157,23 +157,14 @@ def silu_mul_kernel_program(BLOCK_SIZE=512, threads=128):
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
+            a = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            b = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             out_ptr_tile = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            T.copy(a_ptr[BLOCK_SIZE * pid], a)
+            T.copy(b_ptr[BLOCK_SIZE * pid], b)
             for i in T.Parallel(BLOCK_SIZE):
-                offsets = pid * BLOCK_SIZE + i
-                a = T.Cast(
-                    T.float32,
-                    T.if_then_else(
-                        offsets < n_elements, a_ptr[offsets], T.float16(0.0)
-                    ),
-                )
-                b = T.Cast(
-                    T.float32,
-                    T.if_then_else(
-                        offsets < n_elements, b_ptr[offsets], T.float16(0.0)
-                    ),
-                )
-                silu_a = a * T.sigmoid(a)
-                out = silu_a * b
+                silu_a = a[i] * T.sigmoid(a[i])
+                out = silu_a * b[i]
                 out_ptr_tile[i] = T.Cast(T.float16, out)
             T.copy(out_ptr_tile, out_ptr[BLOCK_SIZE * pid])
 

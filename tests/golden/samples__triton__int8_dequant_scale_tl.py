@@ -2,9 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/int8_dequant_scale.py (triton).
 
-- `int8_dequant_kernel` (samples/triton/int8_dequant_scale.py:8), tile level
-  (element-wise: T.Parallel over the block); launch: grid (ceildiv(M, 32), ceildiv(N,
-  128)), 128 threads, a 128 x 32 tile per program, from the launch site (line 34).
+- `int8_dequant_kernel` (samples/triton/int8_dequant_scale.py:8), tile level (blocks:
+  T.copy); launch: grid (ceildiv(M, 32), ceildiv(N, 128)), 128 threads, a 128 x 32 tile
+  per program, from the launch site (line 34).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -128,33 +147,34 @@ def _specialised(name, constexpr, given, value):
 def int8_dequant_kernel_program(BLOCK_M=32, BLOCK_N=128, threads=128):
     """The TileLang program for `int8_dequant_kernel`: one T.Kernel block per Triton
     program."""
-    q_ptr_numel = T.dynamic("q_ptr_numel")
-    scale_ptr_numel = T.dynamic("scale_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    M = T.dynamic("M")
+    N = T.dynamic("N")
+    stride_qm = T.dynamic("stride_qm")
+    stride_om = T.dynamic("stride_om")
 
     @T.prim_func
     def int8_dequant_kernel(
-        q_ptr: T.Tensor((q_ptr_numel,), T.int8),
-        scale_ptr: T.Tensor((scale_ptr_numel,), T.float32),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float16),
-        M: T.int32,
-        N: T.int32,
-        stride_qm: T.int32,
-        stride_om: T.int32,
+        q_ptr: T.StridedTensor((M, N), (stride_qm, 1), T.int8),
+        scale_ptr: T.Tensor((M,), T.float32),
+        out_ptr: T.StridedTensor((M, N), (stride_om, 1), T.float16),
         grid_x: T.int32,
         grid_y: T.int32,
     ):
         with T.Kernel(grid_x, grid_y, threads=threads) as (pid_m, pid_n):
-            for ty, tx in T.Parallel(BLOCK_M, BLOCK_N):
-                rows = pid_m * BLOCK_M + ty
-                cols = pid_n * BLOCK_N + tx
-                q = T.if_then_else(
-                    T.And(rows < M, cols < N), q_ptr[rows * stride_qm + cols], T.int8(0)
+            q = T.alloc_fragment((BLOCK_M, BLOCK_N), T.int8)
+            scale = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+            out_ptr_tile = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
+            T.copy(q_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n], q)
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+                scale[i, j] = T.if_then_else(
+                    pid_m * BLOCK_M + i < M,
+                    scale_ptr[pid_m * BLOCK_M + i],
+                    T.float32(0.0),
                 )
-                scale = T.if_then_else(rows < M, scale_ptr[rows], T.float32(0.0))
-                y = T.Cast(T.float32, q) * scale
-                if T.And(rows < M, cols < N):
-                    out_ptr[rows * stride_om + cols] = T.Cast(T.float16, y)
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+                y = T.Cast(T.float32, q[i, j]) * scale[i, j]
+                out_ptr_tile[i, j] = T.Cast(T.float16, y)
+            T.copy(out_ptr_tile, out_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n])
 
     return int8_dequant_kernel
 
@@ -183,6 +203,9 @@ def _int8_dequant_kernel(
     grid = _launch_grid("int8_dequant_kernel", grid, locals(), 2)
     if grid is None:
         return  # an empty grid launches nothing
+    q_ptr = _shaped(q_ptr, "q_ptr", "int8", (M, N), (stride_qm, 1))
+    scale_ptr = _shaped(scale_ptr, "scale_ptr", "float32", (M,))
+    out_ptr = _shaped(out_ptr, "out_ptr", "float16", (M, N), (stride_om, 1))
     kernel = _compiled(
         ("int8_dequant_kernel", BLOCK_M, BLOCK_N, num_warps),
         lambda: int8_dequant_kernel_program(
@@ -190,10 +213,7 @@ def _int8_dequant_kernel(
         ),
         target,
     )
-    q_ptr = _flat(q_ptr, "q_ptr", "int8")
-    scale_ptr = _flat(scale_ptr, "scale_ptr", "float32")
-    out_ptr = _flat(out_ptr, "out_ptr", "float16")
-    kernel(q_ptr, scale_ptr, out_ptr, M, N, stride_qm, stride_om, *grid)
+    kernel(q_ptr, scale_ptr, out_ptr, *grid)
 
 
 int8_dequant_kernel = _TritonKernel(_int8_dequant_kernel)

@@ -164,7 +164,6 @@ def matmul_fp16_kernel_program(
 ):
     """The TileLang program for `matmul_fp16_kernel`: one T.Kernel block per Triton
     program."""
-    c_ptr_numel = T.dynamic("c_ptr_numel")
     M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
@@ -172,14 +171,14 @@ def matmul_fp16_kernel_program(
     stride_ak = 1 if aligned else T.dynamic("stride_ak")
     stride_bk = T.dynamic("stride_bk")
     stride_bn = 1 if aligned else T.dynamic("stride_bn")
+    stride_cm = T.dynamic("stride_cm")
+    stride_cn = T.dynamic("stride_cn")
 
     @T.prim_func
     def matmul_fp16_kernel(
         a_ptr: T.StridedTensor((M, K), (stride_am, stride_ak), T.float16),
         b_ptr: T.StridedTensor((K, N), (stride_bk, stride_bn), T.float16),
-        c_ptr: T.Tensor((c_ptr_numel,), T.float16),
-        stride_cm: T.int32,
-        stride_cn: T.int32,
+        c_ptr: T.StridedTensor((M, N), (stride_cm, stride_cn), T.float16),
         grid_x: T.int32,
         grid_y: T.int32,
     ):
@@ -217,12 +216,7 @@ def matmul_fp16_kernel_program(
                 T.gemm(a, b, acc)
             for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 c[i, j] = T.Cast(T.float16, acc[i, j])
-            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                if T.And(pid_m * BLOCK_M + i < M, pid_n * BLOCK_N + j < N):
-                    c_ptr[
-                        (pid_m * BLOCK_M + i) * stride_cm
-                        + (pid_n * BLOCK_N + j) * stride_cn
-                    ] = c[i, j]
+            T.copy(c, c_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n])
 
     return matmul_fp16_kernel
 
@@ -259,6 +253,7 @@ def _matmul_fp16_kernel(
         return  # an empty grid launches nothing
     a_ptr = _shaped(a_ptr, "a_ptr", "float16", (M, K), (stride_am, stride_ak))
     b_ptr = _shaped(b_ptr, "b_ptr", "float16", (K, N), (stride_bk, stride_bn))
+    c_ptr = _shaped(c_ptr, "c_ptr", "float16", (M, N), (stride_cm, stride_cn))
     # unit-stride rows, 16-byte aligned: the program whose copies are asynchronous
     # (TMA, cp.async)
     aligned = (
@@ -268,7 +263,7 @@ def _matmul_fp16_kernel(
         and stride_am % 8 == 0
         and N % BLOCK_N == 0
         and stride_bk % 8 == 0
-        and _aligned16(a_ptr, b_ptr)
+        and _aligned16(a_ptr, b_ptr, c_ptr)
     )
     kernel = _compiled(
         (
@@ -291,8 +286,7 @@ def _matmul_fp16_kernel(
         target,
         unrolled=num_stages >= 3,
     )
-    c_ptr = _flat(c_ptr, "c_ptr", "float16")
-    kernel(a_ptr, b_ptr, c_ptr, stride_cm, stride_cn, *grid)
+    kernel(a_ptr, b_ptr, c_ptr, *grid)
 
 
 matmul_fp16_kernel = _TritonKernel(_matmul_fp16_kernel)

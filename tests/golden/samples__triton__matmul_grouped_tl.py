@@ -172,7 +172,6 @@ def matmul_grouped_kernel_program(
 ):
     """The TileLang program for `matmul_grouped_kernel`: one T.Kernel block per Triton
     program."""
-    c_ptr_numel = T.dynamic("c_ptr_numel")
     M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
@@ -180,14 +179,14 @@ def matmul_grouped_kernel_program(
     stride_ak = 1 if aligned else T.dynamic("stride_ak")
     stride_bk = T.dynamic("stride_bk")
     stride_bn = 1 if aligned else T.dynamic("stride_bn")
+    stride_cm = T.dynamic("stride_cm")
+    stride_cn = T.dynamic("stride_cn")
 
     @T.prim_func
     def matmul_grouped_kernel(
         a_ptr: T.StridedTensor((M, K), (stride_am, stride_ak), T.float32),
         b_ptr: T.StridedTensor((K, N), (stride_bk, stride_bn), T.float32),
-        c_ptr: T.Tensor((c_ptr_numel,), T.float32),
-        stride_cm: T.int32,
-        stride_cn: T.int32,
+        c_ptr: T.StridedTensor((M, N), (stride_cm, stride_cn), T.float32),
     ):
         with T.Kernel(
             T.ceildiv(N, BLOCK_N), T.ceildiv(M, BLOCK_M), threads=threads
@@ -227,12 +226,7 @@ def matmul_grouped_kernel_program(
                         acc[acc_i, acc_j] = (
                             acc[acc_i, acc_j] + a[acc_i, acc_k] * b[acc_k, acc_j]
                         )
-            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                if T.And(pid_m * BLOCK_M + i < M, pid_n * BLOCK_N + j < N):
-                    c_ptr[
-                        (pid_m * BLOCK_M + i) * stride_cm
-                        + (pid_n * BLOCK_N + j) * stride_cn
-                    ] = acc[i, j]
+            T.copy(acc, c_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n])
 
     return matmul_grouped_kernel
 
@@ -276,6 +270,7 @@ def _matmul_grouped_kernel(
         )
     a_ptr = _shaped(a_ptr, "a_ptr", "float32", (M, K), (stride_am, stride_ak))
     b_ptr = _shaped(b_ptr, "b_ptr", "float32", (K, N), (stride_bk, stride_bn))
+    c_ptr = _shaped(c_ptr, "c_ptr", "float32", (M, N), (stride_cm, stride_cn))
     # unit-stride rows, 16-byte aligned: the program whose copies are asynchronous
     # (TMA, cp.async)
     aligned = (
@@ -285,7 +280,7 @@ def _matmul_grouped_kernel(
         and stride_am % 4 == 0
         and N % BLOCK_N == 0
         and stride_bk % 4 == 0
-        and _aligned16(a_ptr, b_ptr)
+        and _aligned16(a_ptr, b_ptr, c_ptr)
     )
     kernel = _compiled(
         (
@@ -310,8 +305,7 @@ def _matmul_grouped_kernel(
         target,
         unrolled=aligned or num_stages >= 3,
     )
-    c_ptr = _flat(c_ptr, "c_ptr", "float32")
-    kernel(a_ptr, b_ptr, c_ptr, stride_cm, stride_cn)
+    kernel(a_ptr, b_ptr, c_ptr)
 
 
 matmul_grouped_kernel = _TritonKernel(_matmul_grouped_kernel)

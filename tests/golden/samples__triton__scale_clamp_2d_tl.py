@@ -2,9 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/scale_clamp_2d.py (triton).
 
-- `scale_clamp_kernel` (samples/triton/scale_clamp_2d.py:8), tile level (element-wise:
-  T.Parallel over the block); launch: grid (ceildiv(M, 32), ceildiv(N, 64)), 128
-  threads, a 64 x 32 tile per program, from the launch site (line 29).
+- `scale_clamp_kernel` (samples/triton/scale_clamp_2d.py:8), tile level (blocks:
+  T.copy); launch: grid (ceildiv(M, 32), ceildiv(N, 64)), 128 threads, a 64 x 32 tile
+  per program, from the launch site (line 29).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -128,17 +147,15 @@ def _specialised(name, constexpr, given, value):
 def scale_clamp_kernel_program(BLOCK_M=32, BLOCK_N=64, threads=128):
     """The TileLang program for `scale_clamp_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    M = T.dynamic("M")
+    N = T.dynamic("N")
+    stride_m = T.dynamic("stride_m")
+    stride_om = T.dynamic("stride_om")
 
     @T.prim_func
     def scale_clamp_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float32),
-        M: T.int32,
-        N: T.int32,
-        stride_m: T.int32,
-        stride_om: T.int32,
+        x_ptr: T.StridedTensor((M, N), (stride_m, 1), T.float32),
+        out_ptr: T.StridedTensor((M, N), (stride_om, 1), T.float32),
         scale: T.float32,
         lo: T.float32,
         hi: T.float32,
@@ -146,18 +163,13 @@ def scale_clamp_kernel_program(BLOCK_M=32, BLOCK_N=64, threads=128):
         grid_y: T.int32,
     ):
         with T.Kernel(grid_x, grid_y, threads=threads) as (pid_m, pid_n):
-            for ty, tx in T.Parallel(BLOCK_M, BLOCK_N):
-                offs_m = pid_m * BLOCK_M + ty
-                offs_n = pid_n * BLOCK_N + tx
-                x = T.if_then_else(
-                    T.And(offs_m < M, offs_n < N),
-                    x_ptr[offs_m * stride_m + offs_n],
-                    T.float32(0.0),
-                )
-                y = x * scale
-                y_1 = T.min(T.max(y, lo), hi)
-                if T.And(offs_m < M, offs_n < N):
-                    out_ptr[offs_m * stride_om + offs_n] = y_1
+            x = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+            y_1 = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+            T.copy(x_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n], x)
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+                y = x[i, j] * scale
+                y_1[i, j] = T.min(T.max(y, lo), hi)
+            T.copy(y_1, out_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n])
 
     return scale_clamp_kernel
 
@@ -188,6 +200,8 @@ def _scale_clamp_kernel(
     grid = _launch_grid("scale_clamp_kernel", grid, locals(), 2)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _shaped(x_ptr, "x_ptr", "float32", (M, N), (stride_m, 1))
+    out_ptr = _shaped(out_ptr, "out_ptr", "float32", (M, N), (stride_om, 1))
     kernel = _compiled(
         ("scale_clamp_kernel", BLOCK_M, BLOCK_N, num_warps),
         lambda: scale_clamp_kernel_program(
@@ -195,9 +209,7 @@ def _scale_clamp_kernel(
         ),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, M, N, stride_m, stride_om, scale, lo, hi, *grid)
+    kernel(x_ptr, out_ptr, scale, lo, hi, *grid)
 
 
 scale_clamp_kernel = _TritonKernel(_scale_clamp_kernel)

@@ -146,16 +146,15 @@ def _specialised(name, constexpr, given, value):
 def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
     """The TileLang program for `sum_columns_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
+    M = T.dynamic("M")
     N = T.dynamic("N")
+    stride_m = T.dynamic("stride_m")
+    stride_n = T.dynamic("stride_n")
 
     @T.prim_func
     def sum_columns_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
+        x_ptr: T.StridedTensor((M, N), (stride_m, stride_n), T.float32),
         out_ptr: T.Tensor((N,), T.float32),
-        M: T.int32,
-        stride_m: T.int32,
-        stride_n: T.int32,
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
@@ -165,14 +164,7 @@ def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
             T.clear(acc)
             for start_m_step in T.serial(T.ceildiv(M, BLOCK_M)):
                 start_m = start_m_step * BLOCK_M
-                for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                    x[i, j] = T.if_then_else(
-                        T.And(start_m + i < M, pid * BLOCK_N + j < N),
-                        x_ptr[
-                            (start_m + i) * stride_m + (pid * BLOCK_N + j) * stride_n
-                        ],
-                        T.float32(0.0),
-                    )
+                T.copy(x_ptr[start_m, BLOCK_N * pid], x)
                 for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                     acc[i, j] = acc[i, j] + x[i, j]
             T.reduce_sum(acc, x_sum, dim=0)
@@ -203,6 +195,7 @@ def _sum_columns_kernel(
     grid = _launch_grid("sum_columns_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _shaped(x_ptr, "x_ptr", "float32", (M, N), (stride_m, stride_n))
     out_ptr = _shaped(out_ptr, "out_ptr", "float32", (N,))
     kernel = _compiled(
         ("sum_columns_kernel", BLOCK_M, BLOCK_N, num_warps),
@@ -211,8 +204,7 @@ def _sum_columns_kernel(
         ),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    kernel(x_ptr, out_ptr, M, stride_m, stride_n, *grid)
+    kernel(x_ptr, out_ptr, *grid)
 
 
 sum_columns_kernel = _TritonKernel(_sum_columns_kernel)

@@ -157,22 +157,13 @@ def swiglu_kernel_program(BLOCK_SIZE=2048, threads=128):
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
+            g = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            u = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             out_ptr_tile = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            T.copy(gate_ptr[BLOCK_SIZE * pid], g)
+            T.copy(up_ptr[BLOCK_SIZE * pid], u)
             for i in T.Parallel(BLOCK_SIZE):
-                offsets = pid * BLOCK_SIZE + i
-                g = T.Cast(
-                    T.float32,
-                    T.if_then_else(
-                        offsets < n_elements, gate_ptr[offsets], T.float16(0.0)
-                    ),
-                )
-                u = T.Cast(
-                    T.float32,
-                    T.if_then_else(
-                        offsets < n_elements, up_ptr[offsets], T.float16(0.0)
-                    ),
-                )
-                y = g * T.sigmoid(g) * u
+                y = g[i] * T.sigmoid(g[i]) * u[i]
                 out_ptr_tile[i] = T.Cast(T.float16, y)
             T.copy(out_ptr_tile, out_ptr[BLOCK_SIZE * pid])
 

@@ -2,9 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/transpose_tiled.py (triton).
 
-- `transpose_kernel` (samples/triton/transpose_tiled.py:8), tile level (element-wise:
-  T.Parallel over the block); launch: grid (ceildiv(M, 64), ceildiv(N, 32)), 128
-  threads, a 64 x 32 tile per program, from the launch site (line 34).
+- `transpose_kernel` (samples/triton/transpose_tiled.py:8), tile level (blocks: T.copy);
+  launch: grid (ceildiv(M, 64), ceildiv(N, 32)), 128 threads, a 64 x 32 tile per
+  program, from the launch site (line 34).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -47,6 +47,25 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
+    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
 
 
 def _member(value, name, index):
@@ -128,33 +147,26 @@ def _specialised(name, constexpr, given, value):
 def transpose_kernel_program(BLOCK_M=64, BLOCK_N=32, threads=128):
     """The TileLang program for `transpose_kernel`: one T.Kernel block per Triton
     program."""
-    x_ptr_numel = T.dynamic("x_ptr_numel")
-    out_ptr_numel = T.dynamic("out_ptr_numel")
+    M = T.dynamic("M")
+    N = T.dynamic("N")
+    stride_xm = T.dynamic("stride_xm")
+    stride_xn = T.dynamic("stride_xn")
+    stride_om = T.dynamic("stride_om")
+    stride_on = T.dynamic("stride_on")
 
     @T.prim_func
     def transpose_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
-        out_ptr: T.Tensor((out_ptr_numel,), T.float32),
-        M: T.int32,
-        N: T.int32,
-        stride_xm: T.int32,
-        stride_xn: T.int32,
-        stride_om: T.int32,
-        stride_on: T.int32,
+        x_ptr: T.StridedTensor((N, M), (stride_xn, stride_xm), T.float32),
+        out_ptr: T.StridedTensor((N, M), (stride_om, stride_on), T.float32),
         grid_x: T.int32,
         grid_y: T.int32,
     ):
         with T.Kernel(grid_x, grid_y, threads=threads) as (pid_m, pid_n):
-            for ty, tx in T.Parallel(BLOCK_N, BLOCK_M):
-                offs_m = pid_m * BLOCK_M + tx
-                offs_n = pid_n * BLOCK_N + ty
-                tile = T.if_then_else(
-                    T.And(offs_m < M, offs_n < N),
-                    x_ptr[offs_m * stride_xm + offs_n * stride_xn],
-                    T.float32(0.0),
-                )
-                if T.And(offs_n < N, offs_m < M):
-                    out_ptr[offs_n * stride_om + offs_m * stride_on] = tile
+            tile = T.alloc_fragment((BLOCK_N, BLOCK_M), T.float32)
+            T.copy(x_ptr[BLOCK_N * pid_n, BLOCK_M * pid_m], tile)
+            for i, j in T.Parallel(BLOCK_N, BLOCK_M):
+                T.evaluate(0)
+            T.copy(tile, out_ptr[BLOCK_N * pid_n, BLOCK_M * pid_m])
 
     return transpose_kernel
 
@@ -184,6 +196,8 @@ def _transpose_kernel(
     grid = _launch_grid("transpose_kernel", grid, locals(), 2)
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _shaped(x_ptr, "x_ptr", "float32", (N, M), (stride_xn, stride_xm))
+    out_ptr = _shaped(out_ptr, "out_ptr", "float32", (N, M), (stride_om, stride_on))
     kernel = _compiled(
         ("transpose_kernel", BLOCK_M, BLOCK_N, num_warps),
         lambda: transpose_kernel_program(
@@ -191,9 +205,7 @@ def _transpose_kernel(
         ),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    out_ptr = _flat(out_ptr, "out_ptr", "float32")
-    kernel(x_ptr, out_ptr, M, N, stride_xm, stride_xn, stride_om, stride_on, *grid)
+    kernel(x_ptr, out_ptr, *grid)
 
 
 transpose_kernel = _TritonKernel(_transpose_kernel)

@@ -89,11 +89,16 @@ def test_masks_other_than_the_bound_keep_guarded_reads_and_scalars_stay_scalar(t
     assert re.search(r"T\.copy\(\w+, out_ptr\[BLOCK \* pid\]\)", text)  # the cast value, stored whole
 
 
-@pytest.mark.parametrize("mask, copied", [("cols < n_cols", True), ("(cols < n_cols) & (cols < limit)", False)])
-def test_a_copy_takes_a_load_only_under_exactly_the_views_bound(tmp_path, mask, copied):
+@pytest.mark.parametrize("mask, load", [
+    ("cols < n_cols", "T.copy(x_ptr[row, 0], x)"),  # exactly the view's bound: a copy
+    ("(cols < n_cols) & (row < n_rows)", "T.copy(x_ptr[row, 0], x)"),  # the view is (n_rows, n_cols)
+    ("(cols < n_cols) & (limit > 0)", "x_ptr[row, i]"),  # a condition more: a guarded read of the view
+    ("(cols < n_cols) & (cols < limit)", "x_ptr[row * stride + i]"),  # which is the rows' length? flat
+])
+def test_a_copy_takes_a_load_only_under_exactly_the_views_bound(tmp_path, mask, load):
     path = written(tmp_path, f"""
         @triton.jit
-        def rows_kernel(x_ptr, out_ptr, n_cols, stride, limit, BLOCK: tl.constexpr):
+        def rows_kernel(x_ptr, out_ptr, n_rows, n_cols, stride, limit, BLOCK: tl.constexpr):
             row = tl.program_id(0)
             cols = tl.arange(0, BLOCK)
             x = tl.load(x_ptr + row * stride + cols, mask={mask}, other=0.0)
@@ -102,12 +107,14 @@ def test_a_copy_takes_a_load_only_under_exactly_the_views_bound(tmp_path, mask, 
 
         def rows(x):
             out = torch.empty_like(x)
-            rows_kernel[(x.shape[0],)](x, out, x.shape[1], x.stride(0), x.shape[1], BLOCK=128)
+            rows_kernel[(x.shape[0],)](x, out, x.shape[0], x.shape[1], x.stride(0), x.shape[1], BLOCK=128)
             return out
         """)
     text = program(port_of(path), "rows_kernel")
-    assert "x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (stride, 1), T.float32)" in text
-    assert ("T.copy(x_ptr[row, 0], x)" in text) is copied
+    assert load in text
+    rows = "n_rows" if "n_rows" in mask else "x_ptr_batches"
+    assert (f"x_ptr: T.StridedTensor(({rows}, n_cols), (stride, 1), T.float32)" in text) is \
+        ("cols < limit" not in mask)
     assert re.search(r"T\.copy\(\w+, out_ptr\[row, 0\]\)", text)
 
 

@@ -276,7 +276,10 @@ def _bounds(mask, lets: dict) -> list:
 
 
 def _extent(bounds: list, index: Poly, params: dict):
-    """The int32 size argument E of a bound `index - E < 0` among the mask's, or None."""
+    """The int32 size argument E of the bound `index - E < 0` among the mask's; None when
+    there is none, or two (`(offs < k) & (offs < n)`: which of them the tensor's rows hold is
+    not written down)."""
+    found = set()
     for d in bounds:
         if d is None:
             continue
@@ -285,8 +288,8 @@ def _extent(bounds: list, index: Poly, params: dict):
             if coeff == -1 and factor.is_symbol:
                 p = params.get(factor.name)
                 if isinstance(p, ScalarParam) and p.dtype == "int32" and d + factor == index:
-                    return factor.name
-    return None
+                    found.add(factor.name)
+    return next(iter(found)) if len(found) == 1 else None
 
 
 def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):

@@ -141,3 +141,22 @@ def test_a_maximum_the_argmax_also_takes_is_reduced_once(tmp_path):
     assert text.count("T.reduce_max(x, ") == 1
     assert re.search(r"max_ptr\[row\] = (\w+)\[0\]", text).group(1) in re.search(
         r"T\.reduce_max\(x, (\w+), dim=0\)", text).group(1)
+
+
+def test_a_kernel_without_parameters_ports_to_valid_python(tmp_path):
+    """FlagGems' `flash_fwd_bh_parallel_kernel()` (a stub, `pass`): its wrapper was `def
+    _k(, *, grid=None, ...)`."""
+    import ast
+
+    path = written(tmp_path, """
+        @triton.jit
+        def nothing_kernel():
+            pass
+
+
+        def nothing():
+            nothing_kernel[(1,)]()
+        """)
+    text = port_of(path)
+    ast.parse(text)
+    assert "def _nothing_kernel(*, grid=None" in text

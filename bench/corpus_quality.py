@@ -8,7 +8,8 @@ never converted again. For each port with a kernel verified equivalent at tile l
 kernel's program (`<name>_program`): its `T.copy` count, its global buffers passed shaped
 (`T.Tensor((M, N), ...)`, `T.StridedTensor`) or flat (`T.Tensor((x_numel,), ...)`), and whether
 it moves its block loads and stores with `T.copy` between shaped views (a copy, and no flat
-buffer); per port: the module's non-blank lines against the non-blank lines of the original's
+buffer indexed inside a `T.Parallel`: one read or written only at scalar indices moves no
+block); per port: the module's non-blank lines against the non-blank lines of the original's
 `@triton.jit` functions it ports. The summary gives what issue 44 counts: the share of ports
 whose every verified kernel moves its tiles with T.copy between shaped views, and the median
 ratio of module lines to kernel lines. Async copies in the lowered CUDA are bench/port_quality.py's
@@ -52,6 +53,7 @@ def program_measures(port: str, kernel: str) -> dict | None:
         return None
     copies = sum(1 for n in ast.walk(factory) if isinstance(n, ast.Call) and ast.unparse(n.func) == "T.copy")
     shaped = flat = 0
+    flat_names, in_blocks = set(), set()
     for func in (n for n in ast.walk(factory) if isinstance(n, ast.FunctionDef) and n is not factory):
         if not any(ast.unparse(d) == "T.prim_func" for d in func.decorator_list):
             continue
@@ -63,9 +65,20 @@ def program_measures(port: str, kernel: str) -> dict | None:
             one_dim = isinstance(dims, ast.Tuple) and len(dims.elts) == 1
             if ast.unparse(note.func) == "T.Tensor" and one_dim and ast.unparse(dims.elts[0]).endswith("_numel"):
                 flat += 1
+                flat_names.add(arg.arg)
             else:
                 shaped += 1
-    return {"t_copy": copies, "shaped": shaped, "flat": flat, "copies_between_shaped": copies > 0 and flat == 0}
+        for loop in ast.walk(func):
+            if isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and \
+                    ast.unparse(loop.iter.func) == "T.Parallel":
+                in_blocks |= {n.value.id for n in ast.walk(loop) if isinstance(n, ast.Subscript) and
+                              isinstance(n.value, ast.Name)}
+    # a flat buffer read or written element by element across a block (inside a T.Parallel)
+    # is a block load or store not moved by T.copy; one only read or written at a scalar
+    # index (`mean_ptr[row] = mean`) moves no block
+    flat_blocks = len(flat_names & in_blocks)
+    return {"t_copy": copies, "shaped": shaped, "flat": flat, "flat_blocks": flat_blocks,
+            "copies_between_shaped": copies > 0 and flat_blocks == 0}
 
 
 def corpus_rows(report: dict, base: Path) -> list:

@@ -99,8 +99,15 @@ def test_corpus_quality_reads_a_migrated_tree_and_tells_shaped_copies_from_flat_
     return k
 '''
     flat = shaped.replace("B: T.Tensor((K, N), T.float16)", "B: T.Tensor((B_numel,), T.float16)")
-    assert program_measures(shaped, "k") == {"t_copy": 1, "shaped": 2, "flat": 0, "copies_between_shaped": True}
-    assert program_measures(flat, "k")["copies_between_shaped"] is False
+    assert program_measures(shaped, "k") == {"t_copy": 1, "shaped": 2, "flat": 0, "flat_blocks": 0,
+                                             "copies_between_shaped": True}
+    # a flat buffer indexed at a scalar moves no block; one gathered in a T.Parallel does
+    scalar = flat.replace("        T.copy(A[0, 0], s)\n", "        T.copy(A[0, 0], s)\n        B[0] = s[0]\n")
+    gathered = flat.replace("        T.copy(A[0, 0], s)\n",
+                            "        T.copy(A[0, 0], s)\n        for i in T.Parallel(64):\n            s[i] = B[i]\n")
+    assert program_measures(scalar, "k")["copies_between_shaped"] is True
+    assert program_measures(gathered, "k")["copies_between_shaped"] is False
+    assert program_measures(gathered, "k")["flat_blocks"] == 1
     assert program_measures(shaped, "other") is None
     source = "import triton\n\n@triton.jit\ndef k(x):\n\n    pass\n\n\ndef host():\n    return 1\n"
     assert triton_kernel_lines(source) == 3

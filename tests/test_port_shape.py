@@ -86,7 +86,7 @@ def test_masks_other_than_the_bound_keep_guarded_reads_and_scalars_stay_scalar(t
     text = program(port_of(path), "scaled_kernel")
     assert "scale = scale_ptr[0]" in text  # once per block, before the block's steps
     assert "x_ptr[pid * BLOCK + i], T.float32(-1.0)" in text  # other=-1: a guarded read
-    assert re.search(r"T\.copy\(\w+, out_ptr\[BLOCK \* pid\]\)", text)  # the cast value, stored whole
+    assert "T.copy(y, out_ptr[BLOCK * pid])" in text  # y in float32: T.copy converts
 
 
 @pytest.mark.parametrize("mask, load", [
@@ -160,3 +160,13 @@ def test_a_kernel_without_parameters_ports_to_valid_python(tmp_path):
     text = port_of(path)
     ast.parse(text)
     assert "def _nothing_kernel(*, grid=None" in text
+
+
+def test_a_dequantize_copies_its_packed_tile_and_its_row_scales_once():
+    """A per-row scale read across a 2-D block is a (BLOCK_M,) fragment copied once, not a
+    (BLOCK_M, BLOCK_N) gather that reads each scale BLOCK_N times."""
+    text = program(port_of(ROOT / "samples/triton/int8_dequant_scale.py"), "int8_dequant_kernel")
+    assert "T.copy(q_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n], q)" in text
+    assert "scale = T.alloc_fragment((BLOCK_M,), T.float32)" in text
+    assert "T.copy(scale_ptr[BLOCK_M * pid_m], scale)" in text
+    assert "* scale[i]" in text and text.count("T.Parallel(") == 1

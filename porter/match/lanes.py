@@ -57,6 +57,7 @@ def staged_lanes(kernel):
 
     loads, stores, middle = [], [], []
     fragments = {}  # local -> its fragment (a TileBuffer)
+    dims: dict = {}  # local -> the positions in `lanes` its fragment spans (all when absent)
     stored_before = False
     for n, s in enumerate(body):
         later = body[n + 1:]
@@ -65,19 +66,26 @@ def staged_lanes(kernel):
         if isinstance(s, Decl) and not stored_before and s.var.name not in assigned and _loaded(s.init, params):
             staged = outside(s.init)
             if staged is not None:
-                fragments[s.var.name] = TileBuffer(s.var.name, s.var.dtype, extents, "fragment", s.loc)
-                loads.append(TileStore(s.var.name, lanes, staged, s.loc))
+                # the block axes the load reads along: a row's scale is a (rows,) fragment
+                axes = {e.axis for e in walk_expr(staged) if isinstance(e, Builtin) and e.kind == "thread_idx"}
+                kept = tuple(n for n, v in enumerate(lanes) if any(by_axis.get(a) is v for a in axes)) or \
+                    tuple(range(len(lanes)))
+                dims[s.var.name] = kept
+                fragments[s.var.name] = TileBuffer(s.var.name, s.var.dtype, tuple(extents[n] for n in kept),
+                                                   "fragment", s.loc)
+                loads.append(TileStore(s.var.name, tuple(lanes[n] for n in kept), staged, s.loc))
                 continue
         if _stage_store(s, params) and not _touches_memory(later):
             store = s.then[0]
             cond, index = outside(s.cond), outside(store.index)
             value = store.value
+            # `y.to(tl.float16)` stores the fragment of y (T.copy converts)
+            local = value.a if isinstance(value, Cast) and isinstance(value.a, Var) else value
             if cond is not None and index is not None:
-                if not (isinstance(value, Var) and value.name in locals_ and value.name not in assigned):
-                    name = fresh_name(f"{store.buffer}_tile", taken)
-                    middle.append(Decl(Var(name, value.dtype), value, s.loc))
-                    value = Var(name, value.dtype)
-                stores.append((If(cond, [dataclasses.replace(store, index=index, value=value)], [], s.loc), value))
+                if not (isinstance(local, Var) and local.name in locals_ and local.name not in assigned):
+                    local = Var(fresh_name(f"{store.buffer}_tile", taken), value.dtype)
+                    middle.append(Decl(local, value, s.loc))
+                stores.append((If(cond, [dataclasses.replace(store, index=index, value=value)], [], s.loc), local))
                 continue
         stored_before = stored_before or _stores(s)
         middle.append(s)
@@ -90,21 +98,29 @@ def staged_lanes(kernel):
               else s for s in middle]
     staged = set(fragments)
 
+    def along(name):  # the lanes a fragment is indexed by
+        return tuple(lanes[n] for n in dims.get(name, range(len(lanes))))
+
     def read(e):  # a staged value's reads, and the lanes, as the element of its fragment
         if isinstance(e, Var) and e.name in staged:
-            return TileLoad(e.name, lanes, e.dtype)
+            return TileLoad(e.name, along(e.name), e.dtype)
         if isinstance(e, Builtin) and e.kind == "thread_idx" and e.axis in by_axis:
             return by_axis[e.axis]
         return None
 
-    def step(stmts):
-        return [ParallelFor(lanes, extents, map_stmts(stmts, lambda e: map_expr(e, read)), kernel.loc)]
+    def step(stmts, kept=None):
+        kept = range(len(lanes)) if kept is None else kept
+        return [ParallelFor(tuple(lanes[n] for n in kept), tuple(extents[n] for n in kept),
+                            map_stmts(stmts, lambda e: map_expr(e, read)), kernel.loc)]
 
     out = [s for s in body if isinstance(s, Decl) and s.var.name in hoisted] + list(fragments.values())
-    out += [x for s in loads for x in step([s])]
+    out += [x for s in loads for x in step([s], dims[s.buffer])]
     out += step(middle) if middle else []
-    out += [x for s, _ in stores for x in step([dataclasses.replace(s, then=[dataclasses.replace(
-        s.then[0], value=TileLoad(s.then[0].value.name, lanes, s.then[0].value.dtype))])])]
+    for s, local in stores:
+        value, element = s.then[0].value, TileLoad(local.name, lanes, local.dtype)
+        element = dataclasses.replace(value, a=element) if value is not local and isinstance(value, Cast) and \
+            value.a == local else element
+        out += step([dataclasses.replace(s, then=[dataclasses.replace(s.then[0], value=element)])])
     return dataclasses.replace(kernel, body=out)
 
 

@@ -159,14 +159,13 @@ def silu_mul_kernel_program(BLOCK_SIZE=512, threads=128):
         with T.Kernel(grid_x, threads=threads) as pid:
             a = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             b = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            out_ptr_tile = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            out = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             T.copy(a_ptr[BLOCK_SIZE * pid], a)
             T.copy(b_ptr[BLOCK_SIZE * pid], b)
             for i in T.Parallel(BLOCK_SIZE):
                 silu_a = a[i] * T.sigmoid(a[i])
-                out = silu_a * b[i]
-                out_ptr_tile[i] = T.Cast(T.float16, out)
-            T.copy(out_ptr_tile, out_ptr[BLOCK_SIZE * pid])
+                out[i] = silu_a * b[i]
+            T.copy(out, out_ptr[BLOCK_SIZE * pid])
 
     return silu_mul_kernel
 

@@ -162,19 +162,13 @@ def int8_dequant_kernel_program(BLOCK_M=32, BLOCK_N=128, threads=128):
     ):
         with T.Kernel(grid_x, grid_y, threads=threads) as (pid_m, pid_n):
             q = T.alloc_fragment((BLOCK_M, BLOCK_N), T.int8)
-            scale = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
-            out_ptr_tile = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
+            scale = T.alloc_fragment((BLOCK_M,), T.float32)
+            y = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
             T.copy(q_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n], q)
+            T.copy(scale_ptr[BLOCK_M * pid_m], scale)
             for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                scale[i, j] = T.if_then_else(
-                    pid_m * BLOCK_M + i < M,
-                    scale_ptr[pid_m * BLOCK_M + i],
-                    T.float32(0.0),
-                )
-            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
-                y = T.Cast(T.float32, q[i, j]) * scale[i, j]
-                out_ptr_tile[i, j] = T.Cast(T.float16, y)
-            T.copy(out_ptr_tile, out_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n])
+                y[i, j] = T.Cast(T.float32, q[i, j]) * scale[i]
+            T.copy(y, out_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n])
 
     return int8_dequant_kernel
 

@@ -159,13 +159,12 @@ def swiglu_kernel_program(BLOCK_SIZE=2048, threads=128):
         with T.Kernel(grid_x, threads=threads) as pid:
             g = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             u = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            out_ptr_tile = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             T.copy(gate_ptr[BLOCK_SIZE * pid], g)
             T.copy(up_ptr[BLOCK_SIZE * pid], u)
             for i in T.Parallel(BLOCK_SIZE):
-                y = g[i] * T.sigmoid(g[i]) * u[i]
-                out_ptr_tile[i] = T.Cast(T.float16, y)
-            T.copy(out_ptr_tile, out_ptr[BLOCK_SIZE * pid])
+                y[i] = g[i] * T.sigmoid(g[i]) * u[i]
+            T.copy(y, out_ptr[BLOCK_SIZE * pid])
 
     return swiglu_kernel
 

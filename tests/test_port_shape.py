@@ -170,3 +170,30 @@ def test_a_dequantize_copies_its_packed_tile_and_its_row_scales_once():
     assert "scale = T.alloc_fragment((BLOCK_M,), T.float32)" in text
     assert "T.copy(scale_ptr[BLOCK_M * pid_m], scale)" in text
     assert "* scale[i]" in text and text.count("T.Parallel(") == 1
+
+
+def test_a_constexpr_row_length_is_the_views_extent(tmp_path):
+    """Liger's `n_cols: tl.constexpr` and `X_ptr += row * X_stride` with a 64-bit row."""
+    path = written(tmp_path, """
+        @triton.jit
+        def relu_sq_kernel(Y_ptr, Y_stride, X_ptr, X_stride, n_cols: tl.constexpr, BLOCK_SIZE: tl.constexpr):
+            row = tl.program_id(0).to(tl.int64)
+            cols = tl.arange(0, BLOCK_SIZE)
+            mask = cols < n_cols
+            X_ptr += row * X_stride
+            Y_ptr += row * Y_stride
+            x = tl.load(X_ptr + cols, mask=mask, other=0)
+            y = tl.maximum(x, 0)
+            tl.store(Y_ptr + cols, y * y, mask=mask)
+
+
+        def relu_sq(x):
+            y = torch.empty_like(x)
+            relu_sq_kernel[(x.shape[0],)](y, y.stride(0), x, x.stride(0), n_cols=x.shape[1], BLOCK_SIZE=128)
+            return y
+        """)
+    text = port_of(path)
+    factory = program(text, "relu_sq_kernel")
+    assert "X_ptr: T.StridedTensor((X_ptr_batches, n_cols), (X_stride, 1), T.float32)" in factory
+    assert re.search(r"T\.copy\(X_ptr\[\w+, 0\], x\)", factory)
+    assert '_batched(X_ptr, "X_ptr", "float32", (None, n_cols), (X_stride, 1))' in text

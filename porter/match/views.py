@@ -50,8 +50,9 @@ class _Access:
 
 @dataclasses.dataclass(frozen=True)
 class _View:
-    shape: tuple          # ("*" | R, C) or (C,)
+    shape: tuple          # ("*" | R, C) or (C,): argument names, or a constexpr's value
     strides: tuple | None
+    bounds: tuple = ()    # the names the masks bound each dimension by ("*": none)
 
 
 def shaped_views(kernel):
@@ -61,6 +62,7 @@ def shaped_views(kernel):
     lets = _lets(kernel.body)
     tiles = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer)}
     candidates = [p.name for p in kernel.params if isinstance(p, BufferParam) and not getattr(p, "shape", None)]
+    sizes = {n: v for n, v in kernel.constexprs.items() if type(v) is int and n not in params}
     views, accesses = {}, {}
     for name in candidates:
         found = _accesses(kernel.body, name)
@@ -68,7 +70,7 @@ def shaped_views(kernel):
             continue
         for through in ({}, lets):
             split = _split(found, params, through)
-            view = _view_of(split, params, through) if split is not None else None
+            view = _view_of(split, params, through, sizes) if split is not None else None
             if view is not None:
                 views[name], accesses[name] = view, split
                 break
@@ -236,26 +238,27 @@ def _strides(poly: Poly, params: dict) -> set:
     return found
 
 
-def _view_of(split: list, params: dict, lets: dict) -> _View | None:
+def _view_of(split: list, params: dict, lets: dict, sizes: dict) -> _View | None:
     """The view every access fits: the one column bound C all of them have, R when every
-    access bounds its row by the same R."""
+    access bounds its row by the same R. A bound is an int32 argument, or an int constexpr
+    (`n_cols: tl.constexpr`), whose value is then the view's extent."""
     columns, rows = set(), set()
     for a in split:
         bounds = _bounds(a.mask, lets)
-        column = _extent(bounds, a.col, params)
+        column = _extent(bounds, a.col, params, sizes)
         if column is None:
             return None
         columns.add(column)
-        rows.add(_extent(bounds, a.row, params) if a.row is not None else None)
+        rows.add(_extent(bounds, a.row, params, sizes) if a.row is not None else None)
         a.bounds = bounds
     if len(columns) != 1:
         return None
     (column,) = columns
     outer, inner = split[0].strides
     if outer is None:
-        return _View((column,), None if inner == 1 else (inner,))
+        return _View((sizes.get(column, column),), None if inner == 1 else (inner,), (column,))
     row = next(iter(rows)) if len(rows) == 1 and None not in rows else "*"
-    return _View((row, column), (outer, inner))
+    return _View((sizes.get(row, row), sizes.get(column, column)), (outer, inner), (row, column))
 
 
 def _bounds(mask, lets: dict) -> list:
@@ -275,7 +278,7 @@ def _bounds(mask, lets: dict) -> list:
     return out
 
 
-def _extent(bounds: list, index: Poly, params: dict):
+def _extent(bounds: list, index: Poly, params: dict, sizes: dict):
     """The int32 size argument E of the bound `index - E < 0` among the mask's; None when
     there is none, or two (`(offs < k) & (offs < n)`: which of them the tensor's rows hold is
     not written down)."""
@@ -287,7 +290,8 @@ def _extent(bounds: list, index: Poly, params: dict):
             coeff, factor = term.split_coefficient()
             if coeff == -1 and factor.is_symbol:
                 p = params.get(factor.name)
-                if isinstance(p, ScalarParam) and p.dtype == "int32" and d + factor == index:
+                size = (isinstance(p, ScalarParam) and p.dtype == "int32") or factor.name in sizes
+                if size and d + factor == index:
                     found.add(factor.name)
     return next(iter(found)) if len(found) == 1 else None
 
@@ -301,9 +305,9 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     if loop is None or len(loop.body) != 1:
         return None
     lanes = [Poly.symbol(v.name) for v in loop.vars]
-    expected = [access.col - Poly.symbol(view.shape[-1])]
-    if len(view.shape) == 2 and view.shape[0] != "*":
-        expected.append(access.row - Poly.symbol(view.shape[0]))
+    expected = [access.col - Poly.symbol(view.bounds[-1])]
+    if len(view.shape) == 2 and view.bounds[0] != "*":
+        expected.append(access.row - Poly.symbol(view.bounds[0]))
     if sorted(map(repr, access.bounds)) != sorted(map(repr, expected)):
         return None  # T.copy bounds the region by the view's shape, and by nothing else
     origin = _origin(access, lanes, view)

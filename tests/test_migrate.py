@@ -328,12 +328,18 @@ def test_usage_errors_write_nothing(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_outputs_it_did_not_write_are_kept(tmp_path):
+def _saxpy_and_add(tmp_path):
+    """SRC with a CUDA and a Triton sample in folders of their own, and the OUT beside it."""
     src, out = tmp_path / "src", tmp_path / "out"
     (src / "cuda").mkdir(parents=True)
     (src / "triton").mkdir()
     shutil.copy(SAMPLES / "cuda" / "saxpy.cu", src / "cuda" / "saxpy.cu")
     shutil.copy(SAMPLES / "triton" / "add.py", src / "triton" / "add.py")
+    return src, out
+
+
+def test_outputs_it_did_not_write_are_kept(tmp_path):
+    src, out = _saxpy_and_add(tmp_path)
     mine = out / "cuda" / "saxpy_tl.py"
     mine.parent.mkdir(parents=True)
     mine.write_text("# my own file\n")
@@ -360,11 +366,7 @@ def test_outputs_it_did_not_write_are_kept(tmp_path):
 def test_a_launcher_it_did_not_write_is_kept(tmp_path):
     """Someone's own `_tileport_launch.py` in OUT stays; the ports of that folder, which would
     import it, are not written (TP006), those of other folders are."""
-    src, out = tmp_path / "src", tmp_path / "out"
-    (src / "cuda").mkdir(parents=True)
-    (src / "triton").mkdir()
-    shutil.copy(SAMPLES / "cuda" / "saxpy.cu", src / "cuda" / "saxpy.cu")
-    shutil.copy(SAMPLES / "triton" / "add.py", src / "triton" / "add.py")
+    src, out = _saxpy_and_add(tmp_path)
     mine = out / "triton" / "_tileport_launch.py"
     mine.parent.mkdir(parents=True)
     mine.write_text("# my own helpers\n")

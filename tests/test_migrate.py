@@ -200,6 +200,10 @@ def test_ports_import_the_launch_helpers_beside_them(robust):
                             cwd=robust["base"])
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["add_kernel", "huge_scale"]
+    # ruff-clean as written, the helpers module and the ports that import it (no unused import)
+    lint = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
 
 
 def test_warm_rerun_is_cached_and_rewrites_nothing(robust):

@@ -727,6 +727,8 @@ def emit_module(module: Module, source_name: str | None = None, shared_launcher:
                            philox=_philox_constants(module), shared=[_SHARED] if shared_launcher else [])
     if shared_launcher:
         text = text.replace(_SHARED, ", ".join(launcher_names_used(text)))
+        if not re.search(r"\btorch\.", text):  # the helpers alone used it
+            text = text.replace("\nimport torch\n", "\n", 1)
     return lay_out_module(text)
 
 

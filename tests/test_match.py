@@ -86,7 +86,9 @@ def test_naive_gemm_port_uses_row_and_column_guards_for_loads(tmp_path):
     text = one_line(print_port(raise_to_tiles(read_source(cuda(tmp_path, NAIVE)))))
     assert "T.Pipelined(T.ceildiv(K, " in text
     assert "T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128)" in text
-    assert "by * 64 + i < M" in text and "bx * 64 + j < N" in text
+    # C is the (M, N) view: T.copy writes the tile's rows and columns inside it, as the
+    # original's `row < M && col < N` guard does
+    assert "C: T.Tensor((M, N), T.float32)" in text and "T.copy(acc, C[by * 64, bx * 64])" in text
 
 
 def test_an_fp32_fma_loop_keeps_fp32_products_unless_tf32_is_allowed(tmp_path):
@@ -297,7 +299,7 @@ def test_convert_prints_level_and_rule(tmp_path):
     result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/matmul_tiled.cu",
                              "-o", str(out)], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert "tile level (rule gemm: T.Pipelined, T.clear, fp32 FMA tiles" in result.stderr
+    assert "tile level (rule gemm: T.Pipelined, T.clear, T.copy, fp32 FMA tiles" in result.stderr
     result = subprocess.run([sys.executable, "-m", "porter.cli", "convert", "samples/cuda/prefix_scan_block.cu",
                              "--level", "tile"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 1 and "error TP017" in result.stderr

@@ -365,7 +365,12 @@ class KernelEmitter:
             # unmasked tiles at the program id: the caller's grid launches no tile past the size
             tests += [f"grid[{axis}] * {self.multiple(tile)} <= {self.param_names[n]}"
                       for axis, n, tile in self.k.aligned.grid if n in self.param_names]
-            tests.append(f"_aligned16({', '.join(name for name, *_ in v.shaped)})")
+            # the operands the aligned program copies into shared tiles (cp.async, TMA); a view
+            # only read or written through registers needs no alignment
+            tiles = {s.name: s.scope for s in walk_stmts(self.k.body) if isinstance(s, TileBuffer)}
+            staged = {s.buffer for s in walk_stmts(self.k.body) if isinstance(s, Copy) and tiles.get(s.tile) == "shared"}
+            operands = [name for name, *_ in v.shaped if name in {self.param_names.get(b, b) for b in staged}]
+            tests.append(f"_aligned16({', '.join(operands or [name for name, *_ in v.shaped])})")
             v.aligned = " and ".join(tests)
             names.append("aligned")
         v.factory_params = names[:-1] + ["aligned=False"] if v.aligned else list(names)

@@ -258,7 +258,9 @@ def _view_of(split: list, params: dict, lets: dict, sizes: dict) -> _View | None
     if outer is None:
         return _View((sizes.get(column, column),), None if inner == 1 else (inner,), (column,))
     row = next(iter(rows)) if len(rows) == 1 and None not in rows else "*"
-    return _View((sizes.get(row, row), sizes.get(column, column)), (outer, inner), (row, column))
+    contiguous = row != "*" and (outer, inner) == (column, 1)  # row-major (M, N): no strides to give
+    return _View((sizes.get(row, row), sizes.get(column, column)), None if contiguous else (outer, inner),
+                 (row, column))
 
 
 def _bounds(mask, lets: dict) -> list:

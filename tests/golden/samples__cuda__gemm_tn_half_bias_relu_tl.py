@@ -147,7 +147,7 @@ def gemm_tn_bias_relu_program(aligned=False):
         At: T.Tensor((K, M), T.float16),
         B: T.Tensor((K, N), T.float16),
         bias: T.Tensor((N,), T.float32),
-        Y: T.StridedTensor((M, N), (N, 1), T.float16),
+        Y: T.Tensor((M, N), T.float16),
     ):
         with T.Kernel(T.ceildiv(N, 64), T.ceildiv(M, 64), threads=128) as (bx, by):
             if aligned:
@@ -179,9 +179,9 @@ def _gemm_tn_bias_relu(At, B, bias, Y, M, N, K, *, target=None):
     At = _shaped(At, "At", "float16", (K, M))
     B = _shaped(B, "B", "float16", (K, N))
     bias = _shaped(bias, "bias", "float32", (N,))
-    Y = _shaped(Y, "Y", "float16", (M, N), (N, 1))
+    Y = _shaped(Y, "Y", "float16", (M, N))
     # whole tiles and aligned operands: the program whose copies are asynchronous
-    aligned = M % 64 == 0 and N % 64 == 0 and _aligned16(At, B, bias, Y)
+    aligned = M % 64 == 0 and N % 64 == 0 and _aligned16(At, B)
     kernel = _compiled(
         ("gemm_tn_bias_relu", aligned),
         lambda: gemm_tn_bias_relu_program(aligned),

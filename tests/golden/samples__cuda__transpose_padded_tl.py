@@ -138,8 +138,8 @@ def transpose_padded_program():
 
     @T.prim_func
     def transpose_padded(
-        out: T.StridedTensor((width, height), (height, 1), T.float32),
-        in_: T.StridedTensor((height, width), (width, 1), T.float32),
+        out: T.Tensor((width, height), T.float32),
+        in_: T.Tensor((height, width), T.float32),
     ):
         with T.Kernel(T.ceildiv(width, 32), T.ceildiv(height, 32), threads=256) as (
             bx,
@@ -183,8 +183,8 @@ def transpose_padded_program():
 
 def _transpose_padded(out, in_, width, height, *, target=None):
     """Run the port of `transpose_padded` with the original's parameters."""
-    out = _shaped(out, "out", "float32", (width, height), (height, 1))
-    in_ = _shaped(in_, "in_", "float32", (height, width), (width, 1))
+    out = _shaped(out, "out", "float32", (width, height))
+    in_ = _shaped(in_, "in_", "float32", (height, width))
     kernel = _compiled("transpose_padded", transpose_padded_program, target)
     kernel(out, in_)
 

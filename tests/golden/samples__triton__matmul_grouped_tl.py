@@ -280,7 +280,7 @@ def _matmul_grouped_kernel(
         and stride_am % 4 == 0
         and N % BLOCK_N == 0
         and stride_bk % 4 == 0
-        and _aligned16(a_ptr, b_ptr, c_ptr)
+        and _aligned16(a_ptr, b_ptr)
     )
     kernel = _compiled(
         (

@@ -109,8 +109,8 @@ def test_a_tile_read_before_it_is_written_is_caught(tmp_path, softmax_port):
 
 
 def test_a_write_past_the_end_of_a_buffer_is_caught(tmp_path, softmax_port):
-    store = "out[T.Cast(T.int64, bx) * cols + T.Cast(T.int64, c)] ="
-    bad = _mutant(tmp_path, softmax_port, store, store.replace("c)]", "c) + 1]"))
+    store = "out[T.Cast(T.uint32, bx), c] ="
+    bad = _mutant(tmp_path, softmax_port, store, store.replace("c]", "c + 1]"))
     result = _verify(SOFTMAX, bad)
     assert result.verdict == "mismatch"
     # the bounds checks drop the stray write and name it (the guard zone stays unchanged)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import BufferParam, Cast, Const, If, Load, ScalarParam, Select, Store, Var
+from porter.ir.nodes import BufferParam, Const, If, Load, ScalarParam, Select, Store, Var
 from porter.ir.tiles import Copy, CopyOut, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import BODIES, all_exprs, declared_names, map_expr, map_stmts, stmt_exprs, walk_expr, walk_stmts
 from porter.match.copies import _at_least_zero, _bound, _lets, _named, _through_lets
@@ -320,9 +320,10 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         if not (isinstance(inner, TileStore) and _whole(inner.buffer, inner.indices, loop, tiles)):
             return None
         value = inner.value
-        if isinstance(value, Cast) and value.dtype == tiles[inner.buffer].dtype:
-            value = value.a  # T.copy converts
-        elif tiles[inner.buffer].dtype != access.node.dtype:
+        if tiles[inner.buffer].dtype != access.node.dtype:
+            # a converting copy lowers (tilelang 0.1.15, DecoupleTypeCast) through a local
+            # buffer read without the copy's bounds: past the view on a GPU. The converted
+            # load stays a guarded statement (transforms/guarded_loads.py)
             return None
         if not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const) and
                 value.b.value == 0):
@@ -331,8 +332,8 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     if not (isinstance(inner, If) and not inner.orelse and len(inner.then) == 1 and inner.then[0] is access.node):
         return None
     value = access.node.value
-    value = value.a if isinstance(value, Cast) and not isinstance(value.a, Const) else value  # T.copy casts
-    if isinstance(value, TileLoad) and _whole(value.buffer, value.indices, loop, tiles):
+    if isinstance(value, TileLoad) and _whole(value.buffer, value.indices, loop, tiles) and \
+            tiles[value.buffer].dtype == params[access.node.buffer].dtype:  # no converting copy (above)
         return [CopyOut(value.buffer, access.node.buffer, origin, loop.loc)]
     # the stored values, staged in a fragment first; loads among them stay under the mask as a
     # statement (a T.if_then_else around them was read past the view once its loop was

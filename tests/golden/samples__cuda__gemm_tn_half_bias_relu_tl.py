@@ -49,8 +49,8 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
-    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector or matrix the port reads shaped: the original's flat buffer, seen with
+    that shape (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
     if strides:
@@ -156,7 +156,7 @@ def gemm_tn_bias_relu_program(aligned=False):
             acc = T.alloc_fragment((64, 64), T.float32)
             a_tile = T.alloc_shared((32, 64), T.float16)
             b_tile = T.alloc_shared((32, 64), T.float16)
-            Y_tile = T.alloc_fragment((64, 64), T.float32)
+            Y_tile = T.alloc_fragment((64, 64), T.float16)
             T.clear(acc)
             for ko in T.Pipelined(T.ceildiv(K, 32), num_stages=2):
                 T.copy(At[ko * 32, by * 64], a_tile)
@@ -164,10 +164,13 @@ def gemm_tn_bias_relu_program(aligned=False):
                 T.gemm(a_tile, b_tile, acc, transpose_A=True)
             for i, j in T.Parallel(64, 64):
                 if T.And(by * 64 + i < M, bx * 64 + j < N):
-                    Y_tile[i, j] = T.if_then_else(
-                        acc[i, j] + bias[bx * 64 + j] > T.float32(0.0),
-                        acc[i, j] + bias[bx * 64 + j],
-                        T.float32(0.0),
+                    Y_tile[i, j] = T.Cast(
+                        T.float16,
+                        T.if_then_else(
+                            acc[i, j] + bias[bx * 64 + j] > T.float32(0.0),
+                            acc[i, j] + bias[bx * 64 + j],
+                            T.float32(0.0),
+                        ),
                     )
             T.copy(Y_tile, Y[by * 64, bx * 64])
 

@@ -63,8 +63,8 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
-    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector or matrix the port reads shaped: the original's flat buffer, seen with
+    that shape (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
     if strides:

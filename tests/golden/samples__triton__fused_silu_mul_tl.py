@@ -50,8 +50,8 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
-    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector or matrix the port reads shaped: the original's flat buffer, seen with
+    that shape (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
     if strides:
@@ -160,12 +160,21 @@ def silu_mul_kernel_program(BLOCK_SIZE=512, threads=128):
             a = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             b = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             out = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            T.copy(a_ptr[BLOCK_SIZE * pid], a)
-            T.copy(b_ptr[BLOCK_SIZE * pid], b)
+            out_ptr_tile = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            for i in T.Parallel(BLOCK_SIZE):
+                a[i] = T.float32(0.0)
+                if pid * BLOCK_SIZE + i < n_elements:
+                    a[i] = T.Cast(T.float32, a_ptr[pid * BLOCK_SIZE + i])
+            for i in T.Parallel(BLOCK_SIZE):
+                b[i] = T.float32(0.0)
+                if pid * BLOCK_SIZE + i < n_elements:
+                    b[i] = T.Cast(T.float32, b_ptr[pid * BLOCK_SIZE + i])
             for i in T.Parallel(BLOCK_SIZE):
                 silu_a = a[i] * T.sigmoid(a[i])
                 out[i] = silu_a * b[i]
-            T.copy(out, out_ptr[BLOCK_SIZE * pid])
+            for i in T.Parallel(BLOCK_SIZE):
+                out_ptr_tile[i] = T.Cast(T.float16, out[i])
+            T.copy(out_ptr_tile, out_ptr[BLOCK_SIZE * pid])
 
     return silu_mul_kernel
 

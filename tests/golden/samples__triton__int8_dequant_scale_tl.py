@@ -50,8 +50,8 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
-    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector or matrix the port reads shaped: the original's flat buffer, seen with
+    that shape (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
     if strides:
@@ -164,11 +164,14 @@ def int8_dequant_kernel_program(BLOCK_M=32, BLOCK_N=128, threads=128):
             q = T.alloc_fragment((BLOCK_M, BLOCK_N), T.int8)
             scale = T.alloc_fragment((BLOCK_M,), T.float32)
             y = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
+            out_ptr_tile = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float16)
             T.copy(q_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n], q)
             T.copy(scale_ptr[BLOCK_M * pid_m], scale)
             for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 y[i, j] = T.Cast(T.float32, q[i, j]) * scale[i]
-            T.copy(y, out_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n])
+            for i, j in T.Parallel(BLOCK_M, BLOCK_N):
+                out_ptr_tile[i, j] = T.Cast(T.float16, y[i, j])
+            T.copy(out_ptr_tile, out_ptr[BLOCK_M * pid_m, BLOCK_N * pid_n])
 
     return int8_dequant_kernel
 

@@ -50,8 +50,8 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A vector or matrix the port reads shaped: the flat buffer the original takes, seen
-    with that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector or matrix the port reads shaped: the original's flat buffer, seen with
+    that shape (row-major, or rows `strides[0]` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
     if strides:
@@ -160,11 +160,20 @@ def swiglu_kernel_program(BLOCK_SIZE=2048, threads=128):
             g = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             u = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            T.copy(gate_ptr[BLOCK_SIZE * pid], g)
-            T.copy(up_ptr[BLOCK_SIZE * pid], u)
+            out_ptr_tile = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            for i in T.Parallel(BLOCK_SIZE):
+                g[i] = T.float32(0.0)
+                if pid * BLOCK_SIZE + i < n_elements:
+                    g[i] = T.Cast(T.float32, gate_ptr[pid * BLOCK_SIZE + i])
+            for i in T.Parallel(BLOCK_SIZE):
+                u[i] = T.float32(0.0)
+                if pid * BLOCK_SIZE + i < n_elements:
+                    u[i] = T.Cast(T.float32, up_ptr[pid * BLOCK_SIZE + i])
             for i in T.Parallel(BLOCK_SIZE):
                 y[i] = g[i] * T.sigmoid(g[i]) * u[i]
-            T.copy(y, out_ptr[BLOCK_SIZE * pid])
+            for i in T.Parallel(BLOCK_SIZE):
+                out_ptr_tile[i] = T.Cast(T.float16, y[i])
+            T.copy(out_ptr_tile, out_ptr[BLOCK_SIZE * pid])
 
     return swiglu_kernel
 

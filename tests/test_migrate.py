@@ -606,7 +606,7 @@ def test_a_reformatted_port_is_still_the_port(tmp_path):
     assert _by_path(json.loads((tmp_path / "r.json").read_text()))["add.py"]["status"] == "ported"
     assert port.read_text() == relaid  # the user's layout stays
     # a real edit is still an edit
-    port.write_text(relaid.replace("import torch", "import torch\nEDITED = 1", 1))
+    port.write_text(relaid + "\nEDITED = 1\n")
     edited = tileport("migrate", src, "-o", out, "--jobs", "1", "--no-cache", "--report", tmp_path / "r2.json")
     assert edited.returncode == 1
     assert "edited since" in _by_path(json.loads((tmp_path / "r2.json").read_text()))["add.py"]["diagnostics"][0]["message"]

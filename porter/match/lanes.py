@@ -130,6 +130,7 @@ def _block_values(body: list, assigned: set) -> set:
     lane, and loads only before the first store (`scale = tl.load(scale_ptr)`). They stay
     before the block's steps, under the user's names."""
     found, stored = set(), False
+    declared = set(declared_names(body))
     for s in body:
         if not isinstance(s, Decl) or s.init is None or s.var.name in assigned:
             stored = stored or _stores(s)
@@ -138,7 +139,7 @@ def _block_values(body: list, assigned: set) -> set:
         if any((isinstance(n, Load) and stored) or (isinstance(n, Builtin) and n.kind == "thread_idx")
                for n in nodes):
             continue
-        if all(not isinstance(n, Var) or n.name in found or n.name not in _declared(body) for n in nodes):
+        if all(not isinstance(n, Var) or n.name in found or n.name not in declared for n in nodes):
             found.add(s.var.name)
     return found
 
@@ -146,10 +147,6 @@ def _block_values(body: list, assigned: set) -> set:
 def _stores(s) -> bool:
     """Whether the statement (its nested ones included) stores to global memory."""
     return any(isinstance(x, (Store, Atomic)) for x in walk_stmts([s]))
-
-
-def _declared(body: list) -> set:
-    return set(declared_names(body))
 
 
 def _loaded(e, params: dict) -> bool:
@@ -168,6 +165,4 @@ def _stage_store(s, params: dict) -> bool:
 
 def _touches_memory(stmts: list) -> bool:
     """Whether the statements load or store global memory."""
-    if any(isinstance(s, (Store, Atomic)) for s in walk_stmts(stmts)):
-        return True
-    return any(isinstance(e, Load) for e in all_exprs(stmts))
+    return any(_stores(s) for s in stmts) or any(isinstance(e, Load) for e in all_exprs(stmts))

@@ -27,9 +27,10 @@ import dataclasses
 
 from porter.ir.nodes import BufferParam, Const, If, Load, ScalarParam, Select, Store, Var
 from porter.ir.tiles import Copy, CopyOut, ParallelFor, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import BODIES, all_exprs, declared_names, map_expr, map_stmts, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import (BODIES, all_exprs, children, declared_names, map_expr, map_stmts, stmt_exprs,
+                            walk_expr, walk_stmts)
 from porter.match.copies import _at_least_zero, _bound, _lets, _named, _through_lets
-from porter.match.formulas import conjuncts
+from porter.match.formulas import all_of, conjuncts
 from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
 from porter.util.names import fresh_name
 
@@ -46,6 +47,7 @@ class _Access:
     names: dict           # symbol name -> IR, to print row and col back
     index: object = None  # the index as the split read it (a 1-D view's index as written)
     strides: tuple = ()   # (row stride argument or None, column stride argument or 1)
+    bounds: list = dataclasses.field(default_factory=list)  # its mask's upper bounds (_bounds)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,20 +111,19 @@ def _accesses(body: list, buffer: str) -> list | None:
             if isinstance(s, If):
                 for e in walk_expr(s.cond):
                     if isinstance(e, Load) and e.buffer == buffer:
-                        found.append((e, loop, _all(guards)))
+                        found.append((e, loop, all_of(guards)))
                 if visit(s.then, loop, guards + (s.cond,)) is False or visit(s.orelse, loop, guards) is False:
                     return False
                 continue
             if getattr(s, "buffer", None) == buffer and not isinstance(s, Store):
                 return False  # an atomic, or a tile statement naming the argument
             if isinstance(s, Store) and s.buffer == buffer:
-                found.append((s, loop, _all(guards)))
+                found.append((s, loop, all_of(guards)))
             for root in stmt_exprs(s):
                 for e, mask in _loads_with_masks(root, buffer):
-                    found.append((e, loop, _all(guards + ((mask,) if mask is not None else ()))))
-            for field in ("body", "then", "orelse"):
-                inner = getattr(s, field, None)
-                if isinstance(inner, list) and visit(inner, loop, guards) is False:
+                    found.append((e, loop, all_of(guards + ((mask,) if mask is not None else ()))))
+            for field in BODIES.get(type(s), ()):
+                if visit(getattr(s, field), loop, guards) is False:
                     return False
         return True
 
@@ -143,28 +144,8 @@ def _loads_with_masks(e, buffer: str):
         return
     if isinstance(e, Load) and e.buffer == buffer:
         yield e, None
-    for child in _children(e):
+    for child in children(e):
         yield from _loads_with_masks(child, buffer)
-
-
-def _children(e) -> list:
-    from porter.ir.walk import OPERANDS
-
-    out = []
-    for field in OPERANDS.get(type(e), ()):
-        value = getattr(e, field)
-        out.extend(value if isinstance(value, (tuple, list)) else [value])
-    return out
-
-
-def _all(conds: tuple):
-    """The conjunction of the guards, None for none."""
-    from porter.ir.nodes import BinOp
-
-    out = None
-    for c in conds:
-        out = c if out is None else BinOp("&&", out, c, "bool")
-    return out
 
 
 def _split(found: list, params: dict, lets: dict) -> list | None:
@@ -227,7 +208,7 @@ def _inner_stride(found: list, polys: list, strides: set):
 
 
 def _strides(poly: Poly, params: dict) -> set:
-    """The int32 scalar arguments a term of the index multiplies (its row strides)."""
+    """The int32 scalar arguments a term of the index multiplies (its strides)."""
     found = set()
     for term in poly.terms():
         _, product = term.split_coefficient()
@@ -358,7 +339,6 @@ def _origin(access: _Access, lanes: list, view: _View):
     """The view index of the tile's first element, when each lane steps one dimension of the
     view by one in order (the last lane the columns); None otherwise."""
     dims = [access.row, access.col] if len(view.shape) == 2 else [access.col]
-    used = dims[len(dims) - len(lanes):]
     if len(lanes) > len(dims):
         return None
     start = []
@@ -370,8 +350,6 @@ def _origin(access: _Access, lanes: list, view: _View):
         if any(base.has(x) for x in lanes):
             return None
         start.append(base)
-    if len(used) != len(lanes):
-        return None
     try:
         return tuple(from_poly(x, access.names) for x in start)
     except KeyError:

@@ -70,10 +70,9 @@ def test_every_sample_converts(path):
         assert format_module(module)  # printable: no placeholder left in the IR
         for p in k.buffers:
             assert p.extent is not None
-        # the genericity proof renders each conversion and takes a failed render for "not
-        # generic": an emitter that raises would silently specialise every constexpr
-        from porter.generic.constexprs import render
-        assert render(k, str(path)) is not None
+    # the genericity proof compares IRs, not printed text: the port they choose must print
+    from porter.pipeline import print_port
+    assert "@T.prim_func" in print_port(module)
 
 
 def test_add_sample():

@@ -10,6 +10,7 @@ import math
 
 from porter.builtins import LOG2E, TILELANG_MATH
 from porter.emit.exp2 import rounding_hides
+from porter.ir.symbolic_ints import SpelledInt
 from porter.ir.tiles import TileLoad
 from porter.ir.nodes import (
     BinOp, Builtin, Call, Cast, Const, Load, Select, UnaryOp, Var, is_float,
@@ -31,12 +32,11 @@ def dtype_ref(dtype: str) -> str:
 class ExprEmitter:
     """Prints expressions; `names` renames IR variables, `builtins` maps geometry to source."""
 
-    def __init__(self, names: dict, builtins: dict, constants=(), exp2_float32: bool = False, spelling=None):
+    def __init__(self, names: dict, builtins: dict, constants=(), exp2_float32: bool = False):
         self.names = names
         self.builtins = builtins
         self.constants = set(constants)  # named constants in scope (Triton constexprs)
         self.exp2_float32 = exp2_float32  # the original computes float32 exp as exp2 (Triton)
-        self.spelling = spelling  # integers after a generic template's values (symbolic_ints.py)
 
     def __call__(self, e) -> str:
         return self.emit(e)[0]
@@ -132,13 +132,12 @@ class ExprEmitter:
         return f"T.exp2({x} * T.float32({float_literal(LOG2E)}))"
 
     def spelled(self, e: Const):
-        """An integer constant after the values of a generic template's port, or None."""
-        if self.spelling is None or e.dtype == "bool" or is_float(e.dtype) or e.name in self.constants:
+        """(text, precedence) of an integer constant transforms/spelling.py spelled, else None."""
+        if not isinstance(e.value, SpelledInt) or e.name in self.constants:
             return None
-        form = self.spelling.spell(int(e.value))
-        if form is None or e.dtype == "int32":
-            return form
-        return f"T.{e.dtype}({form[0]})", _PREC["atom"]
+        if e.dtype == "int32":
+            return e.value.text, e.value.precedence
+        return f"T.{e.dtype}({e.value.text})", _PREC["atom"]
 
     def const(self, e: Const) -> str:
         if e.name in self.constants:

@@ -36,7 +36,7 @@ from porter.ir.tile_queries import fp32_products
 from porter.ir.walk import all_exprs, declared_names, walk_stmts
 from porter.jinja_env import environment
 from porter.emit.cuda_templates import key_text as _key_text, template_ports
-from porter.ir.symbolic_ints import IntSpelling
+from porter.ir.symbolic_ints import int_text
 from porter.util.names import PORT_MODULE_NAMES, PYTHON_RESERVED, fresh_name
 
 def _templates_dir() -> Path:
@@ -108,7 +108,7 @@ class KernelEmitter:
     """Prints one form of a kernel from `kernel.printable` (transforms/printable.py made it: this
     class changes no IR) as the KernelView the module template lays out."""
 
-    def __init__(self, kernel: Kernel, source_name: str, values: Kernel | None = None, spelling=None):
+    def __init__(self, kernel: Kernel, source_name: str, values: Kernel | None = None):
         if kernel.printable is None:
             raise ValueError(f"kernel {kernel.name!r} is not ready to print (transforms/printable.py)")
         self.k = kernel
@@ -129,14 +129,7 @@ class KernelEmitter:
             builtins[("block_dim", axis)] = str(launch.block[axis]) if axis < len(launch.block) else "1"
         self.constants = {n: v for n, v in kernel.constexprs.items()
                           if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        if spelling is None and kernel.language == "cuda" and kernel.generic:
-            # a generic template's port: integers after its values (symbolic_ints.py)
-            spelling = IntSpelling({n: kernel.constexprs[n] for n in kernel.generic})
-        self.spelling = spelling
-        for axis in range(len(launch.block)):
-            builtins[("block_dim", axis)] = self.int_text(launch.block[axis])
-        self.expr = ExprEmitter(self.names, builtins, self.constants,
-                                exp2_float32=kernel.language == "triton", spelling=spelling)
+        self.expr = ExprEmitter(self.names, builtins, self.constants, exp2_float32=kernel.language == "triton")
         self.grid_names = []
         if kernel.language == "triton" and not launch.tile_grid:
             # the grid is the caller's (`kernel[grid](...)`): parameters of the prim_func
@@ -214,7 +207,7 @@ class KernelEmitter:
                 def dim(d, wrapper=False, count=count):
                     if d == "*":
                         return "None" if wrapper else count  # _batched counts them
-                    return self.param_names[d] if isinstance(d, str) else self.named(d)
+                    return self.param_names[d] if isinstance(d, str) else int_text(d)
                 dims = tuple_text(dim(d) for d in p.shape)
                 given = tuple_text(dim(d, wrapper=True) for d in p.shape)
                 if p.strides:
@@ -299,22 +292,22 @@ class KernelEmitter:
             v.level = "tile"
             v.rule = ", ".join(tile_primitives(body)) or "T.Parallel steps"
             v.rule = f"rule {k.rule}: {v.rule}" if k.rule else f"blocks: {v.rule}"
-            threads = self.int_text(launch.threads or _product(launch.block))
+            threads = int_text(k.printable.threads)
             v.body = self.allocations(body)
             v.body += self.block(body, 0) or ["T.evaluate(0)"]
         elif level == "thread":
             # Thread-level: barriers, shared memory, shuffles and atomics need real threads.
             v.level = "thread"
             v.rule = f"not raised: {k.not_raised}" if k.not_raised else None
-            block = [self.int_text(b) for b in launch.block]
+            block = [int_text(b) for b in k.printable.block]
             threads = block[0] if len(block) == 1 else "[" + ", ".join(block) + "]"
             v.body = [f"{self.handles[('thread_idx', d)]} = T.get_thread_binding({d})" for d in range(len(block))]
             v.body += self.allocations(body)
             v.body += self.block(body, 0)
         else:
-            threads = self.int_text(launch.threads or _product(launch.block))
+            threads = int_text(k.printable.threads)
             lanes = [self.handles[("thread_idx", a)] for a in reversed(range(len(launch.block)))]
-            extents = [self.named(b) for b in reversed(launch.block)]
+            extents = [int_text(b) for b in reversed(k.printable.lanes)]
             v.body = self.allocations(body)  # the lanes of vector accesses
             v.body += [f"for {', '.join(lanes)} in T.Parallel({', '.join(extents)}):"]
             v.body += self.block(body, 1) or ["    T.evaluate(0)"]
@@ -325,8 +318,8 @@ class KernelEmitter:
         generated host, CUDA's `kernel[grid, block, shared_bytes](...)`, block swizzling, the
         aligned program's assumptions."""
         k, launch = self.k, self.k.launch
-        if launch.swizzle is not None:  # Triton's GROUP_M order, as TileLang's block rasterization
-            v.body = [f"T.use_swizzle({self.expr(launch.swizzle)})"] + v.body
+        if k.printable.swizzle is not None:  # Triton's GROUP_M order, as TileLang's block rasterization
+            v.body = [f"T.use_swizzle({self.expr(k.printable.swizzle)})"] + v.body
         if k.language == "triton":
             if self.grid_names:
                 v.signature += [f"{g}: T.int32" for g in self.grid_names]
@@ -349,7 +342,7 @@ class KernelEmitter:
                       "dtypes": _key_text([dtypes.get(n) for n in v.wrapper_params]) if k.template_params else ""}
         v.kernel_line = f"with T.Kernel({', '.join(grid)}, threads={threads}) as {_tuple(handles, len(grid))}:"
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
-            v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {self.multiple(m)} == 0)"
+            v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {int_text(m)} == 0)"
                                         for n, m in _each_multiple(self.k.aligned.sizes)] + v.body
 
     def specialization(self, v: KernelView) -> None:
@@ -361,9 +354,9 @@ class KernelEmitter:
             names += list(self.k.generic)
         if (self.k.aligned.sizes or self.k.aligned.unit_strides or _has_aligned_program(self.k.body)) and v.shaped:
             tests = [f"{self.param_names[n]} == 1" for n in self.k.aligned.unit_strides]
-            tests += [f"{self.param_names[n]} % {self.multiple(m)} == 0" for n, m in _each_multiple(self.k.aligned.sizes)]
+            tests += [f"{self.param_names[n]} % {int_text(m)} == 0" for n, m in _each_multiple(self.k.aligned.sizes)]
             # unmasked tiles at the program id: the caller's grid launches no tile past the size
-            tests += [f"grid[{axis}] * {self.multiple(tile)} <= {self.param_names[n]}"
+            tests += [f"grid[{axis}] * {int_text(tile)} <= {self.param_names[n]}"
                       for axis, n, tile in self.k.aligned.grid if n in self.param_names]
             # the operands the aligned program copies into shared tiles (cp.async, TMA); a view
             # only read or written through registers needs no alignment
@@ -394,31 +387,16 @@ class KernelEmitter:
         for s in walk_stmts(body):
             if isinstance(s, TileBuffer):
                 fn = "T.alloc_shared" if s.scope == "shared" else "T.alloc_fragment"
-                shape = tuple_text(self.named(d) for d in s.shape)
+                shape = tuple_text(int_text(d) for d in s.shape)
                 lines.append(f"{self.names[s.name]} = {fn}({shape}, {dtype_ref(s.dtype)})")
             elif isinstance(s, Alloc):
                 fn = "T.alloc_shared" if s.scope == "shared" else "T.alloc_local"
-                dims = (" x " if self.spelling is not None else "x").join(self.int_text(d) for d in s.shape)
+                joiner = " x " if self.k.language == "cuda" and self.k.generic else "x"
+                dims = joiner.join(int_text(d) for d in s.shape)
                 note = f"  # {s.scope} {s.dtype}[{dims}] (row-major)" if len(s.shape) > 1 else ""
-                lines.append(f"{self.names[s.name]} = {fn}(({self.int_text(s.size)},), {dtype_ref(s.dtype)}){note}")
+                size = int_text(self.k.printable.alloc_sizes[s.name])
+                lines.append(f"{self.names[s.name]} = {fn}(({size},), {dtype_ref(s.dtype)}){note}")
         return lines
-
-    def multiple(self, value: int) -> str:
-        """An aligned size's multiple: a Triton tile by its constexpr (`M % BLOCK_M`)."""
-        return self.named(value) if self.k.language == "triton" else str(value)
-
-    def int_text(self, value) -> str:
-        """A block extent, thread count or array size: after a generic template's values when
-        they explain it, else its digits."""
-        return self.spelling.text(value) if self.spelling is not None and isinstance(value, int) else str(value)
-
-    def named(self, value: int) -> str:
-        """A block extent by the int constexpr that set it, when exactly one has that value (a
-        float constexpr of 1.0 never names a size-1 fragment)."""
-        if self.spelling is not None:
-            return self.int_text(value)
-        names = [n for n, v in self.constants.items() if type(v) is int and v == value]
-        return names[0] if len(names) == 1 else str(value)
 
     def _launch_note(self) -> str:
         L = self.values.launch
@@ -518,7 +496,7 @@ class KernelEmitter:
 
     def parallel_loop(self, s: ParallelFor, depth: int, pad: str) -> list:
         its = ", ".join(self.names[x.name] for x in s.vars)
-        extents = ", ".join(self.named(n) for n in s.extents)
+        extents = ", ".join(int_text(n) for n in s.extents)
         return [f"{pad}for {its} in T.Parallel({extents}):"] + (self.block(s.body, depth + 1)
                                                                  or [f"{pad}    T.evaluate(0)"])
 
@@ -570,8 +548,8 @@ class KernelEmitter:
                 f"T.Cast({dtype_ref(tiles[s.c].dtype)}, {self.names[tile]}[{index}])"
 
         lines = [f"{pad}T.clear({c})"] if s.clear else []
-        return lines + [f"{pad}for {i}, {j} in T.Parallel({self.named(rows)}, {self.named(cols)}):",
-                        f"{pad}    for {k} in T.serial({self.named(depth)}):",
+        return lines + [f"{pad}for {i}, {j} in T.Parallel({int_text(rows)}, {int_text(cols)}):",
+                        f"{pad}    for {k} in T.serial({int_text(depth)}):",
                         f"{pad}        {c}[{i}, {j}] = {c}[{i}, {j}] + "
                         f"{read(s.a, f'{k}, {i}' if s.transpose_a else f'{i}, {k}')} * "
                         f"{read(s.b, f'{j}, {k}' if s.transpose_b else f'{k}, {j}')}"]
@@ -681,13 +659,6 @@ def _names_tuple(names: list) -> str:
     return f"({', '.join(quoted)}{',' if len(quoted) == 1 else ''})"
 
 
-def _product(xs) -> int:
-    out = 1
-    for x in xs:
-        out *= int(x)
-    return out
-
-
 def _kernel_view(k: Kernel, source_name: str) -> KernelView:
     """One kernel's view; a Triton kernel printed from its stand-in conversion when generic,
     with its flag/enum variants."""
@@ -700,16 +671,6 @@ def _kernel_view(k: Kernel, source_name: str) -> KernelView:
         if k.variants:
             add_variants(view, k, make)
     return view
-
-
-def program_text(kernel: Kernel, source_name: str, spelling=None) -> str | None:
-    """One kernel's program as the emitter prints it (signature, T.Kernel line, body), None if
-    it cannot: generic ports compare the texts of stand-in conversions."""
-    try:
-        view = KernelEmitter(kernel, source_name, spelling=spelling).view()
-    except Exception:  # noqa: BLE001 - a stand-in the emitter cannot print is not generic
-        return None
-    return "\n".join(view.signature + [view.kernel_line] + view.body)
 
 
 def emit_module(module: Module, source_name: str | None = None, shared_launcher: bool = False) -> str:

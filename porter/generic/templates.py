@@ -1,22 +1,23 @@
-"""Which CUDA template instances one generic program serves: decided by printing.
+"""Which CUDA template instances one generic program serves: decided on the IR.
 
 The CUDA front end converts a template instance twice more with stand-in values of its value
 parameters (frontends/cuda/generic_templates.py says how they are chosen and what is refused
-before converting). Once the stand-ins are raised as their instance was, they are printed here
-with every integer the stand-ins explain spelled after them (`BLOCK`, `BLOCK * 2`:
-porter/ir/symbolic_ints.py): the two texts must be equal, and the first, evaluated at an instance's
-values, must be that instance's text. Such instances share one program, printed from the first
-stand-in. The comparison is on printed text (after transforms/printable.py's steps) because
-the printer decides how an integer is spelled; porter/pipeline.py calls this after the rules.
+before converting). Once the stand-ins are raised as their instance was and made printable,
+every integer the stand-ins explain is spelled after them (`BLOCK`, `BLOCK * 2`:
+transforms/spelling.py, porter/ir/symbolic_ints.py): the two stand-in programs must be equal
+read by name, and the first, read at an instance's values, must be that instance's program
+(porter/generic/program_form.py compares them). Such instances share one program, printed
+from the first stand-in; porter/pipeline.py calls this after the rules.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from porter.generic.program_form import at, by_name, program_form
 from porter.ir.symbolic_ints import IntSpelling
-from porter.emit.tilelang import program_text
 from porter.transforms.printable import printable
+from porter.transforms.spelling import spell_integers
 from porter.util.names import PORT_MODULE_NAMES
 
 
@@ -35,26 +36,31 @@ def mark_generic(kernels: list, prepare) -> list:
         if not names:
             continue
         spell_a = {n: first[n] for n in names}
-        text_a = program_text(a, "", IntSpelling(spell_a))
-        if text_a is None or text_a != program_text(b, "", IntSpelling({n: second[n] for n in names})):
+        a = _spelled(a, IntSpelling(spell_a))
+        if program_form(a, by_name) != program_form(_spelled(b, IntSpelling({n: second[n] for n in names})), by_name):
             continue
         types = _types(real)
         for j, inst in enumerate(out):
             if inst.name != real.name or inst.template_params != real.template_params or _types(inst) != types \
                     or inst.generic:
                 continue
-            at = {n: dict(_values(inst))[n] for n in names}
-            if program_text(a, "", IntSpelling(spell_a, evaluate_at=at)) != program_text(printable(inst), ""):
+            values = {n: dict(_values(inst))[n] for n in names}
+            if program_form(a, at(values)) != program_form(printable(inst), at(values)):
                 continue
             printed = dataclasses.replace(a, template_args=inst.template_args, constexprs=spell_a,
                                           generic=tuple(names), stand_ins=[])
-            out[j] = dataclasses.replace(inst, generic=tuple(names), constexprs=at, emit_as=printed)
+            out[j] = dataclasses.replace(inst, generic=tuple(names), constexprs=values, emit_as=printed)
         out[index] = dataclasses.replace(out[index], stand_ins=[])
     return [dataclasses.replace(k, stand_ins=[]) if k.stand_ins else k for k in out]
 
 
 #: Names a port's program keeps for itself (tilelang.language's `T`, the thread handles).
 _RESERVED = PORT_MODULE_NAMES | {"torch", "kernel", "target", "aligned"}
+
+
+def _spelled(kernel, values: IntSpelling):
+    """A stand-in's printable form with every integer its values explain spelled after them."""
+    return spell_integers(kernel, values, values)
 
 
 def _values(kernel):

@@ -67,3 +67,53 @@ class IntSpelling:
                 if v == a * b:
                     return f"{name} * {other}", _PRECEDENCE["*"]
         return None
+
+
+class ConstexprNames:
+    """A Triton port's spelling: an integer by the int constexpr that has its value, when exactly
+    one has it (a float constexpr of 1.0 never names a size-1 fragment)."""
+
+    def __init__(self, constexprs: dict):
+        self.names = {}
+        for name, value in constexprs.items():
+            if type(value) is int:
+                self.names.setdefault(value, []).append(name)
+
+    def spell(self, value: int):
+        names = self.names.get(int(value), ())
+        return (names[0], _PRECEDENCE["atom"]) if len(names) == 1 else None
+
+
+class SpelledInt(int):
+    """An integer its port prints as a name or an expression of names (`BLOCK`, `BLOCK * 2`):
+    transforms/spelling.py sets it where the port prints one, emit/ prints `text`; to everyone
+    else it is the int it equals."""
+
+    def __new__(cls, value: int, text: str, precedence: int):
+        out = super().__new__(cls, int(value))
+        out.text, out.precedence = text, precedence
+        return out
+
+    def __getnewargs__(self):
+        return int(self), self.text, self.precedence
+
+    def at(self, values: dict) -> int:
+        """The number the spelling stands for where its names have `values`."""
+        return eval(self.text, {"__builtins__": {}}, dict(values))  # noqa: S307 - our own text
+
+    @property
+    def is_atom(self) -> bool:
+        return self.precedence == _PRECEDENCE["atom"]
+
+
+def spelled(value: int, spelling) -> int:
+    """`value` marked with its spelling, or the plain int when the spelling does not explain it."""
+    form = spelling.spell(int(value)) if spelling is not None else None
+    return SpelledInt(value, *form) if form is not None else int(value)
+
+
+def int_text(value) -> str:
+    """How a port prints an integer: its spelling (parenthesized past an atom) or its digits."""
+    if isinstance(value, SpelledInt):
+        return value.text if value.is_atom else f"({value.text})"
+    return str(value)

@@ -15,6 +15,8 @@ this order, on every form a kernel carries (its generic print, variants, launch 
                       a pipelined loop's next-value lets folded into their uses
                       (pipelined_lets.py), a masked load that is cast as a guarded statement
                       (guarded_loads.py)
+    spelling          the integers the port prints by name marked with their text
+                      (`BLOCK_M`, a generic template's `BLOCK * 2`: spelling.py)
 
 and the level the port takes: "tile" (tile statements), "thread" (barriers, shared memory,
 shuffles, atomics need real threads) or "lanes" (one T.Parallel over the block).
@@ -27,6 +29,7 @@ shuffles, atomics need real threads) or "lanes" (one T.Parallel over the block).
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from porter.ir.forms import forms, rebuilt
 from porter.ir.nodes import BufferParam
@@ -36,6 +39,7 @@ from porter.transforms.guarded_loads import guard_cast_loads
 from porter.transforms.pipelined_lets import fold_pipelined_lets
 from porter.transforms.repeated_reductions import reduce_once
 from porter.transforms.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
+from porter.transforms.spelling import default_spellings, spell_integers
 from porter.transforms.tile_copies import coalesce_tile_copies
 from porter.transforms.vector_lanes import vectorize_lanes
 from porter.transforms.whole_tile_fills import whole_tile_fills
@@ -50,6 +54,11 @@ class Printable:
     thread_names: dict  # ("thread_idx" | "block_idx", axis) -> the user's name for that handle
     port_grid: tuple  # the T.Kernel grid (the tile grid when a rule made one), ceildivs spelled
     declared: tuple  # the locals the printer names first: those declared once lanes are grouped
+    block: tuple = ()  # a thread-level port's block
+    threads: int = 0  # the T.Kernel's thread count
+    lanes: tuple = ()  # a lanes-level port's T.Parallel extents (the block)
+    alloc_sizes: dict = dataclasses.field(default_factory=dict)  # an array's name -> its element count
+    swizzle: object = None  # T.use_swizzle's panel size (Triton's GROUP_M order)
 
 
 def printable(kernel):
@@ -75,4 +84,10 @@ def _ready(kernel):
         level = "thread" if needs_threads(kernel) else "lanes"
     launch = kernel.launch
     grid = tuple(simplify_grid(g) for g in (launch.tile_grid or launch.grid))
-    return dataclasses.replace(kernel, printable=Printable(body, level, names, grid, declared))
+    # the launch numbers the program prints: a thread-level port's block, a lanes-level port's
+    # T.Parallel extents, the thread count (a Triton factory's default num_warps * 32)
+    threads = launch.threads or math.prod(int(b) for b in launch.block)
+    ready = Printable(body, level, names, grid, declared, block=tuple(launch.block) if level == "thread" else (),
+                      threads=threads, lanes=tuple(launch.block) if level == "lanes" else (),
+                      swizzle=launch.swizzle)
+    return spell_integers(dataclasses.replace(kernel, printable=ready), *default_spellings(kernel))

@@ -317,7 +317,7 @@ class KernelEmitter:
         """The T.Kernel line and what surrounds the body: Triton's `kernel[grid](...)` and its
         generated host, CUDA's `kernel[grid, block, shared_bytes](...)`, block swizzling, the
         aligned program's assumptions."""
-        k, launch = self.k, self.k.launch
+        k = self.k
         if k.printable.swizzle is not None:  # Triton's GROUP_M order, as TileLang's block rasterization
             v.body = [f"T.use_swizzle({self.expr(k.printable.swizzle)})"] + v.body
         if k.language == "triton":

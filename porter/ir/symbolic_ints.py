@@ -1,9 +1,11 @@
-"""Integers of a port's text spelled after the template values that explain them.
+"""Integers of a port's text spelled after the values that explain them.
 
-A generic CUDA template port is printed from a conversion with stand-in values
+A Triton port names a tile's extent by the one constexpr with its value (`ConstexprNames`). A
+generic CUDA template port is printed from a conversion with stand-in values
 (frontends/cuda/generic_templates.py): there `1024` is `BLOCK`, `2048` is `BLOCK * 2` and
-`512` is `BLOCK // 2`. Evaluated at other values (`evaluate_at`) the same spellings print
-the numbers they stand for, which is how the comparison checks a real instance's text.
+`512` is `BLOCK // 2` (`IntSpelling`); evaluated at other values (`evaluate_at`) the same
+spellings give the numbers they stand for. transforms/spelling.py puts a spelling on the IR as
+a `SpelledInt`, which emit/ prints (`int_text`) and porter/generic/ compares.
 """
 
 from __future__ import annotations

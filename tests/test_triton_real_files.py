@@ -4,6 +4,7 @@ never run. The samples in tests/real_triton/ are written for these tests, one co
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -52,7 +53,12 @@ def test_library_file_converts_generic_ports_with_variants():
     assert set(rms.generic) == {"eps", "BLOCK"} and rms.launch.origin == "caller"
     text = print_port(module)
     assert 'def bias_act_kernel_program(BLOCK=16, HAS_BIAS=True, ACT="leaky", threads=128):' in text
-    assert 'if not HAS_BIAS and ACT == "clip":' in text  # (double quotes: the formatter's)
+    # one program for the four variants, branching where they differ (double quotes: the
+    # formatter's); an ACT no variant has is refused
+    program = text.split("def bias_act_kernel_program", 1)[1].split("\ndef ", 1)[0]
+    assert program.count("@T.prim_func") == 1 and program.count("x_ptr[offs]") == 1
+    assert 'if HAS_BIAS and ACT == "leaky":' in program and 'elif HAS_BIAS and ACT == "clip":' in program
+    assert 'if not (ACT in ("leaky", "clip")):' in program
     assert "def row_rms_kernel_program(eps=1e-05, BLOCK=16, threads=128):" in text
 
 
@@ -170,7 +176,7 @@ def test_constexpr_pinned_on_the_command_line(tmp_path):
     text = out.read_text()
     assert "HAS_BIAS = False  # constexpr the port is specialised for" in text
     assert "BLOCK = 128  # constexpr the port is specialised for" in text
-    assert 'if ACT == "clip":' in text  # the enum still dispatches
+    assert re.search(r'\n +if ACT == "(clip|leaky)":\n', text)  # the enum still branches
     bad = subprocess.run([sys.executable, "-m", "porter.cli", "convert", str(REAL / "library_ops.py"),
                           "--constexpr", "BLOCK"], capture_output=True, text=True, timeout=120)
     assert bad.returncode != 0 and "TP007" in bad.stderr

@@ -668,6 +668,8 @@ def _kernel_view(k: Kernel, source_name: str) -> KernelView:
     view = make(k)
     if view.triton is not None:
         view.triton.setdefault("variants", [])
+        view.triton.setdefault("merged", None)  # the variants' bodies as one (variant_bodies.py)
+        view.triton.setdefault("uncovered", None)
         if k.variants:
             add_variants(view, k, make)
     return view

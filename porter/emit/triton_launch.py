@@ -12,7 +12,10 @@ values rather than compute something else.
 
 from __future__ import annotations
 
+import math
+
 from porter.emit.expressions import tuple_text
+from porter.emit.variant_bodies import merged_body
 from porter.ir.nodes import BinOp, Call, Const, Var
 from porter.ir.loops import pipeline_stages
 from porter.ir.printer import format_expr
@@ -175,6 +178,23 @@ def add_variants(view, kernel, make_view) -> None:
                        "rule": o.rule} for v, o in kept]
     t["discrete"] = discrete
     t["refusal"] = ", ".join(f"{n}={{{n}!r}}" for n in discrete)
+    if len({variant["kernel_line"] for variant in t["variants"]}) == 1:
+        # one program that branches where the variants differ (variant_bodies.py)
+        conditions = [variant["condition"] for variant in t["variants"]]
+        t["merged"] = merged_body([variant["body"] for variant in t["variants"]], conditions)
+        t["uncovered"] = _refused(forms, discrete, conditions)
+
+
+def _refused(forms: list, names: list, conditions: list):
+    """The test a merged program's factory refuses values by: those of no variant (None when
+    every value is some variant's: both values of a flag). When the variants are every
+    combination of their values, one test a name (`ACT in ("leaky", "clip")`)."""
+    seen = {n: list(dict.fromkeys(form.constexprs[n] for form, _ in forms)) for n in names}
+    if len(forms) != math.prod(len(values) for values in seen.values()):
+        return " or ".join(f"({c})" for c in conditions)
+    tests = [f"{n} in {tuple_text(repr(v) for v in values)}" for n, values in seen.items()
+             if not (len(values) == 2 and all(isinstance(v, bool) for v in values))]
+    return " and ".join(tests) or None
 
 
 def _condition(kernel, names) -> str:

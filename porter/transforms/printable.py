@@ -32,7 +32,7 @@ import dataclasses
 import math
 
 from porter.ir.forms import forms, rebuilt
-from porter.ir.nodes import BufferParam
+from porter.ir.nodes import BufferParam, Var
 from porter.ir.tile_queries import is_tile_level, needs_threads
 from porter.ir.walk import declared_names
 from porter.transforms.guarded_loads import guard_cast_loads
@@ -52,7 +52,9 @@ class Printable:
     body: list  # the statements inside `with T.Kernel(...)`
     level: str  # "tile", "thread" or "lanes"
     thread_names: dict  # ("thread_idx" | "block_idx", axis) -> the user's name for that handle
-    port_grid: tuple  # the T.Kernel grid (the tile grid when a rule made one), ceildivs spelled
+    # the T.Kernel grid (the tile grid when a rule made one), ceildivs spelled; a Triton port
+    # that takes the caller's grid has that grid's parameters (`grid_x`)
+    port_grid: tuple
     declared: tuple  # the locals the printer names first: those declared once lanes are grouped
     block: tuple = ()  # a thread-level port's block
     threads: int = 0  # the T.Kernel's thread count
@@ -83,7 +85,10 @@ def _ready(kernel):
     else:
         level = "thread" if needs_threads(kernel) else "lanes"
     launch = kernel.launch
-    grid = tuple(simplify_grid(g) for g in (launch.tile_grid or launch.grid))
+    if kernel.language == "triton" and not launch.tile_grid:
+        grid = tuple(Var(f"grid_{'xyz'[axis]}", "int32") for axis in range(len(launch.grid)))
+    else:
+        grid = tuple(simplify_grid(g) for g in (launch.tile_grid or launch.grid))
     # the launch numbers the program prints: a thread-level port's block, a lanes-level port's
     # T.Parallel extents, the thread count (a Triton factory's default num_warps * 32)
     threads = launch.threads or math.prod(int(b) for b in launch.block)

@@ -199,3 +199,35 @@ def test_a_constexpr_row_length_is_the_views_extent(tmp_path):
     assert "X_ptr: T.StridedTensor((X_ptr_batches, n_cols), (X_stride, 1), T.float32)" in factory
     assert re.search(r"T\.copy\(X_ptr\[\w+, 0\], x\)", factory)
     assert '_batched(X_ptr, "X_ptr", "float32", (None, n_cols), (X_stride, 1))' in text
+
+
+FLAG_SHIFTED_WEIGHT = """\
+    @triton.jit
+    def scale_rows(x_ptr, w_ptr, y_ptr, stride, n_cols, SHIFTED: tl.constexpr, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+        if SHIFTED:
+            w = tl.load(w_ptr + cols + 1, mask=mask, other=0.0)
+        else:
+            w = tl.load(w_ptr + cols, mask=mask, other=0.0)
+        tl.store(y_ptr + row * stride + cols, x * w, mask=mask)
+
+
+    def run(x, w, shifted):
+        y = torch.empty_like(x)
+        scale_rows[(x.shape[0],)](x, w, y, x.stride(0), x.shape[1], SHIFTED=shifted, BLOCK=64)
+        return y
+"""
+
+
+def test_a_buffer_one_variant_reads_otherwise_stays_flat_and_the_others_are_views(tmp_path):
+    """The flag's variants share one signature: `w_ptr + cols + 1` is no view in the SHIFTED
+    variant, so w_ptr is flat in both, while x_ptr and y_ptr (read alike by both) are views
+    copied in and out (before, one disagreeing buffer kept every buffer of the kernel flat)."""
+    text = program(port_of(written(tmp_path, FLAG_SHIFTED_WEIGHT)), "scale_rows")
+    assert "x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (stride, 1), T.float32)" in text
+    assert "w_ptr: T.Tensor((w_ptr_numel,), T.float32)" in text
+    assert "T.copy(x_ptr[row, 0], x)" in text and re.search(r"T\.copy\(\w+, y_ptr\[row, 0\]\)", text)
+    assert text.count("@T.prim_func") == 1 and "if SHIFTED:" in text

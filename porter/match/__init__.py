@@ -20,7 +20,7 @@ from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.formulas import Miss
 from porter.match.lanes import staged_lanes
-from porter.match.views import shaped_views
+from porter.match.views import shaped_views, view_shapes
 
 # Tried in order: the first rule that matches rewrites the kernel.
 RULES = (gemm, rowwise, transpose, elementwise)
@@ -62,20 +62,32 @@ def _with_copies(kernel):
     stepped = {}
     for f in forms(kernel):
         stepped[id(f)] = dataclasses.replace(f, body=unit_step_loops(f.body))
-    raised = {key: shaped_views(raise_copies(staged_lanes(f))) for key, f in stepped.items()}
-
-    def generic(dims):  # a tile-wide extent is a constexpr's value, which differs between forms
-        return None if dims is None else tuple(d if isinstance(d, str) else "#" for d in dims)
-
-    views = {tuple((p.name, generic(getattr(p, "shape", None)), generic(getattr(p, "strides", None)))
-                   for p in f.params) for f in raised.values()}
-    chosen = raised if len(views) == 1 else stepped  # else the loops still step by one, no copies
+    copied = {key: raise_copies(staged_lanes(f)) for key, f in stepped.items()}
+    # a buffer is a view where every form views it alike (a variant that reads it otherwise
+    # keeps it flat in all of them: they share one signature)
+    shapes = [view_shapes(f) for f in copied.values()]
+    agreed = {name for name in set().union(*shapes)
+              if len({_generic_view(found.get(name)) for found in shapes}) == 1}
+    raised = {key: shaped_views(f, only=agreed) for key, f in copied.items()}
+    signatures = {tuple((p.name, _generic_dims(getattr(p, "shape", None)), _generic_dims(getattr(p, "strides", None)))
+                        for p in f.params) for f in raised.values()}
+    chosen = raised if len(signatures) == 1 else stepped  # else the loops still step by one, no copies
     # one program factory serves every form: it unrolls where any of them needs it
     unrolled = "always" if any(gathers_in_pipelines(f) for f in chosen.values()) else \
         max((f.aligned.unrolled for f in chosen.values()), key=_UNROLLING.index, default="")
     chosen = {key: dataclasses.replace(f, aligned=dataclasses.replace(f.aligned, unrolled=unrolled))
               for key, f in chosen.items()}
     return rebuilt(kernel, chosen)
+
+
+def _generic_dims(dims):
+    """A view's dims with a tile-wide extent (a constexpr's value, which differs between forms)
+    as one placeholder."""
+    return None if dims is None else tuple(d if isinstance(d, str) else "#" for d in dims)
+
+
+def _generic_view(view):
+    return None if view is None else (_generic_dims(view[0]), _generic_dims(view[1]))
 
 
 #: AlignedProgram.unrolled's values, each unrolling more programs than the one before it.

@@ -57,27 +57,17 @@ class _View:
     bounds: tuple = ()    # the names the masks bound each dimension by ("*": none)
 
 
-def shaped_views(kernel):
-    """The kernel with every buffer argument it reads and writes by rows as a view, and its
-    whole-fragment gathers and stores through views as T.copy; unchanged when none is."""
-    params = {p.name: p for p in kernel.params}
-    lets = _lets(kernel.body)
-    tiles = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer)}
-    candidates = [p.name for p in kernel.params if isinstance(p, BufferParam) and not getattr(p, "shape", None)]
-    sizes = {n: v for n, v in kernel.constexprs.items() if type(v) is int and n not in params}
-    views, accesses = {}, {}
-    for name in candidates:
-        found = _accesses(kernel.body, name)
-        if not found:
-            continue
-        for through in ({}, lets):
-            split = _split(found, params, through)
-            view = _view_of(split, params, through, sizes) if split is not None else None
-            if view is not None:
-                views[name], accesses[name] = view, split
-                break
+def shaped_views(kernel, only=None):
+    """The kernel with every buffer argument it reads and writes by rows as a view (those in
+    `only`, when given), and its whole-fragment gathers and stores through views as T.copy;
+    unchanged when none is."""
+    views, accesses = _found_views(kernel)
+    if only is not None:
+        views = {name: view for name, view in views.items() if name in only}
     if not views:
         return kernel
+    params = {p.name: p for p in kernel.params}
+    tiles = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer)}
     replace = {}
     taken = {p.name for p in kernel.params} | set(declared_names(kernel.body)) | set(kernel.constexprs)
     for name, view in views.items():
@@ -91,6 +81,33 @@ def shaped_views(kernel):
     new_params = [dataclasses.replace(p, shape=views[p.name].shape, strides=views[p.name].strides)
                   if p.name in views else p for p in kernel.params]
     return dataclasses.replace(kernel, body=body, params=new_params)
+
+
+def view_shapes(kernel) -> dict:
+    """Buffer argument -> (shape, strides) of the view shaped_views would give it: forms of one
+    kernel that must share a signature agree on these first."""
+    return {name: (view.shape, view.strides) for name, view in _found_views(kernel)[0].items()}
+
+
+def _found_views(kernel) -> tuple:
+    """({buffer: _View}, {buffer: its _Accesses}) for the buffer arguments read and written by
+    rows."""
+    params = {p.name: p for p in kernel.params}
+    lets = _lets(kernel.body)
+    candidates = [p.name for p in kernel.params if isinstance(p, BufferParam) and not getattr(p, "shape", None)]
+    sizes = {n: v for n, v in kernel.constexprs.items() if type(v) is int and n not in params}
+    views, accesses = {}, {}
+    for name in candidates:
+        found = _accesses(kernel.body, name)
+        if not found:
+            continue
+        for through in ({}, lets):
+            split = _split(found, params, through)
+            view = _view_of(split, params, through, sizes) if split is not None else None
+            if view is not None:
+                views[name], accesses[name] = view, split
+                break
+    return views, accesses
 
 
 def _accesses(body: list, buffer: str) -> list | None:

@@ -231,3 +231,39 @@ def test_a_buffer_one_variant_reads_otherwise_stays_flat_and_the_others_are_view
     assert "w_ptr: T.Tensor((w_ptr_numel,), T.float32)" in text
     assert "T.copy(x_ptr[row, 0], x)" in text and re.search(r"T\.copy\(\w+, y_ptr\[row, 0\]\)", text)
     assert text.count("@T.prim_func") == 1 and "if SHIFTED:" in text
+
+
+ROWS_BY_STEPS = """\
+    @triton.jit
+    def negate_rows(x_ptr, y_ptr, label_ptr, stride, n_cols, IGNORE: tl.constexpr, BLOCK: tl.constexpr):
+        pid = tl.program_id(0).to(tl.int64)
+        label = tl.load(label_ptr + pid)
+        if label == IGNORE:
+            for i in range(0, n_cols, BLOCK):
+                offs = i + tl.arange(0, BLOCK)
+                tl.store(y_ptr + pid * stride + offs, 0.0, mask=offs < n_cols)
+            return
+        for i in range(0, n_cols, BLOCK):
+            offs = i + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + pid * stride + offs, mask=offs < n_cols, other=0.0)
+            tl.store(y_ptr + pid * stride + offs, -x * 2.0, mask=offs < n_cols)
+
+
+    def negate(x, labels):
+        y = torch.empty_like(x)
+        negate_rows[(x.shape[0],)](x, y, labels, x.stride(0), x.shape[1], IGNORE=-100, BLOCK=32)
+        return y
+"""
+
+
+def test_control_flow_every_lane_takes_stays_outside_the_steps(tmp_path):
+    """A row kernel whose lanes loop over the columns (Liger's jsd, kl_div backward): the
+    branch on the row's label and the column loops are the block's, each step inside them is
+    copies and one T.Parallel (before, the whole body ran inside one T.Parallel over the
+    lanes, every access a flat gather)."""
+    text = program(port_of(written(tmp_path, ROWS_BY_STEPS)), "negate_rows")
+    assert "x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (stride, 1), T.float32)" in text
+    assert re.search(r"\n( +)label = label_ptr\[pid\]\n\1if label == IGNORE:\n", text)
+    loop = re.search(r"\n( +)for (\w+) in T\.serial\(T\.ceildiv\(n_cols, BLOCK\)\):\n\1    i(_\d)? = \2 \* BLOCK\n", text)
+    assert loop and "for tx in T.Parallel" not in text
+    assert re.search(r"T\.copy\(x_ptr\[pid, i(_\d)?\], x\)", text) and re.search(r"T\.copy\(\w+, y_ptr\[pid, i", text)

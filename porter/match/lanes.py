@@ -22,34 +22,134 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import Assign, Atomic, Builtin, Cast, Decl, If, Load, Select, Store, Var
+from porter.ir.nodes import Assign, Atomic, Builtin, Call, Cast, Decl, For, If, Load, Select, Store, Var
 from porter.ir.tile_queries import is_tile_level, needs_threads
 from porter.ir.tiles import ParallelFor, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import all_exprs, declared_names, map_expr, map_stmts, walk_expr, walk_stmts
+from porter.ir.walk import (BODIES, all_exprs, declared_names, map_expr, map_stmts, rewrite_stmts, stmt_exprs,
+                            walk_expr, walk_stmts)
 from porter.match.copies import _lets, _through_lets
 from porter.util.names import fresh_name
 
 
+@dataclasses.dataclass
+class _Lanes:
+    """What staging a stretch of a kernel's lanes needs: the lane variables (the last block axis
+    outermost, as the lanes were printed), the block's extents, the arguments, the names taken,
+    and the locals every lane computes alike (kept outside the T.Parallel steps)."""
+
+    lanes: tuple
+    by_axis: dict
+    extents: tuple
+    params: dict
+    taken: set
+    assigned: set
+    uniform: set
+    declared: set
+    body: list
+
+
+class _Crossing(Exception):
+    """A lane's local is read in another stretch than the one that computes it: the body is
+    staged as one stretch, its control flow inside the T.Parallel."""
+
+
 def staged_lanes(kernel):
     """The kernel as tile steps when it is the lanes of a block (one T.Parallel over up to three
-    axes) with a load or store to stage; unchanged otherwise."""
-    body = kernel.body
+    axes) with a load or store to stage; unchanged otherwise. Control flow every lane takes
+    alike (`for i in range(0, n_cols, BLOCK)`, `if label == ignore_index`) stays outside the
+    steps, each stretch of lane statements inside it staged on its own."""
     block = tuple(kernel.launch.block)
-    if kernel.language != "triton" or not 1 <= len(block) <= 3 or is_tile_level(body) or \
+    if kernel.language != "triton" or not 1 <= len(block) <= 3 or is_tile_level(kernel.body) or \
             needs_threads(kernel) or not all(isinstance(b, int) for b in block):
         return kernel
+    body = _live(kernel.body)
     if not any(isinstance(e, Builtin) and e.kind == "thread_idx" for e in all_exprs(body)):
         return kernel
     taken = {p.name for p in kernel.params} | set(declared_names(body)) | set(kernel.constexprs)
-    # one variable per block axis, the last axis outermost (as the lanes were printed)
     lanes = tuple(Var(fresh_name(n, taken), "int32") for n in ("i", "j", "k")[:len(block)])
-    by_axis = dict(zip(reversed(range(len(block))), lanes))
-    extents = tuple(reversed(block))
-    params = {p.name: p for p in kernel.params}
     assigned = {s.var.name for s in walk_stmts(body) if isinstance(s, Assign)}
-    hoisted = _block_values(body, assigned)
-    lets = {n: v for n, v in _lets(body).items() if n not in hoisted}
-    locals_ = set(declared_names(body)) - hoisted
+    declared = set(declared_names(body))
+    ctx = _Lanes(lanes, dict(zip(reversed(range(len(block))), lanes)), tuple(reversed(block)),
+                 {p.name: p for p in kernel.params}, taken, assigned, _uniform_names(body, assigned, declared),
+                 declared, body)
+    try:
+        out, staged = _region(body, ctx, kernel.loc)
+    except _Crossing:  # a lane's accumulator carried through a loop: the lanes stay around it
+        out, staged = _stretch(body, ctx, kernel.loc)
+    return dataclasses.replace(kernel, body=out) if staged else kernel
+
+
+def _region(stmts: list, ctx: _Lanes, loc) -> tuple:
+    """(statements, whether any load or store was staged): the stretches of lane statements
+    between control statements every lane takes alike, each staged (_stretch), the control
+    statements kept with their bodies done the same way."""
+    pieces, current = [], []
+    for s in stmts:
+        if _uniform_control(s, ctx):
+            pieces += [current, s] if current else [s]
+            current = []
+        else:
+            current.append(s)
+    if current:
+        pieces.append(current)
+    if len(pieces) == 1 and isinstance(pieces[0], list):
+        return _stretch(pieces[0], ctx, loc)
+    out, staged = [], False
+    for piece in pieces:
+        if isinstance(piece, list):
+            _no_crossing(piece, ctx)
+            done, hit = _stretch(piece, ctx, loc)
+        else:
+            fields = {}
+            hit = False
+            for name in BODIES.get(type(piece), ()):
+                fields[name], inner = _region(getattr(piece, name), ctx, loc)
+                hit = hit or inner
+            done = [dataclasses.replace(piece, **fields)]
+        out += done
+        staged = staged or hit
+    return out, staged
+
+
+def _uniform_control(s, ctx: _Lanes) -> bool:
+    """A loop or branch every lane takes alike: its header reads no lane, no load and only
+    locals every lane computes alike."""
+    if not isinstance(s, (For, If)):
+        return False
+    own = {s.var.name} if isinstance(s, For) else set()
+    return _alike(list(stmt_exprs(s)), ctx.uniform | own, ctx.declared)
+
+
+def _alike(exprs: list, uniform: set, declared: set) -> bool:
+    """Whether the expressions read no lane, no load, and no local but the `uniform` ones."""
+    for e in (n for root in exprs for n in walk_expr(root)):
+        if isinstance(e, Load) or (isinstance(e, Builtin) and e.kind == "thread_idx"):
+            return False
+        if isinstance(e, Var) and e.name in declared and e.name not in uniform:
+            return False
+    return True
+
+
+def _no_crossing(stretch: list, ctx: _Lanes) -> None:
+    """Raise _Crossing when a local of this stretch's lanes is read outside it."""
+    mine = set(declared_names(stretch)) - ctx.uniform
+    inside = {id(s) for s in walk_stmts(stretch)}
+    for s in walk_stmts(ctx.body):
+        if id(s) in inside:
+            continue
+        if any(isinstance(e, Var) and e.name in mine for root in stmt_exprs(s) for e in walk_expr(root)):
+            raise _Crossing
+
+
+def _stretch(body: list, ctx: _Lanes, loc) -> tuple:
+    """One stretch of lane statements as tile steps: fragments for its top-level loads, one
+    T.Parallel for its computation, fragments copied out for its stores; (statements, whether
+    a load or store was staged)."""
+    lanes, by_axis, extents, params, taken = ctx.lanes, ctx.by_axis, ctx.extents, ctx.params, ctx.taken
+    assigned = ctx.assigned
+    hoisted = {s.var.name for s in body if isinstance(s, Decl) and s.var.name in ctx.uniform}
+    lets = {n: v for n, v in _lets(body).items() if n not in ctx.uniform}
+    locals_ = set(declared_names(body)) - ctx.uniform
 
     def outside(e):  # the expression with the lane's locals read through, or None if one remains
         e = _through_lets(e, lets)
@@ -89,8 +189,6 @@ def staged_lanes(kernel):
                 continue
         stored_before = stored_before or _stores(s)
         middle.append(s)
-    if not loads and not stores:
-        return kernel
     for _, value in stores:  # a stored value is a fragment the computation fills
         if value.name not in fragments:
             fragments[value.name] = TileBuffer(value.name, value.dtype, extents, "fragment", None)
@@ -111,7 +209,7 @@ def staged_lanes(kernel):
     def step(stmts, kept=None):
         kept = range(len(lanes)) if kept is None else kept
         return [ParallelFor(tuple(lanes[n] for n in kept), tuple(extents[n] for n in kept),
-                            map_stmts(stmts, lambda e: map_expr(e, read)), kernel.loc)]
+                            map_stmts(stmts, lambda e: map_expr(e, read)), loc)]
 
     out = [s for s in body if isinstance(s, Decl) and s.var.name in hoisted] + list(fragments.values())
     out += [x for s in loads for x in step([s], dims[s.buffer])]
@@ -121,27 +219,51 @@ def staged_lanes(kernel):
         element = dataclasses.replace(value, a=element) if value is not local and isinstance(value, Cast) and \
             value.a == local else element
         out += step([dataclasses.replace(s, then=[dataclasses.replace(s.then[0], value=element)])])
-    return dataclasses.replace(kernel, body=out)
+    return out, bool(loads or stores)
 
 
-def _block_values(body: list, assigned: set) -> set:
-    """The top-level locals every lane computes alike (`pid = program_id(0)`, `block_start =
-    pid * BLOCK`): declared once from arguments, block indices and such locals, no load and no
-    lane, and loads only before the first store (`scale = tl.load(scale_ptr)`). They stay
-    before the block's steps, under the user's names."""
-    found, stored = set(), False
-    declared = set(declared_names(body))
-    for s in body:
-        if not isinstance(s, Decl) or s.init is None or s.var.name in assigned:
-            stored = stored or _stores(s)
-            continue
-        nodes = list(walk_expr(s.init))
-        if any((isinstance(n, Load) and stored) or (isinstance(n, Builtin) and n.kind == "thread_idx")
-               for n in nodes):
-            continue
-        if all(not isinstance(n, Var) or n.name in found or n.name not in declared for n in nodes):
-            found.add(s.var.name)
-    return found
+def _live(body: list) -> list:
+    """The body without the locals nothing reads (Triton's loop-carried `offsets`, `mask` of a
+    loop whose last values no one uses): their declarations and assignments computed nothing
+    the kernel keeps (loads have no effect)."""
+    while True:
+        read = {e.name for e in all_exprs(body) if isinstance(e, Var)}
+        read |= {s.var.name for s in walk_stmts(body) if isinstance(s, For)}
+        dead = {s.var.name for s in walk_stmts(body) if isinstance(s, (Decl, Assign))} - read
+        dead -= {s.var.name for s in walk_stmts(body) if isinstance(s, (Decl, Assign)) and
+                 any(isinstance(e, Call) for root in stmt_exprs(s) for e in walk_expr(root))}
+        if not dead:
+            return body
+        body = rewrite_stmts(body, lambda s, dead=dead: None if isinstance(s, (Decl, Assign)) and s.var.name in dead
+                             else s)
+
+
+def _uniform_names(body: list, assigned: set, declared: set) -> set:
+    """The locals every lane computes alike (`pid = program_id(0)`, `block_start = pid * BLOCK`,
+    the variable of a loop over the columns): declared once from arguments, block indices and
+    such locals, no lane, and loads only before the first store (`scale = tl.load(scale_ptr)`);
+    a loop's variable when its header reads only those. They stay outside the block's steps,
+    under the user's names."""
+    found: set = set()
+    while True:
+        before, stored = len(found), False
+        for s in walk_stmts(body):
+            if isinstance(s, For) and _alike(list(stmt_exprs(s)), found | {s.var.name}, declared):
+                found.add(s.var.name)
+            elif isinstance(s, Decl) and s.init is not None and s.var.name not in assigned:
+                loads = any(isinstance(n, Load) for n in walk_expr(s.init))
+                pure = _alike([s.init], found, declared) if not loads else \
+                    not stored and _alike([_without_loads(s.init)], found, declared)
+                if pure:
+                    found.add(s.var.name)
+            stored = stored or isinstance(s, (Store, Atomic))
+        if len(found) == before:
+            return found
+
+
+def _without_loads(e):
+    """The expression with each load's buffer read as a constant (its index still checked)."""
+    return map_expr(e, lambda n: Call("_load", (n.index,), n.dtype) if isinstance(n, Load) else None)
 
 
 def _stores(s) -> bool:

@@ -267,3 +267,13 @@ def test_control_flow_every_lane_takes_stays_outside_the_steps(tmp_path):
     loop = re.search(r"\n( +)for (\w+) in T\.serial\(T\.ceildiv\(n_cols, BLOCK\)\):\n\1    i(_\d)? = \2 \* BLOCK\n", text)
     assert loop and "for tx in T.Parallel" not in text
     assert re.search(r"T\.copy\(x_ptr\[pid, i(_\d)?\], x\)", text) and re.search(r"T\.copy\(\w+, y_ptr\[pid, i", text)
+
+
+def test_a_half_accumulator_sums_in_float32_and_rounds_once():
+    """`__half psum` in an FMA loop raised onto T.gemm: the fragment accumulates in float32
+    (tensor cores' own accumulator) and is rounded to half once, at the store; the header says
+    so (verified against the original: within fp16 tolerance for K up to 65)."""
+    text = port_of(ROOT / "tests/real_cuda/hgemm_half_accumulator.cu")
+    assert "acc = T.alloc_fragment((64, 64), T.float32)" in text and "T.gemm(a_tile, b_tile, acc)" in text
+    assert "T.Cast(T.float16, acc[i, j])" in text
+    assert "float32 accumulation (the original sums in float16)" in " ".join(text.split())

@@ -604,6 +604,9 @@ def tile_primitives(body) -> list:
         used.add("fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)")
     if any(isinstance(s, For) and s.stages for s in walk_stmts(body)):
         used.add("T.Pipelined")
+    widened = sorted({s.widened for s in walk_stmts(body) if isinstance(s, Gemm) and s.widened})
+    if widened:
+        used.add(f"float32 accumulation (the original sums in {', '.join(widened)})")
     return sorted(used)
 
 

@@ -87,6 +87,7 @@ class Gemm:
     precision: str = "tf32"
     transpose_a: bool = False  # a is stored (K, M), b (N, K): T.gemm's transpose_A / transpose_B
     transpose_b: bool = False
+    widened: str = ""  # the original's 16-bit accumulator dtype, when c accumulates in float32 instead
 
 
 @dataclass

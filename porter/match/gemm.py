@@ -398,15 +398,16 @@ class _Build:
 
     def main_loop(self, allow_tf32: bool, stages: int) -> list:
         """The accumulator, cleared, and the K loop: both operands staged, then T.gemm."""
-        acc_dtype, loc = self.found.total.dtype, self.loc
+        acc_dtype, loc = _accumulated(self.found.total.dtype), self.loc
         a, b = self.found.a, self.found.b
         body = [TileBuffer("acc", acc_dtype, (self.bm, self.bn), "fragment", loc),
                 Fill("acc", Const(0.0, acc_dtype), loc)]
         k_body = self.stage(a.factor, a.index, self.bm, self.bk, False, "a_tile") + \
             self.stage(b.factor, b.index, self.bk, self.bn, True, "b_tile")
         # an fp32 FMA loop keeps fp32 products unless the user accepts TF32 tensor cores
+        widened = self.found.total.dtype if acc_dtype != self.found.total.dtype else ""
         k_body.append(Gemm("a_tile", "b_tile", "acc", False, loc, "tf32" if allow_tf32 else "ieee",
-                           "a_tile" in self.transposed, "b_tile" in self.transposed))
+                           "a_tile" in self.transposed, "b_tile" in self.transposed, widened))
         steps = Call("ceildiv", (self.k_stop, Const(self.bk, "int32")), "int32")
         ko = self.ko
         body.append(For(ko, Const(0, "int32"), BinOp("<", ko, steps, "bool"), Const(1, "int32"), k_body, loc,
@@ -418,7 +419,9 @@ class _Build:
         original's guard and the grid's extent allow."""
         w, i, j = self.found.write, self.i, self.j
         row, col = BinOp("+", self.m_base, i, "int32"), BinOp("+", self.n_base, j, "int32")
-        value = _replace_sum(w.value, self.found.sum, TileLoad("acc", (i, j), self.found.total.dtype))
+        total = self.found.total.dtype
+        acc = TileLoad("acc", (i, j), _accumulated(total))
+        value = _replace_sum(w.value, self.found.sum, acc if acc.dtype == total else Cast(total, acc))
         value = _epilogue(value, self.frame, self.ir, row, col)
         index = self.ir(self.frame.coords(w.index), row, col)
         guard = all_of([BinOp("<", row, self.extent[self.m_sym], "bool"),
@@ -453,6 +456,13 @@ class _Build:
             for stride in (strides or ())[:-1]:
                 aligned[stride] = math.lcm(aligned.get(stride, 1), max(1, 16 // (dtype_bits(dtype) // 8)))
         return aligned
+
+
+def _accumulated(dtype: str) -> str:
+    """The accumulator's dtype: a 16-bit float sum (`half psum`) accumulates in float32, as
+    tensor cores do and a TileLang author writes, and is rounded once at the store (the
+    original's rounding after every step is its error, not its result: verify compares)."""
+    return "float32" if dtype in ("float16", "bfloat16") else dtype
 
 
 def _grid_extent(grid, axis, block):

@@ -277,3 +277,41 @@ def test_a_half_accumulator_sums_in_float32_and_rounds_once():
     assert "acc = T.alloc_fragment((64, 64), T.float32)" in text and "T.gemm(a_tile, b_tile, acc)" in text
     assert "T.Cast(T.float16, acc[i, j])" in text
     assert "float32 accumulation (the original sums in float16)" in " ".join(text.split())
+
+
+CONSTEXPR_ROWS = """\
+    @triton.jit
+    def scale_shift(X, Y, G, B, N: tl.constexpr, BLOCK_N: tl.constexpr, HAVE_B: tl.constexpr,
+                    COL_STRIDE: tl.constexpr = 1):
+        col = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+        mask = col < N
+        row = tl.program_id(1).to(tl.int64)
+        X += row * N
+        Y += row * N
+        x = tl.load(X + col * COL_STRIDE, mask=mask, other=0.0)
+        g = tl.load(G + col, mask=mask, other=0.0)
+        y = x * g
+        if HAVE_B:
+            y += tl.load(B + col, mask=mask, other=0.0)
+        tl.store(Y + col * COL_STRIDE, y, mask=mask)
+
+
+    def run(x, g, b=None):
+        y = torch.empty_like(x)
+        rows, n = x.shape
+        scale_shift[(triton.cdiv(n, 32), rows)](x, y, g, b, N=n, BLOCK_N=32, HAVE_B=b is not None)
+        return y
+"""
+
+
+def test_constexpr_sizes_and_unit_strides_shape_views_and_an_unused_buffer_is_declared_alike(tmp_path):
+    """Liger's style: the row length a constexpr (`X += row * N`: N is the row stride and the
+    columns' bound), a column stride constexpr of 1, and a bias only one flag value reads: the
+    rows are a view (N, 1) copied in and out, the bias the same (N,) view in both variants (a
+    buffer one form never touches no longer keeps the others flat)."""
+    text = program(port_of(written(tmp_path, CONSTEXPR_ROWS)), "scale_shift")
+    assert "X: T.StridedTensor((X_batches, N), (N, 1), T.float32)" in text
+    assert "G: T.Tensor((N,), T.float32)" in text and "B: T.Tensor((N,), T.float32)" in text
+    assert "_numel" not in text
+    assert "T.copy(X[row, BLOCK_N * bx], x)" in text and "T.copy(G[BLOCK_N * bx], g)" in text
+    assert re.search(r"T\.copy\(\w+, Y\[row, BLOCK_N \* bx\]\)", text)

@@ -20,7 +20,7 @@ from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.formulas import Miss
 from porter.match.lanes import staged_lanes
-from porter.match.views import shaped_views, view_shapes
+from porter.match.views import found_views, shaped_views
 
 # Tried in order: the first rule that matches rewrites the kernel.
 RULES = (gemm, rowwise, transpose, elementwise)
@@ -63,12 +63,18 @@ def _with_copies(kernel):
     for f in forms(kernel):
         stepped[id(f)] = dataclasses.replace(f, body=unit_step_loops(f.body))
     copied = {key: raise_copies(staged_lanes(f)) for key, f in stepped.items()}
-    # a buffer is a view where every form views it alike (a variant that reads it otherwise
-    # keeps it flat in all of them: they share one signature)
-    shapes = [view_shapes(f) for f in copied.values()]
-    agreed = {name for name in set().union(*shapes)
-              if len({_generic_view(found.get(name)) for found in shapes}) == 1}
-    raised = {key: shaped_views(f, only=agreed) for key, f in copied.items()}
+    # a buffer is a view where every form that touches it views it alike (a variant that reads
+    # it otherwise keeps it flat in all of them: they share one signature); a form that never
+    # touches it declares the same view
+    found = {key: found_views(f) for key, f in copied.items()}
+    agreed, given = set(), {}
+    for name in set().union(*(views for views, _ in found.values())):
+        seen = [views.get(name) for views, touched in found.values() if name in touched]
+        if len({_generic_view(v) for v in seen}) == 1 and seen[0] is not None:
+            agreed.add(name)
+            given[name] = seen[0]
+    raised = {key: shaped_views(f, only=agreed, unused={n: given[n] for n in agreed - found[key][1]})
+              for key, f in copied.items()}
     signatures = {tuple((p.name, _generic_dims(getattr(p, "shape", None)), _generic_dims(getattr(p, "strides", None)))
                         for p in f.params) for f in raised.values()}
     chosen = raised if len(signatures) == 1 else stepped  # else the loops still step by one, no copies
@@ -87,7 +93,7 @@ def _generic_dims(dims):
 
 
 def _generic_view(view):
-    return None if view is None else (_generic_dims(view[0]), _generic_dims(view[1]))
+    return None if view is None else (_generic_dims(view.shape), _generic_dims(view.strides))
 
 
 #: AlignedProgram.unrolled's values, each unrolling more programs than the one before it.

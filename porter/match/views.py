@@ -57,14 +57,19 @@ class _View:
     bounds: tuple = ()    # the names the masks bound each dimension by ("*": none)
 
 
-def shaped_views(kernel, only=None):
+def shaped_views(kernel, only=None, unused=None):
     """The kernel with every buffer argument it reads and writes by rows as a view (those in
     `only`, when given), and its whole-fragment gathers and stores through views as T.copy;
-    unchanged when none is."""
+    unchanged when none is. `unused`: buffer -> the view other forms of the kernel give a
+    buffer this one never touches (`Beta` under `if HAVE_BETA:`), declared alike here, its
+    extents at this form's values."""
     views, accesses = _found_views(kernel)
     if only is not None:
         views = {name: view for name, view in views.items() if name in only}
-    if not views:
+    sizes = {n: v for n, v in kernel.constexprs.items() if type(v) is int}
+    declared = {name: _View(tuple(sizes.get(b, b) for b in view.bounds), view.strides, view.bounds)
+                for name, view in (unused or {}).items() if name not in views}
+    if not views and not declared:
         return kernel
     params = {p.name: p for p in kernel.params}
     tiles = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer)}
@@ -78,15 +83,19 @@ def shaped_views(kernel, only=None):
             else:
                 replace[id(access.node)] = _indexed(access, view)
     body = _rewritten(kernel.body, replace)
+    views = {**declared, **views}
     new_params = [dataclasses.replace(p, shape=views[p.name].shape, strides=views[p.name].strides)
                   if p.name in views else p for p in kernel.params]
     return dataclasses.replace(kernel, body=body, params=new_params)
 
 
-def view_shapes(kernel) -> dict:
-    """Buffer argument -> (shape, strides) of the view shaped_views would give it: forms of one
-    kernel that must share a signature agree on these first."""
-    return {name: (view.shape, view.strides) for name, view in _found_views(kernel)[0].items()}
+def found_views(kernel) -> tuple:
+    """(buffer -> the view shaped_views would give it, the buffer arguments the kernel reads or
+    writes at all): forms of one kernel that must share a signature agree on these first."""
+    touched = {e.buffer for e in all_exprs(kernel.body) if isinstance(e, Load)}
+    touched |= {s.buffer for s in walk_stmts(kernel.body) if hasattr(s, "buffer")}
+    touched |= {e.name for e in all_exprs(kernel.body) if isinstance(e, Var)}
+    return _found_views(kernel)[0], touched
 
 
 def _found_views(kernel) -> tuple:
@@ -102,7 +111,7 @@ def _found_views(kernel) -> tuple:
         if not found:
             continue
         for through in ({}, lets):
-            split = _split(found, params, through)
+            split = _split(found, params, through, sizes)
             view = _view_of(split, params, through, sizes) if split is not None else None
             if view is not None:
                 views[name], accesses[name] = view, split
@@ -165,17 +174,23 @@ def _loads_with_masks(e, buffer: str):
         yield from _loads_with_masks(child, buffer)
 
 
-def _split(found: list, params: dict, lets: dict) -> list | None:
+def _split(found: list, params: dict, lets: dict, sizes: dict) -> list | None:
     """Each access as row * S0 + col * S1 for the stride arguments the accesses share: S1 the
     one whose coefficient holds the innermost lane (1 when none does: the unit stride), S0
     the other (row None where there is none); None when they do not split so."""
     polys = []
     for node, loop, mask in found:
         try:
-            polys.append(to_poly(_named(_through_lets(node.index, lets))))
+            polys.append(to_poly(_named(_unit_constexprs(_through_lets(node.index, lets)))))
         except NotAffine:
             return None
-    strides = set().union(*(_strides(poly, params) for poly in polys))
+    # a constexpr is a stride only where it is also a size the masks bound by (`N`, not the
+    # tile `BLOCK_N` that scales a program id)
+    bounding = {factor.name for _, _, mask in found for d in _bounds(mask, lets) if d is not None
+                for coeff, factor in (term.split_coefficient() for term in d.terms())
+                if coeff == -1 and factor.is_symbol}
+    strides = set().union(*(_strides(poly, params, {n: v for n, v in sizes.items() if n in bounding})
+                            for poly in polys))
     inner = _inner_stride(found, polys, strides)
     if len(strides) > 2 or inner is False or len(strides - {inner}) > 1:
         return None
@@ -204,6 +219,14 @@ def _split(found: list, params: dict, lets: dict) -> list | None:
     return out
 
 
+def _unit_constexprs(e):
+    """A constexpr of value 1 as the number (Liger's `X_col_stride: tl.constexpr = 1`: the unit
+    column stride, not a name the column is scaled by). A port built so is specialised for it:
+    its stand-in conversions (other values) find no view, and the constexpr stays fixed."""
+    return map_expr(e, lambda n: dataclasses.replace(n, name=None)
+                    if isinstance(n, Const) and n.name and type(n.value) is int and n.value == 1 else None)
+
+
 def _inner_stride(found: list, polys: list, strides: set):
     """The stride argument whose coefficient holds the innermost lane of the accesses' loops,
     None for the unit stride, False when the accesses disagree or (two strides) none says."""
@@ -224,14 +247,15 @@ def _inner_stride(found: list, polys: list, strides: set):
     return next(iter(seen), None)
 
 
-def _strides(poly: Poly, params: dict) -> set:
-    """The int32 scalar arguments a term of the index multiplies (its strides)."""
+def _strides(poly: Poly, params: dict, sizes: dict) -> set:
+    """The int32 scalar arguments, or int constexprs (`N: tl.constexpr` as a row's length), a
+    term of the index multiplies (its strides)."""
     found = set()
     for term in poly.terms():
         _, product = term.split_coefficient()
         for x in product.free_symbols:
             p = params.get(x.name)
-            if isinstance(p, ScalarParam) and p.dtype == "int32" and product != x:
+            if ((isinstance(p, ScalarParam) and p.dtype == "int32") or x.name in sizes) and product != x:
                 found.add(x.name)
     return found
 

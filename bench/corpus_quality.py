@@ -71,14 +71,31 @@ def program_measures(port: str, kernel: str) -> dict | None:
         for loop in ast.walk(func):
             if isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and \
                     ast.unparse(loop.iter.func) == "T.Parallel":
+                lanes = _lane_names(loop)
                 in_blocks |= {n.value.id for n in ast.walk(loop) if isinstance(n, ast.Subscript) and
-                              isinstance(n.value, ast.Name)}
-    # a flat buffer read or written element by element across a block (inside a T.Parallel)
-    # is a block load or store not moved by T.copy; one only read or written at a scalar
-    # index (`mean_ptr[row] = mean`) moves no block
+                              isinstance(n.value, ast.Name) and _names(n.slice) & lanes}
+    # a flat buffer read or written element by element across a block (inside a T.Parallel, at
+    # an index that follows the lanes) is a block load or store not moved by T.copy; one only
+    # read or written at a scalar index (`mean_ptr[row] = mean`, every lane the same element)
+    # moves no block
     flat_blocks = len(flat_names & in_blocks)
     return {"t_copy": copies, "shaped": shaped, "flat": flat, "flat_blocks": flat_blocks,
             "copies_between_shaped": copies > 0 and flat_blocks == 0}
+
+
+def _names(node) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _lane_names(loop: ast.For) -> set:
+    """The T.Parallel's variables and the locals its body computes from them (`offs = i + x`)."""
+    lanes = _names(loop.target)
+    assigns = [n for n in ast.walk(loop) if isinstance(n, ast.Assign)]
+    while True:
+        more = {t.id for n in assigns if _names(n.value) & lanes for t in n.targets if isinstance(t, ast.Name)}
+        if more <= lanes:
+            return lanes
+        lanes |= more
 
 
 def corpus_rows(report: dict, base: Path) -> list:

@@ -108,6 +108,13 @@ def test_corpus_quality_reads_a_migrated_tree_and_tells_shaped_copies_from_flat_
     assert program_measures(scalar, "k")["copies_between_shaped"] is True
     assert program_measures(gathered, "k")["copies_between_shaped"] is False
     assert program_measures(gathered, "k")["flat_blocks"] == 1
+    # every lane reading one element (`B[row]`) is no block; a local that follows the lanes is
+    same = flat.replace("        T.copy(A[0, 0], s)\n",
+                        "        T.copy(A[0, 0], s)\n        for i in T.Parallel(64):\n            s[i] = s[i] * B[row]\n")
+    follows = flat.replace("        T.copy(A[0, 0], s)\n", "        T.copy(A[0, 0], s)\n        for i in T.Parallel(64):\n"
+                           "            offs = base + i\n            s[i] = B[offs]\n")
+    assert program_measures(same, "k")["flat_blocks"] == 0
+    assert program_measures(follows, "k")["flat_blocks"] == 1
     assert program_measures(shaped, "other") is None
     source = "import triton\n\n@triton.jit\ndef k(x):\n\n    pass\n\n\ndef host():\n    return 1\n"
     assert triton_kernel_lines(source) == 3

@@ -12,8 +12,10 @@ buffer indexed inside a `T.Parallel`: one read or written only at scalar indices
 block); per port: the module's non-blank lines against the non-blank lines of the original's
 `@triton.jit` functions it ports. The summary gives what issue 44 counts: the share of ports
 whose every verified kernel moves its tiles with T.copy between shaped views, and the median
-ratio of module lines to kernel lines. Async copies in the lowered CUDA are bench/port_quality.py's
-(it lowers each program; this reads text only, so a whole corpus takes seconds).
+ratio of module lines to kernel lines, and for the ports with a `T.gemm` (GEMM, attention,
+dequantize-matmul) whether each kernel's aligned program has asynchronous copies on sm_80 and
+sm_90a, as the report's compile check counted them (this reads text and the report only, so a
+whole corpus takes seconds; bench/port_quality.py lowers the samples itself).
 """
 
 from __future__ import annotations
@@ -115,12 +117,30 @@ def corpus_rows(report: dict, base: Path) -> list:
                "t_copy": sum(m["t_copy"] for m in found.values()),
                "shaped": sum(m["shaped"] for m in found.values()), "flat": sum(m["flat"] for m in found.values()),
                "copies_between_shaped": bool(found) and all(m["copies_between_shaped"] for m in found.values()),
-               "module_lines": non_blank(port.splitlines())}
+               "module_lines": non_blank(port.splitlines()),
+               "gemm": any("T.gemm(" in _program_text(port, n.split("<")[0]) for n in found)}
+        # the compile check's count of asynchronous copies in each kernel's aligned program (a
+        # kernel compiled without an aligned program has none; one not compiled, no count)
+        for arch in ARCHS:
+            checks = [((k.get("verify") or {}).get("compile") or {}).get(arch) for k in kernels]
+            row[f"async_{arch}"] = sum(c.get("async_copies", 0) for c in checks) \
+                if all(c and c.get("ok") is not None for c in checks) else None
         if f.get("language") == "triton":
             row["kernel_lines"] = triton_kernel_lines(source)
             row["ratio"] = round(row["module_lines"] / max(row["kernel_lines"], 1), 2)
         rows.append(row)
     return rows
+
+
+def _program_text(port: str, kernel: str) -> str:
+    """The source of `<kernel>_program` in a port ("" when absent)."""
+    tree = ast.parse(port)
+    factory = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == f"{kernel}_program"), None)
+    return ast.unparse(factory) if factory is not None else ""
+
+
+#: The archs the compile check builds for.
+ARCHS = ("sm_80", "sm_90a")
 
 
 def summary(rows: list) -> str:
@@ -132,6 +152,12 @@ def summary(rows: list) -> str:
             f"move their tiles with T.copy between shaped views; T.copy in {sum(r['t_copy'] > 0 for r in rows)}")
     if ratios:
         line += f"; module lines / kernel lines: median {statistics.median(ratios):.1f}, max {max(ratios):.1f}"
+    gemms = [r for r in rows if r.get("gemm")]
+    if gemms:
+        counted = [r for r in gemms if all(r.get(f"async_{a}") is not None for a in ARCHS)]
+        both = sum(all(r[f"async_{a}"] > 0 for a in ARCHS) for r in counted)
+        line += (f"; ports with a T.gemm: {len(gemms)}, async copies in the aligned program on "
+                 f"{' and '.join(ARCHS)}: {both} of the {len(counted)} compile-checked")
     return line
 
 
@@ -146,7 +172,7 @@ def main(argv=None) -> int:
     rows = corpus_rows(report, Path.cwd())
     if args.rows:
         cols = ["file", "kernels", "t_copy", "shaped", "flat", "copies_between_shaped", "module_lines",
-                "kernel_lines", "ratio"]
+                "kernel_lines", "ratio", "gemm", "async_sm_80", "async_sm_90a"]
         print("| " + " | ".join(cols) + " |")
         print("|" + " --- |" * len(cols))
         for r in rows:

@@ -130,3 +130,15 @@ def test_corpus_quality_reads_a_migrated_tree_and_tells_shaped_copies_from_flat_
     rows = corpus_rows(report, tmp_path)
     assert [(r["file"], r["copies_between_shaped"], r["kernel_lines"]) for r in rows] == [("a.py", True, 3)]
     assert "1 (100 %) move their tiles" in summary(rows)
+    # a GEMM port: the compile check's async copies per arch; a kernel with no aligned program
+    # counts none, one not compiled leaves the port uncounted
+    (tmp_path / "out" / "a_tl.py").write_text(shaped.replace("T.copy(A[0, 0], s)", "T.copy(A[0, 0], s)\n        T.gemm(s, s, c)"))
+    checked = {"sm_80": {"ok": True, "async_copies": 4}, "sm_90a": {"ok": True, "async_copies": 2}}
+    report["files"][0]["kernels"][0]["verify"] = {"compile": checked}
+    (row,) = corpus_rows(report, tmp_path)
+    assert row["gemm"] and (row["async_sm_80"], row["async_sm_90a"]) == (4, 2)
+    assert "ports with a T.gemm: 1, async copies in the aligned program on sm_80 and sm_90a: 1 of the 1" in \
+        summary([row])
+    report["files"][0]["kernels"][0]["verify"] = {"compile": {"sm_80": {"ok": True}, "sm_90a": {"ok": True}}}
+    (row,) = corpus_rows(report, tmp_path)
+    assert (row["async_sm_80"], row["async_sm_90a"]) == (0, 0) and ": 0 of the 1" in summary([row])

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -123,13 +124,22 @@ def corpus_rows(report: dict, base: Path) -> list:
         # kernel compiled without an aligned program has none; one not compiled, no count)
         for arch in ARCHS:
             checks = [((k.get("verify") or {}).get("compile") or {}).get(arch) for k in kernels]
-            row[f"async_{arch}"] = sum(c.get("async_copies", 0) for c in checks) \
+            row[f"async_{arch}"] = sum(_async_copies(c) for c in checks) \
                 if all(c and c.get("ok") is not None for c in checks) else None
         if f.get("language") == "triton":
             row["kernel_lines"] = triton_kernel_lines(source)
             row["ratio"] = round(row["module_lines"] / max(row["kernel_lines"], 1), 2)
         rows.append(row)
     return rows
+
+
+def _async_copies(check: dict) -> int:
+    """A compile check's async copies in the aligned program (reports before the count was kept
+    say it in the message only; a kernel without an aligned program has none)."""
+    if "async_copies" in check:
+        return check["async_copies"]
+    found = re.search(r"aligned program: (\d+) async copies", check.get("message") or "")
+    return int(found.group(1)) if found else 0
 
 
 def _program_text(port: str, kernel: str) -> str:

@@ -142,3 +142,8 @@ def test_corpus_quality_reads_a_migrated_tree_and_tells_shaped_copies_from_flat_
     report["files"][0]["kernels"][0]["verify"] = {"compile": {"sm_80": {"ok": True}, "sm_90a": {"ok": True}}}
     (row,) = corpus_rows(report, tmp_path)
     assert (row["async_sm_80"], row["async_sm_90a"]) == (0, 0) and ": 0 of the 1" in summary([row])
+    said = {arch: {"ok": True, "message": f"cubin built for {arch}; aligned program: 3 async copies"}
+            for arch in ("sm_80", "sm_90a")}  # a report that kept the count in the message only
+    report["files"][0]["kernels"][0]["verify"] = {"compile": said}
+    (row,) = corpus_rows(report, tmp_path)
+    assert (row["async_sm_80"], row["async_sm_90a"]) == (3, 3)

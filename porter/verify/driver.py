@@ -605,7 +605,7 @@ def apply_results(owners: list, results: list, port: str, opts: VerifyOptions) -
             if outcome.get("ok") is False and "type" in outcome:
                 outcome = {"ok": False, "message": f"{outcome['type']}: {outcome['message']}"}
             result.compile[what] = {k: v for k, v in outcome.items()
-                                    if k in ("ok", "message", "seconds", "shared_bytes", "tensor_cores")}
+                                    if k in ("ok", "message", "seconds", "shared_bytes", "tensor_cores", "async_copies")}
             continue
         case = what
         if not outcome.get("ok") and data[2] and _refused(outcome):

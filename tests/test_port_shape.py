@@ -315,3 +315,23 @@ def test_constexpr_sizes_and_unit_strides_shape_views_and_an_unused_buffer_is_de
     assert "_numel" not in text
     assert "T.copy(X[row, BLOCK_N * bx], x)" in text and "T.copy(G[BLOCK_N * bx], g)" in text
     assert re.search(r"T\.copy\(\w+, Y\[row, BLOCK_N \* bx\]\)", text)
+
+
+def test_a_view_other_forms_give_is_not_declared_on_a_scalar(tmp_path):
+    """A pointer a form never touches may be typed a scalar there (Liger's fused_moe passes
+    another argument): the view the other forms give it is declared only on a buffer (it was
+    dataclasses.replace(ScalarParam, shape=...): TP014 on the whole file)."""
+    import dataclasses
+
+    from porter.frontends.triton import convert_triton
+    from porter.ir.nodes import ScalarParam
+    from porter.match.lanes import staged_lanes
+    from porter.match.views import found_views, shaped_views
+
+    (kernel,) = convert_triton(str(written(tmp_path, CONSTEXPR_ROWS))).kernels
+    kernel = staged_lanes(kernel)
+    views, _ = found_views(kernel)
+    scalar = dataclasses.replace(kernel, params=[ScalarParam(p.name, "int32") if p.name == "B" else p
+                                                 for p in kernel.params])
+    out = shaped_views(scalar, only=set(views), unused={"B": views["G"]})
+    assert isinstance(out.param("B"), ScalarParam) and out.param("X").shape

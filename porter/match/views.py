@@ -67,8 +67,9 @@ def shaped_views(kernel, only=None, unused=None):
     if only is not None:
         views = {name: view for name, view in views.items() if name in only}
     sizes = {n: v for n, v in kernel.constexprs.items() if type(v) is int}
+    buffers = {p.name for p in kernel.params if isinstance(p, BufferParam)}
     declared = {name: _View(tuple(sizes.get(b, b) for b in view.bounds), view.strides, view.bounds)
-                for name, view in (unused or {}).items() if name not in views}
+                for name, view in (unused or {}).items() if name not in views and name in buffers}
     if not views and not declared:
         return kernel
     params = {p.name: p for p in kernel.params}

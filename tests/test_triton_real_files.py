@@ -657,7 +657,22 @@ def test_an_attention_port_is_built_with_the_callers_head_dim(tmp_path):
     with head_dim 128, not only the value verify drew."""
     import torch
 
-    source = REAL / "attention_head_dim.py"
+    # the attention sample's kernel under the tutorial's launcher (HEAD_DIM from the tensors)
+    sample = (ROOT / "samples" / "triton" / "attention_fwd_small.py").read_text(encoding="utf-8")
+    kernel = sample[:sample.index("HEAD_DIM = 32")]
+    source = tmp_path / "attention_head_dim.py"
+    source.write_text(kernel + textwrap.dedent("""
+        def attention_fwd(q, k, v, sm_scale):
+            batch, heads, seq_len, head_dim = q.shape
+            q3, k3, v3 = (t.reshape(batch * heads, seq_len, head_dim) for t in (q, k, v))
+            o3 = torch.empty_like(q3)
+            grid = lambda meta: (triton.cdiv(seq_len, meta['BLOCK_M']), batch * heads)
+            attention_fwd_kernel[grid](q3, k3, v3, o3, sm_scale, seq_len,
+                                       q3.stride(0), q3.stride(1), k3.stride(0), k3.stride(1),
+                                       v3.stride(0), v3.stride(1), o3.stride(0), o3.stride(1),
+                                       BLOCK_M=32, BLOCK_N=16, HEAD_DIM=q.shape[-1])
+            return o3.reshape(batch, heads, seq_len, head_dim)
+        """), encoding="utf-8")
     module = convert(str(source))
     (k,) = module.kernels
     assert "HEAD_DIM" in k.generic

@@ -16,6 +16,11 @@ store is staged when it is the top-level `if mask: buffer[index] = value` and no
 loads or stores. Their indices and masks are read through the body's locals (the staging
 loops run outside the computation that declares them); one that needs a local that is not
 affine stays in the computation. Everything else, in order, is the computation's T.Parallel.
+
+Control flow every lane takes alike (a loop whose header reads no lane, a branch on a
+block-wide value) stays the block's, and each stretch of lane statements inside it is staged
+so on its own; when a lane's local crosses stretches (an accumulator carried through a loop)
+the whole body is one stretch, the control flow inside its T.Parallel.
 """
 
 from __future__ import annotations

@@ -335,3 +335,23 @@ def test_a_view_other_forms_give_is_not_declared_on_a_scalar(tmp_path):
                                                  for p in kernel.params])
     out = shaped_views(scalar, only=set(views), unused={"B": views["G"]})
     assert isinstance(out.param("B"), ScalarParam) and out.param("X").shape
+
+
+def test_a_pointer_one_form_types_a_scalar_leaves_the_other_views(tmp_path):
+    """Liger's rms_norm: a form that never touches W_ptr types it int32, so W_ptr cannot be a
+    view in every form; it stays as it is, and X and Y are still views in all of them (the
+    disagreeing signature had dropped every view of the kernel)."""
+    import dataclasses
+
+    from porter.frontends.triton import convert_triton
+    from porter.ir.forms import forms
+    from porter.ir.nodes import ScalarParam
+    from porter.match import _with_copies
+
+    (kernel,) = convert_triton(str(written(tmp_path, CONSTEXPR_ROWS))).kernels
+    assert kernel.variants
+    variant = dataclasses.replace(kernel.variants[0], params=[
+        ScalarParam("B", "int32") if p.name == "B" else p for p in kernel.variants[0].params])
+    out = _with_copies(dataclasses.replace(kernel, variants=[variant]))
+    for form in forms(out):
+        assert form.param("X").shape and form.param("G").shape and not getattr(form.param("B"), "shape", None)

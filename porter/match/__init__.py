@@ -16,6 +16,7 @@ from porter.match import elementwise, gemm, rowwise, transpose
 from porter.ir.forms import forms, rebuilt
 from porter.ir.loops import unit_step_loops
 from porter.match.copies import gathers_in_pipelines, raise_copies
+from porter.ir.nodes import BufferParam
 from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.formulas import Miss
@@ -68,9 +69,11 @@ def _with_copies(kernel):
     # touches it declares the same view
     found = {key: found_views(f) for key, f in copied.items()}
     agreed, given = set(), {}
+    buffers = [{p.name for p in f.params if isinstance(p, BufferParam)} for f in copied.values()]
     for name in set().union(*(views for views, _ in found.values())):
         seen = [views.get(name) for views, touched in found.values() if name in touched]
-        if len({_generic_view(v) for v in seen}) == 1 and seen[0] is not None:
+        # a form that types the argument a scalar (it never touches it) could not take the view
+        if all(name in b for b in buffers) and len({_generic_view(v) for v in seen}) == 1 and seen[0] is not None:
             agreed.add(name)
             given[name] = seen[0]
     raised = {key: shaped_views(f, only=agreed, unused={n: given[n] for n in agreed - found[key][1]})

@@ -330,7 +330,7 @@ def test_a_view_other_forms_give_is_not_declared_on_a_scalar(tmp_path):
 
     (kernel,) = convert_triton(str(written(tmp_path, CONSTEXPR_ROWS))).kernels
     kernel = staged_lanes(kernel)
-    views, _ = found_views(kernel)
+    views, _, _ = found_views(kernel)
     scalar = dataclasses.replace(kernel, params=[ScalarParam(p.name, "int32") if p.name == "B" else p
                                                  for p in kernel.params])
     out = shaped_views(scalar, only=set(views), unused={"B": views["G"]})

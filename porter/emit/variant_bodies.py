@@ -39,8 +39,7 @@ def _statements(lines: list) -> list:
     `elif`/`else` clauses."""
     out = []
     for line in lines:
-        depth = len(line) - len(line.lstrip(" "))
-        stripped = line.lstrip(" ")
+        depth, stripped = _depth(line), line.lstrip(" ")
         if out and depth > _depth(out[-1][0]) or out and stripped.startswith(_CLAUSES) and depth == _depth(out[-1][0]):
             out[-1] = out[-1] + (line,)
         else:

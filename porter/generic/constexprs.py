@@ -24,12 +24,11 @@ from porter.generic.program_form import at, by_name, program_form
 from porter.transforms.printable import printable
 
 
-def find_generic(kernel, reconvert, source_name: str, exclude=()) -> tuple:
+def find_generic(kernel, reconvert, exclude=()) -> tuple:
     """(generic names, the kernel converted with stand-ins to print the port from, or None).
 
     `reconvert(overrides)` converts the same kernel with some constexprs set to other values;
-    `exclude` names constexprs that are variants instead (enums the kernel compares);
-    `source_name` is the front end's, unused since the comparison is on the IR.
+    `exclude` names constexprs that are variants instead (enums the kernel compares).
     """
     values = kernel.constexprs
     candidates = [n for n, v in values.items() if n not in kernel.derived_constexprs and n not in exclude and

@@ -70,13 +70,13 @@ def _with_copies(kernel):
     found = {key: found_views(f) for key, f in copied.items()}
     agreed, given = set(), {}
     buffers = [{p.name for p in f.params if isinstance(p, BufferParam)} for f in copied.values()]
-    for name in set().union(*(views for views, _ in found.values())):
-        seen = [views.get(name) for views, touched in found.values() if name in touched]
+    for name in set().union(*(views for views, _, _ in found.values())):
+        seen = [views.get(name) for views, _, touched in found.values() if name in touched]
         # a form that types the argument a scalar (it never touches it) could not take the view
         if all(name in b for b in buffers) and len({_generic_view(v) for v in seen}) == 1 and seen[0] is not None:
             agreed.add(name)
             given[name] = seen[0]
-    raised = {key: shaped_views(f, only=agreed, unused={n: given[n] for n in agreed - found[key][1]})
+    raised = {key: shaped_views(f, only=agreed, unused={n: given[n] for n in agreed - found[key][2]}, found=found[key])
               for key, f in copied.items()}
     signatures = {tuple((p.name, _generic_dims(getattr(p, "shape", None)), _generic_dims(getattr(p, "strides", None)))
                         for p in f.params) for f in raised.values()}

@@ -125,10 +125,11 @@ def _uniform_control(s, ctx: _Lanes) -> bool:
     return _alike(list(stmt_exprs(s)), ctx.uniform | own, ctx.declared)
 
 
-def _alike(exprs: list, uniform: set, declared: set) -> bool:
-    """Whether the expressions read no lane, no load, and no local but the `uniform` ones."""
+def _alike(exprs: list, uniform: set, declared: set, loads: bool = False) -> bool:
+    """Whether the expressions read no lane, no local but the `uniform` ones, and no load
+    unless `loads` (a load's index is checked all the same)."""
     for e in (n for root in exprs for n in walk_expr(root)):
-        if isinstance(e, Load) or (isinstance(e, Builtin) and e.kind == "thread_idx"):
+        if (isinstance(e, Load) and not loads) or (isinstance(e, Builtin) and e.kind == "thread_idx"):
             return False
         if isinstance(e, Var) and e.name in declared and e.name not in uniform:
             return False
@@ -234,9 +235,9 @@ def _live(body: list) -> list:
     while True:
         read = {e.name for e in all_exprs(body) if isinstance(e, Var)}
         read |= {s.var.name for s in walk_stmts(body) if isinstance(s, For)}
-        dead = {s.var.name for s in walk_stmts(body) if isinstance(s, (Decl, Assign))} - read
-        dead -= {s.var.name for s in walk_stmts(body) if isinstance(s, (Decl, Assign)) and
-                 any(isinstance(e, Call) for root in stmt_exprs(s) for e in walk_expr(root))}
+        writes = [s for s in walk_stmts(body) if isinstance(s, (Decl, Assign))]
+        calls = {s.var.name for s in writes if any(isinstance(e, Call) for root in stmt_exprs(s) for e in walk_expr(root))}
+        dead = {s.var.name for s in writes} - read - calls
         if not dead:
             return body
         body = rewrite_stmts(body, lambda s, dead=dead: None if isinstance(s, (Decl, Assign)) and s.var.name in dead
@@ -256,19 +257,11 @@ def _uniform_names(body: list, assigned: set, declared: set) -> set:
             if isinstance(s, For) and _alike(list(stmt_exprs(s)), found | {s.var.name}, declared):
                 found.add(s.var.name)
             elif isinstance(s, Decl) and s.init is not None and s.var.name not in assigned:
-                loads = any(isinstance(n, Load) for n in walk_expr(s.init))
-                pure = _alike([s.init], found, declared) if not loads else \
-                    not stored and _alike([_without_loads(s.init)], found, declared)
-                if pure:
+                if _alike([s.init], found, declared, loads=not stored):
                     found.add(s.var.name)
             stored = stored or isinstance(s, (Store, Atomic))
         if len(found) == before:
             return found
-
-
-def _without_loads(e):
-    """The expression with each load's buffer read as a constant (its index still checked)."""
-    return map_expr(e, lambda n: Call("_load", (n.index,), n.dtype) if isinstance(n, Load) else None)
 
 
 def _stores(s) -> bool:

@@ -57,13 +57,13 @@ class _View:
     bounds: tuple = ()    # the names the masks bound each dimension by ("*": none)
 
 
-def shaped_views(kernel, only=None, unused=None):
+def shaped_views(kernel, only=None, unused=None, found=None):
     """The kernel with every buffer argument it reads and writes by rows as a view (those in
     `only`, when given), and its whole-fragment gathers and stores through views as T.copy;
     unchanged when none is. `unused`: buffer -> the view other forms of the kernel give a
     buffer this one never touches (`Beta` under `if HAVE_BETA:`), declared alike here, its
-    extents at this form's values."""
-    views, accesses = _found_views(kernel)
+    extents at this form's values. `found`: found_views(kernel), when the caller has it."""
+    views, accesses = found[:2] if found is not None else _found_views(kernel)
     if only is not None:
         views = {name: view for name, view in views.items() if name in only}
     sizes = {n: v for n, v in kernel.constexprs.items() if type(v) is int}
@@ -91,12 +91,13 @@ def shaped_views(kernel, only=None, unused=None):
 
 
 def found_views(kernel) -> tuple:
-    """(buffer -> the view shaped_views would give it, the buffer arguments the kernel reads or
-    writes at all): forms of one kernel that must share a signature agree on these first."""
+    """(buffer -> the view shaped_views would give it, buffer -> its accesses, the buffer
+    arguments the kernel reads or writes at all): forms of one kernel that must share a
+    signature agree on these first."""
     touched = {e.buffer for e in all_exprs(kernel.body) if isinstance(e, Load)}
     touched |= {s.buffer for s in walk_stmts(kernel.body) if hasattr(s, "buffer")}
     touched |= {e.name for e in all_exprs(kernel.body) if isinstance(e, Var)}
-    return _found_views(kernel)[0], touched
+    return (*_found_views(kernel), touched)
 
 
 def _found_views(kernel) -> tuple:

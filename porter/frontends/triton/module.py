@@ -98,7 +98,7 @@ class TritonFrontend:
     def __init__(self, path: str, config: int = 0, dtypes: dict | None = None, grid=None,
                  constexprs: dict | None = None, siblings: dict | None = None, find_generic=None):
         self.path = path
-        # find_generic(kernel, reconvert, path, exclude) -> (generic names, stand-in print): the
+        # find_generic(kernel, reconvert, exclude) -> (generic names, stand-in print): the
         # judge of which constexprs the port's program may take (generic/constexprs.py,
         # handed over by porter/reader.py); None: every constexpr stays fixed
         self.find_generic = find_generic
@@ -314,8 +314,7 @@ class TritonFrontend:
         # generic (and its stand-ins could unroll hundreds of copies)
         unrolled = _loop_bound_names(fn, ("static_range",))
         if self.find_generic is not None:
-            kernel.generic, kernel.emit_as = self.find_generic(kernel, with_stand_ins, self.path,
-                                                               exclude=enums | unrolled)
+            kernel.generic, kernel.emit_as = self.find_generic(kernel, with_stand_ins, exclude=enums | unrolled)
         for n in fixed:
             kernel.constexpr_origin[n] = "variant"
         return kernel

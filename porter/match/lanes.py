@@ -51,6 +51,9 @@ class _Lanes:
     uniform: set
     declared: set
     body: list
+    # a stretch's loaded values, staged as fragments, which later stretches read as such:
+    # local -> the positions in `lanes` its fragment spans
+    loaded: dict = dataclasses.field(default_factory=dict)
 
 
 class _Crossing(Exception):
@@ -75,13 +78,49 @@ def staged_lanes(kernel):
     assigned = {s.var.name for s in walk_stmts(body) if isinstance(s, Assign)}
     declared = set(declared_names(body))
     ctx = _Lanes(lanes, dict(zip(reversed(range(len(block))), lanes)), tuple(reversed(block)),
-                 {p.name: p for p in kernel.params}, taken, assigned, _uniform_names(body, assigned, declared),
-                 declared, body)
+                 {p.name: p for p in kernel.params}, set(taken), assigned,
+                 _uniform_names(body, assigned, declared), declared, body)
+
+    def attempt(body):  # each try starts from the names taken before it
+        return dataclasses.replace(ctx, body=body, declared=set(declared_names(body)), taken=set(taken),
+                                   loaded={})
+
     try:
-        out, staged = _region(body, ctx, kernel.loc)
-    except _Crossing:  # a lane's accumulator carried through a loop: the lanes stay around it
-        out, staged = _stretch(body, ctx, kernel.loc)
+        out, staged = _region(body, attempt(body), kernel.loc)
+    except _Crossing:
+        # a lane's index (`row = pid * BLOCK_M + tl.arange(0, BLOCK_M)[:, None]` before the
+        # column loop) is computed again where it is read; an accumulator carried through a
+        # loop keeps the lanes around it
+        inlined = _indices_inlined(body, ctx)
+        try:
+            out, staged = _region(inlined, attempt(inlined), kernel.loc)
+        except _Crossing:
+            out, staged = _stretch(body, attempt(body), kernel.loc)
     return dataclasses.replace(kernel, body=out) if staged else kernel
+
+
+def _indices_inlined(body: list, ctx: _Lanes) -> list:
+    """The body with each top-level lane index written where it is read: a local declared
+    before any control flow from lanes, arguments and block-wide locals by integer and
+    comparison arithmetic alone (no load, no call), never assigned, so that computing it
+    again anywhere gives its value."""
+    lets = {}
+    for s in body:
+        if not isinstance(s, Decl):
+            break
+        if s.init is None or s.var.name in ctx.assigned or s.var.name in ctx.uniform or \
+                s.var.dtype.startswith("float"):
+            continue
+        pure = all(not isinstance(e, (Load, Call, TileLoad)) and
+                   not (isinstance(e, Var) and e.name in ctx.declared and e.name not in ctx.uniform and
+                        e.name not in lets)
+                   for e in walk_expr(s.init))
+        if pure and not any(isinstance(e, Var) and e.name in ctx.assigned for e in walk_expr(s.init)):
+            lets[s.var.name] = _through_lets(s.init, lets)
+    if not lets:
+        return body
+    kept = rewrite_stmts(body, lambda s: None if isinstance(s, Decl) and s.var.name in lets else s)
+    return map_stmts(kept, lambda e: map_expr(e, lambda n: lets.get(n.name) if isinstance(n, Var) else None))
 
 
 def _region(stmts: list, ctx: _Lanes, loc) -> tuple:
@@ -102,8 +141,8 @@ def _region(stmts: list, ctx: _Lanes, loc) -> tuple:
     out, staged = [], False
     for piece in pieces:
         if isinstance(piece, list):
-            _no_crossing(piece, ctx)
             done, hit = _stretch(piece, ctx, loc)
+            _no_crossing(piece, ctx)
         else:
             fields = {}
             hit = False
@@ -138,7 +177,7 @@ def _alike(exprs: list, uniform: set, declared: set, loads: bool = False) -> boo
 
 def _no_crossing(stretch: list, ctx: _Lanes) -> None:
     """Raise _Crossing when a local of this stretch's lanes is read outside it."""
-    mine = set(declared_names(stretch)) - ctx.uniform
+    mine = set(declared_names(stretch)) - ctx.uniform - set(ctx.loaded)
     inside = {id(s) for s in walk_stmts(stretch)}
     for s in walk_stmts(ctx.body):
         if id(s) in inside:
@@ -200,7 +239,9 @@ def _stretch(body: list, ctx: _Lanes, loc) -> tuple:
             fragments[value.name] = TileBuffer(value.name, value.dtype, extents, "fragment", None)
     middle = [TileStore(s.var.name, lanes, s.init, s.loc) if isinstance(s, Decl) and s.var.name in fragments
               else s for s in middle]
-    staged = set(fragments)
+    ctx.loaded.update({s.buffer: dims[s.buffer] for s in loads if s.buffer not in assigned})
+    dims = {**ctx.loaded, **dims}
+    staged = set(fragments) | set(ctx.loaded)
 
     def along(name):  # the lanes a fragment is indexed by
         return tuple(lanes[n] for n in dims.get(name, range(len(lanes))))

@@ -29,7 +29,7 @@ from porter.ir.nodes import BufferParam, Const, If, Load, ScalarParam, Select, S
 from porter.ir.tiles import Copy, CopyOut, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import (BODIES, all_exprs, children, declared_names, map_expr, map_stmts, stmt_exprs,
                             walk_expr, walk_stmts)
-from porter.match.copies import _at_least_zero, _bound, _lets, _named, _through_lets
+from porter.match.copies import _at_least_zero, _batch_dims, _bound, _lets, _named, _through_lets
 from porter.match.formulas import all_of, conjuncts
 from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
 from porter.util.names import fresh_name
@@ -47,6 +47,7 @@ class _Access:
     names: dict           # symbol name -> IR, to print row and col back
     index: object = None  # the index as the split read it (a 1-D view's index as written)
     strides: tuple = ()   # (row stride argument or None, column stride argument or 1)
+    batch: tuple = ()     # (extent, stride argument, index Poly) of each dimension before the rows
     bounds: list = dataclasses.field(default_factory=list)  # its mask's upper bounds (_bounds)
 
 
@@ -177,9 +178,11 @@ def _loads_with_masks(e, buffer: str):
 
 
 def _split(found: list, params: dict, lets: dict, sizes: dict) -> list | None:
-    """Each access as row * S0 + col * S1 for the stride arguments the accesses share: S1 the
-    one whose coefficient holds the innermost lane (1 when none does: the unit stride), S0
-    the other (row None where there is none); None when they do not split so."""
+    """Each access as batch + row * S0 + col * S1 for the stride arguments the accesses share:
+    S1 the one whose coefficient holds the innermost lane (1 when none does: the unit stride),
+    S0 the one holding another lane (or, when there is no third, the only other one), and the
+    batch the terms of the rest, each an index times its stride (`batch_id * stride_b`, `z *
+    stride_z + h * stride_h` with h = x % H: copies._batch_dims); None when they do not split so."""
     polys = []
     for node, loop, mask in found:
         try:
@@ -194,31 +197,51 @@ def _split(found: list, params: dict, lets: dict, sizes: dict) -> list | None:
     strides = set().union(*(_strides(poly, params, {n: v for n, v in sizes.items() if n in bounding})
                             for poly in polys))
     inner = _inner_stride(found, polys, strides)
-    if len(strides) > 2 or inner is False or len(strides - {inner}) > 1:
+    if inner is False:
         return None
-    outer = next(iter(strides - {inner}), None)
+    others = strides - {inner}
+    batch_strides = set()
+    if len(others) > 1:
+        holding = {s for s in others if any(_holds_lane(poly.coeff(Poly.symbol(s)), loop)
+                                            for (_, loop, _), poly in zip(found, polys))}
+        if len(holding) > 1:
+            return None
+        batch_strides = others - holding
+        others = holding
+    outer = next(iter(others), None)
     row_s = Poly.symbol(outer) if outer else None
     col_s = Poly.symbol(inner) if inner else None
-    out = []
+    out, batch_view = [], None
     for (node, loop, mask), poly in zip(found, polys):
+        batch = sum((poly.coeff(Poly.symbol(s)) * Poly.symbol(s) for s in sorted(batch_strides)), Poly.integer(0))
+        dims = _batch_dims(batch, params, lets) if batch_strides else ((), (), ())
+        if dims is None or (batch_view is not None and dims[:2] != batch_view):
+            return None
+        batch_view = dims[:2]
+        poly = poly - batch
         row = poly.coeff(row_s) if row_s is not None else None
         rest = poly - row * row_s if row_s is not None else poly
         col = rest.coeff(col_s) if col_s is not None else rest
         if col_s is not None and rest - col * col_s != 0:
             return None
-        if any(x is not None and x.has(Poly.symbol(s)) for x in (row, col) for s in strides):
+        if any(x is not None and x.has(Poly.symbol(s)) for x in (row, col, *dims[2]) for s in strides):
             return None
         exprs = [_through_lets(node.index, lets)] + ([_through_lets(mask, lets)] if mask is not None else [])
         names = symbol_names(*exprs)
-        for x in (row, col):
+        for x in (row, col, *dims[2]):
             if x is not None and any(v.name not in names for v in x.free_symbols):
                 return None
         access = _Access(node, loop, mask, row, col, names, exprs[0])
         access.strides = (outer, inner or 1)
+        access.batch = tuple(zip(dims[0], dims[1], dims[2]))
         out.append(access)
     if outer is not None and any(a.row is None or a.row == 0 for a in out):
         return None  # an access without the row stride would be an element of row 0
     return out
+
+
+def _holds_lane(coefficient: Poly, loop) -> bool:
+    return loop is not None and any(coefficient.has(Poly.symbol(v.name)) for v in loop.vars)
 
 
 def _unit_constexprs(e):
@@ -279,12 +302,20 @@ def _view_of(split: list, params: dict, lets: dict, sizes: dict) -> _View | None
         return None
     (column,) = columns
     outer, inner = split[0].strides
+    batch = split[0].batch
+    batch_shape = tuple(extent for extent, _, _ in batch)
+    batch_strides = tuple(stride for _, stride, _ in batch)
     if outer is None:
+        if batch:
+            return _View(batch_shape + (sizes.get(column, column),), batch_strides + (inner,),
+                         batch_shape + (column,))
         return _View((sizes.get(column, column),), None if inner == 1 else (inner,), (column,))
     row = next(iter(rows)) if len(rows) == 1 and None not in rows else "*"
-    contiguous = row != "*" and (outer, inner) == (column, 1)  # row-major (M, N): no strides to give
-    return _View((sizes.get(row, row), sizes.get(column, column)), None if contiguous else (outer, inner),
-                 (row, column))
+    if batch and row == "*":
+        return None  # only the outermost dimension is as many as the tensor holds
+    contiguous = not batch and row != "*" and (outer, inner) == (column, 1)  # row-major (M, N): no strides
+    return _View(batch_shape + (sizes.get(row, row), sizes.get(column, column)),
+                 None if contiguous else batch_strides + (outer, inner), batch_shape + (row, column))
 
 
 def _bounds(mask, lets: dict) -> list:
@@ -332,8 +363,8 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         return None
     lanes = [Poly.symbol(v.name) for v in loop.vars]
     expected = [access.col - Poly.symbol(view.bounds[-1])]
-    if len(view.shape) == 2 and view.bounds[0] != "*":
-        expected.append(access.row - Poly.symbol(view.bounds[0]))
+    if access.row is not None and view.bounds[-2] != "*":
+        expected.append(access.row - Poly.symbol(view.bounds[-2]))
     if sorted(map(repr, access.bounds)) != sorted(map(repr, expected)):
         return None  # T.copy bounds the region by the view's shape, and by nothing else
     origin = _origin(access, lanes, view)
@@ -381,7 +412,7 @@ def _whole(tile: str, indices, loop, tiles: dict) -> bool:
 def _origin(access: _Access, lanes: list, view: _View):
     """The view index of the tile's first element, when each lane steps one dimension of the
     view by one in order (the last lane the columns); None otherwise."""
-    dims = [access.row, access.col] if len(view.shape) == 2 else [access.col]
+    dims = [access.row, access.col] if access.row is not None else [access.col]
     if len(lanes) > len(dims):
         return None
     start = []
@@ -394,15 +425,22 @@ def _origin(access: _Access, lanes: list, view: _View):
             return None
         start.append(base)
     try:
-        return tuple(from_poly(x, access.names) for x in start)
+        return _batch_origin(access) + tuple(from_poly(x, access.names) for x in start)
     except KeyError:
         return None
 
 
+def _batch_origin(access: _Access) -> tuple:
+    """The indices of the dimensions before the rows (a batch's, a head's)."""
+    return tuple(from_poly(index, access.names) for _, _, index in access.batch)
+
+
 def _indexed(access: _Access, view: _View):
     """The access reading or writing the view at (row, col), or a vector at its index."""
-    if len(view.shape) == 2:
-        indices = tuple(from_poly(x, access.names) for x in (access.row, access.col))
+    if access.row is not None:
+        indices = _batch_origin(access) + tuple(from_poly(x, access.names) for x in (access.row, access.col))
+    elif access.batch:
+        indices = _batch_origin(access) + (from_poly(access.col, access.names),)
     else:
         indices = (access.index,) if view.strides is None else (from_poly(access.col, access.names),)
     node = access.node

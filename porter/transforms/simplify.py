@@ -123,8 +123,10 @@ def simplify_stmts(stmts: list) -> list:
 def drop_unread_locals(stmts: list) -> list:
     """Locals declared with a value that nothing reads or assigns (the last Philox round's
     unused counter words): an expression has no side effects in the IR, so the port drops
-    them, as a linter would ask (ruff F841), until none is left."""
+    them, as a linter would ask (ruff F841), until none is left; a T.Parallel left with
+    nothing to do goes with them."""
     from porter.ir.nodes import Assign, Decl, For, Var
+    from porter.ir.tiles import ParallelFor
     from porter.ir.walk import all_exprs, rewrite_stmts, walk_stmts
 
     while True:
@@ -133,7 +135,7 @@ def drop_unread_locals(stmts: list) -> list:
         dead = {s.var.name for s in walk_stmts(stmts) if isinstance(s, Decl) and s.init is not None
                 and s.var.name not in read and s.var.name not in assigned}
         if not dead:
-            return stmts
+            return rewrite_stmts(stmts, lambda s: None if isinstance(s, ParallelFor) and not s.body else s)
         stmts = rewrite_stmts(stmts, lambda s, dead=dead: None if isinstance(s, Decl) and s.var.name in dead else s)
 
 

@@ -164,8 +164,6 @@ def transpose_kernel_program(BLOCK_M=64, BLOCK_N=32, threads=128):
         with T.Kernel(grid_x, grid_y, threads=threads) as (pid_m, pid_n):
             tile = T.alloc_fragment((BLOCK_N, BLOCK_M), T.float32)
             T.copy(x_ptr[BLOCK_N * pid_n, BLOCK_M * pid_m], tile)
-            for i, j in T.Parallel(BLOCK_N, BLOCK_M):
-                T.evaluate(0)
             T.copy(tile, out_ptr[BLOCK_N * pid_n, BLOCK_M * pid_m])
 
     return transpose_kernel

@@ -45,8 +45,9 @@ def test_an_elementwise_kernel_copies_its_blocks_in_and_out():
 def test_a_row_kernel_reads_a_strided_view_and_stores_with_a_copy():
     text = program(port_of(ROOT / "samples/triton/softmax_fused.py"), "softmax_kernel")
     assert "x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (x_row_stride, 1), T.float32)" in text
-    # other=-inf: T.copy would pad with zero, so the read stays guarded, on the view
-    assert "T.if_then_else(i < n_cols, x_ptr[row, i], -T.infinity(T.float32))" in text
+    # other=-inf: T.copy pads with zero, so the padded elements then take -inf
+    assert "T.copy(x_ptr[row, 0], x)" in text
+    assert "x[i] = T.if_then_else(i < n_cols, x[i], -T.infinity(T.float32))" in text
     assert "T.copy(y, out_ptr[row, 0])" in text
     assert "row_stride + i" not in text
 
@@ -85,7 +86,9 @@ def test_masks_other_than_the_bound_keep_guarded_reads_and_scalars_stay_scalar(t
         """)
     text = program(port_of(path), "scaled_kernel")
     assert "scale = scale_ptr[0]" in text  # once per block, before the block's steps
-    assert "x_ptr[pid * BLOCK + i], T.float32(-1.0)" in text  # other=-1: a guarded read
+    # other=-1: the copy pads with zero, the padded elements then take -1
+    assert "T.copy(x_ptr[BLOCK * pid], x)" in text
+    assert "x[i] = T.if_then_else(pid * BLOCK + i < n, x[i], T.float32(-1.0))" in text
     # y is float32, out_ptr float16: the converted values are staged (a converting T.copy reads
     # past its view on the GPU in tilelang 0.1.15) and copied out whole
     assert "out_ptr_tile[i] = T.Cast(T.float16, y[i])" in text and "T.copy(out_ptr_tile, out_ptr[BLOCK * pid])" in text

@@ -214,9 +214,15 @@ class KernelEmitter:
                     steps = tuple_text(self.param_names.get(x, str(x)) for x in p.strides)
                     v.signature.append(f"{name}: T.StridedTensor({dims}, {steps}, {dtype_ref(p.dtype)})")
                     v.shaped.append((name, p.dtype, f"{given}, {steps}", "_batched" if count else "_shaped"))
+                elif count:  # a batch of contiguous matrices: whole matrices apart
+                    v.signature.append(f"{name}: T.Tensor({dims}, {dtype_ref(p.dtype)})")
+                    extents = [dim(d, wrapper=True) for d in p.shape[1:]]
+                    steps = tuple_text([" * ".join(extents)] + [" * ".join(extents[n + 1:]) or "1"
+                                                                for n in range(len(extents))])
+                    v.shaped.append((name, p.dtype, f"{given}, {steps}", "_batched"))
                 else:
                     v.signature.append(f"{name}: T.Tensor({dims}, {dtype_ref(p.dtype)})")
-                    v.shaped.append((name, p.dtype, given, "_batched" if count else "_shaped"))
+                    v.shaped.append((name, p.dtype, given, "_shaped"))
             elif isinstance(p, BufferParam):
                 if getattr(p, "view_of", ""):  # the caller's tensor of the original's type, as these
                     v.views.append((name, p.view_of, p.dtype))

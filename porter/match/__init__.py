@@ -68,6 +68,19 @@ def _with_copies(kernel):
     # it otherwise keeps it flat in all of them: they share one signature); a form that never
     # touches it declares the same view
     found = {key: found_views(f) for key, f in copied.items()}
+    # a form whose accesses bound no column takes the view the others found, where its
+    # indices split alike (an unmasked loop beside the masked one-tile branch)
+    for key, f in copied.items():
+        views, _, touched = found[key]
+        hints = {}
+        for name in touched - set(views):
+            seen = {_generic_view(other[0][name]): other[0][name] for other in found.values() if name in other[0]}
+            # only a view whose rows are as many as the tensor holds: a column past the
+            # bound is then still inside it (the next row), as the original read it
+            if len(seen) == 1 and next(iter(seen.values())).shape[0] == "*":
+                hints[name] = next(iter(seen.values()))
+        if hints:
+            found[key] = found_views(f, hints)
     agreed, given = set(), {}
     buffers = [{p.name for p in f.params if isinstance(p, BufferParam)} for f in copied.values()]
     for name in set().union(*(views for views, _, _ in found.values())):

@@ -7,18 +7,22 @@ fills each tile by a T.Parallel gather. When every access of a buffer argument i
 `row * S + col` with one int32 stride argument S (or `col` alone) and a mask that bounds `col`
 by one size argument C, the buffer is the view (rows, C) with strides (S, 1), or (C,): rows
 are as many as the tensor holds ("*", the wrapper's `_batched`), or R when every access also
-bounds its row by R. Through the view
+bounds its row by R. Dimensions before the rows come from the rest of the index: a batch's
+`b * stride_b` (as many as the tensor holds), a head's `h * stride_h` with h = x % H, or
+`b * R * C` over whole contiguous matrices. Through the view
 
     x[i] = T.if_then_else(i < n_cols, x_ptr[row * S + i], 0)   ->  T.copy(x_ptr[row, 0], x)
+    x[i] = T.if_then_else(i < n_cols, x_ptr[row * S + i], -inf) -> T.copy(x_ptr[row, 0], x)
+                                                   then x[i] = T.if_then_else(i < n_cols, x[i], -inf)
     if i < n_cols: out_ptr[row * S + i] = y[i]                 ->  T.copy(y, out_ptr[row, 0])
 
-a gather of a whole fragment whose mask is exactly the view's bounds and whose other value is
-zero (T.copy reads zero outside the view), and a store of a whole fragment under exactly those
-bounds (T.copy writes nothing outside it), are copies; every other access reads or writes the
-view at (row, col) under its own mask, which addresses the same element (measured: a -inf
-`other` must stay a guarded read, T.copy pads with zero). Shared tiles are copies.py's (their
-copies become asynchronous, with its alignment conditions); a buffer any other way (an atomic,
-a pointer kept as a value, an access without the column bound) stays flat.
+a gather of a whole fragment whose mask is exactly the view's bounds (T.copy reads zero
+outside the view, where another `other` is then put), and a store of a whole fragment under
+exactly those bounds (T.copy writes nothing outside it), are copies; every other access
+reads or writes the view at (row, col) under its own mask, which addresses the same element.
+Shared tiles are copies.py's (their copies become asynchronous, with its alignment
+conditions); a buffer any other way (an atomic, a pointer kept as a value, no access with the
+column bound) stays flat.
 """
 
 from __future__ import annotations
@@ -56,6 +60,8 @@ class _View:
     shape: tuple          # ("*" | R, C) or (C,): argument names, or a constexpr's value
     strides: tuple | None
     bounds: tuple = ()    # the names the masks bound each dimension by ("*": none)
+    # how an index splits over it: (the batch's strides, row stride or None, column stride)
+    layout: tuple = dataclasses.field(default=(), compare=False)
 
 
 def shaped_views(kernel, only=None, unused=None, found=None):
@@ -64,7 +70,7 @@ def shaped_views(kernel, only=None, unused=None, found=None):
     unchanged when none is. `unused`: buffer -> the view other forms of the kernel give a
     buffer this one never touches (`Beta` under `if HAVE_BETA:`), declared alike here, its
     extents at this form's values. `found`: found_views(kernel), when the caller has it."""
-    views, accesses = found[:2] if found is not None else _found_views(kernel)
+    views, accesses = found[:2] if found is not None else _found_views(kernel, {})
     if only is not None:
         views = {name: view for name, view in views.items() if name in only}
     sizes = {n: v for n, v in kernel.constexprs.items() if type(v) is int}
@@ -91,17 +97,19 @@ def shaped_views(kernel, only=None, unused=None, found=None):
     return dataclasses.replace(kernel, body=body, params=new_params)
 
 
-def found_views(kernel) -> tuple:
+def found_views(kernel, hints: dict | None = None) -> tuple:
     """(buffer -> the view shaped_views would give it, buffer -> its accesses, the buffer
     arguments the kernel reads or writes at all): forms of one kernel that must share a
-    signature agree on these first."""
+    signature agree on these first. `hints`: buffer -> the view other forms found, which this
+    one takes where its own accesses bound no column but index the buffer alike (ONE_TILE's
+    masked load beside the loop's unmasked ones): they read the view at (row, col)."""
     touched = {e.buffer for e in all_exprs(kernel.body) if isinstance(e, Load)}
     touched |= {s.buffer for s in walk_stmts(kernel.body) if hasattr(s, "buffer")}
     touched |= {e.name for e in all_exprs(kernel.body) if isinstance(e, Var)}
-    return (*_found_views(kernel), touched)
+    return (*_found_views(kernel, hints or {}), touched)
 
 
-def _found_views(kernel) -> tuple:
+def _found_views(kernel, hints: dict) -> tuple:
     """({buffer: _View}, {buffer: its _Accesses}) for the buffer arguments read and written by
     rows."""
     params = {p.name: p for p in kernel.params}
@@ -116,10 +124,19 @@ def _found_views(kernel) -> tuple:
         for through in ({}, lets):
             split = _split(found, params, through, sizes)
             view = _view_of(split, params, through, sizes) if split is not None else None
+            if view is None and split is not None and name in hints and _layout(split) == hints[name].layout:
+                for a in split:
+                    a.bounds = _bounds(a.mask, through)
+                view = hints[name]
             if view is not None:
                 views[name], accesses[name] = view, split
                 break
     return views, accesses
+
+
+def _layout(split: list) -> tuple:
+    outer, inner = split[0].strides
+    return tuple(stride for _, stride, _ in split[0].batch), outer, inner
 
 
 def _accesses(body: list, buffer: str) -> list | None:
@@ -214,7 +231,8 @@ def _split(found: list, params: dict, lets: dict, sizes: dict) -> list | None:
     out, batch_view = [], None
     for (node, loop, mask), poly in zip(found, polys):
         batch = sum((poly.coeff(Poly.symbol(s)) * Poly.symbol(s) for s in sorted(batch_strides)), Poly.integer(0))
-        dims = _batch_dims(batch, params, lets) if batch_strides else ((), (), ())
+        dims = (_batch_dims(batch, params, lets) or _whole_matrices(batch, outer, params)) if batch_strides \
+            else ((), (), ())
         if dims is None or (batch_view is not None and dims[:2] != batch_view):
             return None
         batch_view = dims[:2]
@@ -238,6 +256,27 @@ def _split(found: list, params: dict, lets: dict, sizes: dict) -> list | None:
     if outer is not None and any(a.row is None or a.row == 0 for a in out):
         return None  # an access without the row stride would be an element of row 0
     return out
+
+
+def _whole_matrices(batch: Poly, row_stride: str | None, params: dict):
+    """(shape, strides, origins) of a batch of contiguous matrices, `b * M * N` with N the row
+    stride (FlagGems' `pid_m * N * K + offs_n * K + offs_k` over a (B, N, K) tensor): one
+    dimension, as many as the tensor holds, whose stride is the product `_View` checks is
+    the rows' extent times the row stride; None for any other batch."""
+    terms = batch.terms()
+    if row_stride is None or len(terms) != 1:
+        return None
+    coeff, product = terms[0].split_coefficient()
+    factors = product.free_symbols
+    if coeff != 1 or row_stride not in {x.name for x in factors} or len(factors) != 3:
+        return None
+    rest = [x for x in factors if x.name != row_stride]
+    for rows, index in (rest, rest[::-1]):
+        p = params.get(rows.name)
+        if isinstance(p, ScalarParam) and p.dtype == "int32" and not isinstance(params.get(index.name), ScalarParam) \
+                and product == index * rows * Poly.symbol(row_stride):
+            return ("*",), ((rows.name, row_stride),), (index,)
+    return None
 
 
 def _holds_lane(coefficient: Poly, loop) -> bool:
@@ -286,6 +325,12 @@ def _strides(poly: Poly, params: dict, sizes: dict) -> set:
 
 
 def _view_of(split: list, params: dict, lets: dict, sizes: dict) -> _View | None:
+    """The view the accesses fit (_bounded_view), with how their indices split over it."""
+    view = _bounded_view(split, params, lets, sizes)
+    return None if view is None else dataclasses.replace(view, layout=_layout(split))
+
+
+def _bounded_view(split: list, params: dict, lets: dict, sizes: dict) -> _View | None:
     """The view every access fits: the one column bound C all of them have, R when every
     access bounds its row by the same R. A bound is an int32 argument, or an int constexpr
     (`n_cols: tl.constexpr`), whose value is then the view's extent."""
@@ -313,6 +358,12 @@ def _view_of(split: list, params: dict, lets: dict, sizes: dict) -> _View | None
     row = next(iter(rows)) if len(rows) == 1 and None not in rows else "*"
     if batch and row == "*":
         return None  # only the outermost dimension is as many as the tensor holds
+    if any(isinstance(stride, tuple) for stride in batch_strides):
+        # whole contiguous matrices: rows as wide as their stride, the batch as long as them
+        if batch_strides != ((row, outer),) or (outer, inner) != (column, 1):
+            return None
+        return _View(batch_shape + (sizes.get(row, row), sizes.get(column, column)), None,
+                     batch_shape + (row, column))
     contiguous = not batch and row != "*" and (outer, inner) == (column, 1)  # row-major (M, N): no strides
     return _View(batch_shape + (sizes.get(row, row), sizes.get(column, column)),
                  None if contiguous else batch_strides + (outer, inner), batch_shape + (row, column))
@@ -380,10 +431,17 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
             # buffer read without the copy's bounds: past the view on a GPU. The converted
             # load stays a guarded statement (transforms/guarded_loads.py)
             return None
-        if not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const) and
-                value.b.value == 0):
+        if not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const)):
             return None
-        return [Copy(access.node.buffer, origin, inner.buffer, loop.loc)]
+        copy = [Copy(access.node.buffer, origin, inner.buffer, loop.loc)]
+        if value.b.value == 0:
+            return copy
+        if any(isinstance(e, (Load, TileLoad)) for e in walk_expr(value.cond)):
+            return None
+        # T.copy pads with zero where the mask is false: those elements then take `other`
+        element = TileLoad(inner.buffer, inner.indices, value.dtype)
+        padded = TileStore(inner.buffer, inner.indices, Select(value.cond, element, value.b, value.dtype), loop.loc)
+        return copy + [dataclasses.replace(loop, body=[padded])]
     if not (isinstance(inner, If) and not inner.orelse and len(inner.then) == 1 and inner.then[0] is access.node):
         return None
     value = access.node.value

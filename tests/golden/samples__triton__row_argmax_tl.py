@@ -2,8 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/row_argmax.py (triton).
 
-- `row_argmax_kernel` (samples/triton/row_argmax.py:8), tile level (blocks: T.reduce);
-  launch: grid (n_rows), 128 threads, from the launch site (line 25).
+- `row_argmax_kernel` (samples/triton/row_argmax.py:8), tile level (blocks: T.copy,
+  T.reduce); launch: grid (n_rows), 128 threads, from the launch site (line 25).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -176,8 +176,9 @@ def row_argmax_kernel_program(BLOCK_SIZE, threads=128):
             x_max = T.alloc_fragment((1,), T.float32)
             x_argmax_idx = T.alloc_fragment((BLOCK_SIZE,), T.int32)
             x_argmax_idx_min = T.alloc_fragment((1,), T.int32)
+            T.copy(x_ptr[row, 0], x)
             for i in T.Parallel(BLOCK_SIZE):
-                x[i] = T.if_then_else(i < n_cols, x_ptr[row, i], -T.infinity(T.float32))
+                x[i] = T.if_then_else(i < n_cols, x[i], -T.infinity(T.float32))
             T.reduce_max(x, x_max, dim=0)
             for i in T.Parallel(BLOCK_SIZE):
                 x_argmax_idx[i] = T.if_then_else(

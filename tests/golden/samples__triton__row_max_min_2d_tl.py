@@ -167,16 +167,18 @@ def row_max_min_kernel_program(BLOCK_N, BLOCK_M=32, threads=128):
             x_for_min = T.alloc_fragment((BLOCK_M, BLOCK_N), T.float32)
             x_for_max_max = T.alloc_fragment((BLOCK_M,), T.float32)
             x_for_min_min = T.alloc_fragment((BLOCK_M,), T.float32)
+            T.copy(x_ptr[BLOCK_M * pid, 0], x_for_max)
             for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 x_for_max[i, j] = T.if_then_else(
                     T.And(pid * BLOCK_M + i < n_rows, j < n_cols),
-                    x_ptr[i + BLOCK_M * pid, j],
+                    x_for_max[i, j],
                     -T.infinity(T.float32),
                 )
+            T.copy(x_ptr[BLOCK_M * pid, 0], x_for_min)
             for i, j in T.Parallel(BLOCK_M, BLOCK_N):
                 x_for_min[i, j] = T.if_then_else(
                     T.And(pid * BLOCK_M + i < n_rows, j < n_cols),
-                    x_ptr[i + BLOCK_M * pid, j],
+                    x_for_min[i, j],
                     T.infinity(T.float32),
                 )
             T.reduce_max(x_for_max, x_for_max_max, dim=1)

@@ -180,8 +180,9 @@ def softmax_kernel_program(BLOCK_SIZE, threads=128):
             num = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             num_sum = T.alloc_fragment((1,), T.float32)
             y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            T.copy(x_ptr[row, 0], x)
             for i in T.Parallel(BLOCK_SIZE):
-                x[i] = T.if_then_else(i < n_cols, x_ptr[row, i], -T.infinity(T.float32))
+                x[i] = T.if_then_else(i < n_cols, x[i], -T.infinity(T.float32))
             T.reduce_max(x, x_max, dim=0)
             for i in T.Parallel(BLOCK_SIZE):
                 num[i] = T.exp2((x[i] - x_max[0]) * T.float32(1.4426950408889634))

@@ -46,9 +46,9 @@ def test_a_row_kernel_reads_a_strided_view_and_stores_with_a_copy():
     text = program(port_of(ROOT / "samples/triton/softmax_fused.py"), "softmax_kernel")
     assert "x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (x_row_stride, 1), T.float32)" in text
     # other=-inf: T.copy pads with zero, so the padded elements then take -inf
-    assert "T.copy(x_ptr[row, 0], x)" in text
-    assert "x[i] = T.if_then_else(i < n_cols, x[i], -T.infinity(T.float32))" in text
-    assert "T.copy(y, out_ptr[row, 0])" in text
+    assert "T.copy(x_ptr[row_block * ROWS, 0], x)" in text  # several rows per block
+    assert "x[r, i] = T.if_then_else(i < n_cols, x[r, i], -T.infinity(T.float32))" in text
+    assert "T.copy(y, out_ptr[row_block * ROWS, 0])" in text
     assert "row_stride + i" not in text
 
 
@@ -56,7 +56,7 @@ def test_a_strided_loop_is_a_serial_loop_over_its_steps_with_copies():
     text = program(port_of(ROOT / "samples/triton/layernorm_forward.py"), "layernorm_fwd_kernel")
     assert "T.alloc_var" not in text and "while" not in text
     assert re.search(r"for (\w+) in T\.serial\(T\.ceildiv\(N, BLOCK_SIZE\)\):\n\s+off = \1 \* BLOCK_SIZE", text)
-    assert "T.copy(x_ptr[row, off], x)" in text
+    assert "T.copy(x_ptr[row_block * ROWS, off], x)" in text
 
 
 def test_a_buffer_with_an_atomic_stays_flat_and_its_reads_become_a_copy():
@@ -95,10 +95,11 @@ def test_masks_other_than_the_bound_keep_guarded_reads_and_scalars_stay_scalar(t
 
 
 @pytest.mark.parametrize("mask, load", [
-    ("cols < n_cols", "T.copy(x_ptr[row, 0], x)"),  # exactly the view's bound: a copy
-    ("(cols < n_cols) & (row < n_rows)", "T.copy(x_ptr[row, 0], x)"),  # the view is (n_rows, n_cols)
-    ("(cols < n_cols) & (limit > 0)", "x_ptr[row, i]"),  # a condition more: a guarded read of the view
-    ("(cols < n_cols) & (cols < limit)", "x_ptr[row * stride + i]"),  # which is the rows' length? flat
+    ("cols < n_cols", "T.copy(x_ptr[row_block * ROWS, 0], x)"),  # exactly the view's bound: a copy
+    # the view is (n_rows, n_cols); one row per block (ROWS rows would bind n_rows to the grid's)
+    ("(cols < n_cols) & (row < n_rows)", "T.copy(x_ptr[row, 0], x)"),
+    ("(cols < n_cols) & (limit > 0)", "x_ptr[row_block * ROWS + r, i]"),  # a condition more: a guarded read
+    ("(cols < n_cols) & (cols < limit)", "x_ptr[(row_block * ROWS + r) * stride + i]"),  # which is the rows' length? flat
 ])
 def test_a_copy_takes_a_load_only_under_exactly_the_views_bound(tmp_path, mask, load):
     path = written(tmp_path, f"""
@@ -120,7 +121,7 @@ def test_a_copy_takes_a_load_only_under_exactly_the_views_bound(tmp_path, mask, 
     rows = "n_rows" if "n_rows" in mask else "x_ptr_batches"
     assert (f"x_ptr: T.StridedTensor(({rows}, n_cols), (stride, 1), T.float32)" in text) is \
         ("cols < limit" not in mask)
-    assert re.search(r"T\.copy\(\w+, out_ptr\[row, 0\]\)", text)
+    assert re.search(r"T\.copy\(\w+, out_ptr\[(row|row_block \* ROWS), 0\]\)", text)
 
 
 def test_a_maximum_the_argmax_also_takes_is_reduced_once(tmp_path):
@@ -144,8 +145,8 @@ def test_a_maximum_the_argmax_also_takes_is_reduced_once(tmp_path):
         """)
     text = program(port_of(path), "max_and_argmax_kernel")
     assert text.count("T.reduce_max(x, ") == 1
-    assert re.search(r"max_ptr\[row\] = (\w+)\[0\]", text).group(1) in re.search(
-        r"T\.reduce_max\(x, (\w+), dim=0\)", text).group(1)
+    assert re.search(r"max_ptr\[row_block \* ROWS \+ r\] = (\w+)\[r\]", text).group(1) in re.search(
+        r"T\.reduce_max\(x, (\w+), dim=1\)", text).group(1)
 
 
 def test_a_kernel_without_parameters_ports_to_valid_python(tmp_path):
@@ -200,7 +201,7 @@ def test_a_constexpr_row_length_is_the_views_extent(tmp_path):
     text = port_of(path)
     factory = program(text, "relu_sq_kernel")
     assert "X_ptr: T.StridedTensor((X_ptr_batches, n_cols), (X_stride, 1), T.float32)" in factory
-    assert re.search(r"T\.copy\(X_ptr\[\w+, 0\], x\)", factory)
+    assert re.search(r"T\.copy\(X_ptr\[bx \* ROWS, 0\], x\)", factory)
     assert '_batched(X_ptr, "X_ptr", "float32", (None, n_cols), (X_stride, 1))' in text
 
 
@@ -232,7 +233,7 @@ def test_a_buffer_one_variant_reads_otherwise_stays_flat_and_the_others_are_view
     text = program(port_of(written(tmp_path, FLAG_SHIFTED_WEIGHT)), "scale_rows")
     assert "x_ptr: T.StridedTensor((x_ptr_batches, n_cols), (stride, 1), T.float32)" in text
     assert "w_ptr: T.Tensor((w_ptr_numel,), T.float32)" in text
-    assert "T.copy(x_ptr[row, 0], x)" in text and re.search(r"T\.copy\(\w+, y_ptr\[row, 0\]\)", text)
+    assert "T.copy(x_ptr[bx * ROWS, 0], x)" in text and re.search(r"T\.copy\(\w+, y_ptr\[bx \* ROWS, 0\]\)", text)
     assert text.count("@T.prim_func") == 1 and "if SHIFTED:" in text
 
 
@@ -358,3 +359,29 @@ def test_a_pointer_one_form_types_a_scalar_leaves_the_other_views(tmp_path):
     out = _with_copies(dataclasses.replace(kernel, variants=[variant]))
     for form in forms(out):
         assert form.param("X").shape and form.param("G").shape and not getattr(form.param("B"), "shape", None)
+
+
+def test_a_row_narrower_than_the_block_takes_several_rows_per_block():
+    """tests/fresh/triton/narrow_rows.py (verified in test_verify.py): one program per row
+    becomes ROWS rows per block, the fragments (ROWS, BLOCK), the per-row scalars (ROWS,)
+    fragments, the row's reductions along dim 1, the grid ceildiv(rows, ROWS); reads and writes
+    of single elements run for the grid's rows only, and the wrapper cuts the views to them."""
+    text = port_of(ROOT / "tests/fresh/triton/narrow_rows.py")
+    rms = program(text, "rms_rows_kernel")
+    assert "ROWS = max(1, threads // BLOCK)" in rms
+    assert "with T.Kernel(T.ceildiv(grid_x, ROWS), threads=threads) as bx:" in rms
+    assert "x = T.alloc_fragment((ROWS, BLOCK), T.float32)" in rms
+    assert "w = T.alloc_fragment((BLOCK,), T.float32)" in rms  # the weights every row shares
+    assert "rstd = T.alloc_fragment((ROWS,), T.float32)" in rms
+    assert "T.copy(x_ptr[bx * ROWS, 0], x)" in rms and "T.copy(y_ptr_tile, y_ptr[bx * ROWS, 0])" in rms
+    assert "T.reduce_sum(x_1, x_sum, dim=1)" in rms
+    assert re.search(r"if bx \* ROWS \+ r < grid_x:\n\s+rstd_ptr\[row\[r\]\] = rstd\[r\]", rms)
+    assert 'x_ptr = x_ptr[: grid[0]]' in text and 'y_ptr = y_ptr[: grid[0]]' in text
+    label = program(text, "pick_label_kernel")
+    # the label's column of each row: a scalar read of the view, for the grid's rows
+    assert "picked[r] = logits_ptr[pid_block * ROWS + r, label[r]]" in label
+
+
+def test_a_kernel_whose_program_id_is_not_a_row_keeps_one_program_per_block():
+    text = program(port_of(ROOT / "samples/triton/add.py"), "add_kernel")
+    assert "ROWS" not in text

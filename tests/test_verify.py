@@ -107,7 +107,10 @@ MUTANTS = [
     ("samples/triton/matmul_fp16.py", r"T\.gemm\((\w+), (\w+), (\w+)\)", r"T.gemm(\1, \2, \3, clear_accum=True)"),
     # a block copied one element late, a row stored one column late
     ("samples/triton/add.py", r"T\.copy\(y_ptr\[block_start\], y\)", "T.copy(y_ptr[block_start + 1], y)"),
-    ("samples/triton/softmax_fused.py", r"T\.copy\(y, out_ptr\[row, 0\]\)", "T.copy(y, out_ptr[row, 1])"),
+    ("samples/triton/softmax_fused.py", r"T\.copy\(y, out_ptr\[row_block \* ROWS, 0\]\)",
+     "T.copy(y, out_ptr[row_block * ROWS, 1])"),
+    # several rows per block: a grid one block short leaves the last rows unwritten
+    ("samples/triton/softmax_fused.py", r"T\.ceildiv\(grid_x, ROWS\)", "T.ceildiv(grid_x, ROWS) - 1"),
     # the aligned program (run at a ragged length) copies V one row late
     ("samples/triton/attention_fwd_small.py", r"T\.copy\(v_ptr\[head, start_n, 0\], v\)",
      "T.copy(v_ptr[head, start_n + 1, 0], v)"),

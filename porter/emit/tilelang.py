@@ -76,6 +76,7 @@ class KernelView:
     # (name, dtype, "(M, K)", helper): buffers passed as views, by _shaped (or _batched: a leading
     # dimension of as many matrices as the tensor holds)
     shaped: list = field(default_factory=list)
+    narrowed: list = field(default_factory=list)    # views the wrapper cuts to the grid's rows
     batched: bool = False                           # a view with a batch count (the runtime's _batched)
     aligned: str = ""                               # the wrapper's test for the aligned program
     factory_params: list = field(default_factory=list)
@@ -291,6 +292,11 @@ class KernelEmitter:
         # call host-only helpers such as next_power_of_2) is never printed in the kernel
         grid = list(self.grid_names) if k.language == "triton" and self.grid_names else \
             [self.expr(g) for g in self.port_grid] or ["1"]
+        if k.printable.rows:  # several rows per block: ROWS, computed by the factory from threads
+            rows, widest = k.printable.rows
+            v.dynamic.append((int_text(rows), f"max(1, threads // {int_text(widest)})"))
+            grid[0] = f"T.ceildiv({grid[0]}, {int_text(rows)})"
+            v.narrowed = [self.param_names[name] for name in k.printable.narrowed]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))
         body, level = self.body, k.printable.level
         if level == "tile":

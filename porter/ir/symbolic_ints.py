@@ -108,8 +108,22 @@ class SpelledInt(int):
         return self.precedence == _PRECEDENCE["atom"]
 
 
+class DerivedInt(SpelledInt):
+    """An integer the program factory computes from its parameters before the prim_func
+    (`ROWS = max(1, threads // BLOCK)`, transforms/rows_per_block.py): printed by its name,
+    which every reading of porter/generic/ compares as written."""
+
+    def __new__(cls, value: int, text: str, precedence: int = _PRECEDENCE["atom"]):
+        return super().__new__(cls, value, text, precedence)
+
+    def at(self, values: dict):
+        return ("derived", self.text)
+
+
 def spelled(value: int, spelling) -> int:
     """`value` marked with its spelling, or the plain int when the spelling does not explain it."""
+    if isinstance(value, DerivedInt):
+        return value
     form = spelling.spell(int(value)) if spelling is not None else None
     return SpelledInt(value, *form) if form is not None else int(value)
 

@@ -175,8 +175,8 @@ def _accesses(body: list, buffer: str) -> list | None:
 
     if visit(body, None, ()) is False:
         return None
-    if any(loop is None for _, loop, _ in found):
-        return None  # a scalar access, or the lanes of one T.Parallel over the block: left flat
+    if all(loop is None for _, loop, _ in found):
+        return None  # scalar accesses alone, or the lanes of one T.Parallel over the block: left flat
     return found
 
 
@@ -334,19 +334,25 @@ def _bounded_view(split: list, params: dict, lets: dict, sizes: dict) -> _View |
     """The view every access fits: the one column bound C all of them have, R when every
     access bounds its row by the same R. A bound is an int32 argument, or an int constexpr
     (`n_cols: tl.constexpr`), whose value is then the view's extent."""
-    columns, rows = set(), set()
+    columns, rows, free = set(), set(), False
     for a in split:
         bounds = _bounds(a.mask, lets)
         column = _extent(bounds, a.col, params, sizes)
+        a.bounds = bounds
+        if column is None and a.loop is None:
+            free = True  # a scalar read of the row (`logits[row * stride + label]`)
+            rows.add(None)
+            continue
         if column is None:
             return None
         columns.add(column)
         rows.add(_extent(bounds, a.row, params, sizes) if a.row is not None else None)
-        a.bounds = bounds
     if len(columns) != 1:
         return None
     (column,) = columns
     outer, inner = split[0].strides
+    if free and outer is None and not split[0].batch:
+        return None  # a vector (C,) holds no element past C: a scalar index may be one
     batch = split[0].batch
     batch_shape = tuple(extent for extent, _, _ in batch)
     batch_strides = tuple(stride for _, stride, _ in batch)

@@ -14,7 +14,8 @@ this order, on every form a kernel carries (its generic print, variants, launch 
                       (repeated_reductions.py), a fill of a whole tile as T.fill (whole_tile_fills.py),
                       a pipelined loop's next-value lets folded into their uses
                       (pipelined_lets.py), a masked load that is cast as a guarded statement
-                      (guarded_loads.py)
+                      (guarded_loads.py), a Triton row kernel's rows several per block
+                      (rows_per_block.py, when every form of the kernel takes them)
     spelling          the integers the port prints by name marked with their text
                       (`BLOCK_M`, a generic template's `BLOCK * 2`: spelling.py)
 
@@ -35,9 +36,11 @@ from porter.ir.forms import forms, rebuilt
 from porter.ir.nodes import BufferParam, Var
 from porter.ir.tile_queries import is_tile_level, needs_threads
 from porter.ir.walk import declared_names
+from porter.util.names import fresh_name
 from porter.transforms.guarded_loads import guard_cast_loads
 from porter.transforms.pipelined_lets import fold_pipelined_lets
 from porter.transforms.repeated_reductions import reduce_once
+from porter.transforms.rows_per_block import rows_per_block
 from porter.transforms.simplify import builtin_aliases, simplify_grid, simplify_stmts, substitute_block_dims
 from porter.transforms.spelling import default_spellings, spell_integers
 from porter.transforms.tile_copies import coalesce_tile_copies
@@ -61,11 +64,19 @@ class Printable:
     lanes: tuple = ()  # a lanes-level port's T.Parallel extents (the block)
     alloc_sizes: dict = dataclasses.field(default_factory=dict)  # an array's name -> its element count
     swizzle: object = None  # T.use_swizzle's panel size (Triton's GROUP_M order)
+    # several rows per block (rows_per_block.py): (ROWS, the widest row tile it divides the
+    # threads by), and the views the wrapper narrows to the grid's rows
+    rows: tuple = ()
+    narrowed: tuple = ()
 
 
 def printable(kernel):
-    """The kernel with every form it carries ready to print (`printable` set on each)."""
-    return rebuilt(kernel, {id(f): _ready(f) for f in forms(kernel)})
+    """The kernel with every form it carries ready to print (`printable` set on each); several
+    rows per block only when every form takes them (they share one program)."""
+    ready = {id(f): _ready(f) for f in forms(kernel)}
+    if len({bool(r.printable.rows) for r in ready.values()}) > 1:
+        ready = {id(f): _ready(f, batch=False) for f in forms(kernel)}
+    return rebuilt(kernel, ready)
 
 
 def printable_module(module):
@@ -73,7 +84,7 @@ def printable_module(module):
     return dataclasses.replace(module, kernels=[printable(k) for k in module.kernels])
 
 
-def _ready(kernel):
+def _ready(kernel, batch: bool = True):
     body, names = builtin_aliases(kernel.body)
     body = vectorize_lanes(body, {p.name for p in kernel.params} | set(declared_names(body)))
     declared = tuple(declared_names(body))
@@ -92,7 +103,15 @@ def _ready(kernel):
     # the launch numbers the program prints: a thread-level port's block, a lanes-level port's
     # T.Parallel extents, the thread count (a Triton factory's default num_warps * 32)
     threads = launch.threads or math.prod(int(b) for b in launch.block)
+    batched = rows_per_block(kernel, body, threads) if batch and level == "tile" else None
+    rows, narrowed = (), ()
+    if batched is not None:
+        body, rows, narrowed = batched.body, (batched.rows, batched.widest), batched.narrowed
+        handle = names.get(("block_idx", 0))
+        if handle is not None:  # the block's handle is no longer a row
+            names = {**names, ("block_idx", 0): fresh_name(f"{handle}_block", set(declared_names(body)) |
+                                                           {p.name for p in kernel.params})}
     ready = Printable(body, level, names, grid, declared, block=tuple(launch.block) if level == "thread" else (),
                       threads=threads, lanes=tuple(launch.block) if level == "lanes" else (),
-                      swizzle=launch.swizzle)
+                      swizzle=launch.swizzle, rows=rows, narrowed=narrowed)
     return spell_integers(dataclasses.replace(kernel, printable=ready), *default_spellings(kernel))

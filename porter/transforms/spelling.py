@@ -66,7 +66,7 @@ def spell_integers(kernel, names, numbers=None):
     sizes = {s.name: number(s.size) for s in walk_stmts(body) if isinstance(s, Alloc)}
     printed = dataclasses.replace(ready, body=body, port_grid=grid, block=tuple(number(b) for b in ready.block),
                                   threads=number(ready.threads), lanes=tuple(name(b) for b in ready.lanes),
-                                  alloc_sizes=sizes, swizzle=swizzle)
+                                  alloc_sizes=sizes, swizzle=swizzle, rows=tuple(name(x) for x in ready.rows))
     params = [dataclasses.replace(p, shape=tuple(name(d) for d in p.shape))
               if isinstance(p, BufferParam) and p.shape else p for p in kernel.params]
     aligned = kernel.aligned

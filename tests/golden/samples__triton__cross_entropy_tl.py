@@ -3,7 +3,7 @@
 """TileLang port of samples/triton/cross_entropy.py (triton).
 
 - `cross_entropy_kernel` (samples/triton/cross_entropy.py:8), tile level (blocks:
-  T.reduce); launch: grid (n_rows), 128 threads, from the launch site (line 30).
+  T.copy, T.reduce); launch: grid (n_rows), 128 threads, from the launch site (line 30).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -46,6 +46,35 @@ def _flat(tensor, name, dtype):
     if not tensor.is_contiguous():
         raise ValueError(f"{name}: the tensor must be contiguous")
     return tensor.view(-1)
+
+
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the original's flat buffer, seen with
+    that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
 
 
 def _member(value, name, index):
@@ -131,38 +160,48 @@ def _next_power_of_2(n):
 def cross_entropy_kernel_program(BLOCK_SIZE, threads=128):
     """The TileLang program for `cross_entropy_kernel`: one T.Kernel block per Triton
     program."""
-    logits_ptr_numel = T.dynamic("logits_ptr_numel")
+    logits_ptr_batches = T.dynamic("logits_ptr_batches")
     target_ptr_numel = T.dynamic("target_ptr_numel")
     loss_ptr_numel = T.dynamic("loss_ptr_numel")
+    n_classes = T.dynamic("n_classes")
+    logits_row_stride = T.dynamic("logits_row_stride")
+    ROWS = max(1, threads // BLOCK_SIZE)
 
     @T.prim_func
     def cross_entropy_kernel(
-        logits_ptr: T.Tensor((logits_ptr_numel,), T.float32),
+        logits_ptr: T.StridedTensor(
+            (logits_ptr_batches, n_classes), (logits_row_stride, 1), T.float32
+        ),
         target_ptr: T.Tensor((target_ptr_numel,), T.int64),
         loss_ptr: T.Tensor((loss_ptr_numel,), T.float32),
-        n_classes: T.int32,
-        logits_row_stride: T.int32,
         grid_x: T.int32,
     ):
-        with T.Kernel(grid_x, threads=threads) as row:
-            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_max = T.alloc_fragment((1,), T.float32)
-            x_1 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_sum = T.alloc_fragment((1,), T.float32)
-            for i in T.Parallel(BLOCK_SIZE):
-                x[i] = T.if_then_else(
-                    i < n_classes,
-                    logits_ptr[row * logits_row_stride + i],
-                    -T.infinity(T.float32),
-                )
-            T.reduce_max(x, x_max, dim=0)
-            for i in T.Parallel(BLOCK_SIZE):
-                x_1[i] = T.exp2((x[i] - x_max[0]) * T.float32(1.4426950408889634))
-            T.reduce_sum(x_1, x_sum, dim=0)
-            lse = x_max[0] + T.log(x_sum[0])
-            target_ = target_ptr[row]
-            x_target = logits_ptr[T.Cast(T.int64, row * logits_row_stride) + target_]
-            loss_ptr[row] = lse - x_target
+        with T.Kernel(T.ceildiv(grid_x, ROWS), threads=threads) as row_block:
+            x = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_max = T.alloc_fragment((ROWS,), T.float32)
+            x_1 = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_sum = T.alloc_fragment((ROWS,), T.float32)
+            lse = T.alloc_fragment((ROWS,), T.float32)
+            target_ = T.alloc_fragment((ROWS,), T.int64)
+            x_target = T.alloc_fragment((ROWS,), T.float32)
+            T.copy(logits_ptr[row_block * ROWS, 0], x)
+            for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                x[r, i] = T.if_then_else(i < n_classes, x[r, i], -T.infinity(T.float32))
+            T.reduce_max(x, x_max, dim=1)
+            for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                x_1[r, i] = T.exp2((x[r, i] - x_max[r]) * T.float32(1.4426950408889634))
+            T.reduce_sum(x_1, x_sum, dim=1)
+            for r in T.Parallel(ROWS):
+                lse[r] = x_max[r] + T.log(x_sum[r])
+            for r in T.Parallel(ROWS):
+                if row_block * ROWS + r < grid_x:
+                    target_[r] = target_ptr[row_block * ROWS + r]
+            for r in T.Parallel(ROWS):
+                if row_block * ROWS + r < grid_x:
+                    x_target[r] = logits_ptr[row_block * ROWS + r, target_[r]]
+            for r in T.Parallel(ROWS):
+                if row_block * ROWS + r < grid_x:
+                    loss_ptr[row_block * ROWS + r] = lse[r] - x_target[r]
 
     return cross_entropy_kernel
 
@@ -188,15 +227,18 @@ def _cross_entropy_kernel(
     grid = _launch_grid("cross_entropy_kernel", grid, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing
+    logits_ptr = _batched(
+        logits_ptr, "logits_ptr", "float32", (None, n_classes), (logits_row_stride, 1)
+    )
+    logits_ptr = logits_ptr[: grid[0]]  # the rows the programs read and write
     kernel = _compiled(
         ("cross_entropy_kernel", BLOCK_SIZE, num_warps),
         lambda: cross_entropy_kernel_program(BLOCK_SIZE, threads=num_warps * 32),
         target,
     )
-    logits_ptr = _flat(logits_ptr, "logits_ptr", "float32")
     target_ptr = _flat(target_ptr, "target_ptr", "int64")
     loss_ptr = _flat(loss_ptr, "loss_ptr", "float32")
-    kernel(logits_ptr, target_ptr, loss_ptr, n_classes, logits_row_stride, *grid)
+    kernel(logits_ptr, target_ptr, loss_ptr, *grid)
 
 
 cross_entropy_kernel = _TritonKernel(_cross_entropy_kernel)

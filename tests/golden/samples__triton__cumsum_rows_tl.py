@@ -165,6 +165,7 @@ def cumsum_rows_kernel_program(BLOCK_SIZE, threads=128):
     n_cols = T.dynamic("n_cols")
     x_row_stride = T.dynamic("x_row_stride")
     out_row_stride = T.dynamic("out_row_stride")
+    ROWS = max(1, threads // BLOCK_SIZE)
 
     @T.prim_func
     def cumsum_rows_kernel(
@@ -174,12 +175,12 @@ def cumsum_rows_kernel_program(BLOCK_SIZE, threads=128):
         ),
         grid_x: T.int32,
     ):
-        with T.Kernel(grid_x, threads=threads) as row:
-            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_cumsum = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            T.copy(x_ptr[row, 0], x)
-            T.cumsum(x, x_cumsum, dim=0)
-            T.copy(x_cumsum, out_ptr[row, 0])
+        with T.Kernel(T.ceildiv(grid_x, ROWS), threads=threads) as row_block:
+            x = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_cumsum = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            T.copy(x_ptr[row_block * ROWS, 0], x)
+            T.cumsum(x, x_cumsum, dim=1)
+            T.copy(x_cumsum, out_ptr[row_block * ROWS, 0])
 
     return cumsum_rows_kernel
 
@@ -208,6 +209,8 @@ def _cumsum_rows_kernel(
     out_ptr = _batched(
         out_ptr, "out_ptr", "float32", (None, n_cols), (out_row_stride, 1)
     )
+    out_ptr = out_ptr[: grid[0]]  # the rows the programs read and write
+    x_ptr = x_ptr[: grid[0]]  # the rows the programs read and write
     kernel = _compiled(
         ("cumsum_rows_kernel", BLOCK_SIZE, num_warps),
         lambda: cumsum_rows_kernel_program(BLOCK_SIZE, threads=num_warps * 32),

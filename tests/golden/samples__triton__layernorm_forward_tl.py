@@ -163,6 +163,7 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
     x_row_stride = T.dynamic("x_row_stride")
     y_row_stride = T.dynamic("y_row_stride")
     N = T.dynamic("N")
+    ROWS = max(1, threads // BLOCK_SIZE)
 
     @T.prim_func
     def layernorm_fwd_kernel(
@@ -175,47 +176,59 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
         eps: T.float32,
         grid_x: T.int32,
     ):
-        with T.Kernel(grid_x, threads=threads) as row:
-            acc = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_sum = T.alloc_fragment((1,), T.float32)
-            acc_var = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_1 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            d = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_sum_1 = T.alloc_fragment((1,), T.float32)
+        with T.Kernel(T.ceildiv(grid_x, ROWS), threads=threads) as row_block:
+            acc = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_sum = T.alloc_fragment((ROWS,), T.float32)
+            mean = T.alloc_fragment((ROWS,), T.float32)
+            acc_var = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_1 = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            d = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_sum_1 = T.alloc_fragment((ROWS,), T.float32)
+            var = T.alloc_fragment((ROWS,), T.float32)
+            rstd = T.alloc_fragment((ROWS,), T.float32)
             w = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             b = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_2 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            x_2 = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            y = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
             T.clear(acc)
             for off_step in T.serial(T.ceildiv(N, BLOCK_SIZE)):
                 off = off_step * BLOCK_SIZE
-                T.copy(x_ptr[row, off], x)
-                for i in T.Parallel(BLOCK_SIZE):
-                    acc[i] = acc[i] + x[i]
-            T.reduce_sum(acc, x_sum, dim=0)
-            mean = x_sum[0] / T.Cast(T.float32, N)
+                T.copy(x_ptr[row_block * ROWS, off], x)
+                for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                    acc[r, i] = acc[r, i] + x[r, i]
+            T.reduce_sum(acc, x_sum, dim=1)
+            for r in T.Parallel(ROWS):
+                mean[r] = x_sum[r] / T.Cast(T.float32, N)
             T.clear(acc_var)
             for off_1_step in T.serial(T.ceildiv(N, BLOCK_SIZE)):
                 off_1 = off_1_step * BLOCK_SIZE
-                T.copy(x_ptr[row, off_1], x_1)
-                for i in T.Parallel(BLOCK_SIZE):
-                    d[i] = T.if_then_else(off_1 + i < N, x_1[i] - mean, T.float32(0.0))
-                for i in T.Parallel(BLOCK_SIZE):
-                    acc_var[i] = acc_var[i] + d[i] * d[i]
-            T.reduce_sum(acc_var, x_sum_1, dim=0)
-            var = x_sum_1[0] / T.Cast(T.float32, N)
-            rstd = T.float32(1.0) / T.sqrt(var + eps)
-            mean_ptr[row] = mean
-            rstd_ptr[row] = rstd
+                T.copy(x_ptr[row_block * ROWS, off_1], x_1)
+                for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                    d[r, i] = T.if_then_else(
+                        off_1 + i < N, x_1[r, i] - mean[r], T.float32(0.0)
+                    )
+                for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                    acc_var[r, i] = acc_var[r, i] + d[r, i] * d[r, i]
+            T.reduce_sum(acc_var, x_sum_1, dim=1)
+            for r in T.Parallel(ROWS):
+                var[r] = x_sum_1[r] / T.Cast(T.float32, N)
+            for r in T.Parallel(ROWS):
+                rstd[r] = T.float32(1.0) / T.sqrt(var[r] + eps)
+            for r in T.Parallel(ROWS):
+                if row_block * ROWS + r < grid_x:
+                    mean_ptr[row_block * ROWS + r] = mean[r]
+            for r in T.Parallel(ROWS):
+                if row_block * ROWS + r < grid_x:
+                    rstd_ptr[row_block * ROWS + r] = rstd[r]
             for off_2_step in T.serial(T.ceildiv(N, BLOCK_SIZE)):
                 off_2 = off_2_step * BLOCK_SIZE
                 T.copy(w_ptr[off_2], w)
                 T.copy(b_ptr[off_2], b)
-                T.copy(x_ptr[row, off_2], x_2)
-                for i in T.Parallel(BLOCK_SIZE):
-                    y[i] = (x_2[i] - mean) * rstd * w[i] + b[i]
-                T.copy(y, y_ptr[row, off_2])
+                T.copy(x_ptr[row_block * ROWS, off_2], x_2)
+                for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                    y[r, i] = (x_2[r, i] - mean[r]) * rstd[r] * w[i] + b[i]
+                T.copy(y, y_ptr[row_block * ROWS, off_2])
 
     return layernorm_fwd_kernel
 
@@ -247,6 +260,8 @@ def _layernorm_fwd_kernel(
     y_ptr = _batched(y_ptr, "y_ptr", "float32", (None, N), (y_row_stride, 1))
     w_ptr = _shaped(w_ptr, "w_ptr", "float32", (N,))
     b_ptr = _shaped(b_ptr, "b_ptr", "float32", (N,))
+    x_ptr = x_ptr[: grid[0]]  # the rows the programs read and write
+    y_ptr = y_ptr[: grid[0]]  # the rows the programs read and write
     kernel = _compiled(
         ("layernorm_fwd_kernel", BLOCK_SIZE, num_warps),
         lambda: layernorm_fwd_kernel_program(

@@ -165,6 +165,7 @@ def rmsnorm_kernel_program(BLOCK_SIZE, threads=128):
     x_row_stride = T.dynamic("x_row_stride")
     out_row_stride = T.dynamic("out_row_stride")
     N = T.dynamic("N")
+    ROWS = max(1, threads // BLOCK_SIZE)
 
     @T.prim_func
     def rmsnorm_kernel(
@@ -174,22 +175,26 @@ def rmsnorm_kernel_program(BLOCK_SIZE, threads=128):
         eps: T.float32,
         grid_x: T.int32,
     ):
-        with T.Kernel(grid_x, threads=threads) as row:
-            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_1 = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_sum = T.alloc_fragment((1,), T.float32)
+        with T.Kernel(T.ceildiv(grid_x, ROWS), threads=threads) as row_block:
+            x = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_1 = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_sum = T.alloc_fragment((ROWS,), T.float32)
+            ms = T.alloc_fragment((ROWS,), T.float32)
+            r = T.alloc_fragment((ROWS,), T.float32)
             w = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            T.copy(x_ptr[row, 0], x)
-            for i in T.Parallel(BLOCK_SIZE):
-                x_1[i] = x[i] * x[i]
-            T.reduce_sum(x_1, x_sum, dim=0)
-            ms = x_sum[0] / T.Cast(T.float32, N)
-            r = T.rsqrt(ms + eps)
+            y = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            T.copy(x_ptr[row_block * ROWS, 0], x)
+            for r_1, i in T.Parallel(ROWS, BLOCK_SIZE):
+                x_1[r_1, i] = x[r_1, i] * x[r_1, i]
+            T.reduce_sum(x_1, x_sum, dim=1)
+            for r_1 in T.Parallel(ROWS):
+                ms[r_1] = x_sum[r_1] / T.Cast(T.float32, N)
+            for r_1 in T.Parallel(ROWS):
+                r[r_1] = T.rsqrt(ms[r_1] + eps)
             T.copy(w_ptr[0], w)
-            for i in T.Parallel(BLOCK_SIZE):
-                y[i] = x[i] * r * w[i]
-            T.copy(y, out_ptr[row, 0])
+            for r_1, i in T.Parallel(ROWS, BLOCK_SIZE):
+                y[r_1, i] = x[r_1, i] * r[r_1] * w[i]
+            T.copy(y, out_ptr[row_block * ROWS, 0])
 
     return rmsnorm_kernel
 
@@ -219,6 +224,8 @@ def _rmsnorm_kernel(
     x_ptr = _batched(x_ptr, "x_ptr", "float32", (None, N), (x_row_stride, 1))
     w_ptr = _shaped(w_ptr, "w_ptr", "float32", (N,))
     out_ptr = _batched(out_ptr, "out_ptr", "float32", (None, N), (out_row_stride, 1))
+    out_ptr = out_ptr[: grid[0]]  # the rows the programs read and write
+    x_ptr = x_ptr[: grid[0]]  # the rows the programs read and write
     kernel = _compiled(
         ("rmsnorm_kernel", BLOCK_SIZE, num_warps),
         lambda: rmsnorm_kernel_program(BLOCK_SIZE, threads=num_warps * 32),

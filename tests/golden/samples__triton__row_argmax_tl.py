@@ -164,6 +164,7 @@ def row_argmax_kernel_program(BLOCK_SIZE, threads=128):
     out_ptr_numel = T.dynamic("out_ptr_numel")
     n_cols = T.dynamic("n_cols")
     x_row_stride = T.dynamic("x_row_stride")
+    ROWS = max(1, threads // BLOCK_SIZE)
 
     @T.prim_func
     def row_argmax_kernel(
@@ -171,21 +172,23 @@ def row_argmax_kernel_program(BLOCK_SIZE, threads=128):
         out_ptr: T.Tensor((out_ptr_numel,), T.int32),
         grid_x: T.int32,
     ):
-        with T.Kernel(grid_x, threads=threads) as row:
-            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_max = T.alloc_fragment((1,), T.float32)
-            x_argmax_idx = T.alloc_fragment((BLOCK_SIZE,), T.int32)
-            x_argmax_idx_min = T.alloc_fragment((1,), T.int32)
-            T.copy(x_ptr[row, 0], x)
-            for i in T.Parallel(BLOCK_SIZE):
-                x[i] = T.if_then_else(i < n_cols, x[i], -T.infinity(T.float32))
-            T.reduce_max(x, x_max, dim=0)
-            for i in T.Parallel(BLOCK_SIZE):
-                x_argmax_idx[i] = T.if_then_else(
-                    T.Or(x[i] == x_max[0], x[i] != x[i]), i, 1024
+        with T.Kernel(T.ceildiv(grid_x, ROWS), threads=threads) as row_block:
+            x = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_max = T.alloc_fragment((ROWS,), T.float32)
+            x_argmax_idx = T.alloc_fragment((ROWS, BLOCK_SIZE), T.int32)
+            x_argmax_idx_min = T.alloc_fragment((ROWS,), T.int32)
+            T.copy(x_ptr[row_block * ROWS, 0], x)
+            for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                x[r, i] = T.if_then_else(i < n_cols, x[r, i], -T.infinity(T.float32))
+            T.reduce_max(x, x_max, dim=1)
+            for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                x_argmax_idx[r, i] = T.if_then_else(
+                    T.Or(x[r, i] == x_max[r], x[r, i] != x[r, i]), i, 1024
                 )
-            T.reduce_min(x_argmax_idx, x_argmax_idx_min, dim=0)
-            out_ptr[row] = x_argmax_idx_min[0]
+            T.reduce_min(x_argmax_idx, x_argmax_idx_min, dim=1)
+            for r in T.Parallel(ROWS):
+                if row_block * ROWS + r < grid_x:
+                    out_ptr[row_block * ROWS + r] = x_argmax_idx_min[r]
 
     return row_argmax_kernel
 
@@ -210,6 +213,7 @@ def _row_argmax_kernel(
     if grid is None:
         return  # an empty grid launches nothing
     x_ptr = _batched(x_ptr, "x_ptr", "float32", (None, n_cols), (x_row_stride, 1))
+    x_ptr = x_ptr[: grid[0]]  # the rows the programs read and write
     kernel = _compiled(
         ("row_argmax_kernel", BLOCK_SIZE, num_warps),
         lambda: row_argmax_kernel_program(BLOCK_SIZE, threads=num_warps * 32),

@@ -165,6 +165,7 @@ def softmax_kernel_program(BLOCK_SIZE, threads=128):
     n_cols = T.dynamic("n_cols")
     x_row_stride = T.dynamic("x_row_stride")
     out_row_stride = T.dynamic("out_row_stride")
+    ROWS = max(1, threads // BLOCK_SIZE)
 
     @T.prim_func
     def softmax_kernel(
@@ -174,22 +175,22 @@ def softmax_kernel_program(BLOCK_SIZE, threads=128):
         ),
         grid_x: T.int32,
     ):
-        with T.Kernel(grid_x, threads=threads) as row:
-            x = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            x_max = T.alloc_fragment((1,), T.float32)
-            num = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            num_sum = T.alloc_fragment((1,), T.float32)
-            y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
-            T.copy(x_ptr[row, 0], x)
-            for i in T.Parallel(BLOCK_SIZE):
-                x[i] = T.if_then_else(i < n_cols, x[i], -T.infinity(T.float32))
-            T.reduce_max(x, x_max, dim=0)
-            for i in T.Parallel(BLOCK_SIZE):
-                num[i] = T.exp2((x[i] - x_max[0]) * T.float32(1.4426950408889634))
-            T.reduce_sum(num, num_sum, dim=0)
-            for i in T.Parallel(BLOCK_SIZE):
-                y[i] = num[i] / num_sum[0]
-            T.copy(y, out_ptr[row, 0])
+        with T.Kernel(T.ceildiv(grid_x, ROWS), threads=threads) as row_block:
+            x = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            x_max = T.alloc_fragment((ROWS,), T.float32)
+            num = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            num_sum = T.alloc_fragment((ROWS,), T.float32)
+            y = T.alloc_fragment((ROWS, BLOCK_SIZE), T.float32)
+            T.copy(x_ptr[row_block * ROWS, 0], x)
+            for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                x[r, i] = T.if_then_else(i < n_cols, x[r, i], -T.infinity(T.float32))
+            T.reduce_max(x, x_max, dim=1)
+            for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                num[r, i] = T.exp2((x[r, i] - x_max[r]) * T.float32(1.4426950408889634))
+            T.reduce_sum(num, num_sum, dim=1)
+            for r, i in T.Parallel(ROWS, BLOCK_SIZE):
+                y[r, i] = num[r, i] / num_sum[r]
+            T.copy(y, out_ptr[row_block * ROWS, 0])
 
     return softmax_kernel
 
@@ -218,6 +219,8 @@ def _softmax_kernel(
     out_ptr = _batched(
         out_ptr, "out_ptr", "float32", (None, n_cols), (out_row_stride, 1)
     )
+    out_ptr = out_ptr[: grid[0]]  # the rows the programs read and write
+    x_ptr = x_ptr[: grid[0]]  # the rows the programs read and write
     kernel = _compiled(
         ("softmax_kernel", BLOCK_SIZE, num_warps),
         lambda: softmax_kernel_program(BLOCK_SIZE, threads=num_warps * 32),

@@ -385,3 +385,16 @@ def test_a_row_narrower_than_the_block_takes_several_rows_per_block():
 def test_a_kernel_whose_program_id_is_not_a_row_keeps_one_program_per_block():
     text = program(port_of(ROOT / "samples/triton/add.py"), "add_kernel")
     assert "ROWS" not in text
+
+
+def test_a_row_read_in_parts_is_a_view_of_its_parts():
+    """tests/fresh/triton/row_parts.py (verified in test_verify.py): `x + H + cols` beside
+    `x + cols` under `cols < H` reads the second H columns of the row: the view (rows, 2, H),
+    each part copied from its index; a constexpr width folded into the index's constant alike."""
+    text = port_of(ROOT / "tests/fresh/triton/row_parts.py")
+    geglu = program(text, "geglu_rows_kernel")
+    assert "x_ptr: T.StridedTensor((x_ptr_batches, 2, H), (x_stride, H, 1), T.float32)" in geglu
+    assert "T.copy(x_ptr[row, 0, 0], gate)" in geglu and "T.copy(x_ptr[row, 1, 0], value)" in geglu
+    qkv = program(text, "split_qkv_kernel")
+    assert "qkv_ptr: T.StridedTensor((qkv_ptr_batches, 3, D), (stride, D, 1), T.float32)" in qkv
+    assert all(f"T.copy(qkv_ptr[pid, {n}, 0], {t})" in qkv for n, t in enumerate("qkv"))

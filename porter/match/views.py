@@ -52,6 +52,7 @@ class _Access:
     index: object = None  # the index as the split read it (a 1-D view's index as written)
     strides: tuple = ()   # (row stride argument or None, column stride argument or 1)
     batch: tuple = ()     # (extent, stride argument, index Poly) of each dimension before the rows
+    part: int | None = None  # which C columns of a row read in parts (the view's middle index)
     bounds: list = dataclasses.field(default_factory=list)  # its mask's upper bounds (_bounds)
 
 
@@ -62,6 +63,7 @@ class _View:
     bounds: tuple = ()    # the names the masks bound each dimension by ("*": none)
     # how an index splits over it: (the batch's strides, row stride or None, column stride)
     layout: tuple = dataclasses.field(default=(), compare=False)
+    parts: int = 0        # a row read in this many parts of C columns: the view (rows, parts, C)
 
 
 def shaped_views(kernel, only=None, unused=None, found=None):
@@ -335,10 +337,15 @@ def _bounded_view(split: list, params: dict, lets: dict, sizes: dict) -> _View |
     access bounds its row by the same R. A bound is an int32 argument, or an int constexpr
     (`n_cols: tl.constexpr`), whose value is then the view's extent."""
     columns, rows, free = set(), set(), False
+    outer, inner = split[0].strides
     for a in split:
         bounds = _bounds(a.mask, lets)
         column = _extent(bounds, a.col, params, sizes)
         a.bounds = bounds
+        if column is None and a.loop is not None and outer is not None and inner == 1 and not a.batch:
+            column, a.part, offset = _part_of(bounds, a.col, params, sizes)
+            if column is not None:
+                a.col = a.col - offset
         if column is None and a.loop is None:
             free = True  # a scalar read of the row (`logits[row * stride + label]`)
             rows.add(None)
@@ -350,7 +357,6 @@ def _bounded_view(split: list, params: dict, lets: dict, sizes: dict) -> _View |
     if len(columns) != 1:
         return None
     (column,) = columns
-    outer, inner = split[0].strides
     if free and outer is None and not split[0].batch:
         return None  # a vector (C,) holds no element past C: a scalar index may be one
     batch = split[0].batch
@@ -362,6 +368,16 @@ def _bounded_view(split: list, params: dict, lets: dict, sizes: dict) -> _View |
                          batch_shape + (column,))
         return _View((sizes.get(column, column),), None if inner == 1 else (inner,), (column,))
     row = next(iter(rows)) if len(rows) == 1 and None not in rows else "*"
+    parts = max((a.part or 0 for a in split), default=0)
+    if parts:
+        # a row read in parts of C columns (`gate = x[:C]`, `up = x[C:2C]` of SwiGLU's fused
+        # projection): the view (rows, parts, C), each access at its part
+        if any(a.loop is None for a in split):
+            return None
+        for a in split:
+            a.part = a.part or 0
+        return _View((sizes.get(row, row), parts + 1, sizes.get(column, column)), (outer, column, 1),
+                     (row, "*", column), parts=parts + 1)
     if batch and row == "*":
         return None  # only the outermost dimension is as many as the tensor holds
     if any(isinstance(stride, tuple) for stride in batch_strides):
@@ -410,6 +426,29 @@ def _extent(bounds: list, index: Poly, params: dict, sizes: dict):
     return next(iter(found)) if len(found) == 1 else None
 
 
+def _part_of(bounds: list, index: Poly, params: dict, sizes: dict) -> tuple:
+    """(C, k, k * C) when `index` is k * C plus a column the mask bounds by C (k >= 1, C an
+    int32 argument or int constexpr); (None, None, None) otherwise."""
+    for d in bounds:
+        if d is None:
+            continue
+        for term in d.terms():
+            coeff, factor = term.split_coefficient()
+            p = params.get(factor.name) if factor.is_symbol else None
+            if coeff != -1 or not factor.is_symbol or not ((isinstance(p, ScalarParam) and p.dtype == "int32") or
+                                                          factor.name in sizes):
+                continue
+            rest = index - (d + factor)
+            k = rest.coeff(factor)
+            if k.is_integer and int(k) >= 1 and rest - k * factor == 0:
+                return factor.name, int(k), rest
+            # a constexpr C folded into the index's constant (`x_ptr + C + cols` in int64)
+            width = sizes.get(factor.name)
+            if rest.is_integer and width and int(rest) % width == 0 and int(rest) // width >= 1:
+                return factor.name, int(rest) // width, rest
+    return None, None, None
+
+
 def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     """T.copy for a gather of a whole fragment (`tile[lanes] = mask ? buffer[...] : 0`), or a
     store of a tile's values (`if mask: buffer[...] = f(lanes)`, staged in a fragment unless
@@ -420,8 +459,10 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         return None
     lanes = [Poly.symbol(v.name) for v in loop.vars]
     expected = [access.col - Poly.symbol(view.bounds[-1])]
-    if access.row is not None and view.bounds[-2] != "*":
-        expected.append(access.row - Poly.symbol(view.bounds[-2]))
+    if access.row is not None:
+        row_bound = view.bounds[-3] if view.parts else view.bounds[-2]
+        if row_bound != "*":
+            expected.append(access.row - Poly.symbol(row_bound))
     if sorted(map(repr, access.bounds)) != sorted(map(repr, expected)):
         return None  # T.copy bounds the region by the view's shape, and by nothing else
     origin = _origin(access, lanes, view)
@@ -489,9 +530,12 @@ def _origin(access: _Access, lanes: list, view: _View):
             return None
         start.append(base)
     try:
-        return _batch_origin(access) + tuple(from_poly(x, access.names) for x in start)
+        start = [from_poly(x, access.names) for x in start]
     except KeyError:
         return None
+    if access.part is not None:
+        start.insert(len(start) - 1, Const(access.part, "int32"))
+    return _batch_origin(access) + tuple(start)
 
 
 def _batch_origin(access: _Access) -> tuple:
@@ -501,7 +545,9 @@ def _batch_origin(access: _Access) -> tuple:
 
 def _indexed(access: _Access, view: _View):
     """The access reading or writing the view at (row, col), or a vector at its index."""
-    if access.row is not None:
+    if access.part is not None:
+        indices = (from_poly(access.row, access.names), Const(access.part, "int32"), from_poly(access.col, access.names))
+    elif access.row is not None:
         indices = _batch_origin(access) + tuple(from_poly(x, access.names) for x in (access.row, access.col))
     elif access.batch:
         indices = _batch_origin(access) + (from_poly(access.col, access.names),)

@@ -111,7 +111,8 @@ class _Batching:
                 elif isinstance(s, ParallelFor):
                     if any(self._mentions(e) for e in all_exprs(s.body)) or \
                             any(isinstance(x, TileStore) and x.buffer in self.rows_tiles for x in walk_stmts(s.body)):
-                        self.rows_tiles |= {x.buffer for x in walk_stmts(s.body) if isinstance(x, TileStore)}
+                        self.rows_tiles |= {x.buffer for x in walk_stmts(s.body)
+                                            if isinstance(x, TileStore) and x.buffer in self.tiles}
                 elif isinstance(s, Copy):
                     if any(self._mentions(o) for o in s.origin):
                         self.rows_tiles.add(s.tile)

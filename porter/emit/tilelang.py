@@ -709,10 +709,26 @@ def emit_module(module: Module, source_name: str | None = None, shared_launcher:
                                                          if k.aligned.unrolled == "always"]),
                            philox=_philox_constants(module), shared=[_SHARED] if shared_launcher else [])
     if shared_launcher:
-        text = text.replace(_SHARED, ", ".join(launcher_names_used(text)))
+        names = launcher_names_used(text)
+        text = re.sub(rf"^( *)(from \S+ import ){_SHARED}$",
+                      lambda m: "\n".join(m.group(1) + m.group(2) + ", ".join(group)
+                                          for group in _packed(names, len(m.group(1) + m.group(2)))),
+                      text, flags=re.M)
         if not re.search(r"\btorch\.", text):  # the helpers alone used it
             text = text.replace("\nimport torch\n", "\n", 1)
     return lay_out_module(text)
+
+
+def _packed(names: list, indent: int, width: int = 88) -> list:
+    """The names in groups whose `from ... import a, b` lines fit `width` (black leaves such
+    lines as they are, where one parenthesised import takes a line per name)."""
+    groups, line = [], []
+    for name in names:
+        if line and indent + len(", ".join(line + [name])) > width:
+            groups.append(line)
+            line = []
+        line.append(name)
+    return groups + [line] if line else groups
 
 
 #: Where the rendered port lists the launch helpers it imports, filled in once its text shows

@@ -142,7 +142,7 @@ def test_exp_is_exp2_only_where_the_original_computes_it_so_or_rounding_hides_it
     golden = ROOT / "tests" / "golden"
     # Triton lowers its float32 tl.exp to ex2.approx of x * log2 e: the port does the same
     triton = one_line((golden / "samples__triton__softmax_fused_tl.py").read_text())
-    assert "T.exp2((x[i] - x_max[0]) * T.float32(1.4426950408889634))" in triton
+    assert "T.exp2((x[r, i] - x_max[r]) * T.float32(1.4426950408889634))" in triton  # several rows per block
     assert "T.exp(" not in triton
     # a CUDA expf kept in float32 stays exp
     cuda = one_line((golden / "samples__cuda__softmax_row_tl.py").read_text())

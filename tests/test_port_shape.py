@@ -398,3 +398,15 @@ def test_a_row_read_in_parts_is_a_view_of_its_parts():
     qkv = program(text, "split_qkv_kernel")
     assert "qkv_ptr: T.StridedTensor((qkv_ptr_batches, 3, D), (stride, D, 1), T.float32)" in qkv
     assert all(f"T.copy(qkv_ptr[pid, {n}, 0], {t})" in qkv for n, t in enumerate("qkv"))
+
+
+def test_a_converted_load_is_copied_as_stored_then_converted():
+    """tests/fresh/triton/half_rows_sum.py (verified in test_verify.py): `tl.load(...)
+    .to(tl.float32)` of a float16 row is a copy into a float16 fragment (a converting T.copy
+    reads past its view on a GPU, tilelang 0.1.15) and a step that converts; the grid
+    `(M, 1, 1)` is one axis of rows, several per block."""
+    text = program(port_of(ROOT / "tests/fresh/triton/half_rows_sum.py"), "half_rows_sum_kernel")
+    assert "x_float16 = T.alloc_fragment((ROWS, TILE_N), T.float16)" in text
+    assert "T.copy(x_ptr[pid_block * ROWS, start], x_float16)" in text
+    assert "x[r, i] = T.Cast(T.float32, x_float16[r, i])" in text  # other 0: the copy's padding
+    assert "T.Kernel(T.ceildiv(grid_x, ROWS), grid_y, grid_z, threads=threads)" in text

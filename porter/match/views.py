@@ -473,11 +473,25 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         if not (isinstance(inner, TileStore) and _whole(inner.buffer, inner.indices, loop, tiles)):
             return None
         value = inner.value
+        if [e for e in walk_expr(value) if isinstance(e, (Load, TileLoad)) and e.buffer in params] != [access.node]:
+            return None  # another argument read in the same step
         if tiles[inner.buffer].dtype != access.node.dtype:
             # a converting copy lowers (tilelang 0.1.15, DecoupleTypeCast) through a local
-            # buffer read without the copy's bounds: past the view on a GPU. The converted
-            # load stays a guarded statement (transforms/guarded_loads.py)
-            return None
+            # buffer read without the copy's bounds: past the view on a GPU. The elements are
+            # copied as they are stored (`x_float16`), then converted in a step
+            raw = fresh_name(f"{inner.buffer}_{access.node.dtype}", taken)
+            element = TileLoad(raw, tuple(loop.vars), access.node.dtype)
+
+            def read(n):  # the copied element; under the mask with other 0, as T.copy pads it
+                if n is access.node:
+                    return element
+                if isinstance(n, Select) and n.a is element and isinstance(n.b, Const) and n.b.value == 0:
+                    return element
+                return None
+            converted = map_expr(value, read)
+            return [TileBuffer(raw, access.node.dtype, tuple(loop.extents), "fragment", loop.loc),
+                    Copy(access.node.buffer, origin, raw, loop.loc),
+                    dataclasses.replace(loop, body=[dataclasses.replace(inner, value=converted)])]
         if not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const)):
             return None
         copy = [Copy(access.node.buffer, origin, inner.buffer, loop.loc)]

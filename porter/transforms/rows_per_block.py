@@ -59,7 +59,11 @@ class Batched:
 def rows_per_block(kernel, body: list, threads: int) -> Batched | None:
     """The tile-level body of a Triton row kernel with ROWS rows per block, or None."""
     launch = kernel.launch
-    if kernel.language != "triton" or len(launch.grid) != 1 or launch.tile_grid or kernel.aligned.sizes:
+    if kernel.language != "triton" or launch.tile_grid or kernel.aligned.sizes:
+        return None
+    # one grid axis of rows (a Triton grid `(M, 1, 1)` is one)
+    if any(g != Const(1, "int32") for g in launch.grid[1:]) or \
+            any(isinstance(e, Builtin) and e.kind == "block_idx" and e.axis > 0 for e in all_exprs(body)):
         return None
     try:
         return _Batching(kernel, body, threads).batched()

@@ -160,15 +160,15 @@ def silu_mul_kernel_program(BLOCK_SIZE=512, threads=128):
             a = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             b = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             out = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            a_float16 = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            b_float16 = T.alloc_fragment((BLOCK_SIZE,), T.float16)
             out_ptr_tile = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            T.copy(a_ptr[BLOCK_SIZE * pid], a_float16)
             for i in T.Parallel(BLOCK_SIZE):
-                a[i] = T.float32(0.0)
-                if pid * BLOCK_SIZE + i < n_elements:
-                    a[i] = T.Cast(T.float32, a_ptr[pid * BLOCK_SIZE + i])
+                a[i] = T.Cast(T.float32, a_float16[i])
+            T.copy(b_ptr[BLOCK_SIZE * pid], b_float16)
             for i in T.Parallel(BLOCK_SIZE):
-                b[i] = T.float32(0.0)
-                if pid * BLOCK_SIZE + i < n_elements:
-                    b[i] = T.Cast(T.float32, b_ptr[pid * BLOCK_SIZE + i])
+                b[i] = T.Cast(T.float32, b_float16[i])
             for i in T.Parallel(BLOCK_SIZE):
                 silu_a = a[i] * T.sigmoid(a[i])
                 out[i] = silu_a * b[i]

@@ -160,15 +160,15 @@ def swiglu_kernel_program(BLOCK_SIZE=2048, threads=128):
             g = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             u = T.alloc_fragment((BLOCK_SIZE,), T.float32)
             y = T.alloc_fragment((BLOCK_SIZE,), T.float32)
+            g_float16 = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            u_float16 = T.alloc_fragment((BLOCK_SIZE,), T.float16)
             out_ptr_tile = T.alloc_fragment((BLOCK_SIZE,), T.float16)
+            T.copy(gate_ptr[BLOCK_SIZE * pid], g_float16)
             for i in T.Parallel(BLOCK_SIZE):
-                g[i] = T.float32(0.0)
-                if pid * BLOCK_SIZE + i < n_elements:
-                    g[i] = T.Cast(T.float32, gate_ptr[pid * BLOCK_SIZE + i])
+                g[i] = T.Cast(T.float32, g_float16[i])
+            T.copy(up_ptr[BLOCK_SIZE * pid], u_float16)
             for i in T.Parallel(BLOCK_SIZE):
-                u[i] = T.float32(0.0)
-                if pid * BLOCK_SIZE + i < n_elements:
-                    u[i] = T.Cast(T.float32, up_ptr[pid * BLOCK_SIZE + i])
+                u[i] = T.Cast(T.float32, u_float16[i])
             for i in T.Parallel(BLOCK_SIZE):
                 y[i] = g[i] * T.sigmoid(g[i]) * u[i]
             for i in T.Parallel(BLOCK_SIZE):

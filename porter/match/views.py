@@ -15,6 +15,8 @@ bounds its row by R. Dimensions before the rows come from the rest of the index:
     x[i] = T.if_then_else(i < n_cols, x_ptr[row * S + i], -inf) -> T.copy(x_ptr[row, 0], x)
                                                    then x[i] = T.if_then_else(i < n_cols, x[i], -inf)
     if i < n_cols: out_ptr[row * S + i] = y[i]                 ->  T.copy(y, out_ptr[row, 0])
+    x[i] = float(T.if_then_else(i < n, h_ptr[row * S + i], 0))  ->  T.copy(h_ptr[row, 0], x_float16)
+                                                   then x[i] = float(x_float16[i])
 
 a gather of a whole fragment whose mask is exactly the view's bounds (T.copy reads zero
 outside the view, where another `other` is then put), and a store of a whole fragment under

@@ -145,7 +145,7 @@ def test_a_maximum_the_argmax_also_takes_is_reduced_once(tmp_path):
         """)
     text = program(port_of(path), "max_and_argmax_kernel")
     assert text.count("T.reduce_max(x, ") == 1
-    assert re.search(r"max_ptr\[row_block \* ROWS \+ r\] = (\w+)\[r\]", text).group(1) in re.search(
+    assert re.search(r"T\.copy\((\w+), max_ptr\[row_block \* ROWS\]\)", text).group(1) in re.search(
         r"T\.reduce_max\(x, (\w+), dim=1\)", text).group(1)
 
 
@@ -364,8 +364,9 @@ def test_a_pointer_one_form_types_a_scalar_leaves_the_other_views(tmp_path):
 def test_a_row_narrower_than_the_block_takes_several_rows_per_block():
     """tests/fresh/triton/narrow_rows.py (verified in test_verify.py): one program per row
     becomes ROWS rows per block, the fragments (ROWS, BLOCK), the per-row scalars (ROWS,)
-    fragments, the row's reductions along dim 1, the grid ceildiv(rows, ROWS); reads and writes
-    of single elements run for the grid's rows only, and the wrapper cuts the views to them."""
+    fragments, the row's reductions along dim 1, the grid ceildiv(rows, ROWS); a vector read or
+    written one element a row is copied by the block's rows, other reads and writes of single
+    elements run for the grid's rows only, and the wrapper cuts views and vectors to them."""
     text = port_of(ROOT / "tests/fresh/triton/narrow_rows.py")
     rms = program(text, "rms_rows_kernel")
     assert "ROWS = max(1, threads // BLOCK)" in rms
@@ -375,11 +376,16 @@ def test_a_row_narrower_than_the_block_takes_several_rows_per_block():
     assert "rstd = T.alloc_fragment((ROWS,), T.float32)" in rms
     assert "T.copy(x_ptr[bx * ROWS, 0], x)" in rms and "T.copy(y_ptr_tile, y_ptr[bx * ROWS, 0])" in rms
     assert "T.reduce_sum(x_1, x_sum, dim=1)" in rms
-    assert re.search(r"if bx \* ROWS \+ r < grid_x:\n\s+rstd_ptr\[row\[r\]\] = rstd\[r\]", rms)
+    # one element a row (a scale read, the rstd stored): the block's rows copied
+    assert "T.copy(s_ptr[bx * ROWS], scale)" in rms and "T.copy(rstd, rstd_ptr[bx * ROWS])" in rms
+    assert "row = T.alloc_fragment" not in rms  # the int64 row only the copies read: dropped
     assert 'x_ptr = x_ptr[: grid[0]]' in text and 'y_ptr = y_ptr[: grid[0]]' in text
+    assert 'rstd_ptr = rstd_ptr[: grid[0]]' in text and 's_ptr = s_ptr[: grid[0]]' in text
     label = program(text, "pick_label_kernel")
     # the label's column of each row: a scalar read of the view, for the grid's rows
-    assert "picked[r] = logits_ptr[pid_block * ROWS + r, label[r]]" in label
+    assert "T.copy(labels_ptr[pid_block * ROWS], label)" in label
+    assert re.search(r"if pid_block \* ROWS \+ r < grid_x:\n\s+picked\[r\] = logits_ptr\[pid_block \* ROWS \+ r, label\[r\]\]",
+                     label)
 
 
 def test_a_kernel_whose_program_id_is_not_a_row_keeps_one_program_per_block():

@@ -77,6 +77,7 @@ class KernelView:
     # dimension of as many matrices as the tensor holds)
     shaped: list = field(default_factory=list)
     narrowed: list = field(default_factory=list)    # views the wrapper cuts to the grid's rows
+    narrowed_flat: list = field(default_factory=list)  # flat buffers it cuts so (one element a row)
     batched: bool = False                           # a view with a batch count (the runtime's _batched)
     aligned: str = ""                               # the wrapper's test for the aligned program
     factory_params: list = field(default_factory=list)
@@ -296,7 +297,9 @@ class KernelEmitter:
             rows, widest = k.printable.rows
             v.dynamic.append((int_text(rows), f"max(1, threads // {int_text(widest)})"))
             grid[0] = f"T.ceildiv({grid[0]}, {int_text(rows)})"
-            v.narrowed = [self.param_names[name] for name in k.printable.narrowed]
+            shaped = {p.name for p in k.params if getattr(p, "shape", None)}
+            v.narrowed = [self.param_names[name] for name in k.printable.narrowed if name in shaped]
+            v.narrowed_flat = [self.param_names[name] for name in k.printable.narrowed if name not in shaped]
         handles = ", ".join(self.handles[("block_idx", a)] for a in range(len(grid)))
         body, level = self.body, k.printable.level
         if level == "tile":

@@ -33,7 +33,8 @@ import dataclasses
 from porter.ir.nodes import Assign, BinOp, Builtin, Cast, Comment, Const, Decl, For, If, Load, Select, Store, Var
 from porter.ir.symbolic_ints import DerivedInt
 from porter.ir.tiles import Copy, CopyOut, Cumsum, Fill, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import BODIES, all_exprs, declared_names, map_expr, stmt_exprs, walk_expr, walk_stmts
+from porter.ir.walk import (BODIES, all_exprs, declared_names, map_expr, rewrite_stmts, stmt_exprs, walk_expr,
+                            walk_stmts)
 from porter.util.names import fresh_name
 
 _PROGRAM = Builtin("block_idx", 0, "int32")
@@ -92,7 +93,10 @@ class _Batching:
         self.widest = max(widths)
         self.rows = DerivedInt(max(1, threads // self.widest), self.rows_name)
         self.row = BinOp("+", BinOp("*", _PROGRAM, Var(self.rows_name, "int32"), "int32"), self.lane, "int32")
+        self.first = BinOp("*", _PROGRAM, Var(self.rows_name, "int32"), "int32")  # the block's first row
         self.narrowed = set()
+        self.row_vectors = self._row_vectors()
+        self.taken = taken | {self.rows_name, self.lane.name}
 
     # ------------------------------------------------------------------ what is per row
 
@@ -129,6 +133,26 @@ class _Batching:
             if (len(self.rows_vars), len(self.rows_tiles)) == before:
                 return
 
+    def _row_vectors(self) -> set:
+        """Flat arguments read or written only one element per row, at the row's index, by the
+        block (`mean_ptr + row`, `labels + row`): their rows are copied, the wrapper cuts them
+        to the grid's rows."""
+        found, spoiled = set(), set()
+        for s in walk_stmts(self.body):
+            inside = isinstance(s, ParallelFor)
+            exprs = list(all_exprs(s.body)) if inside else list(stmt_exprs(s))
+            loads = [(e.buffer, e.index) for root in exprs for e in walk_expr(root) if isinstance(e, Load)]
+            if isinstance(s, Store) and not inside:
+                loads.append((s.buffer, s.index))
+            if inside:
+                spoiled |= {x.buffer for x in walk_stmts(s.body) if isinstance(x, Store)}
+            for buffer, index in loads:
+                if inside or not self._is_program(index):
+                    spoiled.add(buffer)
+                found.add(buffer)
+        writes = {s.buffer for s in walk_stmts(self.body) if hasattr(s, "buffer") and not isinstance(s, (Store, TileStore))}
+        return {b for b in found - spoiled - writes if b in self.params and b not in self.views}
+
     def _is_program(self, e) -> bool:
         """Whether `e` is the program id itself (through casts and locals that name it)."""
         while True:
@@ -142,7 +166,7 @@ class _Batching:
     # ------------------------------------------------------------------ the rewrite
 
     def batched(self) -> Batched:
-        body = self._block(self.body)
+        body = _unread_dropped(self._block(self.body), self.rows_vars)
         if not self.narrowed:
             raise _Refused  # no row read or written through a view: not a row kernel
         return Batched(body, self.rows, self.widest, tuple(sorted(self.narrowed)))
@@ -192,6 +216,17 @@ class _Batching:
                     raise _Refused
                 return [s]
             out = [TileBuffer(s.var.name, s.var.dtype, (self.rows,), "fragment", s.loc)] if isinstance(s, Decl) else []
+            read = value.a if isinstance(value, Cast) else value
+            if isinstance(s, Decl) and isinstance(read, Load) and read.buffer in self.row_vectors:
+                # the block's rows of a per-row vector, copied (converted in a step)
+                self.narrowed.add(read.buffer)
+                if read.dtype == s.var.dtype:
+                    return out + [Copy(read.buffer, (self.first,), s.var.name, s.loc)]
+                raw = fresh_name(f"{s.var.name}_{read.dtype}", self.taken)
+                step = TileStore(s.var.name, (self.lane,), dataclasses.replace(value, a=TileLoad(raw, (self.lane,), read.dtype))
+                                 if read is not value else TileLoad(raw, (self.lane,), read.dtype), s.loc)
+                return out + [TileBuffer(raw, read.dtype, (self.rows,), "fragment", s.loc),
+                              Copy(read.buffer, (self.first,), raw, s.loc), ParallelFor((self.lane,), (self.rows,), [step], s.loc)]
             if value is not None:
                 store = TileStore(s.var.name, (self.lane,), self._lane_expr(value), s.loc)
                 out.append(ParallelFor((self.lane,), (self.rows,), self._guarded([store]), s.loc))
@@ -199,6 +234,16 @@ class _Batching:
         if isinstance(s, Store):
             if not (self._mentions(s.index) or self._mentions(s.value)):
                 return [s]
+            if s.buffer in self.row_vectors and s.value.dtype == self.params[s.buffer].dtype:
+                # the block's rows of a per-row vector, staged then copied out
+                self.narrowed.add(s.buffer)
+                value = self._lane_expr(s.value)
+                if isinstance(value, TileLoad) and value.indices == (self.lane,):  # a (ROWS,) fragment
+                    return [CopyOut(value.buffer, s.buffer, (self.first,), s.loc)]
+                staged = fresh_name(f"{s.buffer}_tile", self.taken)
+                return [TileBuffer(staged, s.value.dtype, (self.rows,), "fragment", s.loc),
+                        ParallelFor((self.lane,), (self.rows,), [TileStore(staged, (self.lane,), value, s.loc)], s.loc),
+                        CopyOut(staged, s.buffer, (self.first,), s.loc)]
             store = dataclasses.replace(s, index=self._lane_expr(s.index), value=self._lane_expr(s.value))
             return [ParallelFor((self.lane,), (self.rows,), self._guarded([store]), s.loc)]
         if isinstance(s, (For, If)):
@@ -279,3 +324,18 @@ def _block_level(stmts: list):
         if isinstance(s, (For, If)):
             for name in BODIES[type(s)]:
                 yield from _block_level(getattr(s, name))
+
+
+def _unread_dropped(body: list, names: set) -> list:
+    """The per-row locals' fragments nothing reads any longer (`row = pid.to(tl.int64)`, once
+    the copies start at the block's first row), with the steps that fill them."""
+    read = {e.buffer for e in all_exprs(body) if isinstance(e, TileLoad)}
+    read |= {s.tile for s in walk_stmts(body) if isinstance(s, (Copy, CopyOut))}
+    dead = names - read
+
+    def fills_dead(s):
+        stores = [x for x in walk_stmts(s.body) if isinstance(x, (TileStore, Store))]
+        return stores and all(isinstance(x, TileStore) and x.buffer in dead for x in stores)
+
+    return rewrite_stmts(body, lambda s: None if (isinstance(s, TileBuffer) and s.name in dead) or
+                         (isinstance(s, ParallelFor) and fills_dead(s)) else s)

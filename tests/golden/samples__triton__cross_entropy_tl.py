@@ -184,6 +184,7 @@ def cross_entropy_kernel_program(BLOCK_SIZE, threads=128):
             lse = T.alloc_fragment((ROWS,), T.float32)
             target_ = T.alloc_fragment((ROWS,), T.int64)
             x_target = T.alloc_fragment((ROWS,), T.float32)
+            loss_ptr_tile = T.alloc_fragment((ROWS,), T.float32)
             T.copy(logits_ptr[row_block * ROWS, 0], x)
             for r, i in T.Parallel(ROWS, BLOCK_SIZE):
                 x[r, i] = T.if_then_else(i < n_classes, x[r, i], -T.infinity(T.float32))
@@ -193,15 +194,13 @@ def cross_entropy_kernel_program(BLOCK_SIZE, threads=128):
             T.reduce_sum(x_1, x_sum, dim=1)
             for r in T.Parallel(ROWS):
                 lse[r] = x_max[r] + T.log(x_sum[r])
-            for r in T.Parallel(ROWS):
-                if row_block * ROWS + r < grid_x:
-                    target_[r] = target_ptr[row_block * ROWS + r]
+            T.copy(target_ptr[row_block * ROWS], target_)
             for r in T.Parallel(ROWS):
                 if row_block * ROWS + r < grid_x:
                     x_target[r] = logits_ptr[row_block * ROWS + r, target_[r]]
             for r in T.Parallel(ROWS):
-                if row_block * ROWS + r < grid_x:
-                    loss_ptr[row_block * ROWS + r] = lse[r] - x_target[r]
+                loss_ptr_tile[r] = lse[r] - x_target[r]
+            T.copy(loss_ptr_tile, loss_ptr[row_block * ROWS])
 
     return cross_entropy_kernel
 
@@ -238,6 +237,8 @@ def _cross_entropy_kernel(
     )
     target_ptr = _flat(target_ptr, "target_ptr", "int64")
     loss_ptr = _flat(loss_ptr, "loss_ptr", "float32")
+    loss_ptr = loss_ptr[: grid[0]]  # one element a row: the grid's rows
+    target_ptr = target_ptr[: grid[0]]  # one element a row: the grid's rows
     kernel(logits_ptr, target_ptr, loss_ptr, *grid)
 
 

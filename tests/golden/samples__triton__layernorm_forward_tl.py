@@ -215,12 +215,8 @@ def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
                 var[r] = x_sum_1[r] / T.Cast(T.float32, N)
             for r in T.Parallel(ROWS):
                 rstd[r] = T.float32(1.0) / T.sqrt(var[r] + eps)
-            for r in T.Parallel(ROWS):
-                if row_block * ROWS + r < grid_x:
-                    mean_ptr[row_block * ROWS + r] = mean[r]
-            for r in T.Parallel(ROWS):
-                if row_block * ROWS + r < grid_x:
-                    rstd_ptr[row_block * ROWS + r] = rstd[r]
+            T.copy(mean, mean_ptr[row_block * ROWS])
+            T.copy(rstd, rstd_ptr[row_block * ROWS])
             for off_2_step in T.serial(T.ceildiv(N, BLOCK_SIZE)):
                 off_2 = off_2_step * BLOCK_SIZE
                 T.copy(w_ptr[off_2], w)
@@ -271,6 +267,8 @@ def _layernorm_fwd_kernel(
     )
     mean_ptr = _flat(mean_ptr, "mean_ptr", "float32")
     rstd_ptr = _flat(rstd_ptr, "rstd_ptr", "float32")
+    mean_ptr = mean_ptr[: grid[0]]  # one element a row: the grid's rows
+    rstd_ptr = rstd_ptr[: grid[0]]  # one element a row: the grid's rows
     kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, eps, *grid)
 
 

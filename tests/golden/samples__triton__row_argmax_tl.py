@@ -186,9 +186,7 @@ def row_argmax_kernel_program(BLOCK_SIZE, threads=128):
                     T.Or(x[r, i] == x_max[r], x[r, i] != x[r, i]), i, 1024
                 )
             T.reduce_min(x_argmax_idx, x_argmax_idx_min, dim=1)
-            for r in T.Parallel(ROWS):
-                if row_block * ROWS + r < grid_x:
-                    out_ptr[row_block * ROWS + r] = x_argmax_idx_min[r]
+            T.copy(x_argmax_idx_min, out_ptr[row_block * ROWS])
 
     return row_argmax_kernel
 
@@ -220,6 +218,7 @@ def _row_argmax_kernel(
         target,
     )
     out_ptr = _flat(out_ptr, "out_ptr", "int32")
+    out_ptr = out_ptr[: grid[0]]  # one element a row: the grid's rows
     kernel(x_ptr, out_ptr, *grid)
 
 

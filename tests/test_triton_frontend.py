@@ -1210,10 +1210,10 @@ def test_a_float_constexpr_of_one_never_names_a_size_one_fragment(tmp_path):
             offs = tl.arange(0, BLOCK)
             x = tl.load(x_ptr + row * n + offs, mask=offs < n, other=-float("inf")) / TEMP
             m = tl.max(x, axis=0)
-            tl.store(out_ptr + row, m + tl.log(tl.sum(tl.exp(x - m), axis=0)))
+            tl.atomic_add(out_ptr + row, m + tl.log(tl.sum(tl.exp(x - m), axis=0)))
 
 
-        def launch(x, out):
+        def launch(x, out):  # (an atomic keeps one row per block: its reductions are (1,))
             row_lse[(x.shape[0],)](x, out, x.shape[1], TEMP=1.0, BLOCK=128)
     """)
     text = print_port(convert_triton(src))

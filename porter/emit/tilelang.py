@@ -716,7 +716,7 @@ def emit_module(module: Module, source_name: str | None = None, shared_launcher:
         text = re.sub(rf"^( *)(from \S+ import ){_SHARED}$",
                       lambda m: "\n".join(m.group(1) + m.group(2) + ", ".join(group)
                                           for group in _packed(names, len(m.group(1) + m.group(2)))),
-                      text, flags=re.M)
+                      text, flags=re.MULTILINE)
         if not re.search(r"\btorch\.", text):  # the helpers alone used it
             text = text.replace("\nimport torch\n", "\n", 1)
     return lay_out_module(text)

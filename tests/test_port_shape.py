@@ -416,3 +416,12 @@ def test_a_converted_load_is_copied_as_stored_then_converted():
     assert "T.copy(x_ptr[pid_block * ROWS, start], x_float16)" in text
     assert "x[r, i] = T.Cast(T.float32, x_float16[r, i])" in text  # other 0: the copy's padding
     assert "T.Kernel(T.ceildiv(grid_x, ROWS), grid_y, grid_z, threads=threads)" in text
+
+
+def test_a_strided_per_row_vector_is_a_view_its_rows_copy_into():
+    """`mean_ptr + row_idx * mean_stride`, read and written one element at a time, is the
+    vector view (rows,) with that stride (views.py); several rows per block copy their means
+    into it at the block's first row."""
+    text = program(port_of(ROOT / "tests/fresh/triton/narrow_rows.py"), "row_means_kernel")
+    assert "mean_ptr: T.StridedTensor((mean_ptr_batches,), (mean_stride,), T.float32)" in text
+    assert re.search(r"T\.copy\(\w+, mean_ptr\[bx \* ROWS\]\)", text)

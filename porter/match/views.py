@@ -122,8 +122,13 @@ def _found_views(kernel, hints: dict) -> tuple:
     sizes = {n: v for n, v in kernel.constexprs.items() if type(v) is int and n not in params}
     views, accesses = {}, {}
     for name in candidates:
-        found = _accesses(kernel.body, name)
+        found = _accesses(kernel.body, name, scalars=True)
         if not found:
+            continue
+        if all(loop is None for _, loop, _ in found):
+            strided = _strided_vector(found, params, lets)
+            if strided is not None:
+                views[name], accesses[name] = strided
             continue
         for through in ({}, lets):
             split = _split(found, params, through, sizes)
@@ -143,9 +148,36 @@ def _layout(split: list) -> tuple:
     return tuple(stride for _, stride, _ in split[0].batch), outer, inner
 
 
-def _accesses(body: list, buffer: str) -> list | None:
+def _strided_vector(found: list, params: dict, lets: dict):
+    """(view, accesses) for a buffer read and written one element at a time at `x * S`, S one
+    int32 argument (`tl.store(rstd_ptr + row * rstd_stride, rstd)`): the vector (as many as
+    the tensor holds,) with stride S, read at x; None otherwise."""
+    stride, out = None, []
+    for node, loop, mask in found:
+        try:
+            poly = to_poly(_named(_through_lets(node.index, lets)))
+        except NotAffine:
+            return None
+        names = _strides(poly, params, {})
+        if len(names) != 1 or (stride is not None and names != {stride}):
+            return None
+        stride = next(iter(names))
+        index = poly.coeff(Poly.symbol(stride))
+        if poly - index * Poly.symbol(stride) != 0 or index.has(Poly.symbol(stride)):
+            return None
+        exprs = [_through_lets(node.index, lets)]
+        access = _Access(node, loop, mask, None, index, symbol_names(*exprs), exprs[0])
+        if any(v.name not in access.names for v in index.free_symbols):
+            return None
+        access.strides = (None, stride)
+        out.append(access)
+    return _View(("*",), (stride,), ("*",), layout=((), None, stride)), out
+
+
+def _accesses(body: list, buffer: str, scalars: bool = False) -> list | None:
     """Every load and store of `buffer` with its T.Parallel and mask; None when the buffer is
-    used any other way (an atomic, its pointer as a value)."""
+    used any other way (an atomic, its pointer as a value), or (unless `scalars`) only by
+    single elements outside any T.Parallel."""
     found = []
     if any(isinstance(e, Var) and e.name == buffer for e in all_exprs(body)):
         return None
@@ -179,7 +211,7 @@ def _accesses(body: list, buffer: str) -> list | None:
 
     if visit(body, None, ()) is False:
         return None
-    if all(loop is None for _, loop, _ in found):
+    if not found or (all(loop is None for _, loop, _ in found) and not scalars):
         return None  # scalar accesses alone, or the lanes of one T.Parallel over the block: left flat
     return found
 

@@ -96,6 +96,8 @@ class _Batching:
         self.first = BinOp("*", _PROGRAM, Var(self.rows_name, "int32"), "int32")  # the block's first row
         self.narrowed = set()
         self.row_vectors = self._row_vectors()
+        # vector views of as many rows as the tensor holds (a strided per-row vector, views.py)
+        self.row_views = {name for name, p in self.views.items() if tuple(p.shape) == ("*",)}
         self.taken = taken | {self.rows_name, self.lane.name}
 
     # ------------------------------------------------------------------ what is per row
@@ -152,6 +154,15 @@ class _Batching:
                 found.add(buffer)
         writes = {s.buffer for s in walk_stmts(self.body) if hasattr(s, "buffer") and not isinstance(s, (Store, TileStore))}
         return {b for b in found - spoiled - writes if b in self.params and b not in self.views}
+
+    def _row_access(self, node) -> bool:
+        """Whether a block-level load or store reads or writes the row's element of a per-row
+        vector: a flat one at the row's index, or a vector view (rows,) at the row."""
+        if isinstance(node, (Load, Store)):
+            return node.buffer in self.row_vectors
+        if isinstance(node, (TileLoad, TileStore)) and node.buffer in self.row_views:
+            return len(node.indices) == 1 and self._is_program(node.indices[0])
+        return False
 
     def _is_program(self, e) -> bool:
         """Whether `e` is the program id itself (through casts and locals that name it)."""
@@ -217,7 +228,7 @@ class _Batching:
                 return [s]
             out = [TileBuffer(s.var.name, s.var.dtype, (self.rows,), "fragment", s.loc)] if isinstance(s, Decl) else []
             read = value.a if isinstance(value, Cast) else value
-            if isinstance(s, Decl) and isinstance(read, Load) and read.buffer in self.row_vectors:
+            if isinstance(s, Decl) and self._row_access(read):
                 # the block's rows of a per-row vector, copied (converted in a step)
                 self.narrowed.add(read.buffer)
                 if read.dtype == s.var.dtype:
@@ -231,10 +242,11 @@ class _Batching:
                 store = TileStore(s.var.name, (self.lane,), self._lane_expr(value), s.loc)
                 out.append(ParallelFor((self.lane,), (self.rows,), self._guarded([store]), s.loc))
             return out
-        if isinstance(s, Store):
-            if not (self._mentions(s.index) or self._mentions(s.value)):
+        if isinstance(s, (Store, TileStore)):  # a global element the block writes
+            indices = (s.index,) if isinstance(s, Store) else tuple(s.indices)
+            if not (any(self._mentions(i) for i in indices) or self._mentions(s.value)):
                 return [s]
-            if s.buffer in self.row_vectors and s.value.dtype == self.params[s.buffer].dtype:
+            if self._row_access(s) and s.value.dtype == self.params[s.buffer].dtype:
                 # the block's rows of a per-row vector, staged then copied out
                 self.narrowed.add(s.buffer)
                 value = self._lane_expr(s.value)
@@ -244,7 +256,11 @@ class _Batching:
                 return [TileBuffer(staged, s.value.dtype, (self.rows,), "fragment", s.loc),
                         ParallelFor((self.lane,), (self.rows,), [TileStore(staged, (self.lane,), value, s.loc)], s.loc),
                         CopyOut(staged, s.buffer, (self.first,), s.loc)]
-            store = dataclasses.replace(s, index=self._lane_expr(s.index), value=self._lane_expr(s.value))
+            if isinstance(s, Store):
+                store = dataclasses.replace(s, index=self._lane_expr(s.index), value=self._lane_expr(s.value))
+            else:
+                store = dataclasses.replace(s, indices=tuple(self._lane_expr(i) for i in s.indices),
+                                            value=self._lane_expr(s.value))
             return [ParallelFor((self.lane,), (self.rows,), self._guarded([store]), s.loc)]
         if isinstance(s, (For, If)):
             if any(self._mentions(e) for e in stmt_exprs(s)):

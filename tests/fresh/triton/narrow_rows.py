@@ -47,3 +47,21 @@ def pick_label(logits, labels):
     pick_label_kernel[(rows,)](logits, labels, out, logits.stride(0), cols,
                                BLOCK=triton.next_power_of_2(cols))
     return out
+
+
+@triton.jit
+def row_means_kernel(x_ptr, mean_ptr, stride, mean_stride, n_cols, BLOCK: tl.constexpr):
+    # the row's mean stored into a strided column of per-row statistics (Liger's
+    # `RSTD_ptr + row_idx * RSTD_row_stride`)
+    row_idx = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row_idx * stride + cols, mask=cols < n_cols, other=0.0)
+    tl.store(mean_ptr + row_idx * mean_stride, tl.sum(x, axis=0) / n_cols)
+
+
+def row_means(x, stats):
+    """stats: (rows, 2) float32; the means go to its first column."""
+    rows, cols = x.shape
+    row_means_kernel[(rows,)](x, stats, x.stride(0), stats.stride(0), cols,
+                              BLOCK=triton.next_power_of_2(cols))
+    return stats

@@ -354,10 +354,15 @@ def _strides(poly: Poly, params: dict, sizes: dict) -> set:
     for term in poly.terms():
         _, product = term.split_coefficient()
         for x in product.free_symbols:
-            p = params.get(x.name)
-            if ((isinstance(p, ScalarParam) and p.dtype == "int32") or x.name in sizes) and product != x:
+            if _is_size(x.name, params, sizes) and product != x:
                 found.add(x.name)
     return found
+
+
+def _is_size(name: str, params: dict, sizes: dict) -> bool:
+    """Whether `name` is an int32 scalar argument or an int constexpr (a size or a stride)."""
+    p = params.get(name)
+    return (isinstance(p, ScalarParam) and p.dtype == "int32") or name in sizes
 
 
 def _view_of(split: list, params: dict, lets: dict, sizes: dict) -> _View | None:
@@ -453,9 +458,7 @@ def _extent(bounds: list, index: Poly, params: dict, sizes: dict):
         for term in d.terms():
             coeff, factor = term.split_coefficient()
             if coeff == -1 and factor.is_symbol:
-                p = params.get(factor.name)
-                size = (isinstance(p, ScalarParam) and p.dtype == "int32") or factor.name in sizes
-                if size and d + factor == index:
+                if _is_size(factor.name, params, sizes) and d + factor == index:
                     found.add(factor.name)
     return next(iter(found)) if len(found) == 1 else None
 
@@ -468,9 +471,7 @@ def _part_of(bounds: list, index: Poly, params: dict, sizes: dict) -> tuple:
             continue
         for term in d.terms():
             coeff, factor = term.split_coefficient()
-            p = params.get(factor.name) if factor.is_symbol else None
-            if coeff != -1 or not factor.is_symbol or not ((isinstance(p, ScalarParam) and p.dtype == "int32") or
-                                                          factor.name in sizes):
+            if coeff != -1 or not factor.is_symbol or not _is_size(factor.name, params, sizes):
                 continue
             rest = index - (d + factor)
             k = rest.coeff(factor)
@@ -578,27 +579,24 @@ def _origin(access: _Access, lanes: list, view: _View):
             return None
         start.append(base)
     try:
-        start = [from_poly(x, access.names) for x in start]
+        return _view_index(access, *(from_poly(x, access.names) for x in start))
     except KeyError:
         return None
-    if access.part is not None:
-        start.insert(len(start) - 1, Const(access.part, "int32"))
-    return _batch_origin(access) + tuple(start)
 
 
-def _batch_origin(access: _Access) -> tuple:
-    """The indices of the dimensions before the rows (a batch's, a head's)."""
-    return tuple(from_poly(index, access.names) for _, _, index in access.batch)
+def _view_index(access: _Access, *row_col) -> tuple:
+    """The view's index for the access's (row, col) or (col,): the batch's indices first, the
+    row, its part, the column."""
+    *row, col = row_col
+    part = (Const(access.part, "int32"),) if access.part is not None else ()
+    return tuple(from_poly(index, access.names) for _, _, index in access.batch) + tuple(row) + part + (col,)
 
 
 def _indexed(access: _Access, view: _View):
     """The access reading or writing the view at (row, col), or a vector at its index."""
-    if access.part is not None:
-        indices = (from_poly(access.row, access.names), Const(access.part, "int32"), from_poly(access.col, access.names))
-    elif access.row is not None:
-        indices = _batch_origin(access) + tuple(from_poly(x, access.names) for x in (access.row, access.col))
-    elif access.batch:
-        indices = _batch_origin(access) + (from_poly(access.col, access.names),)
+    if access.row is not None or access.batch:
+        row = (from_poly(access.row, access.names),) if access.row is not None else ()
+        indices = _view_index(access, *row, from_poly(access.col, access.names))
     else:
         indices = (access.index,) if view.strides is None else (from_poly(access.col, access.names),)
     node = access.node

@@ -33,7 +33,7 @@ import dataclasses
 from porter.ir.nodes import Assign, BinOp, Builtin, Cast, Comment, Const, Decl, For, If, Load, Select, Store, Var
 from porter.ir.symbolic_ints import DerivedInt
 from porter.ir.tiles import Copy, CopyOut, Cumsum, Fill, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import (BODIES, all_exprs, declared_names, map_expr, rewrite_stmts, stmt_exprs, walk_expr,
+from porter.ir.walk import (BODIES, EVALUATES, all_exprs, declared_names, map_expr, rewrite_stmts, stmt_exprs, walk_expr,
                             walk_stmts)
 from porter.util.names import fresh_name
 
@@ -140,16 +140,16 @@ class _Batching:
         block (`mean_ptr + row`, `labels + row`): their rows are copied, the wrapper cuts them
         to the grid's rows."""
         found, spoiled = set(), set()
-        for s in walk_stmts(self.body):
-            inside = isinstance(s, ParallelFor)
-            exprs = list(all_exprs(s.body)) if inside else list(stmt_exprs(s))
-            loads = [(e.buffer, e.index) for root in exprs for e in walk_expr(root) if isinstance(e, Load)]
-            if isinstance(s, Store) and not inside:
-                loads.append((s.buffer, s.index))
-            if inside:
+        for s in _block_level(self.body):
+            if isinstance(s, ParallelFor):  # every element of a tile step: not one a row
+                spoiled |= {e.buffer for e in all_exprs(s.body) if isinstance(e, Load)}
                 spoiled |= {x.buffer for x in walk_stmts(s.body) if isinstance(x, Store)}
-            for buffer, index in loads:
-                if inside or not self._is_program(index):
+                continue
+            accesses = [(e.buffer, e.index) for root in stmt_exprs(s) for e in walk_expr(root) if isinstance(e, Load)]
+            if isinstance(s, Store):
+                accesses.append((s.buffer, s.index))
+            for buffer, index in accesses:
+                if not self._is_program(index):
                     spoiled.add(buffer)
                 found.add(buffer)
         writes = {s.buffer for s in walk_stmts(self.body) if hasattr(s, "buffer") and not isinstance(s, (Store, TileStore))}
@@ -211,8 +211,8 @@ class _Batching:
             if view is None or len(view.shape) != 2 or view.shape[0] != "*":
                 raise _Refused
             self.narrowed.add(s.buffer)
-            first = BinOp("*", _PROGRAM, Var(self.rows_name, "int32"), "int32")
-            origin = (Cast(s.origin[0].dtype, first) if isinstance(s.origin[0], Cast) else first,) + tuple(s.origin[1:])
+            first = Cast(s.origin[0].dtype, self.first) if isinstance(s.origin[0], Cast) else self.first
+            origin = (first,) + tuple(s.origin[1:])
             return [dataclasses.replace(s, origin=origin)]
         if isinstance(s, (Reduce, Cumsum)):
             if s.src not in self.rows_tiles:
@@ -291,13 +291,13 @@ class _Batching:
         out = []
         for s in stmts:
             fields = {}
-            if isinstance(s, TileStore) and s.buffer in self.rows_tiles:
-                fields["indices"] = self._indices(s.buffer, tuple(self._lane_expr(i) for i in s.indices))
-            for name in ("init", "value", "index", "cond", "start", "step"):
-                if hasattr(s, name) and getattr(s, name) is not None and name not in fields:
-                    fields[name] = self._lane_expr(getattr(s, name))
-            if isinstance(s, TileStore) and "indices" not in fields:
-                fields["indices"] = tuple(self._lane_expr(i) for i in s.indices)
+            for name in EVALUATES.get(type(s), ()):
+                value = getattr(s, name)
+                if name == "indices":  # a per-row tile's element of row r
+                    indices = tuple(self._lane_expr(i) for i in value)
+                    fields[name] = self._indices(s.buffer, indices) if s.buffer in self.rows_tiles else indices
+                elif value is not None:
+                    fields[name] = self._lane_expr(value)
             for name in BODIES.get(type(s), ()):
                 fields[name] = self._lanes(getattr(s, name))
             out.append(dataclasses.replace(s, **fields) if fields else s)

@@ -61,25 +61,22 @@ def runtime_lines(text: str) -> int:
     """Lines of a port module outside its programs, their T.macro helpers, wrappers and
     docstrings (imports count)."""
     tree = ast.parse(text)
-    launched = {t.id for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
-                and getattr(n.value.func, "id", "") == "_TritonKernel" for t in n.targets
-                if isinstance(t, ast.Name)}
     kept = 0
     for node in tree.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # the module docstring
         name = getattr(node, "name", "")
+        decorators = {ast.unparse(d) for d in getattr(node, "decorator_list", [])}
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not name.startswith("_"):
             continue  # a program factory or a wrapper
         if isinstance(node, ast.FunctionDef) and name.endswith("_program"):
             continue  # the program factory of a kernel whose own name starts with "_"
-        if isinstance(node, ast.FunctionDef) and name[1:] in launched:
-            continue  # a Triton launcher body `_kernel` behind `kernel = _TritonKernel(_kernel)`
-        if isinstance(node, ast.FunctionDef) and any(ast.unparse(d) == "T.macro" for d in node.decorator_list):
-            continue  # kernel code the programs inline (the Philox rounds), not a runtime
+        if decorators & {"_TritonKernel", "T.macro"}:
+            continue  # a Triton launcher (`@_TritonKernel def _attn_fwd`), or kernel code the
+            # programs inline (the Philox rounds): not a runtime
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                getattr(node.value.func, "id", "") == "_TritonKernel":
-            continue
+                getattr(node.value.func, "id", "") == "_pointwise_dynamic":
+            continue  # a generated kernel's host, the launch helpers' calling convention
         kept += (node.end_lineno or node.lineno) - node.lineno + 1
     return kept
 

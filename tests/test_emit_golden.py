@@ -60,7 +60,8 @@ def test_golden_ports_are_valid_python():
 
 
 def _unread_locals(text: str) -> set:
-    """(function, name) for each local a port assigns and never reads (what ruff calls F841)."""
+    """(function, name) for each local a port assigns and never reads (what ruff calls F841),
+    `_` (the launch options a wrapper unpacks and does not use) aside."""
     import ast
 
     out = set()
@@ -71,7 +72,7 @@ def _unread_locals(text: str) -> set:
                   for t in (a.targets if isinstance(a, ast.Assign) else [a.target])
                   for n in ast.walk(t) if isinstance(n, ast.Name)}
         read = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-        out |= {(fn.name, name) for name in stored - read}
+        out |= {(fn.name, name) for name in stored - read - {"_"}}
     return out
 
 

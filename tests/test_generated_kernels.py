@@ -156,7 +156,11 @@ def _port(tmp_path, rel):
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     text = out.read_text()  # plain TileLang and torch: neither tileport nor the library
-    assert "porter" not in text and "mylib" not in text and "pointwise_dynamic" not in text
+    assert "porter" not in text and "mylib" not in text and "@pointwise_dynamic" not in text
+    imported = {(n.module or "") if isinstance(n, ast.ImportFrom) else a.name
+                for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in n.names}
+    assert {m.split(".")[0] for m in imported} <= {"tilelang", "torch", "functools"}
     from porter.verify.port_exec import load_port
 
     return load_port(str(out))

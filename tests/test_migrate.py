@@ -182,10 +182,10 @@ def test_ports_import_the_launch_helpers_beside_them(robust):
     its folder's `_tileport_launch.py`: by its path, from its folder, or inside a package."""
     out = robust["out"]
     port = (out / "triton" / "add_tl.py").read_text()
-    assert "def _launch_grid(" not in port and "class _TritonKernel" not in port
-    assert "from ._tileport_launch import" in port and "_launch_grid" in port
+    assert "def _launch(" not in port and "class _TritonKernel" not in port
+    assert "from ._tileport_launch import" in port and "_launch" in port
     launcher = (out / "triton" / "_tileport_launch.py").read_text()
-    assert "def _launch_grid(" in launcher and "class _CudaKernel" in launcher
+    assert "def _launch(" in launcher and "class _CudaKernel" in launcher
     check = (
         "import importlib, importlib.util, sys\n"
         "spec = importlib.util.spec_from_file_location('by_path', sys.argv[1] + '/triton/add_tl.py')\n"

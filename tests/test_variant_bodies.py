@@ -10,28 +10,31 @@ import pytest
 from porter.emit.variant_bodies import merged_body
 
 
-def taken(merged: list, values: dict, conditions: list) -> list:
+def taken(merged: list, values: dict) -> list:
     """The merged body as TileLang's parser takes it for `values` of the variant names: each
-    branch on variant conditions decided, every other statement kept, nested ones dedented."""
+    branch on the variant names decided, every other statement kept, nested ones dedented."""
     out = []
     for clauses in _statements(merged):
-        head = clauses[0][0]
-        if _is_variant_test(head, conditions):
+        if _decided(clauses[0][0], values) is not None:
             for header, body in clauses:
-                test = "True" if header == "else:" else header.split(" ", 1)[1][:-1]
-                if eval(test, {}, dict(values)):  # noqa: S307 - the test's own text
-                    out += taken(body, values, conditions)
+                if header == "else:" or _decided(header, values):
+                    out += taken(body, values)
                     break
             continue
         for header, body in clauses:
             out.append(header)
-            out += ["    " + line for line in taken(body, values, conditions)]
+            out += ["    " + line for line in taken(body, values)]
     return out
 
 
-def _is_variant_test(header: str, conditions: list) -> bool:
-    test = header[3:-1] if header.startswith("if ") else ""
-    return test in conditions or (test.startswith("not (") and test[5:-1] in conditions)
+def _decided(header: str, values: dict):
+    """An `if`/`elif` test over the variant names alone, evaluated; None for any other line."""
+    if not header.startswith(("if ", "elif ")):
+        return None
+    try:
+        return bool(eval(header.split(" ", 1)[1][:-1], {}, dict(values)))  # noqa: S307 - the test's own text
+    except NameError:
+        return None
 
 
 def _statements(lines: list) -> list:
@@ -58,7 +61,7 @@ def test_three_enum_variants_branch_where_they_differ():
                                '    elif MODE == "b":', "        y[i] = x[i] + 1.0",
                                "    else:", "        y[i] = x[i]", "    z[i] = y[i]"]
     for body, mode in zip(bodies, "abc"):
-        assert taken(merged, {"MODE": mode}, conditions) == body
+        assert taken(merged, {"MODE": mode}) == body
 
 
 def test_a_flag_that_adds_statements_branches_only_around_them():
@@ -67,16 +70,16 @@ def test_a_flag_that_adds_statements_branches_only_around_them():
              "        h[b] = b", "c = 2"]
     merged = merged_body([extra, plain], ["KEEP", "not KEEP"])
     assert merged.count("a = 1") == 1 and "            h[b] = b" in merged
-    assert taken(merged, {"KEEP": True}, ["KEEP", "not KEEP"]) == extra
-    assert taken(merged, {"KEEP": False}, ["KEEP", "not KEEP"]) == plain
+    assert taken(merged, {"KEEP": True}) == extra
+    assert taken(merged, {"KEEP": False}) == plain
 
 
 def test_an_if_with_an_else_is_one_statement():
     with_else = ["if x < n:", "    y = 1", "else:", "    y = 2", "z = y"]
     other = ["if x < n:", "    y = 1", "else:", "    y = 3", "z = y"]
     merged = merged_body([with_else, other], ["F", "not F"])
-    assert taken(merged, {"F": True}, ["F", "not F"]) == with_else
-    assert taken(merged, {"F": False}, ["F", "not F"]) == other
+    assert taken(merged, {"F": True}) == with_else
+    assert taken(merged, {"F": False}) == other
 
 
 def _random_body(rng: random.Random, depth: int = 0) -> list:
@@ -115,6 +118,66 @@ def test_each_variant_is_its_own_body_again(seed):
                 body.insert(i + 1, f"{pad}q = w[{rng.randint(5, 9)}]")
         bodies.append(body)
     conditions = [f"K == {i}" for i in range(len(bodies))]
-    merged = merged_body(bodies, conditions)
-    for i, body in enumerate(bodies):
-        assert taken(merged, {"K": i}, conditions) == body
+    for values in (None, [{"K": i} for i in range(len(bodies))]):
+        merged = merged_body(bodies, conditions, values)
+        for i, body in enumerate(bodies):
+            assert taken(merged, {"K": i}) == body
+
+
+def _flags(values: dict) -> str:
+    return " and ".join(n if v else f"not {n}" for n, v in values.items())
+
+
+def test_branches_test_only_the_flags_that_tell_their_bodies_apart():
+    """FlagGems' round_kernel: `if IS_FP32: ... elif IS_FP16: ... elif IS_BF16: ...`,
+    converted for all eight values of the three flags, branches as the original does."""
+    def body(fp32, fp16, bf16):
+        cast = "T.float32" if fp32 else "T.float16" if fp16 else "T.bfloat16" if bf16 else None
+        lines = ["x = T.alloc_fragment((B,), T.float32)"]
+        lines += [f"out = T.alloc_fragment((B,), {cast})"] if cast else []
+        lines += ["T.copy(x_ptr[b], x)"]
+        lines += [f"out[i] = T.Cast({cast}, T.round(x[i]))", "T.copy(out, out_ptr[b])"] if cast \
+            else ["T.copy(x, out_ptr[b])"]
+        return lines
+
+    values = [{"IS_FP32": a, "IS_FP16": b, "IS_BF16": c}
+              for a in (True, False) for b in (True, False) for c in (True, False)]
+    bodies = [body(*v.values()) for v in values]
+    merged = merged_body(bodies, [_flags(v) for v in values], values)
+    tests = [line.strip() for line in merged if line.strip().startswith(("if ", "elif ", "else"))]
+    assert tests == ["if IS_FP32:", "elif IS_FP16:", "elif IS_BF16:"] * 2 + ["else:"]
+    for v, b in zip(values, bodies):
+        assert taken(merged, v) == b
+
+
+def test_a_test_on_an_enum_names_its_values_together():
+    values = [{"MODE": m, "BIAS": f} for m in ("sum", "mean", "max") for f in (True, False)]
+    bodies = [["y = x + b" if v["BIAS"] else "y = x", f"z = {'max' if v['MODE'] == 'max' else 'add'}(y)"]
+              for v in values]
+    conditions = [f"MODE == {v['MODE']!r} and {_flags({'BIAS': v['BIAS']})}" for v in values]
+    merged = merged_body(bodies, conditions, values)
+    assert merged == ["if BIAS:", "    y = x + b", "else:", "    y = x",
+                      "if MODE == 'max':", "    z = max(y)", "else:", "    z = add(y)"]
+    for v, b in zip(values, bodies):
+        assert taken(merged, v) == b
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_flag_variants_each_take_their_own_body(seed):
+    rng = random.Random(1000 + seed)
+    names = ["A", "B", "C"][:rng.randint(1, 3)]
+    values = [dict(zip(names, bits)) for bits in
+              __import__("itertools").product((True, False), repeat=len(names))]
+    rng.shuffle(values)
+    values = values[:rng.randint(2, len(values))]
+    base = _random_body(rng)
+    bodies = []
+    for v in values:  # a body depends on some of the flags only
+        body = list(base)
+        for n in names:
+            if v[n] and rng.random() < 0.7:
+                body.append(f"q = w[{names.index(n)}]")
+        bodies.append(body)
+    merged = merged_body(bodies, [_flags(v) for v in values], values)
+    for v, b in zip(values, bodies):
+        assert taken(merged, v) == b

@@ -700,7 +700,7 @@ def emit_module(module: Module, source_name: str | None = None, shared_launcher:
     source_name = source_name or module.source_file
     views = [_kernel_view(k, source_name) for k in module.kernels]
     template = _environment().get_template("module.py.j2")
-    taken = {name for v in views for name in (v.name, v.program, f"_{v.name}")}
+    taken = {name for v in views for name in (v.name, v.program, f"_{v.name}", f"{v.name}_kernel")}
     templates = template_ports(module.kernels, views, taken) if module.language == "cuda" else []
     failures = [{"name": f.name, "line": f.loc.line, "code": f.diagnostic.code,
                  "message": _docstring_safe(f.diagnostic.message)} for f in module.failures]

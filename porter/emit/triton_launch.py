@@ -56,10 +56,6 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         ", unrolled=aligned or num_stages >= 3" if aligned and unrolled == "aligned" else \
         ", unrolled=num_stages >= 3"
     keywords = [f"{n}=None" for n in derived] + [f"{n}={values.constexprs[n]!r}" for n in generic + fixed]
-    keywords.append("grid=None")
-    # a constexpr named like a launch option takes the keyword, and serves both (as in Triton)
-    keywords += [f"{n}={v}" for n, v in (("num_warps", warps), ("num_stages", stages or 2))
-                 if n not in values.constexprs]
     positional = [p.name for p in values.params if getattr(p, "grid_axis", None) is None]
     names = emitter.param_names
     # a grid callable's `meta`: the wrapper's locals, under the original's names where the
@@ -68,6 +64,14 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
     meta = "{**locals(), " + ", ".join(renamed) + "}" if renamed else "locals()"
     kept = {p: names.get(p, p) for p in positional}
     default_grid = _default_grid(k, values, kept, generic)
+    # Triton's launch options (grid, num_warps, num_stages, target) come in `**launch`; a
+    # constexpr named like one takes the keyword and serves both, as in Triton
+    defaults = [f"{n}={n if n in values.constexprs else v}" for n, v in
+                (("num_warps", warps), ("num_stages", stages or 2)) if n in values.constexprs or v != _LAUNCH[n]]
+    if default_grid:
+        defaults.append(f"grid=lambda: {default_grid}")  # as the original's launch site computes it
+    used_warps = not lanes_are_threads or "num_warps" in values.constexprs
+    unpacked = ["grid", "num_warps" if used_warps else "_", "num_stages" if stages else "_", "target"]
     return {
         "factory": factory,
         "fixed": [(n, repr(values.constexprs[n])) for n in fixed],
@@ -82,7 +86,14 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
         "tiles": _tile_count(k, kept),
         "default_grid": default_grid,
         "positional": [names.get(p, p) for p in positional],
+        "unpacked": ", ".join(unpacked),
+        "launch_defaults": "".join(", " + d for d in defaults),
+        "wrapper": f"{k.ident}_kernel" if values.generated else k.ident,
     }
+
+
+#: The launch options `_launch` defaults to (those the wrappers took before): a wrapper names others.
+_LAUNCH = {"num_warps": 4, "num_stages": 2}
 
 
 def _tile_count(printed, names: dict) -> str | None:
@@ -181,7 +192,8 @@ def add_variants(view, kernel, make_view) -> None:
     if len({variant["kernel_line"] for variant in t["variants"]}) == 1:
         # one program that branches where the variants differ (variant_bodies.py)
         conditions = [variant["condition"] for variant in t["variants"]]
-        t["merged"] = merged_body([variant["body"] for variant in t["variants"]], conditions)
+        values = [{n: form.constexprs[n] for n in discrete} for form, _ in forms]
+        t["merged"] = merged_body([variant["body"] for variant in t["variants"]], conditions, values)
         t["uncovered"] = _refused(forms, discrete, conditions)
 
 

@@ -15,23 +15,35 @@ A statement is a line with the lines indented under it (an `if` with its `elif`/
 clauses); statements that are equal stay once, two compound statements with one header are
 merged inside, anything else is a branch. Names bound in a branch stay bound after it
 (TileLang's parser splices the branch it takes).
+
+Given the variants' values, each branch then tests only what tells its variants apart:
+clauses with one body are one clause, and a clause's test is the fewest constexprs whose
+values separate its variants from the later clauses' (FlagGems' round_kernel, converted for
+every IS_FP32/IS_FP16/IS_BF16, branches `if IS_FP32: ... elif IS_FP16: ... else: ...`, not
+on all eight combinations).
 """
 
 from __future__ import annotations
 
 from difflib import SequenceMatcher
+from itertools import combinations
 
 _STEP = "    "
 _CLAUSES = ("elif ", "else:")
 
 
-def merged_body(bodies: list, conditions: list) -> list:
+def merged_body(bodies: list, conditions: list, values: list | None = None) -> list:
     """One body for variants whose bodies are `bodies` (printed lines) and whose conditions are
-    `conditions` (Python text, exactly one of them true when the program is made)."""
+    `conditions` (Python text, exactly one of them true when the program is made); `values`
+    (each variant's {constexpr: value}, the names its condition tests) lets the branches
+    test less."""
     merged = _statements(bodies[-1])
     for body, condition in zip(reversed(bodies[:-1]), reversed(conditions[:-1])):
         merged = _merge(_statements(body), merged, condition, set(conditions))
-    return [line for statement in merged for line in statement]
+    lines = [line for statement in merged for line in statement]
+    if values is None:
+        return lines
+    return _Tests(conditions, values).body(lines, frozenset(range(len(values))))
 
 
 def _statements(lines: list) -> list:
@@ -95,3 +107,108 @@ def _branch(a: list, b: list, condition: str, conditions) -> tuple:
         lines.append(f"{pad}else:")
         lines += [_STEP + line for statement in b for line in statement]
     return tuple(lines)
+
+
+class _Tests:
+    """Branches on whole variant conditions rewritten to test the fewest constexprs."""
+
+    def __init__(self, conditions: list, values: list):
+        self.variant = {c: i for i, c in enumerate(conditions)}
+        self.values = values
+        self.names = list(dict.fromkeys(n for v in values for n in v))
+
+    def body(self, lines: list, variants: frozenset) -> list:
+        """`lines` (one indentation level) as taken by `variants`, branches rewritten."""
+        out = []
+        for statement in _statements(lines):
+            clauses = _clauses(statement)
+            if self._tested(clauses[0][0]) is None:
+                pad = " " * _depth(statement[0])
+                for header, inner in clauses:
+                    out.append(header)
+                    out += [pad + _STEP + line for line in self.body(inner, variants)]
+                continue
+            out += self._chain(clauses, variants, " " * _depth(statement[0]))
+        return out
+
+    def _tested(self, header: str):
+        """The variants an `if`/`elif` header on variant conditions takes given it is reached:
+        ("is", i) or ("not", i); None for another header."""
+        test = header.strip()
+        test = test[5:-1] if test.startswith("elif ") else test[3:-1] if test.startswith("if ") else None
+        if test in self.variant:
+            return "is", self.variant[test]
+        if test and test.startswith("not (") and test[5:-1] in self.variant:
+            return "not", self.variant[test[5:-1]]
+        return None
+
+    def _chain(self, clauses: list, variants: frozenset, pad: str) -> list:
+        groups: dict = {}  # body text -> the variants that take it
+        left = variants
+        for header, inner in clauses:
+            tested = self._tested(header)
+            if tested is None and header.strip() != "else:":
+                raise ValueError(f"a branch on variants has the clause {header.strip()!r}")
+            taken = left if tested is None else \
+                left & {tested[1]} if tested[0] == "is" else left - {tested[1]}
+            left -= taken
+            if taken:
+                text = tuple(self.body(inner, frozenset(taken)))
+                groups[text] = groups.get(text, frozenset()) | taken
+        if left:  # variants no clause takes: an empty else
+            groups[()] = groups.get((), frozenset()) | left
+        if len(groups) == 1:
+            return [pad + line for line in next(iter(groups))]
+        out = []
+        while groups:  # the clause with the shortest test first; an empty body is the else
+            if len(groups) == 1:
+                text, taken = next(iter(groups.items()))
+                if text:
+                    out.append(pad + "else:")
+                    out += [pad + _STEP + line for line in text]
+                break
+            tests = {text: self._separating(taken, frozenset().union(*(v for t, v in groups.items() if t != text)))
+                     for text, taken in groups.items() if text}  # each clause against those after it
+            text = min(tests, key=lambda t: len(tests[t]))
+            out.append(f"{pad}{'elif' if out else 'if'} {tests[text]}:")
+            out += [pad + _STEP + line for line in text]
+            del groups[text]
+        return out
+
+    def _separating(self, taken: frozenset, later: frozenset) -> str:
+        """The shortest test on the fewest constexprs true for `taken`, false for `later`."""
+        for size in range(1, len(self.names) + 1):
+            tests = []
+            for names in combinations(self.names, size):
+                mine = {tuple(self.values[v].get(n) for n in names) for v in taken}
+                theirs = {tuple(self.values[v].get(n) for n in names) for v in later}
+                if not mine & theirs:
+                    tests.append(_test(names, mine))
+            if tests:
+                return min(tests, key=len)
+        raise ValueError("variants with equal values")
+
+
+def _test(names: tuple, tuples: set) -> str:
+    """Python text true exactly where `names` hold one of `tuples`."""
+    if len(names) == 1:
+        values = sorted((t[0] for t in tuples), key=repr)
+        if all(isinstance(v, bool) for v in values):
+            return names[0] if values == [True] else f"not {names[0]}" if values == [False] else "True"
+        if len(values) == 1:
+            return f"{names[0]} == {values[0]!r}"
+        return f"{names[0]} in ({', '.join(map(repr, values))})"
+    terms = [" and ".join(_test((n,), {(v,)}) for n, v in zip(names, t)) for t in sorted(tuples, key=repr)]
+    return terms[0] if len(terms) == 1 else " or ".join(f"({t})" for t in terms)
+
+
+def _clauses(statement: tuple) -> list:
+    """A statement as (header, body lines one level out) clauses: its `if` with `elif`/`else`."""
+    depth = _depth(statement[0])
+    out = []
+    for line in statement:
+        if _depth(line) == depth:
+            out.append((line, []))
+        else:
+            out[-1][1].append(line[depth + len(_STEP):])
+    return out

@@ -145,7 +145,8 @@ def _port_tree(port: str) -> ast.Module:
 
 def _port_functions(tree: ast.Module) -> set:
     names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    # a Triton port's kernel is a launcher object: `add_kernel = _TritonKernel(_add_kernel)`
+    # a Triton port's kernel is a launcher object (`@_TritonKernel def add_kernel(...)`), a
+    # generated host an assignment (`abs_func = _pointwise_dynamic(abs_func_kernel, ...)`)
     names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
               if isinstance(t, ast.Name)}
     return names

@@ -2,9 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/adamw_update.cu (cuda).
 
-- `adamw_update` (samples/cuda/adamw_update.cu:19), tile level (element-wise: T.Parallel
-  over the block); launch: grid ((((n + 256) - 1) / 256)), block (256,), from the launch
-  site (line 59).
+- `adamw_update` (line 19), tile level (element-wise: T.Parallel over the block).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

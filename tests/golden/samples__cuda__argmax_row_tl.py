@@ -2,8 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/argmax_row.cu (cuda).
 
-- `argmax_row` (samples/cuda/argmax_row.cu:11), tile level (rule rowwise: T.fill,
-  T.reduce); launch: grid (rows), 256 threads, from the launch site (line 67).
+- `argmax_row` (line 11), tile level (rule rowwise: T.fill, T.reduce).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

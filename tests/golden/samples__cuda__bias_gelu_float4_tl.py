@@ -2,9 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/bias_gelu_float4.cu (cuda).
 
-- `bias_gelu_vec4` (samples/cuda/bias_gelu_float4.cu:15), tile level (element-wise:
-  T.Parallel over the block); launch: grid (((((rows * (cols / 4)) + 256) - 1) / 256)),
-  block (256,), from the launch site (line 38).
+- `bias_gelu_vec4` (line 15), tile level (element-wise: T.Parallel over the block).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,10 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/bmm_strided_batched.cu (cuda).
 
-- `bmm_strided` (samples/cuda/bmm_strided_batched.cu:5), tile level (rule gemm:
-  T.Pipelined, T.clear, T.copy, fp32 FMA tiles (the original's precision; --allow-tf32
-  for tensor cores)); launch: grid (ceildiv(N, 64), ceildiv(M, 64), batch), 128 threads,
-  from the launch site (line 23).
+- `bmm_strided` (line 5), tile level (rule gemm: T.Pipelined, T.clear, T.copy, fp32 FMA
+  tiles (the original's precision; --allow-tf32 for tensor cores)).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

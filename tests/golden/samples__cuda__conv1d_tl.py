@@ -2,13 +2,12 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/conv1d.cu (cuda).
 
-- `conv1d_same` (samples/cuda/conv1d.cu:11), thread level (not raised: gemm: shared
+- `conv1d_same` (line 11), thread level (not raised: gemm: shared 's_filter' is not
+  written one element per thread ([threadIdx.y][threadIdx.x]); rowwise: shared
   's_filter' is not written one element per thread ([threadIdx.y][threadIdx.x]);
-  rowwise: shared 's_filter' is not written one element per thread
-  ([threadIdx.y][threadIdx.x]); transpose: shared 's_filter' is not filled as
-  [threadIdx.y + a][threadIdx.x]; elementwise: threads cooperate (shared memory,
-  barriers, warp shuffles, atomics or break/continue)); launch: grid ((((n + 128) - 1) /
-  128)), block (128,), from the launch site (line 57).
+  transpose: shared 's_filter' is not filled as [threadIdx.y + a][threadIdx.x];
+  elementwise: threads cooperate (shared memory, barriers, warp shuffles, atomics or
+  break/continue)).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

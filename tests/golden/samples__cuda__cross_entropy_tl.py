@@ -2,9 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/cross_entropy.cu (cuda).
 
-- `cross_entropy_forward` (samples/cuda/cross_entropy.cu:46), tile level (rule rowwise:
-  T.clear, T.fill, T.reduce); launch: grid (rows), 256 threads, from the launch site
-  (line 95).
+- `cross_entropy_forward` (line 46), tile level (rule rowwise: T.clear, T.fill,
+  T.reduce).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

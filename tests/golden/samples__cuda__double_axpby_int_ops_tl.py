@@ -2,12 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/double_axpby_int_ops.cu (cuda).
 
-- `daxpby` (samples/cuda/double_axpby_int_ops.cu:7), tile level (element-wise:
-  T.Parallel over the block); launch: grid ((((n + 256) - 1) / 256)), block (256,), from
-  the launch site (line 56).
-- `int_mix` (samples/cuda/double_axpby_int_ops.cu:15), tile level (element-wise:
-  T.Parallel over the block); launch: grid ((((n + 256) - 1) / 256)), block (256,), from
-  the launch site (line 57).
+- `daxpby` (line 7), tile level (element-wise: T.Parallel over the block).
+- `int_mix` (line 15), tile level (element-wise: T.Parallel over the block).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,14 +2,11 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/embedding_lookup.cu (cuda).
 
-- `embedding_forward` (samples/cuda/embedding_lookup.cu:12), tile level (element-wise:
-  T.Parallel over the block); launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8)
-  - 1) / 8)), block (32, 8), from the launch site (line 63).
-- `embedding_backward` (samples/cuda/embedding_lookup.cu:28), thread level (not raised:
-  gemm: no sum over k; rowwise: a 2-D thread block; transpose: no shared tile is
-  exchanged; elementwise: threads cooperate (shared memory, barriers, warp shuffles,
-  atomics or break/continue)); launch: grid ((((dim + 32) - 1) / 32), (((num_tokens + 8)
-  - 1) / 8)), block (32, 8), from the launch site (line 64).
+- `embedding_forward` (line 12), tile level (element-wise: T.Parallel over the block).
+- `embedding_backward` (line 28), thread level (not raised: gemm: no sum over k;
+  rowwise: a 2-D thread block; transpose: no shared tile is exchanged; elementwise:
+  threads cooperate (shared memory, barriers, warp shuffles, atomics or
+  break/continue)).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,12 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/gelu_tanh.cu (cuda).
 
-- `gelu_tanh` (samples/cuda/gelu_tanh.cu:14), tile level (element-wise: T.Parallel over
-  the block); launch: grid ((((n + 256) - 1) / 256)), block (256,), from the launch site
-  (line 44).
-- `silu` (samples/cuda/gelu_tanh.cu:24), tile level (element-wise: T.Parallel over the
-  block); launch: grid ((((n + 256) - 1) / 256)), block (256,), from the launch site
-  (line 45).
+- `gelu_tanh` (line 14), tile level (element-wise: T.Parallel over the block).
+- `silu` (line 24), tile level (element-wise: T.Parallel over the block).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

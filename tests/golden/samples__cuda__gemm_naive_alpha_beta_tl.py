@@ -2,10 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/gemm_naive_alpha_beta.cu (cuda).
 
-- `sgemm_naive` (samples/cuda/gemm_naive_alpha_beta.cu:6), tile level (rule gemm:
-  T.Pipelined, T.clear, T.copy, fp32 FMA tiles (the original's precision; --allow-tf32
-  for tensor cores)); launch: grid (ceildiv(((((ldc + 16) - 1) / 16) * 16), 64),
-  ceildiv(M, 64)), 128 threads, from the launch site (line 32).
+- `sgemm_naive` (line 6), tile level (rule gemm: T.Pipelined, T.clear, T.copy, fp32 FMA
+  tiles (the original's precision; --allow-tf32 for tensor cores)).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,9 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/gemm_tn_half_bias_relu.cu (cuda).
 
-- `gemm_tn_bias_relu` (samples/cuda/gemm_tn_half_bias_relu.cu:8), tile level (rule gemm:
-  T.Pipelined, T.clear, T.copy, T.gemm); launch: grid (ceildiv(N, 64), ceildiv(M, 64)),
-  128 threads, from the launch site (line 27).
+- `gemm_tn_bias_relu` (line 8), tile level (rule gemm: T.Pipelined, T.clear, T.copy,
+  T.gemm).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,9 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/gemv_half.cu (cuda).
 
-- `gemv_half` (samples/cuda/gemv_half.cu:12), tile level (rule rowwise: T.clear,
-  T.reduce); launch: grid ((((M + 4) - 1) / 4)), 128 threads, from the launch site (line
-  47).
+- `gemv_half` (line 12), tile level (rule rowwise: T.clear, T.reduce).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

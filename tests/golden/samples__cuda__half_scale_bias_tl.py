@@ -2,12 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/half_scale_bias.cu (cuda).
 
-- `half_scale_bias` (samples/cuda/half_scale_bias.cu:9), tile level (element-wise:
-  T.Parallel over the block); launch: grid ((((n + 256) - 1) / 256)), block (256,), from
-  the launch site (line 41).
-- `half_mul_add` (samples/cuda/half_scale_bias.cu:17), tile level (element-wise:
-  T.Parallel over the block); launch: grid ((((n + 256) - 1) / 256)), block (256,), from
-  the launch site (line 42).
+- `half_scale_bias` (line 9), tile level (element-wise: T.Parallel over the block).
+- `half_mul_add` (line 17), tile level (element-wise: T.Parallel over the block).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,11 +2,10 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/histogram_atomic.cu (cuda).
 
-- `histogram_256` (samples/cuda/histogram_atomic.cu:11), thread level (not raised: gemm:
-  while loops, break and continue (line 25); rowwise: while loops, break and continue
-  (line 25); transpose: while loops, break and continue (line 25); elementwise: threads
-  cooperate (shared memory, barriers, warp shuffles, atomics or break/continue));
-  launch: grid ((((n + 256) - 1) / 256)), block (256,), from the launch site (line 50).
+- `histogram_256` (line 11), thread level (not raised: gemm: while loops, break and
+  continue (line 25); rowwise: while loops, break and continue (line 25); transpose:
+  while loops, break and continue (line 25); elementwise: threads cooperate (shared
+  memory, barriers, warp shuffles, atomics or break/continue)).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

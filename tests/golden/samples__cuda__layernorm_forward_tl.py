@@ -2,8 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/layernorm_forward.cu (cuda).
 
-- `layernorm_forward` (samples/cuda/layernorm_forward.cu:27), tile level (rule rowwise:
-  T.clear, T.reduce); launch: grid (rows), 128 threads, from the launch site (line 84).
+- `layernorm_forward` (line 27), tile level (rule rowwise: T.clear, T.reduce).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,9 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/matrix_add_2d.cu (cuda).
 
-- `matrix_add` (samples/cuda/matrix_add_2d.cu:7), tile level (element-wise: T.Parallel
-  over the block); launch: grid (((cols + 15) / 16), ((rows + 15) / 16)), block (16,
-  16), from the launch site (line 30).
+- `matrix_add` (line 7), tile level (element-wise: T.Parallel over the block).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,15 +2,11 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/prefix_scan_block.cu (cuda).
 
-- `scan_block_inclusive` (samples/cuda/prefix_scan_block.cu:11), thread level (not
-  raised: gemm: while loops, break and continue (line 24); rowwise: while loops, break
-  and continue (line 24); transpose: while loops, break and continue (line 24);
-  elementwise: threads cooperate (shared memory, barriers, warp shuffles, atomics or
-  break/continue)); launch: grid ((((n + 256) - 1) / 256)), block (256,), from the
-  launch site (line 66).
-- `add_block_offsets` (samples/cuda/prefix_scan_block.cu:43), tile level (element-wise:
-  T.Parallel over the block); launch: grid ((((n + 256) - 1) / 256)), block (256,), from
-  the launch site (line 68).
+- `scan_block_inclusive` (line 11), thread level (not raised: gemm: while loops, break
+  and continue (line 24); rowwise: while loops, break and continue (line 24); transpose:
+  while loops, break and continue (line 24); elementwise: threads cooperate (shared
+  memory, barriers, warp shuffles, atomics or break/continue)).
+- `add_block_offsets` (line 43), tile level (element-wise: T.Parallel over the block).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

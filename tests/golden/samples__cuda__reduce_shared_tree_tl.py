@@ -2,9 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/reduce_shared_tree.cu (cuda).
 
-- `reduce_sum` (samples/cuda/reduce_shared_tree.cu:10), tile level (rule rowwise:
-  T.copy, T.reduce); launch: grid ((((n + 256) - 1) / 256)), 256 threads, from the
-  launch site (line 43).
+- `reduce_sum` (line 10), tile level (rule rowwise: T.copy, T.reduce).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

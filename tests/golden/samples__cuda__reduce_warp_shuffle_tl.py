@@ -2,9 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/reduce_warp_shuffle.cu (cuda).
 
-- `reduce_warp_atomic` (samples/cuda/reduce_warp_shuffle.cu:21), tile level (rule
-  rowwise: T.clear, T.reduce); launch: grid ((((n + 256) - 1) / 256)), 256 threads, from
-  the launch site (line 62).
+- `reduce_warp_atomic` (line 21), tile level (rule rowwise: T.clear, T.reduce).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,11 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/relu_grid_stride.cu (cuda).
 
-- `relu` (samples/cuda/relu_grid_stride.cu:8), tile level (element-wise: T.Parallel over
-  the block); launch: grid (32), block (128,), from the launch site (line 34).
-- `leaky_relu` (samples/cuda/relu_grid_stride.cu:15), tile level (element-wise:
-  T.Parallel over the block); launch: grid (32), block (128,), from the launch site
-  (line 35).
+- `relu` (line 8), tile level (element-wise: T.Parallel over the block).
+- `leaky_relu` (line 15), tile level (element-wise: T.Parallel over the block).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

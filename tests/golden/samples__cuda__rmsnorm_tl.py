@@ -2,8 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/rmsnorm.cu (cuda).
 
-- `rmsnorm` (samples/cuda/rmsnorm.cu:20), tile level (rule rowwise: T.clear, T.reduce);
-  launch: grid ((((rows + 4) - 1) / 4)), 128 threads, from the launch site (line 57).
+- `rmsnorm` (line 20), tile level (rule rowwise: T.clear, T.reduce).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,9 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/saxpy.cu (cuda).
 
-- `saxpy` (samples/cuda/saxpy.cu:7), tile level (element-wise: T.Parallel over the
-  block); launch: grid (((n + 255) / 256)), block (256,), from the launch site (line
-  33).
+- `saxpy` (line 7), tile level (element-wise: T.Parallel over the block).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

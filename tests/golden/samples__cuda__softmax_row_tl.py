@@ -2,8 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/softmax_row.cu (cuda).
 
-- `softmax_row` (samples/cuda/softmax_row.cu:10), tile level (rule rowwise: T.clear,
-  T.fill, T.reduce); launch: grid (rows), 256 threads, from the launch site (line 69).
+- `softmax_row` (line 10), tile level (rule rowwise: T.clear, T.fill, T.reduce).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,12 +2,11 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/stencil_1d.cu (cuda).
 
-- `stencil_1d` (samples/cuda/stencil_1d.cu:10), thread level (not raised: gemm: shared
-  'temp' is written under a condition (line 22); rowwise: shared 'temp' is written under
-  a condition (line 22); transpose: shared 'temp' is not filled as [threadIdx.y +
-  a][threadIdx.x]; elementwise: threads cooperate (shared memory, barriers, warp
-  shuffles, atomics or break/continue)); launch: grid ((((n + 256) - 1) / 256)), block
-  (256,), from the launch site (line 50).
+- `stencil_1d` (line 10), thread level (not raised: gemm: shared 'temp' is written under
+  a condition (line 22); rowwise: shared 'temp' is written under a condition (line 22);
+  transpose: shared 'temp' is not filled as [threadIdx.y + a][threadIdx.x]; elementwise:
+  threads cooperate (shared memory, barriers, warp shuffles, atomics or
+  break/continue)).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,12 +2,10 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/stencil_2d.cu (cuda).
 
-- `jacobi_5pt` (samples/cuda/stencil_2d.cu:15), thread level (not raised: gemm: a loop
-  that is not `for (i = a; i < b; i++)` (line 25); rowwise: a 2-D thread block;
-  transpose: a loop that is not `for (i = a; i < b; i++)` (line 25); elementwise:
-  threads cooperate (shared memory, barriers, warp shuffles, atomics or
-  break/continue)); launch: grid ((((nx + 16) - 1) / 16), (((ny + 16) - 1) / 16)), block
-  (16, 16), from the launch site (line 59).
+- `jacobi_5pt` (line 15), thread level (not raised: gemm: a loop that is not `for (i =
+  a; i < b; i++)` (line 25); rowwise: a 2-D thread block; transpose: a loop that is not
+  `for (i = a; i < b; i++)` (line 25); elementwise: threads cooperate (shared memory,
+  barriers, warp shuffles, atomics or break/continue)).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,9 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/cuda/transpose_padded.cu (cuda).
 
-- `transpose_padded` (samples/cuda/transpose_padded.cu:11), tile level (rule transpose:
-  T.copy); launch: grid ((((width + 32) - 1) / 32), (((height + 32) - 1) / 32)), 256
-  threads, from the launch site (line 46).
+- `transpose_padded` (line 11), tile level (rule transpose: T.copy).
 
 Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
 launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or

@@ -2,10 +2,9 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/attention_fwd_small.py (triton).
 
-- `attention_fwd_kernel` (samples/triton/attention_fwd_small.py:10), tile level (blocks:
-  T.Pipelined, T.clear, T.copy, T.fill, T.reduce, fp32 FMA tiles (the original's
-  precision; --allow-tf32 for tensor cores)); launch: grid (ceildiv(seq_len, 32),
-  grid_y), 128 threads, from the launch site (line 70).
+- `attention_fwd_kernel` (line 10), tile level (blocks: T.Pipelined, T.clear, T.copy,
+  T.fill, T.reduce, fp32 FMA tiles (the original's precision; --allow-tf32 for tensor
+  cores)).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -121,27 +120,35 @@ class _TritonKernel:
         return self._run(*args, **kwargs)
 
 
-def _launch_grid(name, grid, meta, axes):
-    """The launch grid as `axes` ints (None when empty): a tuple, an int, or
-    `lambda meta: ...`."""
-    if grid is None:
+def _launch(name, launch, meta, axes, num_warps=4, num_stages=2, grid=None):
+    """A launch's options, Triton's keywords (`grid`, `num_warps`, `num_stages`) and the
+    port's `target`: (the grid as `axes` ints, None when empty, num_warps, num_stages,
+    target). `grid` (called) is the launch site's when the call gives none; other keywords
+    Triton takes (num_ctas, ...) change nothing here."""
+    num_warps = launch.get("num_warps", num_warps)
+    num_stages = launch.get("num_stages", num_stages)
+    target = launch.get("target")
+    given = launch.get("grid")
+    if given is None and grid is None:
         raise TypeError(
             f"{name}: pass the launch grid, as Triton does: "
             f"{name}[grid](...) or grid=..."
         )
-    if callable(grid):
-        grid = grid(meta)
-    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
-    if any(g <= 0 for g in grid):
-        return None
-    if any(g != 1 for g in grid[axes:]):
+    given = grid() if given is None else given
+    if callable(given):
+        meta = {key: value for key, value in meta.items() if key != "launch"}
+        given = given({**meta, "num_warps": num_warps, "num_stages": num_stages})
+    given = (given,) if isinstance(given, int) else tuple(int(g) for g in given)
+    if not 1 <= len(given) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {given}")
+    if any(g <= 0 for g in given):
+        return None, num_warps, num_stages, target
+    if any(g != 1 for g in given[axes:]):
         raise ValueError(
             f"{name}: the kernel uses {axes} grid axes; "
-            f"grid {grid} repeats its programs"
+            f"grid {given} repeats its programs"
         )
-    return grid[:axes] + (1,) * (axes - len(grid))
+    return given[:axes] + (1,) * (axes - len(given)), num_warps, num_stages, target
 
 
 _TRITON_DTYPES = {
@@ -314,7 +321,8 @@ def attention_fwd_kernel_program(
     return attention_fwd_kernel
 
 
-def _attention_fwd_kernel(
+@_TritonKernel
+def attention_fwd_kernel(
     q_ptr,
     k_ptr,
     v_ptr,
@@ -333,14 +341,12 @@ def _attention_fwd_kernel(
     BLOCK_M=32,
     BLOCK_N=16,
     HEAD_DIM=32,
-    grid=None,
-    num_warps=4,
-    num_stages=2,
-    target=None,
-    **options,
+    **launch,
 ):
     """Run the port of `attention_fwd_kernel` as Triton launches it."""
-    grid = _launch_grid("attention_fwd_kernel", grid, locals(), 2)
+    grid, num_warps, num_stages, target = _launch(
+        "attention_fwd_kernel", launch, locals(), 2
+    )
     if grid is None:
         return  # an empty grid launches nothing
     q_ptr = _batched(
@@ -386,6 +392,3 @@ def _attention_fwd_kernel(
     )
     o_ptr = _flat(o_ptr, "o_ptr", "float32")
     kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, stride_oh, stride_os, *grid)
-
-
-attention_fwd_kernel = _TritonKernel(_attention_fwd_kernel)

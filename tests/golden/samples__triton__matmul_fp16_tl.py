@@ -2,9 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/matmul_fp16.py (triton).
 
-- `matmul_fp16_kernel` (samples/triton/matmul_fp16.py:8), tile level (blocks:
-  T.Pipelined, T.clear, T.copy, T.gemm); launch: grid (ceildiv(M, 64), ceildiv(N, 64)),
-  128 threads, from the launch site (line 50).
+- `matmul_fp16_kernel` (line 8), tile level (blocks: T.Pipelined, T.clear, T.copy,
+  T.gemm).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -108,27 +107,35 @@ class _TritonKernel:
         return self._run(*args, **kwargs)
 
 
-def _launch_grid(name, grid, meta, axes):
-    """The launch grid as `axes` ints (None when empty): a tuple, an int, or
-    `lambda meta: ...`."""
-    if grid is None:
+def _launch(name, launch, meta, axes, num_warps=4, num_stages=2, grid=None):
+    """A launch's options, Triton's keywords (`grid`, `num_warps`, `num_stages`) and the
+    port's `target`: (the grid as `axes` ints, None when empty, num_warps, num_stages,
+    target). `grid` (called) is the launch site's when the call gives none; other keywords
+    Triton takes (num_ctas, ...) change nothing here."""
+    num_warps = launch.get("num_warps", num_warps)
+    num_stages = launch.get("num_stages", num_stages)
+    target = launch.get("target")
+    given = launch.get("grid")
+    if given is None and grid is None:
         raise TypeError(
             f"{name}: pass the launch grid, as Triton does: "
             f"{name}[grid](...) or grid=..."
         )
-    if callable(grid):
-        grid = grid(meta)
-    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
-    if any(g <= 0 for g in grid):
-        return None
-    if any(g != 1 for g in grid[axes:]):
+    given = grid() if given is None else given
+    if callable(given):
+        meta = {key: value for key, value in meta.items() if key != "launch"}
+        given = given({**meta, "num_warps": num_warps, "num_stages": num_stages})
+    given = (given,) if isinstance(given, int) else tuple(int(g) for g in given)
+    if not 1 <= len(given) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {given}")
+    if any(g <= 0 for g in given):
+        return None, num_warps, num_stages, target
+    if any(g != 1 for g in given[axes:]):
         raise ValueError(
             f"{name}: the kernel uses {axes} grid axes; "
-            f"grid {grid} repeats its programs"
+            f"grid {given} repeats its programs"
         )
-    return grid[:axes] + (1,) * (axes - len(grid))
+    return given[:axes] + (1,) * (axes - len(given)), num_warps, num_stages, target
 
 
 _TRITON_DTYPES = {
@@ -221,7 +228,8 @@ def matmul_fp16_kernel_program(
     return matmul_fp16_kernel
 
 
-def _matmul_fp16_kernel(
+@_TritonKernel
+def matmul_fp16_kernel(
     a_ptr,
     b_ptr,
     c_ptr,
@@ -238,17 +246,16 @@ def _matmul_fp16_kernel(
     BLOCK_M=64,
     BLOCK_N=64,
     BLOCK_K=32,
-    grid=None,
-    num_warps=4,
-    num_stages=2,
-    target=None,
-    **options,
+    **launch,
 ):
     """Run the port of `matmul_fp16_kernel` as Triton launches it."""
-    if grid is None:
-        # as the original's launch site computes it
-        grid = (-(-(int(M)) // (BLOCK_M)), -(-(int(N)) // (BLOCK_N)))
-    grid = _launch_grid("matmul_fp16_kernel", grid, locals(), 2)
+    grid, num_warps, num_stages, target = _launch(
+        "matmul_fp16_kernel",
+        launch,
+        locals(),
+        2,
+        grid=lambda: (-(-(int(M)) // (BLOCK_M)), -(-(int(N)) // (BLOCK_N))),
+    )
     if grid is None:
         return  # an empty grid launches nothing
     a_ptr = _shaped(a_ptr, "a_ptr", "float16", (M, K), (stride_am, stride_ak))
@@ -287,6 +294,3 @@ def _matmul_fp16_kernel(
         unrolled=num_stages >= 3,
     )
     kernel(a_ptr, b_ptr, c_ptr, *grid)
-
-
-matmul_fp16_kernel = _TritonKernel(_matmul_fp16_kernel)

@@ -2,13 +2,8 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/matmul_grouped.py (triton).
 
-- `matmul_grouped_kernel` (samples/triton/matmul_grouped.py:14), tile level (blocks:
-  T.Pipelined, T.clear, T.copy, fp32 FMA tiles (the original's precision; --allow-tf32
-  for tensor cores)); launch: grid ((ceildiv(M, 32) * ceildiv(N, 32))), 128 threads,
-  from the launch site (line 65); autotune config 0 of 1 (BLOCK_M=32, BLOCK_N=32,
-  BLOCK_K=16, GROUP_M=2; pick another with --config N); the port's grid: (ceildiv(N,
-  32), ceildiv(M, 32)) tiles, in T.use_swizzle(2) order (Triton's grouped order as
-  TileLang writes it).
+- `matmul_grouped_kernel` (line 14), tile level (blocks: T.Pipelined, T.clear, T.copy,
+  fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -114,27 +109,35 @@ class _TritonKernel:
         return self._run(*args, **kwargs)
 
 
-def _launch_grid(name, grid, meta, axes):
-    """The launch grid as `axes` ints (None when empty): a tuple, an int, or
-    `lambda meta: ...`."""
-    if grid is None:
+def _launch(name, launch, meta, axes, num_warps=4, num_stages=2, grid=None):
+    """A launch's options, Triton's keywords (`grid`, `num_warps`, `num_stages`) and the
+    port's `target`: (the grid as `axes` ints, None when empty, num_warps, num_stages,
+    target). `grid` (called) is the launch site's when the call gives none; other keywords
+    Triton takes (num_ctas, ...) change nothing here."""
+    num_warps = launch.get("num_warps", num_warps)
+    num_stages = launch.get("num_stages", num_stages)
+    target = launch.get("target")
+    given = launch.get("grid")
+    if given is None and grid is None:
         raise TypeError(
             f"{name}: pass the launch grid, as Triton does: "
             f"{name}[grid](...) or grid=..."
         )
-    if callable(grid):
-        grid = grid(meta)
-    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
-    if any(g <= 0 for g in grid):
-        return None
-    if any(g != 1 for g in grid[axes:]):
+    given = grid() if given is None else given
+    if callable(given):
+        meta = {key: value for key, value in meta.items() if key != "launch"}
+        given = given({**meta, "num_warps": num_warps, "num_stages": num_stages})
+    given = (given,) if isinstance(given, int) else tuple(int(g) for g in given)
+    if not 1 <= len(given) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {given}")
+    if any(g <= 0 for g in given):
+        return None, num_warps, num_stages, target
+    if any(g != 1 for g in given[axes:]):
         raise ValueError(
             f"{name}: the kernel uses {axes} grid axes; "
-            f"grid {grid} repeats its programs"
+            f"grid {given} repeats its programs"
         )
-    return grid[:axes] + (1,) * (axes - len(grid))
+    return given[:axes] + (1,) * (axes - len(given)), num_warps, num_stages, target
 
 
 _TRITON_DTYPES = {
@@ -231,7 +234,8 @@ def matmul_grouped_kernel_program(
     return matmul_grouped_kernel
 
 
-def _matmul_grouped_kernel(
+@_TritonKernel
+def matmul_grouped_kernel(
     a_ptr,
     b_ptr,
     c_ptr,
@@ -249,17 +253,16 @@ def _matmul_grouped_kernel(
     BLOCK_N=32,
     BLOCK_K=16,
     GROUP_M=2,
-    grid=None,
-    num_warps=4,
-    num_stages=2,
-    target=None,
-    **options,
+    **launch,
 ):
     """Run the port of `matmul_grouped_kernel` as Triton launches it."""
-    if grid is None:
-        # as the original's launch site computes it
-        grid = ((-(-(int(M)) // (BLOCK_M)) * -(-(int(N)) // (BLOCK_N))),)
-    grid = _launch_grid("matmul_grouped_kernel", grid, locals(), 1)
+    grid, num_warps, num_stages, target = _launch(
+        "matmul_grouped_kernel",
+        launch,
+        locals(),
+        1,
+        grid=lambda: ((-(-(int(M)) // (BLOCK_M)) * -(-(int(N)) // (BLOCK_N))),),
+    )
     if grid is None:
         return  # an empty grid launches nothing
     tiles = -(-(int(N)) // (BLOCK_N)) * -(-(int(M)) // (BLOCK_M))
@@ -306,6 +309,3 @@ def _matmul_grouped_kernel(
         unrolled=aligned or num_stages >= 3,
     )
     kernel(a_ptr, b_ptr, c_ptr)
-
-
-matmul_grouped_kernel = _TritonKernel(_matmul_grouped_kernel)

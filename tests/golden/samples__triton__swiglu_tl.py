@@ -2,9 +2,7 @@
 # re-run `tileport convert` rather than editing.
 """TileLang port of samples/triton/swiglu.py (triton).
 
-- `swiglu_kernel` (samples/triton/swiglu.py:8), tile level (blocks: T.copy); launch:
-  grid (ceildiv(n_elements, 2048)), 128 threads, a 2048 tile per program, from the
-  launch site (line 28).
+- `swiglu_kernel` (line 8), tile level (blocks: T.copy).
 
 Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
 taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
@@ -93,27 +91,35 @@ class _TritonKernel:
         return self._run(*args, **kwargs)
 
 
-def _launch_grid(name, grid, meta, axes):
-    """The launch grid as `axes` ints (None when empty): a tuple, an int, or
-    `lambda meta: ...`."""
-    if grid is None:
+def _launch(name, launch, meta, axes, num_warps=4, num_stages=2, grid=None):
+    """A launch's options, Triton's keywords (`grid`, `num_warps`, `num_stages`) and the
+    port's `target`: (the grid as `axes` ints, None when empty, num_warps, num_stages,
+    target). `grid` (called) is the launch site's when the call gives none; other keywords
+    Triton takes (num_ctas, ...) change nothing here."""
+    num_warps = launch.get("num_warps", num_warps)
+    num_stages = launch.get("num_stages", num_stages)
+    target = launch.get("target")
+    given = launch.get("grid")
+    if given is None and grid is None:
         raise TypeError(
             f"{name}: pass the launch grid, as Triton does: "
             f"{name}[grid](...) or grid=..."
         )
-    if callable(grid):
-        grid = grid(meta)
-    grid = (grid,) if isinstance(grid, int) else tuple(int(g) for g in grid)
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {grid}")
-    if any(g <= 0 for g in grid):
-        return None
-    if any(g != 1 for g in grid[axes:]):
+    given = grid() if given is None else given
+    if callable(given):
+        meta = {key: value for key, value in meta.items() if key != "launch"}
+        given = given({**meta, "num_warps": num_warps, "num_stages": num_stages})
+    given = (given,) if isinstance(given, int) else tuple(int(g) for g in given)
+    if not 1 <= len(given) <= 3:
+        raise ValueError(f"{name}: a grid has 1 to 3 dimensions, got {given}")
+    if any(g <= 0 for g in given):
+        return None, num_warps, num_stages, target
+    if any(g != 1 for g in given[axes:]):
         raise ValueError(
             f"{name}: the kernel uses {axes} grid axes; "
-            f"grid {grid} repeats its programs"
+            f"grid {given} repeats its programs"
         )
-    return grid[:axes] + (1,) * (axes - len(grid))
+    return given[:axes] + (1,) * (axes - len(given)), num_warps, num_stages, target
 
 
 _TRITON_DTYPES = {
@@ -178,24 +184,16 @@ def swiglu_kernel_program(BLOCK_SIZE=2048, threads=128):
     return swiglu_kernel
 
 
-def _swiglu_kernel(
-    gate_ptr,
-    up_ptr,
-    out_ptr,
-    n_elements,
-    *,
-    BLOCK_SIZE=2048,
-    grid=None,
-    num_warps=4,
-    num_stages=2,
-    target=None,
-    **options,
-):
+@_TritonKernel
+def swiglu_kernel(gate_ptr, up_ptr, out_ptr, n_elements, *, BLOCK_SIZE=2048, **launch):
     """Run the port of `swiglu_kernel` as Triton launches it."""
-    if grid is None:
-        # as the original's launch site computes it
-        grid = (-(-(int(n_elements)) // (BLOCK_SIZE)),)
-    grid = _launch_grid("swiglu_kernel", grid, locals(), 1)
+    grid, num_warps, _, target = _launch(
+        "swiglu_kernel",
+        launch,
+        locals(),
+        1,
+        grid=lambda: (-(-(int(n_elements)) // (BLOCK_SIZE)),),
+    )
     if grid is None:
         return  # an empty grid launches nothing
     gate_ptr = _shaped(gate_ptr, "gate_ptr", "float16", (n_elements,))
@@ -207,6 +205,3 @@ def _swiglu_kernel(
         target,
     )
     kernel(gate_ptr, up_ptr, out_ptr, *grid)
-
-
-swiglu_kernel = _TritonKernel(_swiglu_kernel)

@@ -425,3 +425,19 @@ def test_a_strided_per_row_vector_is_a_view_its_rows_copy_into():
     text = program(port_of(ROOT / "tests/fresh/triton/narrow_rows.py"), "row_means_kernel")
     assert "mean_ptr: T.StridedTensor((mean_ptr_batches,), (mean_stride,), T.float32)" in text
     assert re.search(r"T\.copy\(\w+, mean_ptr\[bx \* ROWS\]\)", text)
+
+
+def test_loads_and_stores_without_a_mask_copy_whole_tiles():
+    """tests/fresh/triton/whole_tile_rows.py (verified in test_verify.py): a launcher that
+    passes whole tiles only leaves the loads and stores unmasked (or `mask=True`); the buffer
+    is then the view of as many rows as the tensor holds, each as wide as its row stride (or
+    the vector of its elements), and each tile is a T.copy, the lane's named index too."""
+    text = port_of(ROOT / "tests/fresh/triton/whole_tile_rows.py")
+    rows = program(text, "row_min_kernel")
+    assert "inp: T.StridedTensor((inp_batches, n_cols), (n_cols, 1), T.float32)" in rows
+    assert re.search(r"T\.copy\(inp\[BLOCK_M \* \w+, [^\]]+\], vals\)", rows)
+    assert re.search(r"T\.copy\(best, out_min\[BLOCK_M \* \w+\]\)", rows)
+    assert "inp[" not in rows.replace("T.copy(inp[", "")  # no element of it read otherwise
+    scale = program(text, "scale_shift_kernel")
+    assert re.search(r"T\.copy\(x\[[^\]]+\], v\)", scale) and re.search(r"T\.copy\(y_tile, y\[[^\]]+\]\)", scale)
+    assert "T.Parallel" in scale and "offs" not in scale  # the lane's index went with its loop

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import BufferParam, Const, If, Load, ScalarParam, Select, Store, Var
+from porter.ir.nodes import BufferParam, Const, Decl, If, Load, ScalarParam, Select, Store, Var
 from porter.ir.tiles import Copy, CopyOut, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import (BODIES, all_exprs, children, declared_names, map_expr, map_stmts, stmt_exprs,
                             walk_expr, walk_stmts)
@@ -137,10 +137,29 @@ def _found_views(kernel, hints: dict) -> tuple:
                 for a in split:
                     a.bounds = _bounds(a.mask, through)
                 view = hints[name]
+            elif view is None and split is not None and name not in hints and through is lets:
+                view = _unmasked_view(split, params, through)  # indices through the lane's lets
             if view is not None:
                 views[name], accesses[name] = view, split
                 break
     return views, accesses
+
+
+def _unmasked_view(split: list, params: dict, lets: dict) -> _View | None:
+    """The view of a buffer no access masks (a launcher that passes whole tiles only: FlagGems'
+    argmin_kernel_opt_k1 loads `inp + m[:, None] * N + n[None, :]` with mask=True): rows as
+    many as the tensor holds, each as wide as the row stride (an int32 argument), or the
+    vector of all its elements; each flat index is the same element of it."""
+    if any(_bounds(a.mask, lets) for a in split):
+        return None
+    outer, inner = split[0].strides
+    if split[0].batch or inner != 1 or (outer is not None and not _is_size(outer, params, {})):
+        return None
+    for a in split:
+        a.bounds = []
+    if outer is None:
+        return _View(("*",), (1,), ("*",), layout=_layout(split))
+    return _View(("*", outer), (outer, 1), ("*", "*"), layout=_layout(split))
 
 
 def _layout(split: list) -> tuple:
@@ -490,10 +509,11 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     they are one), whose mask is exactly the view's bounds: the statements in the loop's
     place, or None."""
     loop = access.loop
-    if loop is None or len(loop.body) != 1:
+    if loop is None or not all(isinstance(s, Decl) and s.init is not None for s in loop.body[:-1]):
         return None
+    lets = loop.body[:-1]  # a lane's index named first (`offs = start + i`): the steps keep them
     lanes = [Poly.symbol(v.name) for v in loop.vars]
-    expected = [access.col - Poly.symbol(view.bounds[-1])]
+    expected = [access.col - Poly.symbol(view.bounds[-1])] if view.bounds[-1] != "*" else []
     if access.row is not None:
         row_bound = view.bounds[-3] if view.parts else view.bounds[-2]
         if row_bound != "*":
@@ -503,7 +523,7 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     origin = _origin(access, lanes, view)
     if origin is None:
         return None
-    inner = loop.body[0]
+    inner = loop.body[-1]
     if isinstance(access.node, Load):
         if not (isinstance(inner, TileStore) and _whole(inner.buffer, inner.indices, loop, tiles)):
             return None
@@ -526,10 +546,12 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
             converted = map_expr(value, read)
             return [TileBuffer(raw, access.node.dtype, tuple(loop.extents), "fragment", loop.loc),
                     Copy(access.node.buffer, origin, raw, loop.loc),
-                    dataclasses.replace(loop, body=[dataclasses.replace(inner, value=converted)])]
+                    dataclasses.replace(loop, body=lets + [dataclasses.replace(inner, value=converted)])]
+        copy = [Copy(access.node.buffer, origin, inner.buffer, loop.loc)]
+        if value is access.node and not access.bounds:
+            return copy  # an unmasked load
         if not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const)):
             return None
-        copy = [Copy(access.node.buffer, origin, inner.buffer, loop.loc)]
         if value.b.value == 0:
             return copy
         if any(isinstance(e, (Load, TileLoad)) for e in walk_expr(value.cond)):
@@ -537,8 +559,10 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         # T.copy pads with zero where the mask is false: those elements then take `other`
         element = TileLoad(inner.buffer, inner.indices, value.dtype)
         padded = TileStore(inner.buffer, inner.indices, Select(value.cond, element, value.b, value.dtype), loop.loc)
-        return copy + [dataclasses.replace(loop, body=[padded])]
-    if not (isinstance(inner, If) and not inner.orelse and len(inner.then) == 1 and inner.then[0] is access.node):
+        return copy + [dataclasses.replace(loop, body=lets + [padded])]
+    unmasked = inner is access.node and not access.bounds
+    if not unmasked and not (isinstance(inner, If) and not inner.orelse and len(inner.then) == 1 and
+                             inner.then[0] is access.node):
         return None
     value = access.node.value
     if isinstance(value, TileLoad) and _whole(value.buffer, value.indices, loop, tiles) and \
@@ -549,10 +573,10 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     # vectorized), the elements it skips are the ones the copy does not write
     name = fresh_name(f"{access.node.buffer}_tile", taken)
     staged = TileStore(name, tuple(loop.vars), value, loop.loc)
-    if any(isinstance(e, (Load, TileLoad)) and e.buffer in params for e in walk_expr(value)):
+    if not unmasked and any(isinstance(e, (Load, TileLoad)) and e.buffer in params for e in walk_expr(value)):
         staged = If(inner.cond, [staged], [], inner.loc)
     return [TileBuffer(name, value.dtype, tuple(loop.extents), "fragment", loop.loc),
-            dataclasses.replace(loop, body=[staged]), CopyOut(name, access.node.buffer, origin, loop.loc)]
+            dataclasses.replace(loop, body=lets + [staged]), CopyOut(name, access.node.buffer, origin, loop.loc)]
 
 
 def _whole(tile: str, indices, loop, tiles: dict) -> bool:

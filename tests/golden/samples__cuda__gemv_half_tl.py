@@ -46,6 +46,35 @@ def _flat(tensor, name, dtype):
     return tensor.view(-1)
 
 
+def _shaped(tensor, name, dtype, shape, strides=None):
+    """A vector or matrix the port reads shaped: the original's flat buffer, seen with
+    that shape (row-major, or rows `strides[0]` elements apart)."""
+    flat = _flat(tensor, name, dtype)
+    shape = tuple(int(extent) for extent in shape)
+    if strides:
+        strides = tuple(int(s) for s in strides)
+    else:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    count = (
+        1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
+        if all(shape)
+        else 0
+    )
+    if flat.numel() < count:
+        raise ValueError(f"{name}: {flat.numel()} elements, the sizes need {count}")
+    return flat.as_strided(shape, strides)
+
+
+def _batched(tensor, name, dtype, shape, strides):
+    """A batch of matrices (shape[0] None): as many as the flat buffer holds, strides[0]
+    apart."""
+    numel, step = _flat(tensor, name, dtype).numel(), int(strides[0])
+    inner = sum((int(extent) - 1) * int(s) for extent, s in zip(shape[1:], strides[1:]))
+    count = (numel - 1 - inner) // step + 1 if step > 0 and numel > inner else 1
+    shape = (count if step > 0 else 1 << 30,) + tuple(shape[1:])
+    return _shaped(tensor, name, dtype, shape, strides)
+
+
 def _member(value, name, index):
     """A field of a struct argument: an object's attribute, a mapping's key, or a
     tuple's item (a tuple's own `count` and `index` are no fields)."""
@@ -110,17 +139,17 @@ def _dim3(value):
 
 def gemv_half_program():
     """The TileLang program for `gemv_half`: one T.Kernel block per original block."""
-    A_numel = T.dynamic("A_numel")
-    x_numel = T.dynamic("x_numel")
+    A_batches = T.dynamic("A_batches")
+    x_batches = T.dynamic("x_batches")
     y_numel = T.dynamic("y_numel")
+    K = T.dynamic("K")
 
     @T.prim_func
     def gemv_half(
-        A: T.Tensor((A_numel,), T.float16),
-        x: T.Tensor((x_numel,), T.float16),
+        A: T.StridedTensor((A_batches, K), (K, 1), T.float16),
+        x: T.StridedTensor((x_batches,), (1,), T.float16),
         y: T.Tensor((y_numel,), T.float16),
         M: T.int32,
-        K: T.int32,
     ):
         with T.Kernel(T.ceildiv(M, 4), threads=128) as bx:
             row_sum_chunk = T.alloc_fragment((256,), T.float32)
@@ -137,12 +166,9 @@ def gemv_half_program():
                                 k < K,
                                 T.Cast(
                                     T.float32,
-                                    A[
-                                        T.Cast(T.int64, bx * 4 + w) * K
-                                        + T.Cast(T.int64, k)
-                                    ],
+                                    A[T.Cast(T.uint32, bx) * 4 + w, ck * 256 + j],
                                 )
-                                * T.Cast(T.float32, x[k]),
+                                * T.Cast(T.float32, x[ck * 256 + j]),
                                 T.float32(0.0),
                             )
                     T.reduce_sum(row_sum_chunk, row_sum_part, dim=0)
@@ -154,11 +180,11 @@ def gemv_half_program():
 
 def _gemv_half(A, x, y, M, K, *, target=None):
     """Run the port of `gemv_half` with the original's parameters."""
+    A = _batched(A, "A", "float16", (None, K), (K, 1))
+    x = _batched(x, "x", "float16", (None,), (1,))
     kernel = _compiled("gemv_half", gemv_half_program, target)
-    A = _flat(A, "A", "float16")
-    x = _flat(x, "x", "float16")
     y = _flat(y, "y", "float16")
-    kernel(A, x, y, M, K)
+    kernel(A, x, y, M)
 
 
 gemv_half = _CudaKernel(_gemv_half, block=(128, 1, 1), shared_bytes=0, axes={})

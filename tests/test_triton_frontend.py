@@ -1325,3 +1325,24 @@ def test_a_tile_of_loaded_targets_makes_its_buffer_an_index_buffer(tmp_path):
     (kernel,) = convert_triton(src).kernels
     assert any(isinstance(s, TileBuffer) and s.name == "tgt" for s in walk_stmts(kernel.body))
     assert index_buffers(kernel) == {"tgt_ptr"}
+
+
+def test_a_scalar_made_float_is_a_float_unless_it_is_also_an_integer(tmp_path):
+    """Liger's layer norm: `rsqrt(var + eps.to(tl.float32))`, eps a caller's argument of no
+    written type: a float32 argument (an int32 one took eps=1e-6 as 0). `n.to(tl.float32)` of
+    a size that also bounds the lanes stays an int32."""
+    path = write(tmp_path, """
+        @triton.jit
+        def norm_kernel(x_ptr, y_ptr, n, eps, BLOCK: tl.constexpr):
+            cols = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + cols, mask=cols < n, other=0.0)
+            var = tl.sum(x * x, axis=0) / n.to(tl.float32)
+            tl.store(y_ptr + cols, x * tl.rsqrt(var + eps.to(tl.float32)), mask=cols < n)
+
+
+        def norm(x, y, eps):
+            norm_kernel[(1,)](x, y, x.numel(), eps, BLOCK=1024)
+        """)
+    k = convert_triton(path).kernels[0]
+    assert kinds(k)["eps"] == ("scalar", "float32")
+    assert kinds(k)["n"] == ("scalar", "int32")

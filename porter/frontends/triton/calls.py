@@ -410,6 +410,8 @@ class TritonCalls(TlFunctions):
             raise self.err("TP224", "pointer casts are not supported yet", node)
         if not isinstance(x, RuntimeValue):
             raise self.err("TP217", ".to() of a non-tensor", node)
+        # a scalar argument made float (`eps.to(tl.float32)`) is one, unless it is also an integer
+        self._note_float(dtype, x)
         if dtype in ("float32", "float64"):
             buf = self._loaded_buffer(x.expr)
             if buf is not None and self.buffer_dtypes.get(buf) in ("float32", "float16"):

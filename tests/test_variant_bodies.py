@@ -181,3 +181,12 @@ def test_random_flag_variants_each_take_their_own_body(seed):
     merged = merged_body(bodies, [_flags(v) for v in values], values)
     for v, b in zip(values, bodies):
         assert taken(merged, v) == b
+
+
+def test_variants_alike_on_the_tested_names_are_one():
+    """Two forms with one condition (they differ in a generic constexpr only, FlagGems' isin)
+    take one body."""
+    bodies = [["y = x"], ["y = x + 1"], ["y = x"]]
+    values = [{"F": True}, {"F": False}, {"F": True}]
+    merged = merged_body(bodies, ["F", "not F", "F"], values)
+    assert merged == ["if F:", "    y = x", "else:", "    y = x + 1"]

@@ -144,14 +144,34 @@ def host_python(e, names: dict, constexprs=frozenset()) -> str:
     if isinstance(e, Call) and e.func == "next_power_of_2":
         return f"_next_power_of_2({again(e.args[0])})"
     if isinstance(e, Call) and e.func == "ceildiv":
-        a, b = (again(x) for x in e.args)
-        return f"-(-({a}) // ({b}))"
+        a, b = (_operand(again(x)) for x in e.args)
+        return f"-(-{a} // {b})"
     if isinstance(e, Call) and e.func in ("min", "max"):
         return f"{e.func}({', '.join(again(x) for x in e.args)})"
     if isinstance(e, BinOp) and e.op in ("+", "-", "*", "/", "%"):
         op = "//" if e.op == "/" else e.op
         return f"({again(e.a)} {op} {again(e.b)})"
     raise ValueError(f"cannot compute {format_expr(e)} on the host")
+
+
+def _operand(text: str) -> str:
+    """`text` as an operand of a unary minus or `//`: as it is when it is a name, a number, a
+    call or parenthesised already, else in parentheses."""
+    import re
+
+    if re.fullmatch(r"[\w.]+(\([^()]*\))?", text) or (text.startswith("(") and _closes_at_end(text)):
+        return text
+    return f"({text})"
+
+
+def _closes_at_end(text: str) -> bool:
+    """Whether the parenthesis that opens `text` is the one that ends it."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0:
+            return i == len(text) - 1
+    return False
 
 
 def add_variants(view, kernel, make_view) -> None:

@@ -43,7 +43,11 @@ def merged_body(bodies: list, conditions: list, values: list | None = None) -> l
     lines = [line for statement in merged for line in statement]
     if values is None:
         return lines
-    return _Tests(conditions, values).body(lines, frozenset(range(len(values))))
+    tests = _Tests(conditions, values)
+    try:
+        return tests.body(lines, frozenset(tests.variant.values()))
+    except ValueError:  # a branch these tests cannot read: it stays on whole conditions
+        return lines
 
 
 def _statements(lines: list) -> list:
@@ -113,7 +117,9 @@ class _Tests:
     """Branches on whole variant conditions rewritten to test the fewest constexprs."""
 
     def __init__(self, conditions: list, values: list):
-        self.variant = {c: i for i, c in enumerate(conditions)}
+        self.variant: dict = {}  # condition -> its first variant (forms alike on these names are one)
+        for i, c in enumerate(conditions):
+            self.variant.setdefault(c, i)
         self.values = values
         self.names = list(dict.fromkeys(n for v in values for n in v))
 

@@ -183,7 +183,7 @@ def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, *, BLOCK_SIZE=1024, **launc
         launch,
         locals(),
         1,
-        grid=lambda: (-(-(int(n_elements)) // (BLOCK_SIZE)),),
+        grid=lambda: (-(-int(n_elements) // BLOCK_SIZE),),
     )
     if grid is None:
         return  # an empty grid launches nothing

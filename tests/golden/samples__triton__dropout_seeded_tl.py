@@ -235,7 +235,7 @@ def dropout_kernel(x_ptr, out_ptr, n_elements, p, seed, *, BLOCK_SIZE=4096, **la
         launch,
         locals(),
         1,
-        grid=lambda: (-(-(int(n_elements)) // (BLOCK_SIZE)),),
+        grid=lambda: (-(-int(n_elements) // BLOCK_SIZE),),
     )
     if grid is None:
         return  # an empty grid launches nothing

@@ -193,7 +193,7 @@ def silu_mul_kernel(a_ptr, b_ptr, out_ptr, n_elements, *, BLOCK_SIZE=512, **laun
         launch,
         locals(),
         1,
-        grid=lambda: (-(-(int(n_elements)) // (BLOCK_SIZE)),),
+        grid=lambda: (-(-int(n_elements) // BLOCK_SIZE),),
     )
     if grid is None:
         return  # an empty grid launches nothing

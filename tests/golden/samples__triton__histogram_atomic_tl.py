@@ -183,7 +183,7 @@ def histogram_kernel(x_ptr, bins_ptr, n_elements, n_bins, *, BLOCK_SIZE=128, **l
         launch,
         locals(),
         1,
-        grid=lambda: (-(-(int(n_elements)) // (BLOCK_SIZE)),),
+        grid=lambda: (-(-int(n_elements) // BLOCK_SIZE),),
     )
     if grid is None:
         return  # an empty grid launches nothing

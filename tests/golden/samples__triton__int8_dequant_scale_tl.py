@@ -202,7 +202,7 @@ def int8_dequant_kernel(
         launch,
         locals(),
         2,
-        grid=lambda: (-(-(int(M)) // (BLOCK_M)), -(-(int(N)) // (BLOCK_N))),
+        grid=lambda: (-(-int(M) // BLOCK_M), -(-int(N) // BLOCK_N)),
     )
     if grid is None:
         return  # an empty grid launches nothing

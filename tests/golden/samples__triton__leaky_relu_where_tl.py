@@ -185,7 +185,7 @@ def leaky_relu_kernel(
         launch,
         locals(),
         1,
-        grid=lambda: (-(-(int(n_elements)) // (256)),),
+        grid=lambda: (-(-int(n_elements) // 256),),
     )
     if grid is None:
         return  # an empty grid launches nothing

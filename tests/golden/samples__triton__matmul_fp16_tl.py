@@ -254,7 +254,7 @@ def matmul_fp16_kernel(
         launch,
         locals(),
         2,
-        grid=lambda: (-(-(int(M)) // (BLOCK_M)), -(-(int(N)) // (BLOCK_N))),
+        grid=lambda: (-(-int(M) // BLOCK_M), -(-int(N) // BLOCK_N)),
     )
     if grid is None:
         return  # an empty grid launches nothing

@@ -261,11 +261,11 @@ def matmul_grouped_kernel(
         launch,
         locals(),
         1,
-        grid=lambda: ((-(-(int(M)) // (BLOCK_M)) * -(-(int(N)) // (BLOCK_N))),),
+        grid=lambda: ((-(-int(M) // BLOCK_M) * -(-int(N) // BLOCK_N)),),
     )
     if grid is None:
         return  # an empty grid launches nothing
-    tiles = -(-(int(N)) // (BLOCK_N)) * -(-(int(M)) // (BLOCK_M))
+    tiles = -(-int(N) // BLOCK_N) * -(-int(M) // BLOCK_M)
     if grid != (tiles,):
         raise ValueError(
             f"matmul_grouped_kernel: the port runs one program per output tile "

@@ -216,7 +216,7 @@ def row_max_min_kernel(
         launch,
         locals(),
         1,
-        grid=lambda: (-(-(int(n_rows)) // (BLOCK_M)),),
+        grid=lambda: (-(-int(n_rows) // BLOCK_M),),
     )
     if grid is None:
         return  # an empty grid launches nothing

@@ -192,7 +192,7 @@ def row_sumsq_kernel(
         launch,
         locals(),
         1,
-        grid=lambda: (-(-(int(n_rows)) // (BLOCK_ROWS)),),
+        grid=lambda: (-(-int(n_rows) // BLOCK_ROWS),),
     )
     if grid is None:
         return  # an empty grid launches nothing

@@ -202,7 +202,7 @@ def scale_clamp_kernel(
         launch,
         locals(),
         2,
-        grid=lambda: (-(-(int(M)) // (32)), -(-(int(N)) // (64))),
+        grid=lambda: (-(-int(M) // 32), -(-int(N) // 64)),
     )
     if grid is None:
         return  # an empty grid launches nothing

@@ -185,11 +185,7 @@ def sum_columns_kernel(
 ):
     """Run the port of `sum_columns_kernel` as Triton launches it."""
     grid, num_warps, _, target = _launch(
-        "sum_columns_kernel",
-        launch,
-        locals(),
-        1,
-        grid=lambda: (-(-(int(N)) // (BLOCK_N)),),
+        "sum_columns_kernel", launch, locals(), 1, grid=lambda: (-(-int(N) // BLOCK_N),)
     )
     if grid is None:
         return  # an empty grid launches nothing

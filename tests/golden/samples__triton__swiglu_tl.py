@@ -192,7 +192,7 @@ def swiglu_kernel(gate_ptr, up_ptr, out_ptr, n_elements, *, BLOCK_SIZE=2048, **l
         launch,
         locals(),
         1,
-        grid=lambda: (-(-(int(n_elements)) // (BLOCK_SIZE)),),
+        grid=lambda: (-(-int(n_elements) // BLOCK_SIZE),),
     )
     if grid is None:
         return  # an empty grid launches nothing

@@ -92,10 +92,10 @@ class _TritonKernel:
 
 
 def _launch(name, launch, meta, axes, num_warps=4, num_stages=2, grid=None):
-    """A launch's options, Triton's keywords (`grid`, `num_warps`, `num_stages`) and the
-    port's `target`: (the grid as `axes` ints, None when empty, num_warps, num_stages,
-    target). `grid` (called) is the launch site's when the call gives none; other keywords
-    Triton takes (num_ctas, ...) change nothing here."""
+    """A launch's options, Triton's keywords (`grid`, `num_warps`, `num_stages`) and
+    the port's `target`: (the grid as `axes` ints, None when empty, num_warps,
+    num_stages, target). `grid` (called) is the launch site's when the call gives
+    none; other keywords Triton takes (num_ctas, ...) change nothing here."""
     num_warps = launch.get("num_warps", num_warps)
     num_stages = launch.get("num_stages", num_stages)
     target = launch.get("target")

@@ -22,9 +22,11 @@ a gather of a whole fragment whose mask is exactly the view's bounds (T.copy rea
 outside the view, where another `other` is then put), and a store of a whole fragment under
 exactly those bounds (T.copy writes nothing outside it), are copies; every other access
 reads or writes the view at (row, col) under its own mask, which addresses the same element.
-Shared tiles are copies.py's (their copies become asynchronous, with its alignment
-conditions); a buffer any other way (an atomic, a pointer kept as a value, no access with the
-column bound) stays flat.
+A buffer no access masks (a launcher that passes whole tiles only) is the view of as many
+rows as the tensor holds, each as wide as its row stride, or the vector of its elements, and
+its unmasked whole-fragment loads and stores are copies alike. Shared tiles are copies.py's
+(their copies become asynchronous, with its alignment conditions); a buffer any other way (an
+atomic, a pointer kept as a value, masked accesses without the column bound) stays flat.
 """
 
 from __future__ import annotations

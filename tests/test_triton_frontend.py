@@ -1346,3 +1346,23 @@ def test_a_scalar_made_float_is_a_float_unless_it_is_also_an_integer(tmp_path):
     k = convert_triton(path).kernels[0]
     assert kinds(k)["eps"] == ("scalar", "float32")
     assert kinds(k)["n"] == ("scalar", "int32")
+
+
+def test_a_where_on_a_constexpr_is_the_operand_it_picks(tmp_path):
+    """Liger's rope offsets its cos table by `tl.where(cos_bs == 1, row * stride, batch *
+    (sl * stride) + row * stride)`, cos_bs a constexpr: the offset is the picked operand, not a
+    select the address computes both sides of."""
+    path = write(tmp_path, """
+        @triton.jit
+        def pick_kernel(x_ptr, y_ptr, stride, sl, CB: tl.constexpr, BLOCK: tl.constexpr):
+            pid = tl.program_id(0)
+            base = tl.where(CB == 1, (pid % sl) * stride, (pid // sl) * (sl * stride) + (pid % sl) * stride)
+            cols = tl.arange(0, BLOCK)
+            tl.store(y_ptr + pid * BLOCK + cols, tl.load(x_ptr + base + cols))
+
+
+        def pick(x, y, stride, sl):
+            pick_kernel[(4,)](x, y, stride, sl, CB=1, BLOCK=32)
+        """)
+    k = convert_triton(path).kernels[0]
+    assert not [e for e in all_exprs(k.body) if isinstance(e, Select)]

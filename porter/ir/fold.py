@@ -109,12 +109,16 @@ def fold(e):
     def step(node):
         # bottom-up: a node folds only when its operands already did (one look per node, not a
         # walk of each subtree, which made long sums cubic); a Select with a constant condition
-        # folds when the operand it picks did
+        # is the operand it picks
         if isinstance(node, (Const, Var, Builtin, Load)):
             return None
         if isinstance(node, Select):
-            if not isinstance(node.cond, Const) or not isinstance(node.a if node.cond.value else node.b, Const):
+            if not isinstance(node.cond, Const):
                 return None
+            picked = node.a if node.cond.value else node.b
+            if not isinstance(picked, Const):
+                # `tl.where(cos_bs == 1, a, b)` on a constexpr (Liger's rope): the operand it picks
+                return picked if getattr(picked, "dtype", None) == node.dtype else None
         elif not all(isinstance(c, Const) for c in children(node)):
             return None
         try:

@@ -441,3 +441,13 @@ def test_loads_and_stores_without_a_mask_copy_whole_tiles():
     scale = program(text, "scale_shift_kernel")
     assert re.search(r"T\.copy\(x\[[^\]]+\], v\)", scale) and re.search(r"T\.copy\(y_tile, y\[[^\]]+\]\)", scale)
     assert "T.Parallel" in scale and "offs" not in scale  # the lane's index went with its loop
+
+
+def test_a_bound_the_constexprs_fold_to_a_number_is_a_views_extent():
+    """tests/fresh/triton/rotary_half_table.py (verified in test_verify.py): the cos/sin table
+    read under `half < ROT // 2` (a number once ROT is known) at the row `tl.where(TABLE_BATCHES
+    == 1, pos * stride, ...)` picks: a view of rows that many wide, copied whole."""
+    text = program(port_of(ROOT / "tests/fresh/triton/rotary_half_table.py"), "rotate_heads_kernel")
+    assert re.search(r"cos_ptr: T\.StridedTensor\(\(cos_ptr_batches, \d+\), \(table_stride, 1\), T\.float32\)", text)
+    assert re.search(r"T\.copy\(cos_ptr\[\w+, 0\], cos\)", text) and re.search(r"T\.copy\(sin_ptr\[\w+, 0\], sin\)", text)
+    assert "if_then_else(True" not in text

@@ -469,12 +469,16 @@ def _bounds(mask, lets: dict) -> list:
 
 
 def _extent(bounds: list, index: Poly, params: dict, sizes: dict):
-    """The int32 size argument E of the bound `index - E < 0` among the mask's; None when
-    there is none, or two (`(offs < k) & (offs < n)`: which of them the tensor's rows hold is
+    """The int32 size argument E of the bound `index - E < 0` among the mask's (or the number
+    E is where the constexprs fold it); None when there is none, or two (`(offs < k) & (offs < n)`: which of them the tensor's rows hold is
     not written down)."""
     found = set()
     for d in bounds:
         if d is None:
+            continue
+        rest = index - d
+        if rest.is_integer and int(rest) > 0:
+            found.add(int(rest))  # a bound the constexprs fold to a number (`cols < rd // 2`)
             continue
         for term in d.terms():
             coeff, factor = term.split_coefficient()
@@ -515,11 +519,11 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         return None
     lets = loop.body[:-1]  # a lane's index named first (`offs = start + i`): the steps keep them
     lanes = [Poly.symbol(v.name) for v in loop.vars]
-    expected = [access.col - Poly.symbol(view.bounds[-1])] if view.bounds[-1] != "*" else []
+    expected = [access.col - _extent_poly(view.bounds[-1])] if view.bounds[-1] != "*" else []
     if access.row is not None:
         row_bound = view.bounds[-3] if view.parts else view.bounds[-2]
         if row_bound != "*":
-            expected.append(access.row - Poly.symbol(row_bound))
+            expected.append(access.row - _extent_poly(row_bound))
     if sorted(map(repr, access.bounds)) != sorted(map(repr, expected)):
         return None  # T.copy bounds the region by the view's shape, and by nothing else
     origin = _origin(access, lanes, view)
@@ -579,6 +583,11 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         staged = If(inner.cond, [staged], [], inner.loc)
     return [TileBuffer(name, value.dtype, tuple(loop.extents), "fragment", loop.loc),
             dataclasses.replace(loop, body=lets + [staged]), CopyOut(name, access.node.buffer, origin, loop.loc)]
+
+
+def _extent_poly(bound) -> Poly:
+    """A view's bound as a Poly: the size's name, or its number."""
+    return Poly.integer(bound) if isinstance(bound, int) else Poly.symbol(bound)
 
 
 def _whole(tile: str, indices, loop, tiles: dict) -> bool:

@@ -441,6 +441,10 @@ def test_loads_and_stores_without_a_mask_copy_whole_tiles():
     scale = program(text, "scale_shift_kernel")
     assert re.search(r"T\.copy\(x\[[^\]]+\], v\)", scale) and re.search(r"T\.copy\(y_tile, y\[[^\]]+\]\)", scale)
     assert "T.Parallel" in scale and "offs" not in scale  # the lane's index went with its loop
+    # `off_m * HEAD_DIM + d` passes the row stride N_CTX it is addressed through: no such view
+    dots = program(text, "head_dots_kernel")
+    assert "O: T.Tensor((O_numel,), T.float32)" in dots and "(O_batches, N_CTX)" not in dots
+    assert re.search(r"T\.copy\(\w+, Delta\[", dots)
 
 
 def test_a_bound_the_constexprs_fold_to_a_number_is_a_views_extent():

@@ -157,11 +157,23 @@ def _unmasked_view(split: list, params: dict, lets: dict) -> _View | None:
     outer, inner = split[0].strides
     if split[0].batch or inner != 1 or (outer is not None and not _is_size(outer, params, {})):
         return None
+    if outer is not None and not all(_steps_columns(a) for a in split):
+        return None  # a column that may pass the row stride (`off_m * HEAD_DIM + d` in a row of N_CTX)
     for a in split:
         a.bounds = []
     if outer is None:
         return _View(("*",), (1,), ("*",), layout=_layout(split))
     return _View(("*", outer), (outer, 1), ("*", "*"), layout=_layout(split))
+
+
+def _steps_columns(access: _Access) -> bool:
+    """Whether an access's column is a block offset plus the innermost lane, one column a lane
+    (nothing else of the lanes in it): then, unmasked, it stays within the tile's columns."""
+    if access.loop is None:
+        return False
+    lanes = [Poly.symbol(v.name) for v in access.loop.vars]
+    return access.col.coeff(lanes[-1]) == 1 and not any(access.col.has(x) for x in lanes[:-1]) and \
+        not (access.col - lanes[-1]).has(lanes[-1])
 
 
 def _layout(split: list) -> tuple:

@@ -20,7 +20,7 @@ from porter import __version__
 from porter.emit.expressions import ExprEmitter, dtype_ref, tuple_text
 from porter.emit.layout import bullet, docstring, lay_out_module
 from porter.emit.generated_hosts import host_text
-from porter.emit.triton_launch import add_variants, host_python, triton_view
+from porter.emit.triton_launch import LAUNCH_DEFAULTS, add_variants, host_python, triton_view
 from porter.ir import philox
 from porter.ir.fold import try_int
 from porter.ir.loops import insert_before_continue, pipeline_stages
@@ -103,6 +103,7 @@ def _environment():
     env = environment(_templates_dir())
     env.filters["bullet"] = bullet
     env.filters["docstring"] = docstring
+    env.globals["launch_defaults"] = LAUNCH_DEFAULTS
     return env
 
 

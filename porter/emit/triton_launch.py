@@ -13,6 +13,7 @@ values rather than compute something else.
 from __future__ import annotations
 
 import math
+import re
 
 from porter.emit.expressions import tuple_text
 from porter.emit.variant_bodies import merged_body
@@ -67,7 +68,7 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
     # Triton's launch options (grid, num_warps, num_stages, target) come in `**launch`; a
     # constexpr named like one takes the keyword and serves both, as in Triton
     defaults = [f"{n}={n if n in values.constexprs else v}" for n, v in
-                (("num_warps", warps), ("num_stages", stages or 2)) if n in values.constexprs or v != _LAUNCH[n]]
+                (("num_warps", warps), ("num_stages", stages or 2)) if n in values.constexprs or v != LAUNCH_DEFAULTS[n]]
     if default_grid:
         defaults.append(f"grid=lambda: {default_grid}")  # as the original's launch site computes it
     used_warps = not lanes_are_threads or "num_warps" in values.constexprs
@@ -92,8 +93,9 @@ def triton_view(emitter, threads, lanes_are_threads: bool = False, aligned: bool
     }
 
 
-#: The launch options `_launch` defaults to (those the wrappers took before): a wrapper names others.
-_LAUNCH = {"num_warps": 4, "num_stages": 2}
+#: The launch options the helper `_launch` defaults to (templates/triton_launch.py.j2 prints
+#: them from here): a wrapper names only others.
+LAUNCH_DEFAULTS = {"num_warps": 4, "num_stages": 2}
 
 
 def _tile_count(printed, names: dict) -> str | None:
@@ -110,8 +112,6 @@ def _default_grid(printed, values, names: dict, generic) -> str | None:
     holds for every value of the generic constexprs: printed from the stand-in conversion, and
     equal to the real one once the names are replaced by the real values. None: the caller
     passes the grid."""
-    import re
-
     constexprs = set(values.constexprs)
     try:
         mine = tuple_text(host_python(g, names, constexprs) for g in printed.launch.grid)
@@ -157,8 +157,6 @@ def host_python(e, names: dict, constexprs=frozenset()) -> str:
 def _operand(text: str) -> str:
     """`text` as an operand of a unary minus or `//`: as it is when it is a name, a number, a
     call or parenthesised already, else in parentheses."""
-    import re
-
     if re.fullmatch(r"[\w.]+(\([^()]*\))?", text) or (text.startswith("(") and _closes_at_end(text)):
         return text
     return f"({text})"

@@ -482,8 +482,8 @@ def _bounds(mask, lets: dict) -> list:
 
 def _extent(bounds: list, index: Poly, params: dict, sizes: dict):
     """The int32 size argument E of the bound `index - E < 0` among the mask's (or the number
-    E is where the constexprs fold it); None when there is none, or two (`(offs < k) & (offs < n)`: which of them the tensor's rows hold is
-    not written down)."""
+    E is where the constexprs fold it); None when there is none, or two (`(offs < k) & (offs <
+    n)`: which of them the tensor's rows hold is not written down)."""
     found = set()
     for d in bounds:
         if d is None:

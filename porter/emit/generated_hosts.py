@@ -4,7 +4,9 @@ porter/frontends/triton/generators.py): the port keeps the library's calling con
 kernel itself is `<name>_kernel[grid](...)` (what `tileport verify` runs).
 
 One printer per generator, in HOSTS; each prints a call of a launch helper that is plain torch
-(no tileport, no library import).
+(no tileport, no library import). A pointwise_dynamic kernel whose body is one element's values
+(transforms/elementwise_body.py) is printed as that function under `@_elementwise(...)`
+(elementwise_decorator), the helpers' elementwise program and the same host.
 """
 
 from __future__ import annotations
@@ -21,6 +23,18 @@ def _pointwise(name: str, host: dict, positional: list) -> str:
 
 
 HOSTS = {"pointwise_dynamic": _pointwise}
+
+
+def elementwise_decorator(host: dict) -> str:
+    """The launch helpers' `@_elementwise(...)` over a pointwise_dynamic kernel's body of one
+    element (transforms/elementwise_body.py): each output's promotion, which inputs are
+    tensors when not all are, the block size's name when not BLOCK_SIZE."""
+    promotions = tuple((tuple(indices), kind) for indices, kind in host["promotions"])
+    tensors = tuple(is_tensor for _, is_tensor in host["inputs"])
+    text = f"_elementwise(promotions={promotions!r}"
+    text += "" if all(tensors) else f", tensors={tensors!r}"
+    text += "" if host["block"] == "BLOCK_SIZE" else f", block={host['block']!r}"
+    return text + ")"
 
 
 def host_text(name: str, host: dict, positional: list) -> str:

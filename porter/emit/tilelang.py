@@ -19,7 +19,7 @@ from pathlib import Path
 from porter import __version__
 from porter.emit.expressions import ExprEmitter, dtype_ref, tuple_text
 from porter.emit.layout import bullet, docstring, lay_out_module
-from porter.emit.generated_hosts import host_text
+from porter.emit.generated_hosts import elementwise_decorator, host_text
 from porter.emit.triton_launch import LAUNCH_DEFAULTS, add_variants, host_python, triton_view
 from porter.ir import philox
 from porter.ir.fold import try_int
@@ -97,6 +97,10 @@ class KernelView:
     views: list = field(default_factory=list)  # (buffer, the original's element dtype, the port's)
     required: list = field(default_factory=list)  # wrapper parameters defaulted only for their place
     generated: str = ""  # the host function of a generated kernel (generated_hosts.py)
+    # a generated elementwise kernel printed as its body over element values: the decorator,
+    # signature, return annotation and lines of the function the launch helpers' `_elementwise`
+    # runs (transforms/elementwise_body.py)
+    elementwise: dict | None = None
 
 
 def _environment():
@@ -346,6 +350,8 @@ class KernelEmitter:
                 threads = "threads"  # num_warps * 32, the caller's
             if self.values.generated:
                 v.generated = host_text(k.ident, self.values.generated, v.triton["positional"])
+                if k.printable.elementwise is not None:
+                    v.elementwise = self.elementwise_view(k.printable.elementwise)
         if k.language == "cuda" and self.values.cuda_launch:
             block, shared = self.values.cuda_launch
             axes = [(self.param_names[p.name], p.grid_axis) for p in k.params
@@ -360,6 +366,17 @@ class KernelEmitter:
         if v.aligned:  # what the aligned program may assume, for TileLang's copy vectorizer
             v.body = ["if aligned:"] + [f"    T.assume({self.param_names[n]} % {int_text(m)} == 0)"
                                         for n, m in _each_multiple(self.k.aligned.sizes)] + v.body
+
+    def elementwise_view(self, body) -> dict:
+        """A generated elementwise kernel as the function of one element's values that the
+        launch helpers' `_elementwise` runs: its decorator, signature (each input annotated
+        with its dtype), return annotation (the outputs') and lines."""
+        outputs = [f"T.{d}" for d in body.outputs]  # annotations: T.bool is a dtype there
+        lines = [f"{self.names[s.var.name]} = {self.expr(s.init)}" for s in body.lets]
+        lines.append("return " + ", ".join(self.expr(r) for r in body.results))
+        return {"decorator": elementwise_decorator(self.values.generated),
+                "signature": ", ".join(f"{self.param_names[n]}: T.{d}" for n, d, _ in body.inputs),
+                "returns": outputs[0] if len(outputs) == 1 else f"({', '.join(outputs)})", "lines": lines}
 
     def specialization(self, v: KernelView) -> None:
         """The program factory's parameters and how the wrapper compiles: per launch-derived
@@ -762,9 +779,9 @@ def _launcher_names() -> tuple:
 
 
 def launcher_names_used(text: str) -> list:
-    """The shared helpers a port's text calls, `_compiler` always (its `_compiled`)."""
-    used = set(re.findall(r"\b_\w+", text.replace(_SHARED, "")))
-    return sorted(({"_compiler"} | used) & set(_launcher_names()), key=str.lower)
+    """The shared helpers a port's text calls (its `_compiled` is its own, from `_compiler`)."""
+    used = set(re.findall(r"\b_\w+", text.replace(_SHARED, ""))) - {"_compiled"}  # the port's own
+    return sorted(used & set(_launcher_names()), key=str.lower)
 
 
 class _Everything:

@@ -15,7 +15,9 @@ this order, on every form a kernel carries (its generic print, variants, launch 
                       a pipelined loop's next-value lets folded into their uses
                       (pipelined_lets.py), a masked load that is cast as a guarded statement
                       (guarded_loads.py), a Triton row kernel's rows several per block
-                      (rows_per_block.py, when every form of the kernel takes them)
+                      (rows_per_block.py, when every form of the kernel takes them), a
+                      library-generated elementwise kernel's body over element values
+                      (elementwise_body.py)
     spelling          the integers the port prints by name marked with their text
                       (`BLOCK_M`, a generic template's `BLOCK * 2`: spelling.py)
 
@@ -37,6 +39,7 @@ from porter.ir.nodes import BufferParam, Var
 from porter.ir.tile_queries import is_tile_level, needs_threads
 from porter.ir.walk import declared_names
 from porter.util.names import fresh_name
+from porter.transforms.elementwise_body import elementwise_body
 from porter.transforms.guarded_loads import guard_cast_loads
 from porter.transforms.pipelined_lets import fold_pipelined_lets
 from porter.transforms.repeated_reductions import reduce_once
@@ -68,14 +71,17 @@ class Printable:
     # threads by), and the views the wrapper narrows to the grid's rows
     rows: tuple = ()
     narrowed: tuple = ()
+    # a library-generated elementwise kernel's body over element values (elementwise_body.py):
+    # the port prints that body for the launch helpers' elementwise program
+    elementwise: object = None
 
 
 def printable(kernel):
     """The kernel with every form it carries ready to print (`printable` set on each); several
     rows per block only when every form takes them (they share one program)."""
-    ready = {id(f): _ready(f) for f in forms(kernel)}
+    ready = {id(f): _ready(f, kernel.generated) for f in forms(kernel)}
     if len({bool(r.printable.rows) for r in ready.values()}) > 1:
-        ready = {id(f): _ready(f, batch=False) for f in forms(kernel)}
+        ready = {id(f): _ready(f, kernel.generated, batch=False) for f in forms(kernel)}
     return rebuilt(kernel, ready)
 
 
@@ -84,7 +90,8 @@ def printable_module(module):
     return dataclasses.replace(module, kernels=[printable(k) for k in module.kernels])
 
 
-def _ready(kernel, batch: bool = True):
+def _ready(kernel, generated: dict | None, batch: bool = True):
+    """One form ready to print; `generated`: the kernel's library host (its forms carry none)."""
     body, names = builtin_aliases(kernel.body)
     body = vectorize_lanes(body, {p.name for p in kernel.params} | set(declared_names(body)))
     declared = tuple(declared_names(body))
@@ -113,5 +120,6 @@ def _ready(kernel, batch: bool = True):
                                                            {p.name for p in kernel.params})}
     ready = Printable(body, level, names, grid, declared, block=tuple(launch.block) if level == "thread" else (),
                       threads=threads, lanes=tuple(launch.block) if level == "lanes" else (),
-                      swizzle=launch.swizzle, rows=rows, narrowed=narrowed)
+                      swizzle=launch.swizzle, rows=rows, narrowed=narrowed,
+                      elementwise=elementwise_body(kernel, body, generated) if level == "tile" and not rows else None)
     return spell_integers(dataclasses.replace(kernel, printable=ready), *default_spellings(kernel))

@@ -149,6 +149,12 @@ def _port_functions(tree: ast.Module) -> set:
     # generated host an assignment (`abs_func = _pointwise_dynamic(abs_func_kernel, ...)`)
     names |= {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets
               if isinstance(t, ast.Name)}
+    # an elementwise body (`@_elementwise(...) def abs_func(x)`) is the host, and carries its
+    # kernel and program (port_exec.load_port names them `abs_func_kernel`, `abs_func_program`)
+    for n in tree.body:
+        if isinstance(n, ast.FunctionDef) and any(
+                isinstance(d, ast.Call) and ast.unparse(d.func) == "_elementwise" for d in n.decorator_list):
+            names |= {f"{n.name}_kernel", f"{n.name}_program"}
     return names
 
 

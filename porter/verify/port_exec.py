@@ -82,6 +82,16 @@ def load_port(path: str):
     spec.loader.exec_module(module)
     if hasattr(module, "_compiled"):
         install(module)
+    for name, value in list(vars(module).items()):
+        if getattr(value, "program", None) is not None and getattr(value, "kernel", None) is not None:
+            # an elementwise body's host (`@_elementwise`): its kernel and program by the names
+            # verify runs and compiles
+            setattr(module, f"{name}_kernel", value.kernel)
+            setattr(module, f"{name}_program", value.program)
+    helpers = sys.modules.get(getattr(getattr(module, "_elementwise", None), "__module__", None) or "")
+    if helpers is not None and helpers is not module and not getattr(helpers, "_tileport_c_target", False):
+        install(helpers)  # the launch helpers compile the elementwise programs themselves
+        helpers._tileport_c_target = True
     return module
 
 

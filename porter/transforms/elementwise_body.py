@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import BufferParam, Builtin, Comment, Decl, Var
+from porter.ir.nodes import BinOp, BufferParam, Builtin, Comment, Const, Decl, If, Store, Var
 from porter.ir.tiles import Copy, CopyOut, ParallelFor, TileBuffer, TileLoad, TileStore
 from porter.ir.walk import map_expr, walk_expr
 
@@ -59,23 +59,33 @@ def elementwise_body(kernel, body: list, host: dict | None) -> ElementwiseBody |
             and s.init.kind == "block_idx"]
     frame = len(tiles) + len(copies) + len(copies_out) + len(loops) + len(pids)
     tensors = [name for name, _, is_tensor in inputs if is_tensor]
-    if frame != len(stmts) or len(loops) != 1 or len(loops[0].vars) != 1 or \
-            set(copies) != set(tensors) or set(copies_out) != set(host["outputs"]) or \
+    if frame != len(stmts) or len(loops) != 1 or len(loops[0].vars) != 1 or len(pids) > 1 or \
+            set(copies) != set(tensors) or not set(copies_out) <= set(host["outputs"]) or \
             len(set(copies_out.values())) != len(copies_out):
         return None
     loop = loops[0]
     reads = {tile: name for name, tile in copies.items()}
     lane = loop.vars[0]
+    pid = pids[0].var if pids else None
+    positions = {s.var.name for s in loop.body if isinstance(s, Decl) and _is_position(s.init, pid, lane)}
     lets, values = [], {}
     for s in loop.body:
+        if isinstance(s, Decl) and s.var.name in positions:
+            continue
         if isinstance(s, Decl) and s.init is not None:
             lets.append(Decl(s.var, _element(s.init, reads, lane), s.loc))
         elif isinstance(s, TileStore) and s.indices == (lane,) and s.buffer in copies_out.values() \
                 and s.buffer not in values:
             values[s.buffer] = _element(s.value, reads, lane)
+        elif _bounded_store(s, positions, host["count"]) in host["outputs"] and s.then[0].buffer not in values \
+                and s.then[0].buffer not in copies_out:
+            # an output stored from a let (`whole = tl.floor(x)`, returned): the element's own
+            # position under the count, as the copy out writes it
+            values[s.then[0].buffer] = _element(s.then[0].value, reads, lane)
         else:
             return None
-    results = tuple(values.get(copies_out[o]) for o in host["outputs"])
+    copies_out = {**copies_out, **{o: o for o in values if o in host["outputs"]}}
+    results = tuple(values.get(copies_out.get(o)) for o in host["outputs"])
     if any(r is None for r in results) or any(r is _READS_INDEX for r in results) or \
             any(s.init is _READS_INDEX for s in lets):
         return None
@@ -87,6 +97,31 @@ def elementwise_body(kernel, body: list, host: dict | None) -> ElementwiseBody |
     if any(not isinstance(params[name], BufferParam) for name in (*tensors, *host["outputs"])):
         return None
     return ElementwiseBody(tuple(inputs), outputs, _used(lets, results), results)
+
+
+def _is_position(e, pid, lane: Var) -> bool:
+    """Whether e is the element's position in the flat tensors: `pid * BLOCK + i`."""
+    if not (isinstance(e, BinOp) and e.op == "+"):
+        return False
+    for block, own in ((e.a, e.b), (e.b, e.a)):
+        if own == lane and isinstance(block, BinOp) and block.op == "*":
+            for handle, size in ((block.a, block.b), (block.b, block.a)):
+                if isinstance(size, Const) and (handle == pid or isinstance(handle, Builtin) and
+                                                handle.kind == "block_idx" and handle.axis == 0):
+                    return True
+    return False
+
+
+def _bounded_store(s, positions: set, count: str) -> str | None:
+    """The buffer of `if position < count: buffer[position] = value`, else None."""
+    if not (isinstance(s, If) and not s.orelse and len(s.then) == 1 and isinstance(s.then[0], (Store, TileStore))):
+        return None
+    store, cond = s.then[0], s.cond
+    at = store.index if isinstance(store, Store) else store.indices[0] if len(store.indices) == 1 else None
+    if not (isinstance(at, Var) and at.name in positions and isinstance(cond, BinOp) and cond.op == "<"
+            and cond.a == at and isinstance(cond.b, Var) and cond.b.name == count):
+        return None
+    return store.buffer
 
 
 #: What `_element` gives for a value that reads a tile other than an input's, or at another index.

@@ -9,7 +9,8 @@ kernel's program (`<name>_program`): its `T.copy` count, its global buffers pass
 (`T.Tensor((M, N), ...)`, `T.StridedTensor`) or flat (`T.Tensor((x_numel,), ...)`), and whether
 it moves its block loads and stores with `T.copy` between shaped views (a copy, and no flat
 buffer indexed inside a `T.Parallel`: one read or written only at scalar indices moves no
-block); per port: the module's non-blank lines against the non-blank lines of the original's
+block; an elementwise body is measured on the launch helpers' program that runs it); per
+port: the module's non-blank lines against the non-blank lines of the original's
 `@triton.jit` functions it ports. The summary gives what issue 44 counts: the share of ports
 whose every verified kernel moves its tiles with T.copy between shaped views, and the median
 ratio of module lines to kernel lines, and for the ports with a `T.gemm` (GEMM, attention,
@@ -86,6 +87,22 @@ def program_measures(port: str, kernel: str) -> dict | None:
             "copies_between_shaped": copies > 0 and flat_blocks == 0}
 
 
+def kernel_measures(port: str, kernel: str, helpers: Path) -> dict | None:
+    """program_measures of a kernel's program: its own `<kernel>_program`, or for an
+    elementwise body (`@_elementwise(...) def kernel(x: T.float32)`) the launch helpers'
+    `_elementwise_program` that runs it (in the port when it holds its helpers, else in the
+    folder's `_tileport_launch.py`)."""
+    tree = ast.parse(port)
+    body = any(isinstance(n, ast.FunctionDef) and n.name == kernel and
+               any(isinstance(d, ast.Call) and ast.unparse(d.func) == "_elementwise" for d in n.decorator_list)
+               for n in tree.body)
+    if not body:
+        return program_measures(port, kernel)
+    if "def _elementwise_program(" in port:
+        return program_measures(port, "_elementwise")
+    return program_measures(helpers.read_text(encoding="utf-8"), "_elementwise") if helpers.is_file() else None
+
+
 def _names(node) -> set:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
@@ -112,7 +129,8 @@ def corpus_rows(report: dict, base: Path) -> list:
             continue
         port = (output_root / f["output"]).read_text(encoding="utf-8")
         source = (source_root / f["path"]).read_text(encoding="utf-8")
-        measures = {k["name"]: program_measures(port, k["name"].split("<")[0]) for k in kernels}
+        helpers = output_root / Path(f["output"]).parent / "_tileport_launch.py"
+        measures = {k["name"]: kernel_measures(port, k["name"].split("<")[0], helpers) for k in kernels}
         found = {n: m for n, m in measures.items() if m is not None}
         row = {"file": f["path"], "language": f.get("language"), "kernels": len(kernels),
                "t_copy": sum(m["t_copy"] for m in found.values()),

@@ -147,3 +147,19 @@ def test_corpus_quality_reads_a_migrated_tree_and_tells_shaped_copies_from_flat_
     report["files"][0]["kernels"][0]["verify"] = {"compile": said}
     (row,) = corpus_rows(report, tmp_path)
     assert (row["async_sm_80"], row["async_sm_90a"]) == (3, 3)
+
+
+def test_corpus_quality_measures_an_elementwise_body_on_the_program_that_runs_it(tmp_path):
+    """An elementwise body (`@_elementwise(...) def k(x: T.float32)`) has no program of its own:
+    it is measured on the launch helpers' `_elementwise_program`, from the folder's helpers."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from corpus_quality import kernel_measures
+    from porter.emit.tilelang import launcher_text
+
+    port = '@_elementwise(promotions=(((0,), "DEFAULT"),))\ndef k(x: T.float32) -> T.float32:\n    return T.abs(x)\n'
+    helpers = tmp_path / "_tileport_launch.py"
+    assert kernel_measures(port, "k", helpers) is None  # no helpers beside it: nothing to measure
+    helpers.write_text(launcher_text())
+    measured = kernel_measures(port, "k", helpers)
+    assert measured["copies_between_shaped"] and measured["t_copy"] == 2 and measured["flat_blocks"] == 0
+    assert kernel_measures(port, "other", helpers) is None  # not a body, and no program of its own

@@ -196,6 +196,65 @@ def test_the_port_broadcasts_and_promotes_as_the_library_does(tmp_path):
     assert torch.equal(whole, torch.floor(x)) and torch.allclose(part, (x - torch.floor(x)) * 3.0)
 
 
+# ------------------------------------------------------------------ the port's shape
+
+
+def _converted(rel, tmp_path) -> str:
+    out = tmp_path / (rel.replace("/", "_") + "_tl.py")
+    done = subprocess.run([sys.executable, "-m", "porter.cli", "convert", rel, "-o", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return out.read_text()
+
+
+def test_an_elementwise_kernel_is_printed_as_its_body_of_one_element(tmp_path):
+    """What the original's author wrote is the scalar function: the port is that function over
+    one element's values (inputs and outputs annotated with their dtypes), under the helpers'
+    `@_elementwise` (its one program copies the tiles): no program, launcher or host of its own."""
+    two = _converted("tests/generated/two_outputs.py", tmp_path)
+    assert '@_elementwise(promotions=(((0,), "DEFAULT"), ((0, 1), "DEFAULT")))\n' \
+           "def split_scale(x: T.float32, y: T.float32) -> (T.float32, T.float32):\n" \
+           "    whole = T.floor(x)\n    return whole, (x - whole) * y\n" in two
+    assert "split_scale_program" not in two and "split_scale_kernel" not in two
+    scalars = _converted("tests/generated/tensor_scalar.py", tmp_path)
+    assert "@_elementwise(promotions=(((0, 1, 2), \"DEFAULT\"),), tensors=(True, False, False))\n" \
+           "def clamp_scalars(x: T.float32, lo: T.float32, hi: T.float32) -> T.float32:" in scalars
+    assert "def above(x: T.float32, threshold: T.float32) -> T.bool:\n    return x > threshold" in scalars
+    bits = _converted("tests/generated/bitwise.py", tmp_path)  # converted for int32 inputs
+    assert "def mix_bits(a: T.int32, b: T.int32) -> T.int32:" in bits
+    assert "def halve_masked(a: T.int32, m: T.int32) -> T.float32:" in bits
+
+
+def test_a_generated_kernel_whose_body_is_more_than_its_elements_keeps_its_program():
+    """elementwise_body takes the generated frame and nothing else: a frame with a constexpr
+    besides the block, or a body reading another element, keeps the whole program."""
+    import dataclasses
+
+    from porter.match import raise_module
+    from porter.transforms.elementwise_body import elementwise_body
+    from porter.transforms.printable import printable
+
+    (kernel,) = raise_module(convert_triton(str(ROOT / "tests/generated/binary_broadcast.py")), "auto", None).kernels
+    ready = printable(kernel)
+    form = ready.emit_as or ready
+    body = elementwise_body(form, form.printable.body, kernel.generated)
+    assert [name for name, _, _ in body.inputs] == ["a", "b"] and len(body.results) == 1
+    assert elementwise_body(dataclasses.replace(form, constexprs={**form.constexprs, "MODE": 1}),
+                            form.printable.body, kernel.generated) is None
+    assert elementwise_body(form, form.printable.body, None) is None  # not a library's kernel
+    from porter.ir.nodes import Var
+    from porter.ir.tiles import ParallelFor, TileLoad, TileStore
+
+    def neighbour(s):  # out0[i] = a[j]: an element other than its own
+        if isinstance(s, ParallelFor):
+            store = next(t for t in s.body if isinstance(t, TileStore))
+            read = TileLoad("a_value", (Var("j", "int32"),), "float32")
+            return dataclasses.replace(s, body=[dataclasses.replace(store, value=read)])
+        return s
+
+    assert elementwise_body(form, [neighbour(s) for s in form.printable.body], kernel.generated) is None
+
+
 # ------------------------------------------------------------------ verify against the original
 
 

@@ -15,8 +15,10 @@ templates/triton_launch.py.j2 `_elementwise`).
     after   ElementwiseBody(inputs=(("x", "float32", True),), outputs=("float32",),
                             lets=[Decl(y, x * 2)], results=(abs(y),))
 
-A kernel whose frame holds anything else (a statement outside that frame, an element's
-index read by the body, a constexpr besides the block) keeps its whole program (None).
+The frame may lack the loop (FlagGems' copy: the input's tile copied out as it is) or hold
+values of the scalars before it (fill: `value.to(dtype)`). A kernel whose frame holds anything
+else (a statement outside that frame, an element's index read by the body, a constexpr
+besides the block) keeps its whole program (None).
 """
 
 from __future__ import annotations
@@ -51,43 +53,46 @@ def elementwise_body(kernel, body: list, host: dict | None) -> ElementwiseBody |
     if len(inputs) != len(host["inputs"]) or any(o not in params for o in host["outputs"]):
         return None
     stmts = [s for s in body if not isinstance(s, Comment)]
-    tiles = {s.name: s for s in stmts if isinstance(s, TileBuffer)}
     copies = {s.buffer: s.tile for s in stmts if isinstance(s, Copy)}
     copies_out = {s.buffer: s.tile for s in stmts if isinstance(s, CopyOut)}
     loops = [s for s in stmts if isinstance(s, ParallelFor)]
-    pids = [s for s in stmts if isinstance(s, Decl) and isinstance(s.init, Builtin)
-            and s.init.kind == "block_idx"]
-    frame = len(tiles) + len(copies) + len(copies_out) + len(loops) + len(pids)
+    pids = [s for s in stmts if isinstance(s, Decl) and isinstance(s.init, Builtin) and s.init.kind == "block_idx"]
+    outer = [s for s in stmts if isinstance(s, Decl) and s.init is not None and s not in pids]
+    frame = sum(isinstance(s, (TileBuffer, Copy, CopyOut)) for s in stmts) + len(loops) + len(pids) + len(outer)
     tensors = [name for name, _, is_tensor in inputs if is_tensor]
-    if frame != len(stmts) or len(loops) != 1 or len(loops[0].vars) != 1 or len(pids) > 1 or \
-            set(copies) != set(tensors) or not set(copies_out) <= set(host["outputs"]) or \
+    if frame != len(stmts) or len(loops) > 1 or any(len(loop.vars) != 1 for loop in loops) or len(pids) > 1 or \
+            not set(copies) <= set(tensors) or not set(copies_out) <= set(host["outputs"]) or \
             len(set(copies_out.values())) != len(copies_out):
         return None
-    loop = loops[0]
     reads = {tile: name for name, tile in copies.items()}
-    lane = loop.vars[0]
+    lane = loops[0].vars[0] if loops else None
     pid = pids[0].var if pids else None
-    positions = {s.var.name for s in loop.body if isinstance(s, Decl) and _is_position(s.init, pid, lane)}
-    lets, values = [], {}
-    for s in loop.body:
+    # before the loop, a value of the scalars (`fill`'s `value.to(dtype)`); an output copied
+    # out of an input's tile is that input (`copy`)
+    lets = [Decl(s.var, _element(s.init, {}, lane), s.loc) for s in outer]
+    values = {tile: Var(name, params[name].dtype) for tile, name in reads.items()}
+    stored = set()
+    inner = loops[0].body if loops else []
+    positions = {s.var.name for s in inner if isinstance(s, Decl) and _is_position(s.init, pid, lane)}
+    for s in inner:
         if isinstance(s, Decl) and s.var.name in positions:
             continue
         if isinstance(s, Decl) and s.init is not None:
             lets.append(Decl(s.var, _element(s.init, reads, lane), s.loc))
         elif isinstance(s, TileStore) and s.indices == (lane,) and s.buffer in copies_out.values() \
-                and s.buffer not in values:
+                and s.buffer not in stored | set(reads):
             values[s.buffer] = _element(s.value, reads, lane)
-        elif _bounded_store(s, positions, host["count"]) in host["outputs"] and s.then[0].buffer not in values \
-                and s.then[0].buffer not in copies_out:
+            stored.add(s.buffer)
+        elif _bounded_store(s, positions, host["count"]) in host["outputs"] and \
+                s.then[0].buffer not in stored | set(copies_out):
             # an output stored from a let (`whole = tl.floor(x)`, returned): the element's own
             # position under the count, as the copy out writes it
             values[s.then[0].buffer] = _element(s.then[0].value, reads, lane)
+            stored.add(s.then[0].buffer)
         else:
             return None
-    copies_out = {**copies_out, **{o: o for o in values if o in host["outputs"]}}
-    results = tuple(values.get(copies_out.get(o)) for o in host["outputs"])
-    if any(r is None for r in results) or any(r is _READS_INDEX for r in results) or \
-            any(s.init is _READS_INDEX for s in lets):
+    results = tuple(values.get(copies_out.get(o, o)) for o in host["outputs"])
+    if any(r is None or r is _READS_INDEX for r in results) or any(s.init is _READS_INDEX for s in lets):
         return None
     known = {name for name, _, _ in inputs} | {s.var.name for s in lets}
     if any(isinstance(e, Var) and e.name not in known for r in (*results, *(s.init for s in lets))
@@ -128,7 +133,7 @@ def _bounded_store(s, positions: set, count: str) -> str | None:
 _READS_INDEX = object()
 
 
-def _element(e, reads: dict, lane: Var):
+def _element(e, reads: dict, lane: Var | None):
     """e with each input tile's element `x_value[i]` as the input's value `x`."""
     stray = []
 

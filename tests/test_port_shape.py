@@ -455,3 +455,17 @@ def test_a_bound_the_constexprs_fold_to_a_number_is_a_views_extent():
     assert re.search(r"cos_ptr: T\.StridedTensor\(\(cos_ptr_batches, \d+\), \(table_stride, 1\), T\.float32\)", text)
     assert re.search(r"T\.copy\(cos_ptr\[\w+, 0\], cos\)", text) and re.search(r"T\.copy\(sin_ptr\[\w+, 0\], sin\)", text)
     assert "if_then_else(True" not in text
+
+
+def test_a_fold_by_a_combine_function_runs_to_the_blocks_extent_by_name():
+    """tests/fresh/triton/sized_folds.py (verified in test_verify.py): tl.reduce's serial fold
+    over a block the launcher sizes (`BLOCK=triton.next_power_of_2(count)`, a program
+    parameter) runs to that parameter, not to the number the kernel was converted with (the
+    previous head's port of it folded 1024 elements of every block: verify found all three
+    mismatched)."""
+    text = port_of(ROOT / "tests/fresh/triton/sized_folds.py")
+    for kernel, block in (("all_flags_kernel", "BLOCK"), ("row_product_kernel", "WIDTH"),
+                          ("column_bits_kernel", "ROWS")):
+        body = program(text, kernel)
+        assert f"def {kernel}_program({block}, " in text
+        assert re.search(rf"for \w+ in T\.serial\(1, {block}\):", body), body

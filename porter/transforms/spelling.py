@@ -11,8 +11,9 @@ print alike exactly when their spelled IRs are equal.
     after   TileBuffer(acc, (SpelledInt(64, "BLOCK_M"), SpelledInt(32, "BLOCK_N")))
 
 `names` spells the sizes a port always prints by name when one explains them (tile shapes,
-T.Parallel extents, shaped parameters' sizes, the lanes of a lanes-level port, the multiples a
-Triton aligned program assumes); `numbers`, only for a generic CUDA template, also its block,
+T.Parallel extents, a serial loop's bound that is a tile's extent (tl.reduce's fold), shaped
+parameters' sizes, the lanes of a lanes-level port, the multiples a Triton aligned program
+assumes); `numbers`, only for a generic CUDA template, also its block,
 thread count, arrays' sizes and integer constants.
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from porter.ir.nodes import Alloc, BufferParam, Const, is_float
+from porter.ir.nodes import Alloc, BinOp, BufferParam, Const, For, is_float
 from porter.ir.symbolic_ints import ConstexprNames, IntSpelling, SpelledInt, spelled
 from porter.ir.tiles import ParallelFor, TileBuffer
 from porter.ir.walk import map_expr, map_stmts, rewrite_stmts, walk_stmts
@@ -46,7 +47,13 @@ def spell_integers(kernel, names, numbers=None):
     def number(value):
         return spelled(value, numbers) if isinstance(value, int) else value
 
+    extents = {d for s in walk_stmts(ready.body) if isinstance(s, TileBuffer) for d in s.shape if isinstance(d, int)}
+
     def sized(s):
+        if isinstance(s, For) and _bounded_by(s, extents):  # a fold along a tile's axis
+            bound = s.cond.b
+            return dataclasses.replace(s, cond=dataclasses.replace(
+                s.cond, b=dataclasses.replace(bound, value=name(int(bound.value)))))
         if isinstance(s, TileBuffer):
             return dataclasses.replace(s, shape=tuple(name(d) for d in s.shape))
         if isinstance(s, ParallelFor):
@@ -76,6 +83,15 @@ def spell_integers(kernel, names, numbers=None):
                             for n, m in aligned.sizes.items()},
             grid=tuple((axis, n, name(tile)) for axis, n, tile in aligned.grid))
     return dataclasses.replace(kernel, printable=printed, params=params, aligned=aligned)
+
+
+def _bounded_by(loop, extents: set) -> bool:
+    """Whether a serial loop runs `k < N` to a tile's extent N (tl.reduce's fold by a combine
+    function, frontends/triton/combine.py): N is printed as the tile's extent is."""
+    cond = loop.cond
+    return isinstance(cond, BinOp) and cond.op == "<" and isinstance(cond.b, Const) and cond.b.name is None \
+        and isinstance(cond.b.value, int) and not isinstance(cond.b.value, (bool, SpelledInt)) \
+        and cond.b.value in extents
 
 
 def _constant_spelling(number, constants: set):

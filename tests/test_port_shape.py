@@ -462,10 +462,13 @@ def test_a_fold_by_a_combine_function_runs_to_the_blocks_extent_by_name():
     over a block the launcher sizes (`BLOCK=triton.next_power_of_2(count)`, a program
     parameter) runs to that parameter, not to the number the kernel was converted with (the
     previous head's port of it folded 1024 elements of every block: verify found all three
-    mismatched)."""
+    mismatched), and its operand, though a shared tile, is a T.copy."""
     text = port_of(ROOT / "tests/fresh/triton/sized_folds.py")
     for kernel, block in (("all_flags_kernel", "BLOCK"), ("row_product_kernel", "WIDTH"),
                           ("column_bits_kernel", "ROWS")):
         body = program(text, kernel)
         assert f"def {kernel}_program({block}, " in text
         assert re.search(rf"for \w+ in T\.serial\(1, {block}\):", body), body
+    # the fold's operand, a shared tile, is copied in like a fragment (views.py)
+    assert re.search(r"T\.copy\(flags\[0\], \w+\)", program(text, "all_flags_kernel"))
+    assert re.search(r"T\.copy\(x\[row, 0\], v\)", program(text, "row_product_kernel"))

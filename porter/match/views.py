@@ -25,7 +25,8 @@ reads or writes the view at (row, col) under its own mask, which addresses the s
 A buffer no access masks (a launcher that passes whole tiles only) is the view of as many
 rows as the tensor holds, each as wide as its row stride, or the vector of its elements, and
 its unmasked whole-fragment loads and stores are copies alike. Shared tiles are copies.py's
-(their copies become asynchronous, with its alignment conditions); a buffer any other way (an
+first (their copies become asynchronous, with its alignment conditions); one it leaves (the
+operand tl.reduce folds by a combine function) is copied here like a fragment; a buffer any other way (an
 atomic, a pointer kept as a value, masked accesses without the column bound) stays flat.
 """
 
@@ -603,9 +604,10 @@ def _extent_poly(bound) -> Poly:
 
 
 def _whole(tile: str, indices, loop, tiles: dict) -> bool:
-    """Whether `tile[indices]` over the loop is each element of a whole fragment once."""
+    """Whether `tile[indices]` over the loop is each element of a whole tile once (a fragment,
+    or a shared tile copies.py left: tl.reduce's fold reads its operand from shared memory)."""
     t = tiles.get(tile)
-    return t is not None and t.scope == "fragment" and tuple(t.shape) == tuple(loop.extents) and \
+    return t is not None and t.scope in ("fragment", "shared") and tuple(t.shape) == tuple(loop.extents) and \
         len(indices) == len(loop.vars) and all(isinstance(i, Var) and i.name == v.name
                                                for i, v in zip(indices, loop.vars))
 

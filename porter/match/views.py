@@ -26,8 +26,9 @@ A buffer no access masks (a launcher that passes whole tiles only) is the view o
 rows as the tensor holds, each as wide as its row stride, or the vector of its elements, and
 its unmasked whole-fragment loads and stores are copies alike. Shared tiles are copies.py's
 first (their copies become asynchronous, with its alignment conditions); one it leaves (the
-operand tl.reduce folds by a combine function) is copied here like a fragment; a buffer any other way (an
-atomic, a pointer kept as a value, masked accesses without the column bound) stays flat.
+operand tl.reduce folds by a combine function) is copied here like a fragment. A buffer any
+other way (an atomic, a pointer kept as a value, masked accesses without the column bound)
+stays flat.
 """
 
 from __future__ import annotations

@@ -4,12 +4,12 @@
 
 - `adamw_update` (line 19), tile level (element-wise: T.Parallel over the block).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -109,8 +109,6 @@ def _dim3(value):
 
 
 def adamw_update_program():
-    """The TileLang program for `adamw_update`: one T.Kernel block per original
-    block."""
     param_numel = T.dynamic("param_numel")
     grad_numel = T.dynamic("grad_numel")
     exp_avg_numel = T.dynamic("exp_avg_numel")
@@ -179,7 +177,6 @@ def _adamw_update(
     *,
     target=None,
 ):
-    """Run the port of `adamw_update` with the original's parameters."""
     kernel = _compiled("adamw_update", adamw_update_program, target)
     param = _flat(param, "param", "float32")
     grad = _flat(grad, "grad", "float32")

@@ -4,12 +4,12 @@
 
 - `argmax_row` (line 11), tile level (rule rowwise: T.fill, T.reduce).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -109,7 +109,6 @@ def _dim3(value):
 
 
 def argmax_row_program():
-    """The TileLang program for `argmax_row`: one T.Kernel block per original block."""
     x_numel = T.dynamic("x_numel")
     out_idx_numel = T.dynamic("out_idx_numel")
     out_val_numel = T.dynamic("out_val_numel")
@@ -184,7 +183,6 @@ def argmax_row_program():
 
 
 def _argmax_row(x, out_idx, out_val, rows, cols, *, target=None):
-    """Run the port of `argmax_row` with the original's parameters."""
     kernel = _compiled("argmax_row", argmax_row_program, target)
     x = _flat(x, "x", "float32")
     out_idx = _flat(out_idx, "out_idx", "int32")

@@ -4,12 +4,12 @@
 
 - `bias_gelu_vec4` (line 15), tile level (element-wise: T.Parallel over the block).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -110,8 +110,6 @@ def _dim3(value):
 
 
 def bias_gelu_vec4_program():
-    """The TileLang program for `bias_gelu_vec4`: one T.Kernel block per original
-    block."""
     x_numel = T.dynamic("x_numel")
     bias_numel = T.dynamic("bias_numel")
     y_numel = T.dynamic("y_numel")
@@ -232,7 +230,6 @@ def bias_gelu_vec4_program():
 
 
 def _bias_gelu_vec4(x, bias, y, rows, cols, *, target=None):
-    """Run the port of `bias_gelu_vec4` with the original's parameters."""
     kernel = _compiled("bias_gelu_vec4", bias_gelu_vec4_program, target)
     x = _flat(x, "x", "float32")
     bias = _flat(bias, "bias", "float32")

@@ -5,12 +5,12 @@
 - `bmm_strided` (line 5), tile level (rule gemm: T.Pipelined, T.clear, T.copy, fp32 FMA
   tiles (the original's precision; --allow-tf32 for tensor cores)).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -135,7 +135,6 @@ def _dim3(value):
 
 
 def bmm_strided_program(aligned=False):
-    """The TileLang program for `bmm_strided`: one T.Kernel block per original block."""
     C_numel = T.dynamic("C_numel")
     batch = T.dynamic("batch")
     M = T.dynamic("M")
@@ -182,7 +181,6 @@ def bmm_strided_program(aligned=False):
 
 
 def _bmm_strided(A, B, C, batch, M, N, K, strideA, strideB, strideC, *, target=None):
-    """Run the port of `bmm_strided` with the original's parameters."""
     A = _shaped(A, "A", "float32", (batch, M, K), (strideA, K, 1))
     B = _shaped(B, "B", "float32", (batch, K, N), (strideB, N, 1))
     # whole tiles and aligned operands: the program whose copies are asynchronous

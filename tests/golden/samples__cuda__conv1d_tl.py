@@ -9,12 +9,12 @@
   elementwise: threads cooperate (shared memory, barriers, warp shuffles, atomics or
   break/continue)).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -114,7 +114,6 @@ def _dim3(value):
 
 
 def conv1d_same_program():
-    """The TileLang program for `conv1d_same`: one T.Kernel block per original block."""
     in_numel = T.dynamic("in_numel")
     filter_numel = T.dynamic("filter_numel")
     out_numel = T.dynamic("out_numel")
@@ -158,7 +157,6 @@ def conv1d_same_program():
 
 
 def _conv1d_same(in_, filter, out, n, k, *, target=None):
-    """Run the port of `conv1d_same` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`conv1d_same` is a thread-level port "

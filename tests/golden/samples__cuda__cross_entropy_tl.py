@@ -5,12 +5,12 @@
 - `cross_entropy_forward` (line 46), tile level (rule rowwise: T.clear, T.fill,
   T.reduce).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -110,8 +110,6 @@ def _dim3(value):
 
 
 def cross_entropy_forward_program():
-    """The TileLang program for `cross_entropy_forward`: one T.Kernel block per original
-    block."""
     logits_numel = T.dynamic("logits_numel")
     targets_numel = T.dynamic("targets_numel")
     losses_numel = T.dynamic("losses_numel")
@@ -188,7 +186,6 @@ def cross_entropy_forward_program():
 
 
 def _cross_entropy_forward(logits, targets, losses, rows, classes, *, target=None):
-    """Run the port of `cross_entropy_forward` with the original's parameters."""
     kernel = _compiled("cross_entropy_forward", cross_entropy_forward_program, target)
     logits = _flat(logits, "logits", "float32")
     targets = _flat(targets, "targets", "int32")

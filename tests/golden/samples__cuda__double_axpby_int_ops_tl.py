@@ -5,12 +5,12 @@
 - `daxpby` (line 7), tile level (element-wise: T.Parallel over the block).
 - `int_mix` (line 15), tile level (element-wise: T.Parallel over the block).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -110,7 +110,6 @@ def _dim3(value):
 
 
 def daxpby_program():
-    """The TileLang program for `daxpby`: one T.Kernel block per original block."""
     x_numel = T.dynamic("x_numel")
     y_numel = T.dynamic("y_numel")
 
@@ -132,7 +131,6 @@ def daxpby_program():
 
 
 def _daxpby(n, alpha, x, beta, y, *, target=None):
-    """Run the port of `daxpby` with the original's parameters."""
     kernel = _compiled("daxpby", daxpby_program, target)
     x = _flat(x, "x", "float64")
     y = _flat(y, "y", "float64")
@@ -147,7 +145,6 @@ daxpby = _CudaKernel(_daxpby, block=(256, 1, 1), shared_bytes=0, axes={})
 
 
 def int_mix_program():
-    """The TileLang program for `int_mix`: one T.Kernel block per original block."""
     a_numel = T.dynamic("a_numel")
     b_numel = T.dynamic("b_numel")
     out_numel = T.dynamic("out_numel")
@@ -170,7 +167,6 @@ def int_mix_program():
 
 
 def _int_mix(n, a, b, out, *, target=None):
-    """Run the port of `int_mix` with the original's parameters."""
     kernel = _compiled("int_mix", int_mix_program, target)
     a = _flat(a, "a", "int32")
     b = _flat(b, "b", "int32")

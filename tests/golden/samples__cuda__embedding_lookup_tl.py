@@ -8,12 +8,12 @@
   threads cooperate (shared memory, barriers, warp shuffles, atomics or
   break/continue)).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -114,8 +114,6 @@ def _dim3(value):
 
 
 def embedding_forward_program():
-    """The TileLang program for `embedding_forward`: one T.Kernel block per original
-    block."""
     idx_numel = T.dynamic("idx_numel")
     table_numel = T.dynamic("table_numel")
     out_numel = T.dynamic("out_numel")
@@ -149,7 +147,6 @@ def embedding_forward_program():
 
 
 def _embedding_forward(idx, table, out, num_tokens, dim, vocab, *, target=None):
-    """Run the port of `embedding_forward` with the original's parameters."""
     kernel = _compiled("embedding_forward", embedding_forward_program, target)
     idx = _flat(idx, "idx", "int32")
     table = _flat(table, "table", "float32")
@@ -168,8 +165,6 @@ embedding_forward = _CudaKernel(
 
 
 def embedding_backward_program():
-    """The TileLang program for `embedding_backward`: one T.Kernel block per original
-    block."""
     idx_numel = T.dynamic("idx_numel")
     grad_out_numel = T.dynamic("grad_out_numel")
     grad_table_numel = T.dynamic("grad_table_numel")
@@ -204,7 +199,6 @@ def embedding_backward_program():
 def _embedding_backward(
     idx, grad_out, grad_table, num_tokens, dim, vocab, *, target=None
 ):
-    """Run the port of `embedding_backward` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`embedding_backward` is a thread-level port "

@@ -5,12 +5,12 @@
 - `gelu_tanh` (line 14), tile level (element-wise: T.Parallel over the block).
 - `silu` (line 24), tile level (element-wise: T.Parallel over the block).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -110,7 +110,6 @@ def _dim3(value):
 
 
 def gelu_tanh_program():
-    """The TileLang program for `gelu_tanh`: one T.Kernel block per original block."""
     x_numel = T.dynamic("x_numel")
     y_numel = T.dynamic("y_numel")
 
@@ -134,7 +133,6 @@ def gelu_tanh_program():
 
 
 def _gelu_tanh(n, x, y, *, target=None):
-    """Run the port of `gelu_tanh` with the original's parameters."""
     kernel = _compiled("gelu_tanh", gelu_tanh_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")
@@ -149,7 +147,6 @@ gelu_tanh = _CudaKernel(_gelu_tanh, block=(256, 1, 1), shared_bytes=0, axes={})
 
 
 def silu_program():
-    """The TileLang program for `silu`: one T.Kernel block per original block."""
     x_numel = T.dynamic("x_numel")
     y_numel = T.dynamic("y_numel")
 
@@ -170,7 +167,6 @@ def silu_program():
 
 
 def _silu(n, x, y, *, target=None):
-    """Run the port of `silu` with the original's parameters."""
     kernel = _compiled("silu", silu_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")

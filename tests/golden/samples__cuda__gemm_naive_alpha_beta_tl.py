@@ -5,12 +5,12 @@
 - `sgemm_naive` (line 6), tile level (rule gemm: T.Pipelined, T.clear, T.copy, fp32 FMA
   tiles (the original's precision; --allow-tf32 for tensor cores)).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -130,7 +130,6 @@ def _dim3(value):
 
 
 def sgemm_naive_program():
-    """The TileLang program for `sgemm_naive`: one T.Kernel block per original block."""
     M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
@@ -188,7 +187,6 @@ def sgemm_naive_program():
 
 
 def _sgemm_naive(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, *, target=None):
-    """Run the port of `sgemm_naive` with the original's parameters."""
     A = _shaped(A, "A", "float32", (M, K), (lda, 1))
     B = _shaped(B, "B", "float32", (K, N), (ldb, 1))
     C = _shaped(C, "C", "float32", (M, N), (ldc, 1))

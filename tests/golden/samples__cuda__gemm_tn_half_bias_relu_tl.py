@@ -5,12 +5,12 @@
 - `gemm_tn_bias_relu` (line 8), tile level (rule gemm: T.Pipelined, T.clear, T.copy,
   T.gemm).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -135,8 +135,6 @@ def _dim3(value):
 
 
 def gemm_tn_bias_relu_program(aligned=False):
-    """The TileLang program for `gemm_tn_bias_relu`: one T.Kernel block per original
-    block."""
     M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
@@ -177,7 +175,6 @@ def gemm_tn_bias_relu_program(aligned=False):
 
 
 def _gemm_tn_bias_relu(At, B, bias, Y, M, N, K, *, target=None):
-    """Run the port of `gemm_tn_bias_relu` with the original's parameters."""
     At = _shaped(At, "At", "float16", (K, M))
     B = _shaped(B, "B", "float16", (K, N))
     bias = _shaped(bias, "bias", "float32", (N,))

@@ -4,12 +4,12 @@
 
 - `gemv_half` (line 12), tile level (rule rowwise: T.clear, T.reduce).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -138,7 +138,6 @@ def _dim3(value):
 
 
 def gemv_half_program():
-    """The TileLang program for `gemv_half`: one T.Kernel block per original block."""
     A_batches = T.dynamic("A_batches")
     x_batches = T.dynamic("x_batches")
     y_numel = T.dynamic("y_numel")
@@ -179,7 +178,6 @@ def gemv_half_program():
 
 
 def _gemv_half(A, x, y, M, K, *, target=None):
-    """Run the port of `gemv_half` with the original's parameters."""
     A = _batched(A, "A", "float16", (None, K), (K, 1))
     x = _batched(x, "x", "float16", (None,), (1,))
     kernel = _compiled("gemv_half", gemv_half_program, target)

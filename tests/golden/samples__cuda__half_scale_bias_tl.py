@@ -5,12 +5,12 @@
 - `half_scale_bias` (line 9), tile level (element-wise: T.Parallel over the block).
 - `half_mul_add` (line 17), tile level (element-wise: T.Parallel over the block).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -110,8 +110,6 @@ def _dim3(value):
 
 
 def half_scale_bias_program():
-    """The TileLang program for `half_scale_bias`: one T.Kernel block per original
-    block."""
     x_numel = T.dynamic("x_numel")
     b_numel = T.dynamic("b_numel")
     out_numel = T.dynamic("out_numel")
@@ -137,7 +135,6 @@ def half_scale_bias_program():
 
 
 def _half_scale_bias(n, scale, x, b, out, *, target=None):
-    """Run the port of `half_scale_bias` with the original's parameters."""
     kernel = _compiled("half_scale_bias", half_scale_bias_program, target)
     x = _flat(x, "x", "float16")
     b = _flat(b, "b", "float16")
@@ -155,8 +152,6 @@ half_scale_bias = _CudaKernel(
 
 
 def half_mul_add_program():
-    """The TileLang program for `half_mul_add`: one T.Kernel block per original
-    block."""
     x_numel = T.dynamic("x_numel")
     w_numel = T.dynamic("w_numel")
     b_numel = T.dynamic("b_numel")
@@ -180,7 +175,6 @@ def half_mul_add_program():
 
 
 def _half_mul_add(n, x, w, b, out, *, target=None):
-    """Run the port of `half_mul_add` with the original's parameters."""
     kernel = _compiled("half_mul_add", half_mul_add_program, target)
     x = _flat(x, "x", "float16")
     w = _flat(w, "w", "float16")

@@ -7,12 +7,12 @@
   while loops, break and continue (line 25); elementwise: threads cooperate (shared
   memory, barriers, warp shuffles, atomics or break/continue)).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -112,8 +112,6 @@ def _dim3(value):
 
 
 def histogram_256_program():
-    """The TileLang program for `histogram_256`: one T.Kernel block per original
-    block."""
     data_numel = T.dynamic("data_numel")
     bins_numel = T.dynamic("bins_numel")
 
@@ -155,7 +153,6 @@ def histogram_256_program():
 
 
 def _histogram_256(data, bins, n, *, target=None):
-    """Run the port of `histogram_256` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`histogram_256` is a thread-level port "

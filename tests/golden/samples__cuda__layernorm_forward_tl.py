@@ -4,12 +4,12 @@
 
 - `layernorm_forward` (line 27), tile level (rule rowwise: T.clear, T.reduce).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -138,8 +138,6 @@ def _dim3(value):
 
 
 def layernorm_forward_program():
-    """The TileLang program for `layernorm_forward`: one T.Kernel block per original
-    block."""
     x_numel = T.dynamic("x_numel")
     y_batches = T.dynamic("y_batches")
     mean_out_numel = T.dynamic("mean_out_numel")
@@ -215,7 +213,6 @@ def layernorm_forward_program():
 def _layernorm_forward(
     x, gamma, beta, y, mean_out, rstd_out, rows, cols, eps, *, target=None
 ):
-    """Run the port of `layernorm_forward` with the original's parameters."""
     gamma = _shaped(gamma, "gamma", "float32", (cols,))
     beta = _shaped(beta, "beta", "float32", (cols,))
     y = _batched(y, "y", "float32", (None, cols), (cols, 1))

@@ -5,12 +5,12 @@
 - `sgemm_tiled` (line 10), tile level (rule gemm: T.Pipelined, T.clear, T.copy, fp32 FMA
   tiles (the original's precision; --allow-tf32 for tensor cores)).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -135,7 +135,6 @@ def _dim3(value):
 
 
 def sgemm_tiled_program(aligned=False):
-    """The TileLang program for `sgemm_tiled`: one T.Kernel block per original block."""
     M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
@@ -169,7 +168,6 @@ def sgemm_tiled_program(aligned=False):
 
 
 def _sgemm_tiled(A, B, C, M, N, K, *, target=None):
-    """Run the port of `sgemm_tiled` with the original's parameters."""
     A = _shaped(A, "A", "float32", (M, K))
     B = _shaped(B, "B", "float32", (K, N))
     C = _shaped(C, "C", "float32", (M, N))

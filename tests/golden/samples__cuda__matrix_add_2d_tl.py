@@ -4,12 +4,12 @@
 
 - `matrix_add` (line 7), tile level (element-wise: T.Parallel over the block).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -110,7 +110,6 @@ def _dim3(value):
 
 
 def matrix_add_program():
-    """The TileLang program for `matrix_add`: one T.Kernel block per original block."""
     A_numel = T.dynamic("A_numel")
     B_numel = T.dynamic("B_numel")
     C_numel = T.dynamic("C_numel")
@@ -137,7 +136,6 @@ def matrix_add_program():
 
 
 def _matrix_add(A, B, C, rows, cols, *, target=None):
-    """Run the port of `matrix_add` with the original's parameters."""
     kernel = _compiled("matrix_add", matrix_add_program, target)
     A = _flat(A, "A", "float32")
     B = _flat(B, "B", "float32")

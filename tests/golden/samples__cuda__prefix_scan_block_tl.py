@@ -8,12 +8,12 @@
   memory, barriers, warp shuffles, atomics or break/continue)).
 - `add_block_offsets` (line 43), tile level (element-wise: T.Parallel over the block).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -113,8 +113,6 @@ def _dim3(value):
 
 
 def scan_block_inclusive_program():
-    """The TileLang program for `scan_block_inclusive`: one T.Kernel block per original
-    block."""
     in_numel = T.dynamic("in_numel")
     out_numel = T.dynamic("out_numel")
     block_sums_numel = T.dynamic("block_sums_numel")
@@ -159,7 +157,6 @@ def scan_block_inclusive_program():
 
 
 def _scan_block_inclusive(in_, out, block_sums, n, *, target=None):
-    """Run the port of `scan_block_inclusive` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`scan_block_inclusive` is a thread-level port "
@@ -183,8 +180,6 @@ scan_block_inclusive = _CudaKernel(
 
 
 def add_block_offsets_program():
-    """The TileLang program for `add_block_offsets`: one T.Kernel block per original
-    block."""
     out_numel = T.dynamic("out_numel")
     scanned_sums_numel = T.dynamic("scanned_sums_numel")
 
@@ -204,7 +199,6 @@ def add_block_offsets_program():
 
 
 def _add_block_offsets(out, scanned_sums, n, *, target=None):
-    """Run the port of `add_block_offsets` with the original's parameters."""
     kernel = _compiled("add_block_offsets", add_block_offsets_program, target)
     out = _flat(out, "out", "float32")
     scanned_sums = _flat(scanned_sums, "scanned_sums", "float32")

@@ -4,12 +4,12 @@
 
 - `reduce_sum` (line 10), tile level (rule rowwise: T.copy, T.reduce).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -128,7 +128,6 @@ def _dim3(value):
 
 
 def reduce_sum_program():
-    """The TileLang program for `reduce_sum`: one T.Kernel block per original block."""
     out_numel = T.dynamic("out_numel")
     n = T.dynamic("n")
 
@@ -151,7 +150,6 @@ def reduce_sum_program():
 
 
 def _reduce_sum(in_, out, n, *, target=None):
-    """Run the port of `reduce_sum` with the original's parameters."""
     in_ = _shaped(in_, "in_", "float32", (n,))
     kernel = _compiled("reduce_sum", reduce_sum_program, target)
     out = _flat(out, "out", "float32")

@@ -5,12 +5,12 @@
 - `relu` (line 8), tile level (element-wise: T.Parallel over the block).
 - `leaky_relu` (line 15), tile level (element-wise: T.Parallel over the block).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -110,7 +110,6 @@ def _dim3(value):
 
 
 def relu_program():
-    """The TileLang program for `relu`: one T.Kernel block per original block."""
     x_numel = T.dynamic("x_numel")
     y_numel = T.dynamic("y_numel")
 
@@ -132,7 +131,6 @@ def relu_program():
 
 
 def _relu(n, x, y, *, target=None):
-    """Run the port of `relu` with the original's parameters."""
     kernel = _compiled("relu", relu_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")
@@ -147,7 +145,6 @@ relu = _CudaKernel(_relu, block=(128, 1, 1), shared_bytes=0, axes={})
 
 
 def leaky_relu_program():
-    """The TileLang program for `leaky_relu`: one T.Kernel block per original block."""
     x_numel = T.dynamic("x_numel")
     y_numel = T.dynamic("y_numel")
 
@@ -171,7 +168,6 @@ def leaky_relu_program():
 
 
 def _leaky_relu(n, slope, x, y, *, target=None):
-    """Run the port of `leaky_relu` with the original's parameters."""
     kernel = _compiled("leaky_relu", leaky_relu_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")

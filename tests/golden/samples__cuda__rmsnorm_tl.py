@@ -4,12 +4,12 @@
 
 - `rmsnorm` (line 20), tile level (rule rowwise: T.clear, T.reduce).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -138,7 +138,6 @@ def _dim3(value):
 
 
 def rmsnorm_program():
-    """The TileLang program for `rmsnorm`: one T.Kernel block per original block."""
     x_numel = T.dynamic("x_numel")
     y_batches = T.dynamic("y_batches")
     cols = T.dynamic("cols")
@@ -193,7 +192,6 @@ def rmsnorm_program():
 
 
 def _rmsnorm(x, weight, y, rows, cols, eps, *, target=None):
-    """Run the port of `rmsnorm` with the original's parameters."""
     weight = _shaped(weight, "weight", "float32", (cols,))
     y = _batched(y, "y", "float32", (None, cols), (cols, 1))
     kernel = _compiled("rmsnorm", rmsnorm_program, target)

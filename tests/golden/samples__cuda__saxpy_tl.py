@@ -4,12 +4,12 @@
 
 - `saxpy` (line 7), tile level (element-wise: T.Parallel over the block).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -109,7 +109,6 @@ def _dim3(value):
 
 
 def saxpy_program():
-    """The TileLang program for `saxpy`: one T.Kernel block per original block."""
     x_numel = T.dynamic("x_numel")
     y_numel = T.dynamic("y_numel")
 
@@ -130,7 +129,6 @@ def saxpy_program():
 
 
 def _saxpy(n, a, x, y, *, target=None):
-    """Run the port of `saxpy` with the original's parameters."""
     kernel = _compiled("saxpy", saxpy_program, target)
     x = _flat(x, "x", "float32")
     y = _flat(y, "y", "float32")

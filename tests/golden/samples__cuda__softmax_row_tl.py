@@ -4,12 +4,12 @@
 
 - `softmax_row` (line 10), tile level (rule rowwise: T.clear, T.fill, T.reduce).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -138,7 +138,6 @@ def _dim3(value):
 
 
 def softmax_row_program():
-    """The TileLang program for `softmax_row`: one T.Kernel block per original block."""
     in_numel = T.dynamic("in_numel")
     out_batches = T.dynamic("out_batches")
     cols = T.dynamic("cols")
@@ -204,7 +203,6 @@ def softmax_row_program():
 
 
 def _softmax_row(in_, out, rows, cols, *, target=None):
-    """Run the port of `softmax_row` with the original's parameters."""
     out = _batched(out, "out", "float32", (None, cols), (cols, 1))
     kernel = _compiled("softmax_row", softmax_row_program, target)
     in_ = _flat(in_, "in_", "float32")

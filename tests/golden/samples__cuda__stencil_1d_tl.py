@@ -8,12 +8,12 @@
   threads cooperate (shared memory, barriers, warp shuffles, atomics or
   break/continue)).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -113,7 +113,6 @@ def _dim3(value):
 
 
 def stencil_1d_program():
-    """The TileLang program for `stencil_1d`: one T.Kernel block per original block."""
     in_numel = T.dynamic("in_numel")
     weights_numel = T.dynamic("weights_numel")
     out_numel = T.dynamic("out_numel")
@@ -150,7 +149,6 @@ def stencil_1d_program():
 
 
 def _stencil_1d(in_, weights, out, n, *, target=None):
-    """Run the port of `stencil_1d` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`stencil_1d` is a thread-level port "

@@ -7,12 +7,12 @@
   `for (i = a; i < b; i++)` (line 25); elementwise: threads cooperate (shared memory,
   barriers, warp shuffles, atomics or break/continue)).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -113,7 +113,6 @@ def _dim3(value):
 
 
 def jacobi_5pt_program():
-    """The TileLang program for `jacobi_5pt`: one T.Kernel block per original block."""
     in_numel = T.dynamic("in_numel")
     out_numel = T.dynamic("out_numel")
 
@@ -169,7 +168,6 @@ def jacobi_5pt_program():
 
 
 def _jacobi_5pt(in_, out, nx, ny, *, target=None):
-    """Run the port of `jacobi_5pt` with the original's parameters."""
     if target == "c" or (target is None and not torch.cuda.is_available()):
         raise RuntimeError(
             "`jacobi_5pt` is a thread-level port "

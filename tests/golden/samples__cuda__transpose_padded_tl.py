@@ -4,12 +4,12 @@
 
 - `transpose_padded` (line 11), tile level (rule transpose: T.copy).
 
-Each kernel has a program factory (`<name>_program()`, the TileLang prim_func) and a
-launcher `<name>` with CUDA's calling convention: `<name>[grid, block](*args)` or
-`<name>[grid, block, shared_bytes](*args)` (ints, tuples or dim3-likes), or
-`<name>(*args)` with the launch the port was made for; the original kernel's
-parameters, with torch tensors for pointers. `target=`: a TileLang target (None: CUDA);
-`tileport verify` also runs ports on the CPU.
+Each kernel has a program factory (`<name>_program()`, the TileLang prim_func, one
+T.Kernel block per original block) and a launcher `<name>` with CUDA's calling
+convention: `<name>[grid, block](*args)` or `<name>[grid, block, shared_bytes](*args)`
+(ints, tuples or dim3-likes), or `<name>(*args)` with the launch the port was made for;
+the original kernel's parameters, with torch tensors for pointers. `target=`: a TileLang
+target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
 import tilelang
@@ -129,8 +129,6 @@ def _dim3(value):
 
 
 def transpose_padded_program():
-    """The TileLang program for `transpose_padded`: one T.Kernel block per original
-    block."""
     width = T.dynamic("width")
     height = T.dynamic("height")
 
@@ -180,7 +178,6 @@ def transpose_padded_program():
 
 
 def _transpose_padded(out, in_, width, height, *, target=None):
-    """Run the port of `transpose_padded` with the original's parameters."""
     out = _shaped(out, "out", "float32", (width, height))
     in_ = _shaped(in_, "in_", "float32", (height, width))
     kernel = _compiled("transpose_padded", transpose_padded_program, target)

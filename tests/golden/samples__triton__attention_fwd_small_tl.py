@@ -6,12 +6,13 @@
   T.fill, T.reduce, fp32 FMA tiles (the original's precision; --allow-tf32 for tensor
   cores)).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -182,8 +183,6 @@ def _specialised(name, constexpr, given, value):
 def attention_fwd_kernel_program(
     BLOCK_M=32, BLOCK_N=16, HEAD_DIM=32, threads=128, stages=2, aligned=False
 ):
-    """The TileLang program for `attention_fwd_kernel`: one T.Kernel block per Triton
-    program."""
     q_ptr_batches = T.dynamic("q_ptr_batches")
     k_ptr_batches = T.dynamic("k_ptr_batches")
     v_ptr_batches = T.dynamic("v_ptr_batches")
@@ -343,7 +342,6 @@ def attention_fwd_kernel(
     HEAD_DIM=32,
     **launch,
 ):
-    """Run the port of `attention_fwd_kernel` as Triton launches it."""
     grid, num_warps, num_stages, target = _launch(
         "attention_fwd_kernel", launch, locals(), 2
     )

@@ -4,12 +4,13 @@
 
 - `cross_entropy_kernel` (line 8), tile level (blocks: T.copy, T.reduce).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -165,8 +166,6 @@ def _next_power_of_2(n):
 
 
 def cross_entropy_kernel_program(BLOCK_SIZE, threads=128):
-    """The TileLang program for `cross_entropy_kernel`: one T.Kernel block per Triton
-    program."""
     logits_ptr_batches = T.dynamic("logits_ptr_batches")
     target_ptr_numel = T.dynamic("target_ptr_numel")
     loss_ptr_numel = T.dynamic("loss_ptr_numel")
@@ -223,7 +222,6 @@ def cross_entropy_kernel(
     BLOCK_SIZE=None,
     **launch,
 ):
-    """Run the port of `cross_entropy_kernel` as Triton launches it."""
     if BLOCK_SIZE is None:
         # computed as the launch site does
         BLOCK_SIZE = _next_power_of_2(int(n_classes))

@@ -4,12 +4,13 @@
 
 - `cumsum_rows_kernel` (line 8), tile level (blocks: T.copy, T.cumsum).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -165,8 +166,6 @@ def _next_power_of_2(n):
 
 
 def cumsum_rows_kernel_program(BLOCK_SIZE, threads=128):
-    """The TileLang program for `cumsum_rows_kernel`: one T.Kernel block per Triton
-    program."""
     x_ptr_batches = T.dynamic("x_ptr_batches")
     out_ptr_batches = T.dynamic("out_ptr_batches")
     n_cols = T.dynamic("n_cols")
@@ -196,7 +195,6 @@ def cumsum_rows_kernel_program(BLOCK_SIZE, threads=128):
 def cumsum_rows_kernel(
     x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, *, BLOCK_SIZE=None, **launch
 ):
-    """Run the port of `cumsum_rows_kernel` as Triton launches it."""
     if BLOCK_SIZE is None:
         BLOCK_SIZE = _next_power_of_2(int(n_cols))  # computed as the launch site does
     grid, num_warps, _, target = _launch("cumsum_rows_kernel", launch, locals(), 1)

@@ -4,12 +4,13 @@
 
 - `dropout_kernel` (line 8), tile level (blocks: T.copy).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -194,8 +195,6 @@ def _specialised(name, constexpr, given, value):
 
 
 def dropout_kernel_program(BLOCK_SIZE=4096, threads=128):
-    """The TileLang program for `dropout_kernel`: one T.Kernel block per Triton
-    program."""
     n_elements = T.dynamic("n_elements")
 
     @T.prim_func
@@ -229,7 +228,6 @@ def dropout_kernel_program(BLOCK_SIZE=4096, threads=128):
 
 @_TritonKernel
 def dropout_kernel(x_ptr, out_ptr, n_elements, p, seed, *, BLOCK_SIZE=4096, **launch):
-    """Run the port of `dropout_kernel` as Triton launches it."""
     grid, num_warps, _, target = _launch(
         "dropout_kernel",
         launch,

@@ -4,12 +4,13 @@
 
 - `gelu_erf_kernel` (line 8), tile level (blocks: T.copy).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -161,8 +162,6 @@ def _specialised(name, constexpr, given, value):
 
 
 def gelu_erf_kernel_program(BLOCK_SIZE=256, threads=128):
-    """The TileLang program for `gelu_erf_kernel`: one T.Kernel block per Triton
-    program."""
     x_ptr_batches = T.dynamic("x_ptr_batches")
     out_ptr_batches = T.dynamic("out_ptr_batches")
     n_cols = T.dynamic("n_cols")
@@ -197,7 +196,6 @@ def gelu_erf_kernel_program(BLOCK_SIZE=256, threads=128):
 def gelu_erf_kernel(
     x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, *, BLOCK_SIZE=256, **launch
 ):
-    """Run the port of `gelu_erf_kernel` as Triton launches it."""
     grid, num_warps, _, target = _launch("gelu_erf_kernel", launch, locals(), 2)
     if grid is None:
         return  # an empty grid launches nothing

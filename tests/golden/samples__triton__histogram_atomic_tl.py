@@ -4,12 +4,13 @@
 
 - `histogram_kernel` (line 8), tile level (blocks: T.copy).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -150,8 +151,6 @@ def _specialised(name, constexpr, given, value):
 
 
 def histogram_kernel_program(BLOCK_SIZE=128, threads=128):
-    """The TileLang program for `histogram_kernel`: one T.Kernel block per Triton
-    program."""
     bins_ptr_numel = T.dynamic("bins_ptr_numel")
     n_elements = T.dynamic("n_elements")
 
@@ -177,7 +176,6 @@ def histogram_kernel_program(BLOCK_SIZE=128, threads=128):
 
 @_TritonKernel
 def histogram_kernel(x_ptr, bins_ptr, n_elements, n_bins, *, BLOCK_SIZE=128, **launch):
-    """Run the port of `histogram_kernel` as Triton launches it."""
     grid, num_warps, _, target = _launch(
         "histogram_kernel",
         launch,

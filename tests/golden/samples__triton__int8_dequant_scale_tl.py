@@ -4,12 +4,13 @@
 
 - `int8_dequant_kernel` (line 8), tile level (blocks: T.copy).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -151,8 +152,6 @@ def _specialised(name, constexpr, given, value):
 
 
 def int8_dequant_kernel_program(BLOCK_M=32, BLOCK_N=128, threads=128):
-    """The TileLang program for `int8_dequant_kernel`: one T.Kernel block per Triton
-    program."""
     M = T.dynamic("M")
     N = T.dynamic("N")
     stride_qm = T.dynamic("stride_qm")
@@ -196,7 +195,6 @@ def int8_dequant_kernel(
     BLOCK_N=128,
     **launch,
 ):
-    """Run the port of `int8_dequant_kernel` as Triton launches it."""
     grid, num_warps, _, target = _launch(
         "int8_dequant_kernel",
         launch,

@@ -4,12 +4,13 @@
 
 - `layernorm_fwd_kernel` (line 8), tile level (blocks: T.clear, T.copy, T.reduce).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -160,8 +161,6 @@ def _specialised(name, constexpr, given, value):
 
 
 def layernorm_fwd_kernel_program(BLOCK_SIZE=256, threads=128):
-    """The TileLang program for `layernorm_fwd_kernel`: one T.Kernel block per Triton
-    program."""
     x_ptr_batches = T.dynamic("x_ptr_batches")
     y_ptr_batches = T.dynamic("y_ptr_batches")
     mean_ptr_numel = T.dynamic("mean_ptr_numel")
@@ -251,7 +250,6 @@ def layernorm_fwd_kernel(
     BLOCK_SIZE=256,
     **launch,
 ):
-    """Run the port of `layernorm_fwd_kernel` as Triton launches it."""
     grid, num_warps, _, target = _launch("layernorm_fwd_kernel", launch, locals(), 1)
     if grid is None:
         return  # an empty grid launches nothing

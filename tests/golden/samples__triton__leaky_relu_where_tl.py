@@ -4,12 +4,13 @@
 
 - `leaky_relu_kernel` (line 13), tile level (blocks: T.copy).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -151,8 +152,6 @@ def _specialised(name, constexpr, given, value):
 
 
 def leaky_relu_kernel_program(BLOCK_SIZE=256, threads=128):
-    """The TileLang program for `leaky_relu_kernel`: one T.Kernel block per Triton
-    program."""
     n_elements = T.dynamic("n_elements")
 
     @T.prim_func
@@ -179,7 +178,6 @@ def leaky_relu_kernel_program(BLOCK_SIZE=256, threads=128):
 def leaky_relu_kernel(
     x_ptr, y_ptr, n_elements, negative_slope, *, BLOCK_SIZE=256, **launch
 ):
-    """Run the port of `leaky_relu_kernel` as Triton launches it."""
     grid, num_warps, _, target = _launch(
         "leaky_relu_kernel",
         launch,

@@ -5,12 +5,13 @@
 - `matmul_fp16_kernel` (line 8), tile level (blocks: T.Pipelined, T.clear, T.copy,
   T.gemm).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -169,8 +170,6 @@ def _specialised(name, constexpr, given, value):
 def matmul_fp16_kernel_program(
     BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, threads=128, stages=2, aligned=False
 ):
-    """The TileLang program for `matmul_fp16_kernel`: one T.Kernel block per Triton
-    program."""
     M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
@@ -248,7 +247,6 @@ def matmul_fp16_kernel(
     BLOCK_K=32,
     **launch,
 ):
-    """Run the port of `matmul_fp16_kernel` as Triton launches it."""
     grid, num_warps, num_stages, target = _launch(
         "matmul_fp16_kernel",
         launch,

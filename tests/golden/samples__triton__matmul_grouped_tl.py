@@ -5,12 +5,13 @@
 - `matmul_grouped_kernel` (line 14), tile level (blocks: T.Pipelined, T.clear, T.copy,
   fp32 FMA tiles (the original's precision; --allow-tf32 for tensor cores)).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -173,8 +174,6 @@ def _specialised(name, constexpr, given, value):
 def matmul_grouped_kernel_program(
     BLOCK_M=32, BLOCK_N=32, BLOCK_K=16, GROUP_M=2, threads=128, stages=2, aligned=False
 ):
-    """The TileLang program for `matmul_grouped_kernel`: one T.Kernel block per Triton
-    program."""
     M = T.dynamic("M")
     N = T.dynamic("N")
     K = T.dynamic("K")
@@ -255,7 +254,6 @@ def matmul_grouped_kernel(
     GROUP_M=2,
     **launch,
 ):
-    """Run the port of `matmul_grouped_kernel` as Triton launches it."""
     grid, num_warps, num_stages, target = _launch(
         "matmul_grouped_kernel",
         launch,

@@ -4,12 +4,13 @@
 
 - `row_max_min_kernel` (line 8), tile level (blocks: T.copy, T.reduce).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -155,8 +156,6 @@ def _next_power_of_2(n):
 
 
 def row_max_min_kernel_program(BLOCK_N, BLOCK_M=32, threads=128):
-    """The TileLang program for `row_max_min_kernel`: one T.Kernel block per Triton
-    program."""
     n_rows = T.dynamic("n_rows")
     n_cols = T.dynamic("n_cols")
     x_row_stride = T.dynamic("x_row_stride")
@@ -208,7 +207,6 @@ def row_max_min_kernel(
     BLOCK_M=32,
     **launch,
 ):
-    """Run the port of `row_max_min_kernel` as Triton launches it."""
     if BLOCK_N is None:
         BLOCK_N = _next_power_of_2(int(n_cols))  # computed as the launch site does
     grid, num_warps, _, target = _launch(

@@ -4,12 +4,13 @@
 
 - `row_sumsq_kernel` (line 8), tile level (blocks: T.copy).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -151,8 +152,6 @@ def _specialised(name, constexpr, given, value):
 
 
 def row_sumsq_kernel_program(BLOCK_ROWS=64, threads=128):
-    """The TileLang program for `row_sumsq_kernel`: one T.Kernel block per Triton
-    program."""
     x_ptr_numel = T.dynamic("x_ptr_numel")
     n_rows = T.dynamic("n_rows")
 
@@ -186,7 +185,6 @@ def row_sumsq_kernel_program(BLOCK_ROWS=64, threads=128):
 def row_sumsq_kernel(
     x_ptr, out_ptr, n_rows, n_cols, stride, *, BLOCK_ROWS=64, **launch
 ):
-    """Run the port of `row_sumsq_kernel` as Triton launches it."""
     grid, num_warps, _, target = _launch(
         "row_sumsq_kernel",
         launch,

@@ -4,12 +4,13 @@
 
 - `sum_columns_kernel` (line 8), tile level (blocks: T.clear, T.copy, T.reduce).
 
-Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func,
-taking the constexprs the port is generic over) and a launcher `<name>` with Triton's
-calling convention: `<name>[grid](*args, CONSTEXPR=..., num_warps=...)`, or
-`<name>(*args, grid=..., ...)`; torch tensors for pointers, the constexprs and
-num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`. Other Triton
-launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are ignored.
+Each kernel has a program factory (`<name>_program(...)`, the TileLang prim_func, one
+T.Kernel block per Triton program, taking the constexprs the port is generic over) and a
+launcher `<name>` with Triton's calling convention: `<name>[grid](*args, CONSTEXPR=...,
+num_warps=...)`, or `<name>(*args, grid=..., ...)`; torch tensors for pointers, the
+constexprs and num_warps / num_stages as keywords, `grid` a tuple or `lambda meta: ...`.
+Other Triton launch options (num_ctas, maxnreg, ...) have no TileLang equivalent and are
+ignored.
 `target=`: a TileLang target (None: CUDA); `tileport verify` also runs ports on the CPU.
 """
 
@@ -150,8 +151,6 @@ def _specialised(name, constexpr, given, value):
 
 
 def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
-    """The TileLang program for `sum_columns_kernel`: one T.Kernel block per Triton
-    program."""
     M = T.dynamic("M")
     N = T.dynamic("N")
     stride_m = T.dynamic("stride_m")
@@ -183,7 +182,6 @@ def sum_columns_kernel_program(BLOCK_M=64, BLOCK_N=64, threads=128):
 def sum_columns_kernel(
     x_ptr, out_ptr, M, N, stride_m, stride_n, *, BLOCK_M=64, BLOCK_N=64, **launch
 ):
-    """Run the port of `sum_columns_kernel` as Triton launches it."""
     grid, num_warps, _, target = _launch(
         "sum_columns_kernel", launch, locals(), 1, grid=lambda: (-(-int(N) // BLOCK_N),)
     )

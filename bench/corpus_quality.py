@@ -29,6 +29,12 @@ import statistics
 import sys
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: `porter` imports
+    sys.path.insert(0, str(ROOT))
+
+from porter.verify.port_module import elementwise_bodies  # noqa: E402
+
 
 def non_blank(lines) -> int:
     return sum(1 for line in lines if line.strip())
@@ -92,11 +98,7 @@ def kernel_measures(port: str, kernel: str, helpers: Path) -> dict | None:
     elementwise body (`@_elementwise(...) def kernel(x: T.float32)`) the launch helpers'
     `_elementwise_program` that runs it (in the port when it holds its helpers, else in the
     folder's `_tileport_launch.py`)."""
-    tree = ast.parse(port)
-    body = any(isinstance(n, ast.FunctionDef) and n.name == kernel and
-               any(isinstance(d, ast.Call) and ast.unparse(d.func) == "_elementwise" for d in n.decorator_list)
-               for n in tree.body)
-    if not body:
+    if kernel not in elementwise_bodies(ast.parse(port)):
         return program_measures(port, kernel)
     if "def _elementwise_program(" in port:
         return program_measures(port, "_elementwise")

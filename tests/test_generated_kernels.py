@@ -293,3 +293,25 @@ def test_a_changed_scalar_body_in_the_port_is_a_mismatch(tmp_path):
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 1
     assert json.loads(result.stdout)["kernels"][0]["verdict"] == "mismatch"
+
+
+def test_a_migrated_elementwise_body_is_run_and_compiled_as_its_helpers_build_it(tmp_path):
+    """In a migrated tree an elementwise body's program is built by the folder's launch
+    helpers: verify's loader names its kernel and program, compiles them with the helpers'
+    pass configs (the ones the port runs with), and puts its C-target stand-ins on the
+    helpers module once however many ports load it."""
+    from porter.verify.port_exec import load_port, pass_configs
+    from porter.verify.port_module import launcher_module
+
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "porter.cli", "migrate", "tests/generated", "-o", str(out),
+                           "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert (out / "unary_tl.py").is_file(), done.stdout + done.stderr
+    unary = load_port(str(out / "unary_tl.py"))
+    helpers = launcher_module(unary)
+    assert helpers is not None and helpers.__file__.endswith("_tileport_launch.py")
+    assert unary.erf_gelu_program is unary.erf_gelu.program and unary.erf_gelu_kernel is unary.erf_gelu.kernel
+    assert pass_configs(unary) == helpers._PASS_CONFIGS and helpers._PASS_CONFIGS
+    stand_in = helpers._compiled
+    load_port(str(out / "two_outputs_tl.py"))
+    assert helpers._compiled is stand_in  # installed once

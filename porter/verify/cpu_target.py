@@ -136,8 +136,12 @@ def _is_c_target(func) -> bool:
 
 
 def install(module) -> None:
-    """Make a loaded port module build its programs for target "c" (and for no target on a
-    machine without a GPU) with the stand-ins above; CUDA builds stay the port's own."""
+    """Make a loaded port module (or the launch helpers module several ports share) build its
+    programs for target "c" (and for no target on a machine without a GPU) with the
+    stand-ins above; CUDA builds stay the module's own. Once per module."""
+    if getattr(module, "_tileport_c_target", False):
+        return
+    module._tileport_c_target = True
     own = module._compiled
     cache: dict = {}
 

@@ -34,6 +34,7 @@ from porter.verify.inputs import (loop_quanta, make_args, problem_sizes, stride_
 from porter.verify.locate import buffer_dims
 from porter.verify.targets import target_notes
 from porter.verify.port_exec import run_port_jobs
+from porter.verify.port_module import elementwise_bodies
 from porter.util.numbers import next_power_of_2
 
 ARCHS = ("sm_80", "sm_90a")
@@ -151,10 +152,8 @@ def _port_functions(tree: ast.Module) -> set:
               if isinstance(t, ast.Name)}
     # an elementwise body (`@_elementwise(...) def abs_func(x)`) is the host, and carries its
     # kernel and program (port_exec.load_port names them `abs_func_kernel`, `abs_func_program`)
-    for n in tree.body:
-        if isinstance(n, ast.FunctionDef) and any(
-                isinstance(d, ast.Call) and ast.unparse(d.func) == "_elementwise" for d in n.decorator_list):
-            names |= {f"{n.name}_kernel", f"{n.name}_program"}
+    for name in elementwise_bodies(tree):
+        names |= {f"{name}_kernel", f"{name}_program"}
     return names
 
 

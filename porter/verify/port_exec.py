@@ -22,7 +22,7 @@ from porter.util.files import write_atomically
 from porter.util.hashing import content_hash
 from porter.verify.bounds_checks import CapturedStderr, checked_lowering, strays
 from porter.verify.child import child_io, run_in_child
-from porter.verify.port_module import port_constant
+from porter.verify.port_module import launcher_module, port_constant
 
 # Shared memory per block (bytes) a kernel may use on each arch, and threads per block.
 SHARED_LIMIT = {"sm_80": 163 * 1024, "sm_90a": 227 * 1024}
@@ -88,10 +88,9 @@ def load_port(path: str):
             # verify runs and compiles
             setattr(module, f"{name}_kernel", value.kernel)
             setattr(module, f"{name}_program", value.program)
-    helpers = sys.modules.get(getattr(getattr(module, "_elementwise", None), "__module__", None) or "")
-    if helpers is not None and helpers is not module and not getattr(helpers, "_tileport_c_target", False):
+    helpers = launcher_module(module)
+    if helpers is not None and hasattr(helpers, "_compiled"):
         install(helpers)  # the launch helpers compile the elementwise programs themselves
-        helpers._tileport_c_target = True
     return module
 
 

@@ -12,13 +12,19 @@ One printer per generator, in HOSTS; each prints a call of a launch helper that 
 from __future__ import annotations
 
 
-def _pointwise(name: str, host: dict, positional: list) -> str:
-    """pointwise_dynamic's `f(*inputs, out0=None, ...)`, the launch helpers'
-    `_pointwise_dynamic` (templates/triton_launch.py.j2) over the port's kernel: which inputs
-    are tensors, and each output's type promotion (the input indices and torch's kind)."""
+def _schema(host: dict) -> tuple:
+    """A pointwise_dynamic kernel's calling convention as the helpers take it: which inputs are
+    tensors, each output's type promotion (the input indices and torch's kind), and
+    `, block=...` when the block size is not named BLOCK_SIZE."""
     tensors = tuple(is_tensor for _, is_tensor in host["inputs"])
     promotions = tuple((tuple(indices), kind) for indices, kind in host["promotions"])
-    block = "" if host["block"] == "BLOCK_SIZE" else f", block={host['block']!r}"
+    return tensors, promotions, "" if host["block"] == "BLOCK_SIZE" else f", block={host['block']!r}"
+
+
+def _pointwise(name: str, host: dict, positional: list) -> str:
+    """pointwise_dynamic's `f(*inputs, out0=None, ...)`, the launch helpers'
+    `_pointwise_dynamic` (templates/triton_launch.py.j2) over the port's kernel."""
+    tensors, promotions, block = _schema(host)
     return f"{name} = _pointwise_dynamic({name}_kernel, tensors={tensors!r}, promotions={promotions!r}{block})"
 
 
@@ -29,12 +35,8 @@ def elementwise_decorator(host: dict) -> str:
     """The launch helpers' `@_elementwise(...)` over a pointwise_dynamic kernel's body of one
     element (transforms/elementwise_body.py): each output's promotion, which inputs are
     tensors when not all are, the block size's name when not BLOCK_SIZE."""
-    promotions = tuple((tuple(indices), kind) for indices, kind in host["promotions"])
-    tensors = tuple(is_tensor for _, is_tensor in host["inputs"])
-    text = f"_elementwise(promotions={promotions!r}"
-    text += "" if all(tensors) else f", tensors={tensors!r}"
-    text += "" if host["block"] == "BLOCK_SIZE" else f", block={host['block']!r}"
-    return text + ")"
+    tensors, promotions, block = _schema(host)
+    return f"_elementwise(promotions={promotions!r}{'' if all(tensors) else f', tensors={tensors!r}'}{block})"
 
 
 def host_text(name: str, host: dict, positional: list) -> str:

@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from porter.pipeline import print_port, raise_to_tiles, read_source
-from tests.conftest import ROOT
+from tests.conftest import ROOT, one_line
 
 HEADER = "import torch\nimport triton\nimport triton.language as tl\n\n\n"
 
@@ -472,3 +472,34 @@ def test_a_fold_by_a_combine_function_runs_to_the_blocks_extent_by_name():
     # the fold's operand, a shared tile, is copied in like a fragment (views.py)
     assert re.search(r"T\.copy\(flags\[0\], \w+\)", program(text, "all_flags_kernel"))
     assert re.search(r"T\.copy\(x\[row, 0\], v\)", program(text, "row_product_kernel"))
+
+
+def test_hand_peeled_tiles_are_one_masked_loop():
+    """tests/fresh/triton/peeled_tiles.py (verified in test_verify.py): a loop over whole tiles
+    and its ragged last tile peeled off (into a loop of its own, or first in a reversed walk)
+    are one loop whose masked copy covers the tail, at the original's bound; a peel after
+    `n // BLOCK * BLOCK` is not the last tile (it may start at n) and stays as written."""
+    text = port_of(ROOT / "tests/fresh/triton/peeled_tiles.py")
+    sumsq = program(text, "row_sumsq_kernel")
+    assert sumsq.count("T.serial(") == 1 and "T.serial(T.ceildiv(n, BLOCK))" in sumsq
+    assert re.search(r"T\.copy\(x_ptr\[\w+ \* ROWS, off\], v\)", sumsq)
+    backwards = program(text, "reverse_scale_kernel")
+    assert backwards.count("T.serial(") == 1 and "T.serial(T.ceildiv(n, BLOCK))" in backwards
+    assert re.search(r"T\.copy\(x_ptr\[[^\]]+\], v\)", backwards) and re.search(r"T\.copy\(\w+, y_ptr\[", backwards)
+    matvec = program(text, "matvec_kernel")
+    assert matvec.count("T.serial(") == 1 and "T.serial(T.ceildiv(k, BLOCK_K))" in matvec
+    assert re.search(r"T\.copy\(a_ptr\[BLOCK_M \* pid, start\], a\)", matvec) and "tail" not in matvec
+    kept = program(text, "row_max_kernel")
+    assert "T.serial(T.ceildiv(whole, BLOCK))" in kept and "whole + i < n" in kept
+
+
+def test_a_peeled_k_tail_merges_and_dot_options_accumulate_in_place():
+    """tests/fresh/triton/matmul_peeled_k.py (verified in test_verify.py): the K loop and its
+    peeled last tile are one pipelined loop over ceildiv(K, BK) whose operands are copies
+    (rows wrapped by `% M` on 64-bit offsets included), and `acc += tl.dot(a, b,
+    allow_tf32=False, out_dtype=tl.float32)` adds into acc itself, no temporary per product."""
+    text = program(one_line(port_of(ROOT / "tests/fresh/triton/matmul_peeled_k.py")), "peeled_matmul_kernel")
+    assert text.count("T.Pipelined(") == 1 and "T.Pipelined(T.ceildiv(K, BK)" in text
+    assert "T.copy(a_ptr[BM * pid_m, k0], a)" in text and "T.copy(b_ptr[k0, BN * pid_n], b)" in text
+    assert re.search(r"acc\[acc_i, acc_j\] = \(?acc\[acc_i, acc_j\] \+ a\[", text)
+    assert "T.alloc_fragment" in text and text.count("T.alloc_fragment") == 1  # acc alone

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 
 from porter.ir.fold import try_int
-from porter.ir.nodes import (AlignedProgram, Assign, BinOp, Builtin, Call, Const, Decl, For, If, Load, ScalarParam, Select, Store,
+from porter.ir.nodes import (AlignedProgram, Assign, BinOp, Builtin, Call, Cast, Const, Decl, For, If, Load, ScalarParam, Select, Store,
                              Var, dtype_bits, is_float)
 from porter.ir.tile_queries import fp32_products
 from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileLoad, TileStore
@@ -419,10 +419,12 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps:
     wraps = {}  # `(r0 + i) % M` (Triton's trick for rows past the end): placeholder -> (IR, extent)
 
     def unwrap(n):
-        if isinstance(n, BinOp) and n.op == "%" and isinstance(n.b, Var) and \
-                isinstance(params.get(n.b.name), ScalarParam) and params[n.b.name].dtype == "int32":
+        size = n.b.a if isinstance(n, BinOp) and isinstance(n.b, Cast) and n.b.dtype == "int64" else \
+            getattr(n, "b", None)  # `% M`, or `% M.to(int64)` of 64-bit offsets (FlagGems' mm)
+        if isinstance(n, BinOp) and n.op == "%" and isinstance(size, Var) and \
+                isinstance(params.get(size.name), ScalarParam) and params[size.name].dtype == "int32":
             name = f"_wrap{len(wraps)}"
-            wraps[name] = (n, n.b.name)
+            wraps[name] = (n, size.name)
             return Var(name, n.dtype)
         return None
     try:

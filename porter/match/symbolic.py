@@ -246,12 +246,15 @@ def to_poly(e) -> Poly:
 def from_poly(s: Poly, names: dict, dtype: str = "int32"):
     """Poly -> IR; `names` maps symbol names to IR expressions (KeyError for one it lacks).
 
-    Terms in sympy's order; a negative term is subtracted; coefficients follow the product
-    (`x * 4`), and a coefficient of -1 is `0 - x`."""
+    Terms in sympy's order, the first positive one first (`last - back`, not `0 - back +
+    last`); a negative term is subtracted; coefficients follow the product (`x * 4`), and a
+    lone coefficient of -1 is `0 - x`."""
     s = Poly.of(s)
     items = sorted(s._terms.items(), key=lambda t: _term_key(*t))
     if not items:
         return Const(0, dtype)
+    first = next((k for k, (_, c) in enumerate(items) if c > 0), 0)
+    items = [items[first]] + items[:first] + items[first + 1:]
     out = _term_ir(*items[0], names, dtype)
     for m, c in items[1:]:
         if c < 0:

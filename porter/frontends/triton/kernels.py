@@ -45,6 +45,7 @@ from porter.frontends.triton.arithmetic import TritonArithmetic
 from porter.frontends.triton.calls import TritonCalls
 from porter.frontends.triton.loops import TritonLoops
 from porter.frontends.triton.memory import TritonMemory
+from porter.frontends.triton.peeled import merged_peel
 from porter.frontends.triton.retry import _NeedPointer
 from porter.frontends.triton.tables import _BINOPS, _MISSING, _RESERVED, _unique
 from porter.frontends.triton.tiles import (
@@ -59,6 +60,10 @@ from porter.frontends.triton.values import (
 from porter.ir.nodes import Assign, Atomic, BinOp, Builtin, Const, Decl, For, If, Load, Return, Store, Sync, Var, While
 from porter.ir.returns import eliminate_returns
 from porter.ir.walk import map_expr, walk_expr
+
+
+# tl.dot keywords that choose how fp32 products are computed, not what they add up to
+_DOT_PRECISION_OPTIONS = frozenset({"allow_tf32", "input_precision"})
 
 
 def _is_int_const(v, n) -> bool:
@@ -132,7 +137,10 @@ class KernelConverter(TritonCalls, TritonMemory, TritonLoops, TritonArithmetic):
     # ------------------------------------------------------------------ statements
 
     def block(self, stmts, env) -> bool:
-        for st in stmts:
+        i = 0
+        while i < len(stmts):
+            merged = merged_peel(self, stmts, i, env)
+            st, i = (merged[0], i + merged[1]) if merged is not None else (stmts[i], i + 1)
             if self.statement(st, env):
                 return True
         return False
@@ -169,6 +177,11 @@ class KernelConverter(TritonCalls, TritonMemory, TritonLoops, TritonArithmetic):
                 value = self.tile_ops.dot(a, b, current, None, st.value)
                 self.assign(st.target, value, env, st)
                 return False
+            accumulating = self._dot_into(st, current, env) if isinstance(st.op, ast.Add) and self.tile_mode \
+                else None
+            if accumulating is not None:
+                self.assign(st.target, self.value_of(accumulating, env), env, st)
+                return False
             value = self.binop(_BINOPS[type(st.op)], current, self.value_of(st.value, env), st)
             self.assign(st.target, value, env, st)
             return False
@@ -203,6 +216,28 @@ class KernelConverter(TritonCalls, TritonMemory, TritonLoops, TritonArithmetic):
             return False
         f = self.value_of(node.func, env)
         return isinstance(f, FnV) and f.kind == "tl" and f.name == "dot"
+
+    def _dot_into(self, st, current, env):
+        """`acc += tl.dot(a, b, allow_tf32=False, out_dtype=tl.float32)` as the call
+        `tl.dot(a, b, acc=acc, allow_tf32=False)`, so T.gemm accumulates into acc in place as for
+        a plain `tl.dot(a, b)`; None unless the product's type is the accumulator's (no
+        `out_dtype`, or acc's own) and its other options are precision ones."""
+        call = st.value
+        if not (isinstance(call, ast.Call) and len(call.args) == 2 and
+                {k.arg for k in call.keywords} <= _DOT_PRECISION_OPTIONS | {"out_dtype"}):
+            return None
+        f = self.value_of(call.func, env)
+        if not (isinstance(f, FnV) and f.kind == "tl" and f.name == "dot") or not isinstance(current, RuntimeValue):
+            return None
+        keywords = [k for k in call.keywords if k.arg != "out_dtype"]
+        out = next((k.value for k in call.keywords if k.arg == "out_dtype"), None)
+        if out is not None:
+            out = self.value_of(out, env)
+            if not isinstance(out, DTypeValue) or self._dtype_arg(out, call) != current.dtype:
+                return None
+        acc = ast.copy_location(ast.Name(id=st.target.id, ctx=ast.Load()), st.target)
+        return ast.copy_location(ast.Call(func=call.func, args=call.args,
+                                          keywords=keywords + [ast.keyword(arg="acc", value=acc)]), call)
 
     def _message(self, node, env) -> str:
         if node is None:

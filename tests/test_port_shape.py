@@ -503,3 +503,13 @@ def test_a_peeled_k_tail_merges_and_dot_options_accumulate_in_place():
     assert "T.copy(a_ptr[BM * pid_m, k0], a)" in text and "T.copy(b_ptr[k0, BN * pid_n], b)" in text
     assert re.search(r"acc\[acc_i, acc_j\] = \(?acc\[acc_i, acc_j\] \+ a\[", text)
     assert "T.alloc_fragment" in text and text.count("T.alloc_fragment") == 1  # acc alone
+
+
+def test_a_64_bit_pointer_advanced_by_its_step_times_a_stride_is_a_copy():
+    """tests/fresh/triton/advanced_rows_int64.py (verified in test_verify.py): `a_ptrs +=
+    BLOCK_M * stride_am` on 64-bit offsets is `m * stride_am` at loop variable m (it was
+    `(m // 32) * (BLOCK_M * stride_am)`, which no view reads), so the tile is a copy of the
+    strided view."""
+    text = program(port_of(ROOT / "tests/fresh/triton/advanced_rows_int64.py"), "row_dot_kernel")
+    assert "a_ptr: T.StridedTensor((N, M), (stride_an, stride_am), T.float32)" in text
+    assert "T.copy(a_ptr[BLOCK_N * pid, m], a)" in text and "truncdiv" not in text

@@ -354,6 +354,9 @@ def _per_step(inc, step: int):
     otherwise."""
     if step <= 1:
         return None
+    if isinstance(inc, Cast) and not isinstance(inc.a, Const):  # a 64-bit offset advanced by an int32 amount
+        m = _per_step(inc.a, step)
+        return m if m is None or isinstance(m, int) else Cast(inc.dtype, m)
     value = try_int(inc)
     if value is not None:
         return value // step if value % step == 0 else None

@@ -210,14 +210,14 @@ def _conjuncts(expr) -> list:
 
 
 def _bare(expr):
-    """`expr` without broadcasts (`x[:, None]`) and conversions (`x.to(tl.int64)`), which
-    change no value a mask compares."""
+    """`expr` without broadcasts (`x[:, None]`) and widenings of offsets (`x.to(tl.int64)`),
+    which change no value a mask compares (a narrower type might)."""
     while True:
         if isinstance(expr, ast.Subscript) and _is_broadcast(expr.slice):
             expr = expr.value
         elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "to" \
                 and len(expr.args) == 1 and isinstance(expr.args[0], ast.Attribute) and \
-                expr.args[0].attr.startswith("int"):
+                expr.args[0].attr in ("int32", "int64"):
             expr = expr.func.value
         else:
             return expr

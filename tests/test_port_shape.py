@@ -476,8 +476,8 @@ def test_a_fold_by_a_combine_function_runs_to_the_blocks_extent_by_name():
 
 def test_hand_peeled_tiles_are_one_masked_loop():
     """tests/fresh/triton/peeled_tiles.py (verified in test_verify.py): a loop over whole tiles
-    and its ragged last tile peeled off (into a loop of its own, or first in a reversed walk)
-    are one loop whose masked copy covers the tail, at the original's bound; a peel after
+    and its ragged last tile peeled off (into a loop of its own, first in a reversed walk, or
+    written out after a loop over tile indices) are one loop whose masked copy covers the tail, at the original's bound; a peel after
     `n // BLOCK * BLOCK` is not the last tile (it may start at n) and stays as written."""
     text = port_of(ROOT / "tests/fresh/triton/peeled_tiles.py")
     sumsq = program(text, "row_sumsq_kernel")
@@ -491,6 +491,11 @@ def test_hand_peeled_tiles_are_one_masked_loop():
     assert re.search(r"T\.copy\(a_ptr\[BLOCK_M \* pid, start\], a\)", matvec) and "tail" not in matvec
     kept = program(text, "row_max_kernel")
     assert "T.serial(T.ceildiv(whole, BLOCK))" in kept and "whole + i < n" in kept
+    # a loop over tile indices to `tiles - 1` and the last index's statements after it; their
+    # locals (offs, v) are taken up again, assigned first, by the second pass
+    rms = program(text, "row_rms_kernel")
+    assert rms.count("in T.serial(tiles):") == 2 and "tiles - 1" not in rms
+    assert re.search(r"T\.copy\(x_ptr\[row_block \* ROWS, BLOCK \* t\], v\)", rms)
 
 
 def test_a_peeled_k_tail_merges_and_dot_options_accumulate_in_place():

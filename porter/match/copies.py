@@ -31,7 +31,7 @@ from porter.ir.tiles import Copy, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileB
 from porter.ir.walk import (all_exprs, map_expr, read_counts, rewrite_stmts, stmt_exprs, store_counts, walk_expr,
                             walk_stmts)
 from porter.match.formulas import conjuncts
-from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
+from porter.ir.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
 
 
 @dataclasses.dataclass(frozen=True)

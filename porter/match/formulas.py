@@ -12,7 +12,7 @@ from porter.builtins import LOG2E
 from porter.ir.fold import fold
 from porter.ir.nodes import BinOp, Builtin, Call, Cast, Const, Load, Select, Var, is_float
 from porter.ir.walk import map_expr, walk_expr
-from porter.match.symbolic import NotAffine, from_poly, to_poly
+from porter.ir.symbolic import NotAffine, from_poly, to_poly
 
 
 class Miss(Exception):

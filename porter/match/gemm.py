@@ -38,7 +38,7 @@ from porter.ir.walk import map_expr, read_counts, walk_expr
 from porter.match.formulas import Miss, Sum, all_of, conjuncts, sums_in
 from porter.match.summary import summarize
 from porter.match.copies import batch_term
-from porter.match.symbolic import NotAffine, Poly, affine_in, builtin_symbol, from_poly, symbol_names, to_poly
+from porter.ir.symbolic import NotAffine, Poly, affine_in, builtin_symbol, from_poly, symbol_names, to_poly
 
 NAME = "gemm"
 OPTIONS = ("tile", "allow_tf32")  # (BM, BN, BK): `convert --tile 128,128,32`; `--allow-tf32`

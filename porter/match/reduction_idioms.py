@@ -24,7 +24,7 @@ from porter.match.formulas import (
     exp_of, is_tid, mark_lane0, multiple_of, online_pair, plain, shape_of, substitute_builtins,
     thread_dependent,
 )
-from porter.match.symbolic import NotAffine, builtin_symbol, from_poly, to_poly
+from porter.ir.symbolic import NotAffine, builtin_symbol, from_poly, to_poly
 
 
 class ReductionIdioms:

@@ -28,7 +28,7 @@ from porter.match.formulas import (
     thread_dependent,
 )
 from porter.match.reduction_idioms import ReductionIdioms
-from porter.match.symbolic import NotAffine, Poly, builtin_symbol, from_poly, to_poly
+from porter.ir.symbolic import NotAffine, Poly, builtin_symbol, from_poly, to_poly
 
 
 class Summarizer(ReductionIdioms):

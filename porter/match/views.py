@@ -41,7 +41,7 @@ from porter.ir.walk import (BODIES, all_exprs, children, declared_names, map_exp
                             walk_expr, walk_stmts)
 from porter.match.copies import _at_least_zero, _batch_dims, _bound, _lets, _named, _through_lets
 from porter.match.formulas import all_of, conjuncts
-from porter.match.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
+from porter.ir.symbolic import NotAffine, Poly, from_poly, symbol_names, to_poly
 from porter.util.names import fresh_name
 
 

@@ -12,15 +12,20 @@ Triton authors peel the ragged tile off a loop so the other iterations load with
     for s in range(0, P, T): BODY(s)
     BODY(P) with mask=offs < N                                                     (peeled statements)
 
+    for t in range(tiles - 1): BODY(t)               offs = t * T + arange, tiles = cdiv(N, T)
+    BODY(tiles - 1) with mask=offs < N                                  (tile indices, peeled)
+
 A TileLang author writes one loop over `T.ceildiv(N, T)` whose masked `T.copy` covers the tail,
 so the port merges them: `for s in range(0, N, T): BODY(s) with the masks`. It is the same
-computation because the masked body is the plain one with masks added (their `other` values
-only matter where a mask is false) and every mask is true on the iterations that had none:
-each is `offs < N` with `offs = s + arange(0, T)` (or `P - s + arange(0, T)`), the largest
-offset of an unmasked tile is P - 1, and P <= N. P is recognised as the start of the last tile
-of N (`cdiv(N, T) * T - T`, through helpers and locals); the iterations are those of the
-original's loops for N >= 1 (at N <= 0 the original's tile starts at -T, before the buffer).
-Anything else (other masks, other bounds, a peeled local read after the peel) stays as written.
+computation because the masked body is the plain one with conjuncts added to its masks (their
+`other` values only matter where a mask is false) and every added conjunct is true on the
+iterations that had none: each is `offs < N` with `offs = c * s + arange(0, T)` (or `P - c * s
++ arange(0, T)`), c times the loop's step is T, and the plain loop's last tile ends at the start
+of N's last tile, P = cdiv(N, T) * T - T <= N - 1 (recognised in the IR through helpers and
+locals, as polynomials with each ceildiv a name). The iterations are those of the original's
+loops for N >= 1 (at N <= 0 the original's tile starts at -T, before the buffer). Anything else
+(other masks, other bounds, a peeled local read after the peel before it is assigned again)
+stays as written.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ import copy
 from porter.diagnostics import TileportError
 from porter.frontends.triton.values import RuntimeValue, SlotRef, StaticValue
 from porter.ir.fold import fold
-from porter.ir.nodes import BinOp, Call, Cast, Const
+from porter.ir.nodes import BinOp, Call, Cast, Const, Var
 from porter.ir.walk import map_expr
+from porter.ir.symbolic import NotAffine, to_poly
 
 _MASK_KEYWORDS = ("mask", "other")
 
@@ -59,61 +65,69 @@ def merged_peel(conv, stmts: list, i: int, env: dict):
 
 
 def _tail_loop(conv, plain, masked, env):
-    """`for s in range(0, P, T)` unmasked, then `for s in range(P, N, T)` masked."""
+    """`for s in range(0, E, st)` unmasked, then `for s in range(E, N, st)` masked."""
     start, stop, step = _range(plain)
     m_start, m_stop, m_step = _range(masked)
-    if not (_is_zero(start) and _same(stop, m_start) and _same(step, m_step) and isinstance(stop, ast.Name)):
+    if not (_is_zero(start) and _same(stop, m_start) and _same(step, m_step)):
         return None
     body = _renamed(masked.body, masked.target.id, plain.target.id)
-    if not _covers(conv, body, plain.body, plain.target.id, stop.id, step, env, reverse=False):
+    if _covers(conv, body, plain.body, plain.target.id, stop, step, env) is None:
         return None
     return _loop(plain, start, m_stop, step, body)
 
 
 def _reversed_head(conv, masked, plain, env):
-    """`for s in range(0, T, T)` masked (offsets `P - s + arange(0, T)`), then
-    `for s in range(T, N, T)` unmasked."""
+    """`for s in range(0, st, st)` masked (offsets `P - s + arange(0, T)`), then
+    `for s in range(st, N, st)` unmasked."""
     start, stop, step = _range(masked)
     p_start, p_stop, p_step = _range(plain)
     if not (_is_zero(start) and _same(stop, step) and _same(step, p_step) and _same(p_start, step)):
         return None
     body = _renamed(masked.body, masked.target.id, plain.target.id)
-    if not _covers(conv, body, plain.body, plain.target.id, None, step, env, reverse=True):
+    if _covers(conv, body, plain.body, plain.target.id, None, step, env) is None:
         return None
     return _loop(plain, start, p_stop, step, body)
 
 
 def _peeled_statements(conv, plain, peel, after, env):
-    """`for s in range(0, P, T)` unmasked, then its body once more at s = P, masked."""
+    """`for s in range(0, E, st)` unmasked, then its body once more at s = E, masked."""
     start, stop, step = _range(plain)
-    if not (_is_zero(start) and isinstance(stop, ast.Name)):
+    if not _is_zero(start):
         return None
     var = plain.target.id
-    body = _renamed(peel, stop.id, var)
-    bound = _covers(conv, body, plain.body, var, stop.id, step, env, reverse=False)
-    if bound is None:
+    body = _replaced(peel, stop, var)
+    proof = _covers(conv, body, plain.body, var, stop, step, env)
+    if proof is None:
         return None
-    # a name the peel assigns is the merged loop's local: later statements may read it only
-    # when it was defined before (a loop-carried accumulator)
+    # a name the peel assigns is the merged loop's local: the statements after it may read
+    # it only where it was defined before the loop (a loop-carried accumulator)
     assigned = {n.id for s in peel for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    read_after = {n.id for s in after for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    if any(name not in env for name in assigned & read_after):
+    if any(name not in env and _live(name, after) for name in assigned):
         return None
-    return _loop(plain, start, bound, step, body)
+    bound, scale = proof
+    # the loop runs once more, at s = E: to E + st, spelled as the original would
+    if isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub) and _same(stop.right, step):
+        end = stop.left  # range(0, num_steps - 1) and the peel at num_steps - 1
+    elif scale == 1:
+        end = bound  # range(0, P, T) and the peel at P = cdiv(N, T) * T - T: as many as range(0, N, T)
+    else:
+        end = ast.BinOp(left=copy.deepcopy(stop), op=ast.Add(), right=copy.deepcopy(step))
+    return _loop(plain, start, end, step, body)
 
 
-def _covers(conv, masked: list, plain: list, var: str, last: str | None, step, env, reverse: bool):
-    """The bound N of the masks when `masked` is `plain` with conjuncts added to its load/store
-    masks and every added one is `offs < N`, true on each tile `plain` ran (offs = var +
-    arange(0, T), or P - var + arange(0, T) when reverse, P the start of N's last tile: `last`,
-    or read from the offsets when None); else None."""
+def _covers(conv, masked: list, plain: list, var: str, last, step, env):
+    """(N, c) when `masked` is `plain` with conjuncts added to its load/store masks and every
+    added one is `offs < N`, true on each tile `plain` ran: offs = c * var + arange(0, T) with
+    c * step = T and `last` * c (the stop of the plain loop) the start of N's last tile,
+    cdiv(N, T) * T - T; or, with `last` None (a reversed walk from the last tile), offs =
+    P - c * var + arange(0, T) with P that start. Else None."""
     masked_calls, plain_calls = _memory_calls(masked), _memory_calls(plain)
     stripped, plain_stripped = _stripped(masked), _stripped(plain)
     if len(masked_calls) != len(plain_calls) or ast.dump(ast.Module(stripped, [])) != \
             ast.dump(ast.Module(plain_stripped, [])):
         return None
-    tile = _static_int(conv, step, env)
-    if tile is None:
+    stride = _static_int(conv, step, env)
+    if stride is None or stride <= 0:
         return None
     masked_locals, plain_locals = _single_assignments(masked), _single_assignments(plain)
     added = []
@@ -129,30 +143,66 @@ def _covers(conv, masked: list, plain: list, var: str, last: str | None, step, e
         added += [c for c in have if ast.dump(c) not in kept]
     if not added:
         return None
-    bound = None
+    proof = None
     for conjunct in added:
         if not (isinstance(conjunct, ast.Compare) and len(conjunct.ops) == 1 and
                 isinstance(conjunct.ops[0], ast.Lt)):
             return None
-        start = _tile_start(conv, _bare(conjunct.left), tile, env)
         limit = conjunct.comparators[0]
-        if start is None or any(isinstance(n, ast.Name) and n.id in masked_locals for n in ast.walk(limit)):
+        found = _tile_start(conv, _bare(conjunct.left), env)
+        if found is None or any(isinstance(n, ast.Name) and n.id in masked_locals for n in ast.walk(limit)):
             return None
-        if reverse:
-            if not (isinstance(start, ast.BinOp) and isinstance(start.op, ast.Sub) and
-                    _is_name(start.right, var) and isinstance(start.left, ast.Name)):
+        start, tile = found
+        if last is None:
+            if not (isinstance(start, ast.BinOp) and isinstance(start.op, ast.Sub)):
                 return None
-            first = start.left.id
+            first, scale = start.left, 1
+            c = _multiple_of(conv, start.right, var, env)
         else:
-            if not _is_name(start, var):
-                return None
             first = last
-        if first is None or not _last_tile_start(conv, first, limit, tile, env):
+            c = scale = _multiple_of(conv, start, var, env)
+        if c is None or c * stride != tile or not _last_tile_start(conv, first, scale, limit, tile, env):
             return None
-        if bound is not None and ast.dump(bound) != ast.dump(limit):
+        if proof is not None and ast.dump(proof[0]) != ast.dump(limit):
             return None
-        bound = limit
-    return bound
+        proof = (limit, c)
+    return proof
+
+
+def _multiple_of(conv, node, var: str, env):
+    """c when `node` is `var`, `var * c` or `c * var` with c a compile-time int; else None."""
+    if _is_name(node, var):
+        return 1
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        for name, factor in ((node.left, node.right), (node.right, node.left)):
+            if _is_name(name, var):
+                return _static_int(conv, factor, env)
+    return None
+
+
+def _live(name: str, stmts: list) -> bool:
+    """Whether `stmts` may read `name` before assigning it (a loop or branch that reads it
+    anywhere counts; one that assigns it does not kill it, it may not run)."""
+    for s in stmts:
+        if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            value = s.value if s.value is not None else ast.Constant(None)
+            if _reads(name, value) or isinstance(s, ast.AugAssign) and _reads(name, s.target):
+                return True
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            if any(_is_name(t, name) for t in targets):
+                return False
+            if any(_reads(name, t) for t in targets):
+                return True
+        elif isinstance(s, ast.For):
+            if _reads(name, s.iter) or (not _is_name(s.target, name) and _live(name, s.body)):
+                return True
+        elif _reads(name, s):
+            return True
+    return False
+
+
+def _reads(name: str, node) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node))
 
 
 def _memory_calls(stmts: list) -> list:
@@ -229,38 +279,50 @@ def _is_broadcast(index) -> bool:
                isinstance(p, ast.Constant) and p.value is None for p in parts)
 
 
-def _tile_start(conv, offsets, tile: int, env):
-    """S of `S + tl.arange(0, tile)` (either order), else None."""
+def _tile_start(conv, offsets, env):
+    """(S, T) of `S + tl.arange(0, T)` (either order), else None."""
     if not (isinstance(offsets, ast.BinOp) and isinstance(offsets.op, ast.Add)):
         return None
     for start, lanes in ((offsets.left, offsets.right), (offsets.right, offsets.left)):
         lanes = _bare(lanes)
         if isinstance(lanes, ast.Call) and isinstance(lanes.func, ast.Attribute) and lanes.func.attr == "arange" \
-                and len(lanes.args) == 2 and _static_int(conv, lanes.args[0], env) == 0 and \
-                _static_int(conv, lanes.args[1], env) == tile:
-            return _bare(start)
+                and len(lanes.args) == 2 and _static_int(conv, lanes.args[0], env) == 0:
+            tile = _static_int(conv, lanes.args[1], env)
+            if tile is not None and tile > 0:
+                return _bare(start), tile
     return None
 
 
-def _last_tile_start(conv, name: str, limit, tile: int, env) -> bool:
-    """Whether local `name` is cdiv(limit, tile) * tile - tile, the start of limit's last tile."""
-    value = env.get(name)
+def _last_tile_start(conv, first, scale: int, limit, tile: int, env) -> bool:
+    """Whether `first * scale` is cdiv(limit, tile) * tile - tile, the start of limit's last
+    tile (compared as polynomials, each ceildiv a name of its own)."""
     try:
-        bound = conv.value_of(limit, env)
+        value, bound = conv.value_of(first, env), conv.value_of(limit, env)
     except TileportError:
         return False
     if not (isinstance(value, RuntimeValue) and isinstance(bound, RuntimeValue)):
         return False
-    have, n = _resolved(conv, value.expr), _resolved(conv, bound.expr)
-    if not (isinstance(have, BinOp) and have.op == "-" and _const(have.b) == tile and
-            isinstance(have.a, BinOp) and have.a.op == "*"):
+    n = _resolved(conv, bound.expr)
+    expected = BinOp("-", BinOp("*", Call("ceildiv", (n, Const(tile, n.dtype)), n.dtype), Const(tile, n.dtype),
+                                n.dtype), Const(tile, n.dtype), n.dtype)
+    have = BinOp("*", _resolved(conv, value.expr), Const(scale, value.dtype), value.dtype)
+    calls = []
+    try:
+        return _poly(have, calls) == _poly(expected, calls)
+    except NotAffine:
         return False
-    product = have.a
-    for div, times in ((product.a, product.b), (product.b, product.a)):
-        if _const(times) == tile and isinstance(div, Call) and div.func == "ceildiv" and \
-                _const(div.args[1]) == tile and _uncast(div.args[0]) == _uncast(n):
-            return True
-    return False
+
+
+def _poly(e, calls: list):
+    """Poly of `e` with each ceildiv call a symbol, the same one for equal operands."""
+    def opaque(n):
+        if isinstance(n, Call) and n.func == "ceildiv":
+            args = tuple(_uncast(a) for a in n.args)
+            if args not in calls:
+                calls.append(args)
+            return Var(f"_ceildiv{calls.index(args)}", "int64")
+        return None
+    return to_poly(map_expr(e, opaque))
 
 
 def _resolved(conv, expr):
@@ -278,11 +340,6 @@ def _uncast(e):
     return e
 
 
-def _const(e):
-    e = _uncast(e)
-    return e.value if isinstance(e, Const) else None
-
-
 def _static_int(conv, node, env):
     try:
         v = conv.value_of(node, env)
@@ -292,16 +349,21 @@ def _static_int(conv, node, env):
 
 
 def _range(node):
-    """(start, stop, step) of `for name in range(start, stop, step)` / `tl.range(...)`."""
+    """(start, stop, step) of `for name in range(...)` / `tl.range(...)`, defaults filled in."""
     if not (isinstance(node, ast.For) and isinstance(node.target, ast.Name) and not node.orelse):
         return None
     it = node.iter
-    if not (isinstance(it, ast.Call) and len(it.args) == 3 and not it.keywords):
+    if not (isinstance(it, ast.Call) and 1 <= len(it.args) <= 3 and not it.keywords):
         return None
     f = it.func
     if not (isinstance(f, ast.Name) and f.id == "range" or isinstance(f, ast.Attribute) and f.attr == "range"):
         return None
-    return tuple(it.args)
+    args = list(it.args)
+    if len(args) == 1:
+        args = [ast.Constant(0)] + args
+    if len(args) == 2:
+        args.append(ast.Constant(1))
+    return tuple(args)
 
 
 def _loop(like, start, stop, step, body) -> ast.For:
@@ -317,6 +379,18 @@ def _renamed(stmts: list, old: str, new: str) -> list:
         def visit_Name(self, node):
             return ast.copy_location(ast.Name(id=new, ctx=node.ctx), node) if node.id == old else node
     return [Rename().visit(copy.deepcopy(s)) for s in stmts]
+
+
+def _replaced(stmts: list, expr, name: str) -> list:
+    """`stmts` with every occurrence of `expr` (the peel's `P`, `num_steps - 1`) as Name(name)."""
+    target = ast.dump(expr)
+
+    class Replace(ast.NodeTransformer):
+        def visit(self, node):
+            if isinstance(node, ast.expr) and ast.dump(node) == target:
+                return ast.copy_location(ast.Name(id=name, ctx=ast.Load()), node)
+            return self.generic_visit(node)
+    return [Replace().visit(copy.deepcopy(s)) for s in stmts]
 
 
 def _same(a, b) -> bool:

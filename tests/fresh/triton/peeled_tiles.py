@@ -2,7 +2,9 @@
 # sum of squares with the last tile in a loop of its own, a row scaled from its last tile
 # backwards with the first (ragged) one peeled, a matrix-vector product with the last tile's
 # statements written out after the loop, and a row's max whose peel is not the last tile
-# (whole tiles to n // BLOCK * BLOCK, then the rest): the last stays as written.
+# (whole tiles to n // BLOCK * BLOCK, then the rest): the last stays as written; and a row
+# scaled by its root mean square, whose first pass counts tiles and peels the last index,
+# its locals taken up again by the second pass.
 import torch
 import triton
 import triton.language as tl
@@ -78,6 +80,25 @@ def row_max_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + row, tl.max(best, 0))
 
 
+@triton.jit
+def row_rms_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    tiles = tl.cdiv(n, BLOCK)
+    sq = tl.zeros([BLOCK], dtype=tl.float32)
+    for t in range(tiles - 1):
+        offs = t * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + row * n + offs)
+        sq += v * v
+    offs = (tiles - 1) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + row * n + offs, mask=offs < n, other=0.0)
+    sq += v * v
+    scale = 1.0 / tl.sqrt(tl.sum(sq, 0) / n + 1e-6)
+    for t in range(tiles):
+        offs = t * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + row * n + offs, mask=offs < n, other=0.0)
+        tl.store(out_ptr + row * n + offs, v * scale, mask=offs < n)
+
+
 def row_sumsq(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty(x.shape[0], dtype=torch.float32, device=x.device)
     row_sumsq_kernel[(x.shape[0],)](x, out, x.shape[1], x.stride(0), BLOCK=64)
@@ -100,4 +121,10 @@ def matvec(a: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
 def row_max(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty(x.shape[0], dtype=torch.float32, device=x.device)
     row_max_kernel[(x.shape[0],)](x, out, x.shape[1], BLOCK=32)
+    return out
+
+
+def row_rms(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    row_rms_kernel[(x.shape[0],)](x, out, x.shape[1], BLOCK=32)
     return out

@@ -518,3 +518,15 @@ def test_a_64_bit_pointer_advanced_by_its_step_times_a_stride_is_a_copy():
     text = program(port_of(ROOT / "tests/fresh/triton/advanced_rows_int64.py"), "row_dot_kernel")
     assert "a_ptr: T.StridedTensor((N, M), (stride_an, stride_am), T.float32)" in text
     assert "T.copy(a_ptr[BLOCK_N * pid, m], a)" in text and "truncdiv" not in text
+
+
+
+def test_blocks_with_a_dimension_of_one_are_blocks_of_the_other():
+    """tests/fresh/triton/advanced_rows_int64.py (verified in test_verify.py): the vector read
+    as `v_ptrs = v_ptr + cols` with `cols = arange(0, BLOCK_M)[None, :]` and the row sums
+    stored as `tl.sum(total, axis=1)[:, None]` are (BLOCK_M,) and (BLOCK_N,) tiles copied in
+    and out, no (1, BLOCK_M) tile filled by `T.Parallel(1, BLOCK_M)`."""
+    text = program(port_of(ROOT / "tests/fresh/triton/advanced_rows_int64.py"), "row_dot_kernel")
+    assert "T.copy(v_ptr[m], v)" in text and "T.copy(x_sum, out_ptr[BLOCK_N * pid])" in text
+    assert "v = T.alloc_fragment((BLOCK_M,), T.float32)" in text
+    assert not re.search(r"T\.Parallel\((1, \w+|\w+, 1)\)", text) and text.count("T.Parallel(") == 1

@@ -21,6 +21,7 @@ from porter.ir.tiles import Gemm
 from porter.ir.walk import walk_stmts
 from porter.match.formulas import Miss
 from porter.match.lanes import staged_lanes
+from porter.match.unit_lanes import squeezed_unit_lanes
 from porter.match.views import found_views, shaped_views
 
 # Tried in order: the first rule that matches rewrites the kernel.
@@ -56,13 +57,14 @@ def raise_kernel(kernel, options: dict | None = None) -> Raised:
 def _with_copies(kernel):
     """A Triton kernel and every form the port prints or verify runs (the generic print, flag
     variants and their own generic prints, other launch values) with strided loops stepping
-    by one (T.Pipelined's and T.serial's form), their block loads into shared tiles as T.copy
+    by one (T.Pipelined's and T.serial's form), blocks of a dimension of one as blocks of the
+    others (unit_lanes.py), their block loads into shared tiles as T.copy
     (copies.py), and the buffers they read and write by rows as shaped views (views.py); no
     copies unless every form takes the same buffer views (a variant whose signature differs
     from the port's is left out of its dispatch)."""
     stepped = {}
     for f in forms(kernel):
-        stepped[id(f)] = dataclasses.replace(f, body=unit_step_loops(f.body))
+        stepped[id(f)] = dataclasses.replace(f, body=squeezed_unit_lanes(unit_step_loops(f.body)))
     copied = {key: raise_copies(staged_lanes(f)) for key, f in stepped.items()}
     # a buffer is a view where every form that touches it views it alike (a variant that reads
     # it otherwise keeps it flat in all of them: they share one signature); a form that never

@@ -1,6 +1,7 @@
 # A matrix-vector product over 64-bit row offsets whose pointers advance by
 # `BLOCK_M * stride_am` each step of the column loop (the block pointer's closed form is then
-# the loop variable times the stride, not its step count times the advance).
+# the loop variable times the stride, not its step count times the advance); the vector is
+# read as a (1, BLOCK_M) block and the sums stored as a (BLOCK_N, 1) one.
 import torch
 import triton
 import triton.language as tl

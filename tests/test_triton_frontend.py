@@ -547,6 +547,23 @@ def test_a_size_a_mask_bounds_a_block_by_is_chosen_below_the_block(tmp_path):
     assert all(k.constexpr_origin[n] == "chosen" for n in values)
 
 
+def test_constexprs_one_divides_by_the_other_are_chosen_divisible(tmp_path):
+    """FlagGems' FLA kernels read `i_h // (H // Hg)` (query heads per key group) with H and Hg
+    computed by the launch from tensor shapes: chosen as distinct powers, H = 16 and Hg = 32
+    made the port divide by zero (`T.truncdiv(i_h, 0)`). The numerator is now a multiple of
+    the denominator, whichever is chosen first."""
+    src = write(tmp_path, """
+        @triton.jit
+        def grouped(q_ptr, o_ptr, H: tl.constexpr, Hg: tl.constexpr, G: tl.constexpr, Q: tl.constexpr):
+            i_h = tl.program_id(0)
+            g = i_h // (H // Hg) + Q // G
+            tl.store(o_ptr + i_h, tl.load(q_ptr + g))
+    """)
+    values = convert_triton(src).kernels[0].constexprs
+    assert values["H"] % values["Hg"] == 0 and values["H"] > values["Hg"]
+    assert values["Q"] % values["G"] == 0 and values["Q"] > values["G"]
+
+
 def test_a_scalar_only_a_flag_branch_reads_keeps_its_type_in_the_other_form(tmp_path):
     """Liger's vocab-parallel cross entropy subtracts `eps` only `if HAS_SMOOTHING`: the form
     converted for False never reads it, typed it int32, and its signature differed, so the port

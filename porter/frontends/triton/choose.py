@@ -7,8 +7,8 @@ kernel's paths run: a flag tested by `if` is True, an enum compared with `==` ta
 value compared, a shape (`tl.arange`, `tl.zeros([...])`, `tl.static_range`) is a power of two
 no other constexpr has (so the port prints it by name), a size that masks a block
 (`tl.arange(0, PAD) < n`) a little below that block, another int a distinct power of two or,
-when those run out, a distinct multiple of 16, a pipelining hint is 2, and a float
-named like a tolerance is 1e-5.
+when those run out, a distinct multiple of 16 (a numerator of `X // Y` a multiple of its
+denominator), a pipelining hint is 2, and a float named like a tolerance is 1e-5.
 """
 
 from __future__ import annotations
@@ -45,10 +45,20 @@ def choose_value(fn: ast.FunctionDef, name: str, taken: set, chosen: dict | None
     bound = _bound_value(uses, chosen or {})
     if bound is not None:
         return next((v for v in range(bound - 3, 0, -1) if v not in taken), None)
-    for value in _candidates(uses):
-        if value not in taken:
+    fits = _divisible(uses, chosen or {})
+    for value in _candidates(uses) + ([8, 4, 2, 1] if "divides" in uses else []):
+        if value not in taken and fits(value):
             return value
     return None
+
+
+def _divisible(uses: dict, chosen: dict):
+    """A test a value must pass where the kernel divides one constexpr by another (`i_h // (H //
+    Hg)`, heads per group): the numerator a multiple of the denominator, so the quotient is a
+    whole count and never 0 (H = 16 with Hg = 32 divided by zero)."""
+    numerators = [chosen[n] for n in uses.get("divides", ()) if type(chosen.get(n)) is int]
+    denominators = [chosen[n] for n in uses.get("divided_by", ()) if type(chosen.get(n)) is int and chosen[n] > 0]
+    return lambda v: all(v > 0 and n % v == 0 for n in numerators) and all(v % d == 0 for d in denominators)
 
 
 def _bound_value(uses: dict, chosen: dict):
@@ -142,6 +152,12 @@ def _uses(fn: ast.FunctionDef, name: str) -> dict:
             uses["flag"] = True
         elif isinstance(parent, ast.keyword) and parent.arg in _PIPELINE_KEYWORDS:
             uses["pipeline"] = True
+        elif isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.FloorDiv) and \
+                isinstance(parent.left, ast.Name) and isinstance(parent.right, ast.Name):
+            if parent.right is node:
+                uses.setdefault("divides", set()).add(parent.left.id)
+            else:
+                uses.setdefault("divided_by", set()).add(parent.right.id)
         else:
             call = parent
             while call is not None and not isinstance(call, ast.Call):

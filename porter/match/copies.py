@@ -81,7 +81,7 @@ def _unmasked_gather(s, params: set, shared: set) -> bool:
 
 def _raise_copies(kernel):
     params = {p.name: p for p in kernel.params}
-    lets = _lets(kernel.body)
+    lets = _quotients_named(_lets(kernel.body))
     shared = {s.name: s for s in walk_stmts(kernel.body) if isinstance(s, TileBuffer) and s.scope == "shared"}
     found: dict = {}   # buffer -> [(ParallelFor, View, origin, wrapped indices)]
     crowded = {id(x) for loop in _pipelines(kernel.body) if _drains_by_variable(loop, kernel.body)
@@ -370,6 +370,36 @@ def _lets(body) -> dict:
     return {n: v for n, v in values.items() if counts.get(n) == 1}
 
 
+_QUOTIENT = "_quotient_"  # the names _quotients_named gives
+
+
+def _quotients_named(lets: dict) -> dict:
+    """`lets` with each integer `x % P` or `x / P` inside a local's value named as a local of
+    its own (the user's, when a local is just that: `off_h = off_hz % H`), so that a batch
+    offset written inline (the attention tutorial's backward: `adj = (stride_h * (bhid % H) +
+    stride_z * (bhid // H)).to(tl.int64)`) reads as indices times strides, the `% H` one H wide
+    (_batch_dims), as one written with named locals does. The new names are only read here;
+    origins print their values (_gather_as)."""
+    named = {local: value for local, value in lets.items() if _is_quotient(value)}
+    added = {}
+
+    def name(n):
+        if not _is_quotient(n):
+            return None
+        for key, value in {**named, **added}.items():
+            if value == n:
+                return Var(key, n.dtype)
+        key = f"{_QUOTIENT}{len(added)}"
+        added[key] = n
+        return Var(key, n.dtype)
+    out = {local: value if local in named else map_expr(value, name) for local, value in lets.items()}
+    return {**out, **added}
+
+
+def _is_quotient(e) -> bool:
+    return isinstance(e, BinOp) and e.op in ("%", "/") and not is_float(e.dtype)
+
+
 def _through_lets(e, lets: dict, depth: int = 0):
     if depth > 8:
         return e
@@ -484,6 +514,7 @@ def _gather_as(loop: ParallelFor, shared: dict, params: dict, lets: dict, steps:
         grid_checks += stepped[1:]
     (r0, rows_name), (c0, cols_name) = known[0], known[1]
     names = symbol_names(*(_through_lets(e, lets) for e in (load.index, mask) if e is not None))  # to print origins
+    names.update({n: value for n, value in lets.items() if n.startswith(_QUOTIENT)})
     batch = rest - r0 * s0 - c0 * s1
     shape, origin_polys = (rows_name, cols_name), (r0, c0)
     if batch != 0:  # one matrix of a batch: `head * stride_qh` (head a block index or a name)

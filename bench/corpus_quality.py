@@ -63,7 +63,7 @@ def program_measures(port: str, kernel: str) -> dict | None:
         return None
     copies = sum(1 for n in ast.walk(factory) if isinstance(n, ast.Call) and ast.unparse(n.func) == "T.copy")
     shaped = flat = 0
-    flat_names, in_blocks = set(), set()
+    flat_names, in_blocks, affine_blocks = set(), set(), set()
     for func in (n for n in ast.walk(factory) if isinstance(n, ast.FunctionDef) and n is not factory):
         if not any(ast.unparse(d) == "T.prim_func" for d in func.decorator_list):
             continue
@@ -82,15 +82,55 @@ def program_measures(port: str, kernel: str) -> dict | None:
             if isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and \
                     ast.unparse(loop.iter.func) == "T.Parallel":
                 lanes = _lane_names(loop)
-                in_blocks |= {n.value.id for n in ast.walk(loop) if isinstance(n, ast.Subscript) and
-                              isinstance(n.value, ast.Name) and _names(n.slice) & lanes}
+                lets = {n.targets[0].id: n.value for n in ast.walk(loop) if isinstance(n, ast.Assign)
+                        and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
+                for n in ast.walk(loop):
+                    if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and _names(n.slice) & lanes:
+                        in_blocks.add(n.value.id)
+                        if _lane_affine(n.slice, _names(loop.target), lets):
+                            affine_blocks.add(n.value.id)
     # a flat buffer read or written element by element across a block (inside a T.Parallel, at
     # an index that follows the lanes) is a block load or store not moved by T.copy; one only
     # read or written at a scalar index (`mean_ptr[row] = mean`, every lane the same element)
-    # moves no block
+    # moves no block. Of those, an index affine in the lanes (`row * S + i`) is what a T.copy
+    # could move; one read through another buffer or a division of a lane (`w[idx[i]]`,
+    # `x[(i // D) * S]`) is a gather, which no copy moves
     flat_blocks = len(flat_names & in_blocks)
+    affine = len(flat_names & affine_blocks)
     return {"t_copy": copies, "shaped": shaped, "flat": flat, "flat_blocks": flat_blocks,
-            "copies_between_shaped": copies > 0 and flat_blocks == 0}
+            "copies_between_shaped": copies > 0 and flat_blocks == 0,
+            "flat_affine_blocks": affine, "affine_blocks_copied": copies > 0 and affine == 0}
+
+
+def _lane_affine(index, lanes: set, lets: dict, depth: int = 0) -> bool:
+    """Whether an index is affine in the T.Parallel's lanes: sums, differences and products
+    with at most one factor following the lanes, of names, numbers, casts and the loop's own
+    locals (read through)."""
+    def follows(node, depth):
+        if isinstance(node, ast.Name):
+            if node.id in lanes:
+                return True
+            return node.id in lets and depth < 8 and follows(lets[node.id], depth + 1)
+        return any(follows(c, depth) for c in ast.iter_child_nodes(node))
+
+    def affine(node, depth):
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id not in lets or node.id in lanes or (depth < 8 and affine(lets[node.id], depth + 1))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return affine(node.operand, depth)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+            return affine(node.left, depth) and affine(node.right, depth)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            return affine(node.left, depth) and affine(node.right, depth) and \
+                not (follows(node.left, depth) and follows(node.right, depth))
+        if isinstance(node, ast.Call) and ast.unparse(node.func) == "T.Cast" and len(node.args) == 2:
+            return affine(node.args[1], depth)
+        if isinstance(node, ast.Tuple):
+            return all(affine(e, depth) for e in node.elts)
+        return not follows(node, depth)  # anything else is fine where no lane reaches it
+    return affine(index, depth)
 
 
 def kernel_measures(port: str, kernel: str, helpers: Path) -> dict | None:
@@ -138,6 +178,7 @@ def corpus_rows(report: dict, base: Path) -> list:
                "t_copy": sum(m["t_copy"] for m in found.values()),
                "shaped": sum(m["shaped"] for m in found.values()), "flat": sum(m["flat"] for m in found.values()),
                "copies_between_shaped": bool(found) and all(m["copies_between_shaped"] for m in found.values()),
+               "affine_blocks_copied": bool(found) and all(m["affine_blocks_copied"] for m in found.values()),
                "module_lines": non_blank(port.splitlines()),
                "gemm": any("T.gemm(" in _program_text(port, n.split("<")[0]) for n in found)}
         # the compile check's count of asynchronous copies in each kernel's aligned program (a
@@ -180,6 +221,9 @@ def summary(rows: list) -> str:
     ratios = [r["ratio"] for r in rows if "ratio" in r]
     line = (f"{len(rows)} ports with verified tile-level kernels: {moving} ({100 * moving / len(rows):.0f} %) "
             f"move their tiles with T.copy between shaped views; T.copy in {sum(r['t_copy'] > 0 for r in rows)}")
+    affine = sum(r.get("affine_blocks_copied", False) for r in rows)
+    line += (f"; {affine} ({100 * affine / len(rows):.0f} %) copy every block whose index is affine in "
+             "the lanes (gathers through other buffers or divided lanes left out)")
     if ratios:
         line += f"; module lines / kernel lines: median {statistics.median(ratios):.1f}, max {max(ratios):.1f}"
     gemms = [r for r in rows if r.get("gemm")]

@@ -100,7 +100,8 @@ def test_corpus_quality_reads_a_migrated_tree_and_tells_shaped_copies_from_flat_
 '''
     flat = shaped.replace("B: T.Tensor((K, N), T.float16)", "B: T.Tensor((B_numel,), T.float16)")
     assert program_measures(shaped, "k") == {"t_copy": 1, "shaped": 2, "flat": 0, "flat_blocks": 0,
-                                             "copies_between_shaped": True}
+                                             "copies_between_shaped": True, "flat_affine_blocks": 0,
+                                             "affine_blocks_copied": True}
     # a flat buffer indexed at a scalar moves no block; one gathered in a T.Parallel does
     scalar = flat.replace("        T.copy(A[0, 0], s)\n", "        T.copy(A[0, 0], s)\n        B[0] = s[0]\n")
     gathered = flat.replace("        T.copy(A[0, 0], s)\n",
@@ -115,6 +116,14 @@ def test_corpus_quality_reads_a_migrated_tree_and_tells_shaped_copies_from_flat_
                            "            offs = base + i\n            s[i] = B[offs]\n")
     assert program_measures(same, "k")["flat_blocks"] == 0
     assert program_measures(follows, "k")["flat_blocks"] == 1
+    assert program_measures(follows, "k")["flat_affine_blocks"] == 1
+    # a gather (through another buffer, or a lane divided) is a flat block but no affine one
+    for index in ("idx[i]", "T.truncdiv(i, 4) * 8", "i * i"):
+        gather = flat.replace("        T.copy(A[0, 0], s)\n",
+                              f"        T.copy(A[0, 0], s)\n        for i in T.Parallel(64):\n            s[i] = B[{index}]\n")
+        measured = program_measures(gather, "k")
+        assert measured["flat_blocks"] == 1 and measured["flat_affine_blocks"] == 0, index
+        assert measured["affine_blocks_copied"] and not measured["copies_between_shaped"]
     assert program_measures(shaped, "other") is None
     source = "import triton\n\n@triton.jit\ndef k(x):\n\n    pass\n\n\ndef host():\n    return 1\n"
     assert triton_kernel_lines(source) == 3

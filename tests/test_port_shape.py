@@ -496,6 +496,9 @@ def test_hand_peeled_tiles_are_one_masked_loop():
     rms = program(text, "row_rms_kernel")
     assert rms.count("in T.serial(tiles):") == 2 and "tiles - 1" not in rms
     assert re.search(r"T\.copy\(x_ptr\[row_block \* ROWS, BLOCK \* t\], v\)", rms)
+    # a last tile that also computes with its mask (tl.where, the mask counted) merges too
+    running = program(text, "running_mean_kernel")
+    assert running.count("T.serial(") == 1 and "in T.serial(tiles):" in running and "tiles - 1" not in running
 
 
 def test_a_peeled_k_tail_merges_and_dot_options_accumulate_in_place():

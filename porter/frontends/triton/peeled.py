@@ -121,16 +121,17 @@ def _covers(conv, masked: list, plain: list, var: str, last, step, env):
     c * step = T and `last` * c (the stop of the plain loop) the start of N's last tile,
     cdiv(N, T) * T - T; or, with `last` None (a reversed walk from the last tile), offs =
     P - c * var + arange(0, T) with P that start. Else None."""
+    masked_locals, plain_locals = _single_assignments(masked), _single_assignments(plain)
+    selecting, computed = _selections_taken(masked, masked_locals)
     masked_calls, plain_calls = _memory_calls(masked), _memory_calls(plain)
-    stripped, plain_stripped = _stripped(masked), _stripped(plain)
+    stripped, plain_stripped = _stripped(selecting), _stripped(plain)
     if len(masked_calls) != len(plain_calls) or ast.dump(ast.Module(stripped, [])) != \
             ast.dump(ast.Module(plain_stripped, [])):
         return None
     stride = _static_int(conv, step, env)
     if stride is None or stride <= 0:
         return None
-    masked_locals, plain_locals = _single_assignments(masked), _single_assignments(plain)
-    added = []
+    added = [c for mask in computed for c in _conjuncts(_inlined(mask, masked_locals))]
     for m_call, p_call in zip(masked_calls, plain_calls):
         m_mask, p_mask = _keyword(m_call, "mask"), _keyword(p_call, "mask")
         if p_mask is not None and ast.dump(_keyword(m_call, "other") or ast.Constant(None)) != \
@@ -203,6 +204,34 @@ def _live(name: str, stmts: list) -> bool:
 
 def _reads(name: str, node) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(node))
+
+
+def _selections_taken(body: list, locals_: dict) -> tuple:
+    """(a copy of `body` with each selection by a mask local taken as if the mask held:
+    `tl.where(mask, a, b)` as a, `mask.to(tl.int32)` as 1; the masks so read), for a peel that
+    also computes with its mask (a Welford update that skips the tail: layernorm's
+    `tl.where(mask, m + (x - m) / n, m)`, `cnt += mask.to(tl.int32)`). The masks read so must
+    then be true on every merged iteration the plain loop ran, as the load masks must."""
+    masks = {name for name, value in locals_.items()
+             if all(isinstance(c, ast.Compare) for c in _conjuncts(_inlined(value, locals_)))}
+    used = set()
+
+    class Take(ast.NodeTransformer):
+        def visit_Call(self, node):
+            node = self.generic_visit(node)
+            f = node.func
+            if isinstance(f, ast.Attribute) and f.attr == "where" and len(node.args) == 3 and \
+                    not node.keywords and isinstance(node.args[0], ast.Name) and node.args[0].id in masks:
+                used.add(node.args[0].id)
+                return node.args[1]
+            if isinstance(f, ast.Attribute) and f.attr == "to" and isinstance(f.value, ast.Name) and \
+                    f.value.id in masks and len(node.args) == 1 and isinstance(node.args[0], ast.Attribute) and \
+                    node.args[0].attr in ("int32", "int64"):
+                used.add(f.value.id)
+                return ast.copy_location(ast.Constant(1), node)
+            return node
+    taken = [Take().visit(copy.deepcopy(s)) for s in body]
+    return taken, [ast.Name(id=name, ctx=ast.Load()) for name in sorted(used)]
 
 
 def _memory_calls(stmts: list) -> list:

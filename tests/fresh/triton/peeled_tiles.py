@@ -4,7 +4,8 @@
 # statements written out after the loop, and a row's max whose peel is not the last tile
 # (whole tiles to n // BLOCK * BLOCK, then the rest): the last stays as written; and a row
 # scaled by its root mean square, whose first pass counts tiles and peels the last index,
-# its locals taken up again by the second pass.
+# its locals taken up again by the second pass; and a running mean per lane whose last
+# tile also skips the masked lanes in its update (tl.where, a count of the mask).
 import torch
 import triton
 import triton.language as tl
@@ -99,6 +100,26 @@ def row_rms_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
         tl.store(out_ptr + row * n + offs, v * scale, mask=offs < n)
 
 
+@triton.jit
+def running_mean_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    tiles = tl.cdiv(n, BLOCK)
+    mean = tl.zeros([BLOCK], dtype=tl.float32)
+    seen = tl.zeros([BLOCK], dtype=tl.int32)
+    for t in range(0, tiles - 1, 1):
+        cols = t * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + row * n + cols)
+        seen += 1
+        mean = mean + (v - mean) / seen
+    for t in range(tiles - 1, tiles, 1):
+        cols = t * BLOCK + tl.arange(0, BLOCK)
+        inside = cols < n
+        v = tl.load(x_ptr + row * n + cols, mask=inside)
+        seen += inside.to(tl.int32)
+        mean = tl.where(inside, mean + (v - mean) / seen, mean)
+    tl.store(out_ptr + row, tl.sum(mean * seen, 0) / n)
+
+
 def row_sumsq(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty(x.shape[0], dtype=torch.float32, device=x.device)
     row_sumsq_kernel[(x.shape[0],)](x, out, x.shape[1], x.stride(0), BLOCK=64)
@@ -127,4 +148,10 @@ def row_max(x: torch.Tensor) -> torch.Tensor:
 def row_rms(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     row_rms_kernel[(x.shape[0],)](x, out, x.shape[1], BLOCK=32)
+    return out
+
+
+def running_mean(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty(x.shape[0], dtype=torch.float32, device=x.device)
+    running_mean_kernel[(x.shape[0],)](x, out, x.shape[1], BLOCK=32)
     return out

@@ -100,7 +100,8 @@ def _peeled_statements(conv, plain, peel, after, env):
     if proof is None:
         return None
     # a name the peel assigns is the merged loop's local: the statements after it may read
-    # it only where it was defined before the loop (a loop-carried accumulator)
+    # it only where it was defined before the loop (a loop-carried accumulator) or once they
+    # have assigned it again (_live)
     assigned = {n.id for s in peel for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     if any(name not in env and _live(name, after) for name in assigned):
         return None

@@ -501,6 +501,28 @@ def test_hand_peeled_tiles_are_one_masked_loop():
     assert running.count("T.serial(") == 1 and "in T.serial(tiles):" in running and "tiles - 1" not in running
 
 
+def test_a_peeled_local_updated_after_the_peel_keeps_the_peel(tmp_path):
+    """`v += 1.0` after the peeled statements reads the peel's v: merged into the loop, v was
+    the loop's local and the kernel failed to convert (TP226 unknown name 'v'). The peel stays."""
+    path = written(tmp_path, """
+        @triton.jit
+        def tail_then_bumped(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            last = tl.cdiv(n, BLOCK) * BLOCK - BLOCK
+            acc = tl.zeros([BLOCK], dtype=tl.float32)
+            for k0 in range(0, last, BLOCK):
+                offs = k0 + tl.arange(0, BLOCK)
+                v = tl.load(x_ptr + offs)
+                acc += v
+            offs = last + tl.arange(0, BLOCK)
+            v = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+            acc += v
+            v += 1.0
+            tl.store(out_ptr + tl.arange(0, BLOCK), acc + v)
+    """)
+    text = program(port_of(path), "tail_then_bumped")
+    assert "T.ceildiv(last, BLOCK)" in text and "T.ceildiv(n, BLOCK))" not in text
+
+
 def test_a_peeled_k_tail_merges_and_dot_options_accumulate_in_place():
     """tests/fresh/triton/matmul_peeled_k.py (verified in test_verify.py): the K loop and its
     peeled last tile are one pipelined loop over ceildiv(K, BK) whose operands are copies

@@ -188,8 +188,8 @@ def _live(name: str, stmts: list) -> bool:
     for s in stmts:
         if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             value = s.value if s.value is not None else ast.Constant(None)
-            if _reads(name, value) or isinstance(s, ast.AugAssign) and _reads(name, s.target):
-                return True
+            if _reads(name, value) or isinstance(s, ast.AugAssign) and _is_name(s.target, name):
+                return True  # `v += 1` reads v first
             targets = s.targets if isinstance(s, ast.Assign) else [s.target]
             if any(_is_name(t, name) for t in targets):
                 return False

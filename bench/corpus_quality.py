@@ -87,7 +87,7 @@ def program_measures(port: str, kernel: str) -> dict | None:
                 for n in ast.walk(loop):
                     if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and _names(n.slice) & lanes:
                         in_blocks.add(n.value.id)
-                        if _lane_affine(n.slice, _names(loop.target), lets):
+                        if _lane_affine(n.slice, lanes, lets):
                             affine_blocks.add(n.value.id)
     # a flat buffer read or written element by element across a block (inside a T.Parallel, at
     # an index that follows the lanes) is a block load or store not moved by T.copy; one only
@@ -102,35 +102,29 @@ def program_measures(port: str, kernel: str) -> dict | None:
             "flat_affine_blocks": affine, "affine_blocks_copied": copies > 0 and affine == 0}
 
 
-def _lane_affine(index, lanes: set, lets: dict, depth: int = 0) -> bool:
-    """Whether an index is affine in the T.Parallel's lanes: sums, differences and products
-    with at most one factor following the lanes, of names, numbers, casts and the loop's own
-    locals (read through)."""
-    def follows(node, depth):
-        if isinstance(node, ast.Name):
-            if node.id in lanes:
-                return True
-            return node.id in lets and depth < 8 and follows(lets[node.id], depth + 1)
-        return any(follows(c, depth) for c in ast.iter_child_nodes(node))
-
+def _lane_affine(index, lanes: set, lets: dict) -> bool:
+    """Whether an index is affine in the T.Parallel's lanes (`lanes`: its variables and the
+    locals that follow them, _lane_names): sums, differences and products with at most one
+    factor following the lanes, of names, numbers, casts and those locals (read through
+    `lets`, the loop's assignments)."""
     def affine(node, depth):
         if isinstance(node, ast.Constant):
             return True
         if isinstance(node, ast.Name):
-            return node.id not in lets or node.id in lanes or (depth < 8 and affine(lets[node.id], depth + 1))
+            return node.id not in lets or node.id not in lanes or (depth < 8 and affine(lets[node.id], depth + 1))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return affine(node.operand, depth)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
             return affine(node.left, depth) and affine(node.right, depth)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
             return affine(node.left, depth) and affine(node.right, depth) and \
-                not (follows(node.left, depth) and follows(node.right, depth))
+                not (_names(node.left) & lanes and _names(node.right) & lanes)
         if isinstance(node, ast.Call) and ast.unparse(node.func) == "T.Cast" and len(node.args) == 2:
             return affine(node.args[1], depth)
         if isinstance(node, ast.Tuple):
             return all(affine(e, depth) for e in node.elts)
-        return not follows(node, depth)  # anything else is fine where no lane reaches it
-    return affine(index, depth)
+        return not _names(node) & lanes  # anything else is fine where no lane reaches it
+    return affine(index, 0)
 
 
 def kernel_measures(port: str, kernel: str, helpers: Path) -> dict | None:

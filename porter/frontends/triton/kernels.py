@@ -212,9 +212,11 @@ class KernelConverter(TritonCalls, TritonMemory, TritonLoops, TritonArithmetic):
         """`tl.dot(a, b)` with no accumulator or options, or `a @ b`."""
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             return True
-        if not (isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords):
-            return False
-        f = self.value_of(node.func, env)
+        return isinstance(node, ast.Call) and len(node.args) == 2 and not node.keywords and \
+            self._calls_tl_dot(node, env)
+
+    def _calls_tl_dot(self, call, env) -> bool:
+        f = self.value_of(call.func, env)
         return isinstance(f, FnV) and f.kind == "tl" and f.name == "dot"
 
     def _dot_into(self, st, current, env):
@@ -226,8 +228,7 @@ class KernelConverter(TritonCalls, TritonMemory, TritonLoops, TritonArithmetic):
         if not (isinstance(call, ast.Call) and len(call.args) == 2 and
                 {k.arg for k in call.keywords} <= _DOT_PRECISION_OPTIONS | {"out_dtype"}):
             return None
-        f = self.value_of(call.func, env)
-        if not (isinstance(f, FnV) and f.kind == "tl" and f.name == "dot") or not isinstance(current, RuntimeValue):
+        if not self._calls_tl_dot(call, env) or not isinstance(current, RuntimeValue):
             return None
         keywords = [k for k in call.keywords if k.arg != "out_dtype"]
         out = next((k.value for k in call.keywords if k.arg == "out_dtype"), None)

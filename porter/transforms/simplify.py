@@ -122,11 +122,11 @@ def simplify_stmts(stmts: list) -> list:
 
 def drop_unread_locals(stmts: list) -> list:
     """Locals declared with a value that nothing reads or assigns (the last Philox round's
-    unused counter words): an expression has no side effects in the IR, so the port drops
-    them, as a linter would ask (ruff F841), until none is left; a T.Parallel left with
-    nothing to do goes with them."""
+    unused counter words), and fragments only ever written (a loop-carried offset block once
+    its closed form replaced every read): an expression has no side effects in the IR, so the
+    port drops them, as a linter would ask (ruff F841), until none is left; a T.Parallel or
+    loop left with nothing to do goes with them."""
     from porter.ir.nodes import Assign, Decl, For, Var
-    from porter.ir.tiles import ParallelFor
     from porter.ir.walk import all_exprs, rewrite_stmts, walk_stmts
 
     while True:
@@ -134,9 +134,51 @@ def drop_unread_locals(stmts: list) -> list:
         assigned = {s.var.name for s in walk_stmts(stmts) if isinstance(s, (Assign, For))}
         dead = {s.var.name for s in walk_stmts(stmts) if isinstance(s, Decl) and s.init is not None
                 and s.var.name not in read and s.var.name not in assigned}
+        dead |= _written_only_tiles(stmts)
         if not dead:
-            return rewrite_stmts(stmts, lambda s: None if isinstance(s, ParallelFor) and not s.body else s)
-        stmts = rewrite_stmts(stmts, lambda s, dead=dead: None if isinstance(s, Decl) and s.var.name in dead else s)
+            return _without_empty_loops(stmts)
+        stmts = rewrite_stmts(stmts, lambda s, dead=dead: None if _declares_or_stores(s, dead) else s)
+
+
+def _written_only_tiles(stmts: list) -> set:
+    """Fragments declared and stored to element by element, never read: no TileLoad of them, and
+    no other statement (a copy, a reduction, a GEMM, a fill) names them."""
+    from porter.ir.tiles import TileBuffer, TileLoad, TileStore
+    from porter.ir.walk import all_exprs, walk_stmts
+
+    declared = {s.name for s in walk_stmts(stmts) if isinstance(s, TileBuffer) and s.scope == "fragment"}
+    used = {e.buffer for e in all_exprs(stmts) if isinstance(e, TileLoad)}
+    for s in walk_stmts(stmts):
+        if not isinstance(s, (TileBuffer, TileStore)) and dataclasses.is_dataclass(s):
+            used |= {v for v in vars(s).values() if isinstance(v, str)}
+    return declared - used
+
+
+def _declares_or_stores(s, names: set) -> bool:
+    from porter.ir.nodes import Decl
+    from porter.ir.tiles import TileBuffer, TileStore
+
+    return (isinstance(s, Decl) and s.var.name in names) or \
+        (isinstance(s, (TileBuffer, TileStore)) and getattr(s, "name", None) in names) or \
+        (isinstance(s, TileStore) and s.buffer in names)
+
+
+def _without_empty_loops(stmts: list) -> list:
+    """The statements without T.Parallel or serial loops whose bodies are empty, innermost
+    first (a loop whose body held only such a loop goes too)."""
+    from porter.ir.nodes import For
+    from porter.ir.tiles import ParallelFor
+    from porter.ir.walk import BODIES
+
+    out = []
+    for s in stmts:
+        bodies = BODIES.get(type(s), ())
+        if bodies:
+            s = dataclasses.replace(s, **{name: _without_empty_loops(getattr(s, name)) for name in bodies})
+        if isinstance(s, (ParallelFor, For)) and not s.body:
+            continue
+        out.append(s)
+    return out
 
 
 def substitute_block_dims(stmts: list, block: tuple) -> list:

@@ -181,9 +181,33 @@ class TritonLoops:
                 count = BinOp("/", count, Const(step.value, "int32"), "int32")
             slot.expr = fold(BinOp("+", init, BinOp("*", cast(count, dt), inc, dt), dt))
         slot.phi, slot.inline, slot.tile = False, True, None
-        trips = Call("max", (Const(0, "int32"), fold(Call("ceildiv", (
-            fold(BinOp("-", stop_e, start_e, "int32")), Const(step.value, "int32")), "int32"))), "int32")
+        span = stop_e if try_int(start_e) == 0 else fold(BinOp("-", stop_e, start_e, "int32"))
+        if step.value != 1:
+            span = fold(Call("ceildiv", (span, Const(step.value, "int32")), "int32"))
+        trips = Call("max", (Const(0, "int32"), span), "int32")
         return fold(BinOp("+", init, BinOp("*", cast(trips, dt), inc, dt), dt))
+
+    def _body_value(self, e, first_slot):
+        """A carried value as the loop body computed it: a local the body assigned once (`a_1 = a
+        + 3` for `a += 3`, a tile's `offsets_1 = offsets + BLOCK`) read through to its
+        definition, so that _closed_form sees `carried + invariant`. A local assigned in both
+        branches of an if (a phi) is no one definition and stays."""
+        while isinstance(e, SlotRef) and e.slot >= first_slot:
+            slot = self.slots[e.slot]
+            if slot.phi or slot.inline or slot.expr is None or e.axes != identity_axes(len(slot.shape)):
+                break
+            e = slot.expr
+        return e
+
+    def _closed_init(self, idx) -> bool:
+        """Whether a carried integer's value before the loop may be read anywhere in it, as its
+        closed form does: a scalar's always (an SSA local), a block's only when it is index
+        arithmetic (`rows[:, None] * N + cols`), no load or fragment whose contents could
+        change."""
+        if self.slots[idx].shape == ():
+            return True
+        return not any(isinstance(n, (Load, TileRef)) or (isinstance(n, SlotRef) and self.slots[n.slot].phi)
+                       for n in walk_expr(self.phi_init[idx]))
 
     def _loop_body(self, st, body_env, phis, induction=None) -> list:
         saved = self.out
@@ -248,10 +272,10 @@ class TritonLoops:
                                f"loop but is reassigned to {dt} in it; initialise it with that "
                                "dtype", st)
             new = self._as_expr(v, slot.dtype)
-            if slot.shape == () and not is_float(slot.dtype) and slot.dtype != "bool":
-                after = self._closed_form(idx, new, induction, first_slot)
+            if not is_float(slot.dtype) and slot.dtype != "bool" and self._closed_init(idx):
+                after = self._closed_form(idx, self._body_value(new, first_slot), induction, first_slot)
                 if after is not None:
-                    induction[4][name] = RuntimeValue(after)
+                    induction[4][name] = RuntimeValue(after, slot.shape)
                     continue
             body_out.append(PhiAssign(idx, new, loc))
         return body_out

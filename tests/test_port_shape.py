@@ -5,6 +5,7 @@ as guarded reads of the view. Converted only (verify runs the samples in test_ve
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import textwrap
 
@@ -555,3 +556,94 @@ def test_blocks_with_a_dimension_of_one_are_blocks_of_the_other():
     assert "T.copy(v_ptr[m], v)" in text and "T.copy(x_sum, out_ptr[BLOCK_N * pid])" in text
     assert "v = T.alloc_fragment((BLOCK_M,), T.float32)" in text
     assert not re.search(r"T\.Parallel\((1, \w+|\w+, 1)\)", text) and text.count("T.Parallel(") == 1
+
+
+def test_offsets_advanced_each_iteration_are_a_closed_form_and_their_loads_copies():
+    """tests/fresh/triton/carried_offsets.py (verified in test_verify.py): a block of flat
+    offsets, its columns and a scalar start advanced by a loop-invariant amount per iteration
+    (`offsets += BLOCK_N`) are `start + step * BLOCK_N` read where used: no fragment carries
+    them, and the loads and stores through them are copies from shaped views; a count advanced
+    by one per BLOCK-step iteration is the step's index by BLOCK's name (the port stays generic)."""
+    text = port_of(ROOT / "tests/fresh/triton/carried_offsets.py")
+    rows = program(text, "rows_sum_kernel")
+    assert "offsets" not in rows and "cols" not in rows and "_numel" not in rows
+    assert re.search(r"T\.copy\(x_ptr\[BLOCK_M \* pid, \w+\], \w+\)", rows)
+    scale = program(text, "row_scale_kernel")
+    assert "T.alloc_var" not in scale and "_numel" not in scale and scale.count("T.copy(") == 2
+    shift = program(text, "row_shift_kernel")
+    assert "T.truncdiv(k, BLOCK)" in shift and "T.alloc_var" not in shift and "_numel" not in shift
+    assert "_specialised(\"row_shift_kernel\"" not in text
+
+
+def test_a_carried_block_that_starts_from_loaded_values_reads_them_plus_the_steps(tmp_path):
+    """A block of offsets loaded before the loop and advanced in it is the loaded fragment (set
+    once, never written again) plus the steps taken: nothing is carried."""
+    text = port_of(written(tmp_path, """
+        @triton.jit
+        def k(x_ptr, idx_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.load(idx_ptr + tl.arange(0, BLOCK)).to(tl.int32)
+            acc = tl.zeros([BLOCK], dtype=tl.float32)
+            for _ in range(0, n):
+                acc += tl.load(x_ptr + offs)
+                offs += BLOCK
+            tl.store(y_ptr + tl.arange(0, BLOCK), acc)
+    """))
+    body = program(text, "k")
+    assert re.search(r"x_ptr\[offs\[i\] \+ \w+ \* BLOCK\]", body)
+    assert not re.search(r"offs\w*\[i\] = offs\w*\[i\] \+ BLOCK", body)
+
+
+def test_interleaved_records_are_columns_of_a_view_copied_a_field_at_a_time():
+    """tests/fresh/triton/interleaved_records.py (verified in test_verify.py): a vector read at
+    `offs * W + c` (complex pairs, RGB triples) is the (n, W) view, each field a column region
+    copied in or out (`z_ptr[s:s + BLOCK, 1]`), the stores of one block each a copy."""
+    text = port_of(ROOT / "tests/fresh/triton/interleaved_records.py")
+    absolute = program(text, "complex_abs_kernel")
+    assert "z_ptr: T.Tensor((n, 2), T.float32)" in absolute
+    assert re.search(r"T\.copy\(z_ptr\[(\w+ \* \w+) : \1 \+ BLOCK, 1\], im\)", absolute)
+    conj = program(text, "conjugate_kernel")
+    assert re.search(r"T\.copy\(re, out_ptr\[[^\]]+, 0\]\)", conj) and "_numel" not in conj
+    assert re.search(r"T\.copy\(\s*\w+,\s*out_ptr\[[^\]]+, 1\],?\s*\)", conj)
+    gray = program(text, "rgb_to_gray_kernel")
+    assert "rgb_ptr: T.Tensor((pixels, 3), T.float32)" in gray and gray.count(", 2], b)") == 1
+
+
+def test_records_read_at_a_lane_multiple_that_is_not_one_width_stay_flat(tmp_path):
+    """Accesses disagreeing on the record's width (`offs * 2` and `offs * 3`) are no view."""
+    text = port_of(written(tmp_path, """
+        @triton.jit
+        def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            a = tl.load(x_ptr + offs * 2, mask=offs < n, other=0.0)
+            b = tl.load(x_ptr + offs * 3, mask=offs < n, other=0.0)
+            tl.store(y_ptr + offs, a + b, mask=offs < n)
+    """))
+    assert "x_ptr: T.Tensor((x_ptr_numel,), T.float32)" in program(text, "k")
+
+
+def test_a_specialised_program_sets_its_constexprs_before_the_sizes_computed_from_them(tmp_path):
+    """A port specialised for a constexpr (its body folds BLOCK // 2 to a number) that puts
+    several rows in a block computes ROWS from BLOCK: BLOCK is set first, and the program builds."""
+    path = written(tmp_path, """
+        @triton.jit
+        def half_scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            cols = tl.arange(0, BLOCK)
+            v = tl.load(x_ptr + row * n + cols, mask=cols < n, other=0.0)
+            tl.store(y_ptr + row * n + cols, v * (BLOCK // 2), mask=cols < n)
+
+        def half_scale(x):
+            y = torch.empty_like(x)
+            half_scale_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=32)
+            return y
+    """)
+    text = port_of(path)
+    factory = program(text, "half_scale_kernel")
+    assert "ROWS = max(1, threads // BLOCK)" in factory
+    assert factory.index("BLOCK = 32") < factory.index("ROWS = max(1, threads // BLOCK)")
+    port = tmp_path / "half_scale_port.py"
+    port.write_text(text)
+    spec = importlib.util.spec_from_file_location("half_scale_port", port)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.half_scale_kernel_program() is not None  # TVMScript reads the file's source

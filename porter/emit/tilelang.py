@@ -28,7 +28,7 @@ from porter.ir.nodes import (
     Alloc, Assign, Atomic, BinOp, Break, BufferParam, Call, Comment, Const, Continue, Decl, For, If,
     Kernel, Module, Store, Sync, UnaryOp, Var, While,
 )
-from porter.ir.printer import format_expr
+from porter.ir.printer import format_expr, region_text
 from porter.ir.tiles import (
     Copy, CopyOut, Cumsum, Fill, Gemm, ParallelFor, Reduce, TileBuffer, TileStore,
 )
@@ -546,11 +546,11 @@ class KernelEmitter:
         return self.gemm(s, pad)
 
     def copy(self, s: Copy, depth: int, pad: str) -> list:
-        origin = ", ".join(self.expr(o) for o in s.origin)
+        origin = region_text(s.origin, s.spans, self.expr)
         return [f"{pad}T.copy({self.names.get(s.buffer, s.buffer)}[{origin}], {self.names[s.tile]})"]
 
     def copy_out(self, s: CopyOut, depth: int, pad: str) -> list:
-        origin = ", ".join(self.expr(o) for o in s.origin)
+        origin = region_text(s.origin, s.spans, self.expr)
         return [f"{pad}T.copy({self.names[s.tile]}, {self.names.get(s.buffer, s.buffer)}[{origin}])"]
 
     def reduction(self, s: Reduce, depth: int, pad: str) -> list:

@@ -105,10 +105,10 @@ def format_stmts(stmts, indent: int = 1) -> list[str]:
         elif isinstance(s, Reduce):
             lines.append(f"{pad}reduce_{s.op}({s.src} -> {s.dst}, dim={s.dim});{_loc(s)}")
         elif isinstance(s, Copy):
-            origin = ", ".join(format_expr(o) for o in s.origin)
+            origin = region_text(s.origin, s.spans, format_expr)
             lines.append(f"{pad}copy({s.buffer}[{origin}] -> {s.tile});{_loc(s)}")
         elif isinstance(s, CopyOut):
-            origin = ", ".join(format_expr(o) for o in s.origin)
+            origin = region_text(s.origin, s.spans, format_expr)
             lines.append(f"{pad}copy({s.tile} -> {s.buffer}[{origin}]);{_loc(s)}")
         elif isinstance(s, Cumsum):
             rev = ", reverse" if s.reverse else ""
@@ -148,3 +148,14 @@ def format_kernel(k: Kernel) -> str:
 
 def format_module(m: Module) -> str:
     return "\n\n".join(format_kernel(k) for k in m.kernels) + "\n"
+
+
+def region_text(origin: tuple, spans: tuple, text) -> str:
+    """A copy's region as index text: its origin (`r, c`), or with spans the slices of the
+    dimensions the tile spans and the fixed indices of the others (`r:r + 64, 1`)."""
+    if not spans:
+        return ", ".join(text(o) for o in origin)
+    from porter.ir.symbolic_ints import int_text
+
+    return ", ".join(text(o) if extent is None else f"{text(o)}:{text(o)} + {int_text(extent)}"
+                     for o, extent in zip(origin, spans))

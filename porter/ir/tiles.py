@@ -100,6 +100,10 @@ class Copy:
     origin: tuple
     tile: str
     loc: Loc | None = None
+    # a region some of whose dimensions the tile does not span (a column of interleaved
+    # pairs, `x[r:r + B, 1]`): per dimension the tile's extent along it, or None where the
+    # region is the one index origin names; () when the tile spans the trailing dimensions
+    spans: tuple = ()
 
 
 @dataclass
@@ -111,6 +115,7 @@ class CopyOut:
     buffer: str
     origin: tuple
     loc: Loc | None = None
+    spans: tuple = ()  # as Copy's
 
 
 @dataclass

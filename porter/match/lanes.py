@@ -13,9 +13,9 @@ value, one T.Parallel over the computation, a fragment per stored value.
 A value is staged when it is declared once at the top of the body from a load of an argument
 (and no store comes before it: the block's loads then all precede its stores, as they did); a
 store is staged when it is the top-level `if mask: buffer[index] = value` and nothing after it
-loads or stores. Their indices and masks are read through the body's locals (the staging
-loops run outside the computation that declares them); one that needs a local that is not
-affine stays in the computation. Everything else, in order, is the computation's T.Parallel.
+loads, or stores but by such stores (each staged in its turn). Their indices and masks are
+read through the body's locals (the staging loops run outside the computation that declares
+them); one that needs a local that is not affine stays in the computation. Everything else, in order, is the computation's T.Parallel.
 
 Control flow every lane takes alike (a loop whose header reads no lane, a branch on a
 block-wide value) stays the block's, and each stretch of lane statements inside it is staged
@@ -220,7 +220,7 @@ def _stretch(body: list, ctx: _Lanes, loc) -> tuple:
                                                    "fragment", s.loc)
                 loads.append(TileStore(s.var.name, tuple(lanes[n] for n in kept), staged, s.loc))
                 continue
-        if _stage_store(s, params) and not _touches_memory(later):
+        if _stage_store(s, params) and _stores_after(later, params):
             store = s.then[0]
             cond, index = outside(s.cond), outside(store.index)
             value = store.value
@@ -324,6 +324,10 @@ def _stage_store(s, params: dict) -> bool:
         s.then[0].buffer in params
 
 
-def _touches_memory(stmts: list) -> bool:
-    """Whether the statements load or store global memory."""
-    return any(_stores(s) for s in stmts) or any(isinstance(e, Load) for e in all_exprs(stmts))
+def _stores_after(later: list, params: dict) -> bool:
+    """Whether a store may move past the statements after it to the end of the stretch: they
+    load nothing from global memory, and the ones that store are such stores themselves
+    (`tl.store(out + offs * 2, re)` then `tl.store(out + offs * 2 + 1, im)`), staged after it
+    in their order."""
+    return not any(isinstance(e, Load) for e in all_exprs(later)) and \
+        all(_stage_store(s, params) or not _stores(s) for s in later)

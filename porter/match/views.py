@@ -326,7 +326,38 @@ def _split(found: list, params: dict, lets: dict, sizes: dict) -> list | None:
         out.append(access)
     if outer is not None and any(a.row is None or a.row == 0 for a in out):
         return None  # an access without the row stride would be an element of row 0
+    if outer is None and inner is None and not batch_strides:
+        _as_pairs(out)
     return out
+
+
+def _as_pairs(split: list) -> None:
+    """Accesses of a vector of interleaved W-element records (a complex tensor as (re, im)
+    pairs: `x[offs * 2]`, `x[offs * 2 + 1]`) as rows of W: when in every access the lane of
+    its one-dimensional T.Parallel has the integer coefficient W >= 2 and the rest is a
+    multiple of W plus a constant, the access is row (index - c) / W, column c (0 <= c < W),
+    of the (rows, W) view, with stride W (an int) marking the form; the accesses unchanged
+    otherwise."""
+    widths = set()
+    for a in split:
+        if a.loop is None or len(a.loop.vars) != 1:
+            return
+        width = a.col.coeff(Poly.symbol(a.loop.vars[0].name))
+        if not width.is_integer or int(width) < 2:
+            return
+        widths.add(int(width))
+    if len(widths) != 1:
+        return
+    (width,) = widths
+    rows = []
+    for a in split:
+        column = sum((int(t) for t in a.col.terms() if t.is_integer), 0) % width
+        try:
+            rows.append(((a.col - column) / width, column))
+        except ValueError:
+            return
+    for a, (row, column) in zip(split, rows):
+        a.row, a.col, a.strides = row, Poly.integer(column), (width, 1)
 
 
 def _whole_matrices(batch: Poly, row_stride: str | None, params: dict):
@@ -412,6 +443,8 @@ def _bounded_view(split: list, params: dict, lets: dict, sizes: dict) -> _View |
     (`n_cols: tl.constexpr`), whose value is then the view's extent."""
     columns, rows, free = set(), set(), False
     outer, inner = split[0].strides
+    if isinstance(outer, int):
+        return _pairs_view(split, params, lets, sizes)
     for a in split:
         bounds = _bounds(a.mask, lets)
         column = _extent(bounds, a.col, params, sizes)
@@ -463,6 +496,23 @@ def _bounded_view(split: list, params: dict, lets: dict, sizes: dict) -> _View |
     contiguous = not batch and row != "*" and (outer, inner) == (column, 1)  # row-major (M, N): no strides
     return _View(batch_shape + (sizes.get(row, row), sizes.get(column, column)),
                  None if contiguous else batch_strides + (outer, inner), batch_shape + (row, column))
+
+
+def _pairs_view(split: list, params: dict, lets: dict, sizes: dict) -> _View | None:
+    """The (R, W) view of interleaved records (_as_pairs): R the bound every access's mask
+    puts on its row, or as many rows as the tensor holds when none has one; W needs no bound
+    (the column is a constant below it)."""
+    width = split[0].strides[0]
+    rows = set()
+    for a in split:
+        a.bounds = _bounds(a.mask, lets)
+        rows.add(_extent(a.bounds, a.row, params, sizes) if a.bounds else "*")
+    if len(rows) != 1 or None in rows:
+        return None
+    (row,) = rows
+    if row == "*":
+        return _View(("*", width), (width, 1), ("*", "*"))
+    return _View((sizes.get(row, row), width), None, (row, "*"))
 
 
 def _bounds(mask, lets: dict) -> list:
@@ -540,9 +590,11 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
             expected.append(access.row - _extent_poly(row_bound))
     if sorted(map(repr, access.bounds)) != sorted(map(repr, expected)):
         return None  # T.copy bounds the region by the view's shape, and by nothing else
-    origin = _origin(access, lanes, view)
+    pairs = isinstance(access.strides[0], int)
+    origin = _pair_origin(access, lanes) if pairs else _origin(access, lanes, view)
     if origin is None:
         return None
+    spans = (loop.extents[0], None) if pairs else ()  # a column of records: the rows' region
     inner = loop.body[-1]
     if isinstance(access.node, Load):
         if not (isinstance(inner, TileStore) and _whole(inner.buffer, inner.indices, loop, tiles)):
@@ -565,9 +617,9 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
                 return None
             converted = map_expr(value, read)
             return [TileBuffer(raw, access.node.dtype, tuple(loop.extents), "fragment", loop.loc),
-                    Copy(access.node.buffer, origin, raw, loop.loc),
+                    Copy(access.node.buffer, origin, raw, loop.loc, spans),
                     dataclasses.replace(loop, body=lets + [dataclasses.replace(inner, value=converted)])]
-        copy = [Copy(access.node.buffer, origin, inner.buffer, loop.loc)]
+        copy = [Copy(access.node.buffer, origin, inner.buffer, loop.loc, spans)]
         if value is access.node and not access.bounds:
             return copy  # an unmasked load
         if not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const)):
@@ -587,7 +639,7 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     value = access.node.value
     if isinstance(value, TileLoad) and _whole(value.buffer, value.indices, loop, tiles) and \
             tiles[value.buffer].dtype == params[access.node.buffer].dtype:  # no converting copy (above)
-        return [CopyOut(value.buffer, access.node.buffer, origin, loop.loc)]
+        return [CopyOut(value.buffer, access.node.buffer, origin, loop.loc, spans)]
     # the stored values, staged in a fragment first; loads among them stay under the mask as a
     # statement (a T.if_then_else around them was read past the view once its loop was
     # vectorized), the elements it skips are the ones the copy does not write
@@ -596,7 +648,7 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     if not unmasked and any(isinstance(e, (Load, TileLoad)) and e.buffer in params for e in walk_expr(value)):
         staged = If(inner.cond, [staged], [], inner.loc)
     return [TileBuffer(name, value.dtype, tuple(loop.extents), "fragment", loop.loc),
-            dataclasses.replace(loop, body=lets + [staged]), CopyOut(name, access.node.buffer, origin, loop.loc)]
+            dataclasses.replace(loop, body=lets + [staged]), CopyOut(name, access.node.buffer, origin, loop.loc, spans)]
 
 
 def _extent_poly(bound) -> Poly:
@@ -630,6 +682,18 @@ def _origin(access: _Access, lanes: list, view: _View):
         start.append(base)
     try:
         return _view_index(access, *(from_poly(x, access.names) for x in start))
+    except KeyError:
+        return None
+
+
+def _pair_origin(access: _Access, lanes: list):
+    """The (row, column) of a column of interleaved records' first element: the row minus the
+    lane (its coefficient is 1 by _as_pairs), the column as it is."""
+    start = access.row - lanes[0]
+    if start.has(lanes[0]):
+        return None
+    try:
+        return _view_index(access, from_poly(start, access.names), from_poly(access.col, access.names))
     except KeyError:
         return None
 

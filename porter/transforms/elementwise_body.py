@@ -27,7 +27,7 @@ import dataclasses
 
 from porter.ir.nodes import BinOp, BufferParam, Builtin, Comment, Const, Decl, If, Store, Var
 from porter.ir.tiles import Copy, CopyOut, ParallelFor, TileBuffer, TileLoad, TileStore
-from porter.ir.walk import map_expr, walk_expr
+from porter.ir.walk import all_exprs, map_expr, walk_expr
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +74,8 @@ def elementwise_body(kernel, body: list, host: dict | None) -> ElementwiseBody |
     stored = set()
     inner = loops[0].body if loops else []
     positions = {s.var.name for s in inner if isinstance(s, Decl) and _is_position(s.init, pid, lane)}
+    # outputs the body reads after storing them (`whole = tl.floor(x)`, returned and used)
+    reread = {e.buffer for e in all_exprs(inner) if isinstance(e, TileLoad)} & set(copies_out.values())
     for s in inner:
         if isinstance(s, Decl) and s.var.name in positions:
             continue
@@ -83,6 +85,9 @@ def elementwise_body(kernel, body: list, host: dict | None) -> ElementwiseBody |
                 and s.buffer not in stored | set(reads):
             values[s.buffer] = _element(s.value, reads, lane)
             stored.add(s.buffer)
+            if s.buffer in reread:  # an output the body goes on computing with: a let
+                lets.append(Decl(Var(s.buffer, s.value.dtype), values[s.buffer], s.loc))
+                values[s.buffer] = reads[s.buffer] = lets[-1].var
         elif _bounded_store(s, positions, host["count"]) in host["outputs"] and \
                 s.then[0].buffer not in stored | set(copies_out):
             # an output stored from a let (`whole = tl.floor(x)`, returned): the element's own
@@ -140,7 +145,8 @@ def _element(e, reads: dict, lane: Var | None):
     def one(node):
         if isinstance(node, TileLoad):
             if node.buffer in reads and node.indices == (lane,):
-                return Var(reads[node.buffer], node.dtype)
+                read = reads[node.buffer]  # an input's name, or an output's let
+                return read if isinstance(read, Var) else Var(read, node.dtype)
             stray.append(node)
         return None
 

@@ -204,7 +204,7 @@ class _Batching:
             tile = s.tile
             if tile not in self.rows_tiles and not any(self._mentions(o) for o in s.origin):
                 return [s]  # a tile every row shares (a weight vector)
-            if tile not in self.rows_tiles or not s.origin or not self._is_program(s.origin[0]) or \
+            if tile not in self.rows_tiles or not s.origin or s.spans or not self._is_program(s.origin[0]) or \
                     any(self._mentions(o) for o in s.origin[1:]):
                 raise _Refused
             view = self.views.get(s.buffer)

@@ -11,7 +11,7 @@ print alike exactly when their spelled IRs are equal.
     after   TileBuffer(acc, (SpelledInt(64, "BLOCK_M"), SpelledInt(32, "BLOCK_N")))
 
 `names` spells the sizes a port always prints by name when one explains them (tile shapes,
-T.Parallel extents, a serial loop's bound that is a tile's extent (tl.reduce's fold), shaped
+T.Parallel extents and copied regions, a serial loop's bound that is a tile's extent (tl.reduce's fold), shaped
 parameters' sizes, the lanes of a lanes-level port, the multiples a Triton aligned program
 assumes); `numbers`, only for a generic CUDA template, also its block,
 thread count, arrays' sizes and integer constants.
@@ -23,7 +23,7 @@ import dataclasses
 
 from porter.ir.nodes import Alloc, BinOp, BufferParam, Const, For, is_float
 from porter.ir.symbolic_ints import ConstexprNames, IntSpelling, SpelledInt, spelled
-from porter.ir.tiles import ParallelFor, TileBuffer
+from porter.ir.tiles import Copy, CopyOut, ParallelFor, TileBuffer
 from porter.ir.walk import map_expr, map_stmts, rewrite_stmts, walk_stmts
 
 
@@ -58,6 +58,8 @@ def spell_integers(kernel, names, numbers=None):
             return dataclasses.replace(s, shape=tuple(name(d) for d in s.shape))
         if isinstance(s, ParallelFor):
             return dataclasses.replace(s, extents=tuple(name(n) for n in s.extents))
+        if isinstance(s, (Copy, CopyOut)) and s.spans:  # a region's extents are its tile's
+            return dataclasses.replace(s, spans=tuple(None if n is None else name(n) for n in s.spans))
         if isinstance(s, Alloc):
             return dataclasses.replace(s, shape=tuple(number(d) for d in s.shape))
         return s

@@ -178,12 +178,12 @@ class TritonLoops:
                 slot.expr = fold(BinOp("+", init, advanced, dt))
         else:
             if step.value != 1:
-                count = BinOp("/", count, Const(step.value, "int32"), "int32")
+                count = BinOp("/", count, self._as_expr(step, "int32"), "int32")
             slot.expr = fold(BinOp("+", init, BinOp("*", cast(count, dt), inc, dt), dt))
         slot.phi, slot.inline, slot.tile = False, True, None
         span = stop_e if try_int(start_e) == 0 else fold(BinOp("-", stop_e, start_e, "int32"))
         if step.value != 1:
-            span = fold(Call("ceildiv", (span, Const(step.value, "int32")), "int32"))
+            span = fold(Call("ceildiv", (span, self._as_expr(step, "int32")), "int32"))
         trips = Call("max", (Const(0, "int32"), span), "int32")
         return fold(BinOp("+", init, BinOp("*", cast(trips, dt), inc, dt), dt))
 

@@ -99,10 +99,13 @@ def test_masks_other_than_the_bound_keep_guarded_reads_and_scalars_stay_scalar(t
     ("cols < n_cols", "T.copy(x_ptr[row_block * ROWS, 0], x)"),  # exactly the view's bound: a copy
     # the view is (n_rows, n_cols); one row per block (ROWS rows would bind n_rows to the grid's)
     ("(cols < n_cols) & (row < n_rows)", "T.copy(x_ptr[row, 0], x)"),
-    ("(cols < n_cols) & (limit > 0)", "x_ptr[row_block * ROWS + r, i]"),  # a condition more: a guarded read
+    # a condition more: the view's region copied, then the load's own mask picks what it reads
+    ("(cols < n_cols) & (limit > 0)", "T.copy(x_ptr[row_block * ROWS, 0], x)\n"
+     "            for r, i in T.Parallel(ROWS, BLOCK):\n"
+     "                x[r, i] = T.if_then_else(\n                    T.And(i < n_cols, limit > 0), x[r, i]"),
     ("(cols < n_cols) & (cols < limit)", "x_ptr[(row_block * ROWS + r) * stride + i]"),  # which is the rows' length? flat
 ])
-def test_a_copy_takes_a_load_only_under_exactly_the_views_bound(tmp_path, mask, load):
+def test_a_copy_takes_a_load_under_the_views_bound_its_own_mask_applied_after(tmp_path, mask, load):
     path = written(tmp_path, f"""
         @triton.jit
         def rows_kernel(x_ptr, out_ptr, n_rows, n_cols, stride, limit, BLOCK: tl.constexpr):

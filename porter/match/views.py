@@ -143,6 +143,11 @@ def _found_views(kernel, hints: dict) -> tuple:
                 view = hints[name]
             elif view is None and split is not None and name not in hints and through is lets:
                 view = _unmasked_view(split, params, through)  # indices through the lane's lets
+            if view is None and split is not None and split[0].strides[0] is not None:
+                # rows that are not the mask's (`w[group * group_size + i]` under `... < C`):
+                # the vector the mask bounds, each index one element of it
+                split = _split(found, params, through, sizes, vector=True)
+                view = _view_of(split, params, through, sizes) if split is not None else None
             if view is not None:
                 views[name], accesses[name] = view, split
                 break
@@ -265,12 +270,13 @@ def _loads_with_masks(e, buffer: str):
         yield from _loads_with_masks(child, buffer)
 
 
-def _split(found: list, params: dict, lets: dict, sizes: dict) -> list | None:
+def _split(found: list, params: dict, lets: dict, sizes: dict, vector: bool = False) -> list | None:
     """Each access as batch + row * S0 + col * S1 for the stride arguments the accesses share:
     S1 the one whose coefficient holds the innermost lane (1 when none does: the unit stride),
     S0 the one holding another lane (or, when there is no third, the only other one), and the
     batch the terms of the rest, each an index times its stride (`batch_id * stride_b`, `z *
-    stride_z + h * stride_h` with h = x % H: copies._batch_dims); None when they do not split so."""
+    stride_z + h * stride_h` with h = x % H: copies._batch_dims); None when they do not split so.
+    `vector`: no strides, each index a column of the one dimension."""
     polys = []
     for node, loop, mask in found:
         try:
@@ -282,8 +288,8 @@ def _split(found: list, params: dict, lets: dict, sizes: dict) -> list | None:
     bounding = {factor.name for _, _, mask in found for d in _bounds(mask, lets) if d is not None
                 for coeff, factor in (term.split_coefficient() for term in d.terms())
                 if coeff == -1 and factor.is_symbol}
-    strides = set().union(*(_strides(poly, params, {n: v for n, v in sizes.items() if n in bounding})
-                            for poly in polys))
+    strides = set() if vector else \
+        set().union(*(_strides(poly, params, {n: v for n, v in sizes.items() if n in bounding}) for poly in polys))
     inner = _inner_stride(found, polys, strides)
     if inner is False:
         return None
@@ -588,8 +594,13 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         row_bound = view.bounds[-3] if view.parts else view.bounds[-2]
         if row_bound != "*":
             expected.append(access.row - _extent_poly(row_bound))
-    if sorted(map(repr, access.bounds)) != sorted(map(repr, expected)):
-        return None  # T.copy bounds the region by the view's shape, and by nothing else
+    # T.copy bounds the region by the view's shape, and by nothing else: a store's mask must be
+    # exactly that; a load's may say more (`& (limit > 0)`): the copy reads the view's region
+    # (memory the tensor holds) and the load's own mask then picks what the original read
+    # (into a fragment: a shared tile rewritten after its copy is two writers a pipeline refuses)
+    extra = _beyond(access.bounds, expected)
+    if extra is None or (extra and not _into_fragment(access, loop, tiles)):
+        return None
     pairs = isinstance(access.strides[0], int)
     origin = _pair_origin(access, lanes) if pairs else _origin(access, lanes, view)
     if origin is None:
@@ -612,7 +623,8 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
             def read(n):  # the copied element; under the mask with other 0, as T.copy pads it
                 if n is access.node:
                     return element
-                if isinstance(n, Select) and n.a is element and isinstance(n.b, Const) and n.b.value == 0:
+                if isinstance(n, Select) and n.a is element and isinstance(n.b, Const) and n.b.value == 0 and \
+                        not extra:
                     return element
                 return None
             converted = map_expr(value, read)
@@ -624,11 +636,12 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
             return copy  # an unmasked load
         if not (isinstance(value, Select) and value.a is access.node and isinstance(value.b, Const)):
             return None
-        if value.b.value == 0:
+        if value.b.value == 0 and not extra:
             return copy
         if any(isinstance(e, (Load, TileLoad)) for e in walk_expr(value.cond)):
             return None
-        # T.copy pads with zero where the mask is false: those elements then take `other`
+        # T.copy pads with zero outside the view: where the mask is false (there, or where its
+        # other conditions are) the elements then take `other`
         element = TileLoad(inner.buffer, inner.indices, value.dtype)
         padded = TileStore(inner.buffer, inner.indices, Select(value.cond, element, value.b, value.dtype), loop.loc)
         return copy + [dataclasses.replace(loop, body=lets + [padded])]
@@ -649,6 +662,24 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         staged = If(inner.cond, [staged], [], inner.loc)
     return [TileBuffer(name, value.dtype, tuple(loop.extents), "fragment", loop.loc),
             dataclasses.replace(loop, body=lets + [staged]), CopyOut(name, access.node.buffer, origin, loop.loc, spans)]
+
+
+def _into_fragment(access: _Access, loop, tiles: dict) -> bool:
+    """Whether the access is a load whose loop stores into a fragment."""
+    inner = loop.body[-1]
+    return isinstance(access.node, Load) and isinstance(inner, TileStore) and \
+        getattr(tiles.get(inner.buffer), "scope", None) == "fragment"
+
+
+def _beyond(bounds: list, expected: list):
+    """The conditions of a mask besides the view's bounds (`expected`), a list (empty when it
+    is exactly them); None when one of the view's bounds is not among them."""
+    rest = list(map(repr, bounds))
+    for bound in map(repr, expected):
+        if bound not in rest:
+            return None
+        rest.remove(bound)
+    return rest
 
 
 def _extent_poly(bound) -> Poly:

@@ -650,3 +650,47 @@ def test_a_specialised_program_sets_its_constexprs_before_the_sizes_computed_fro
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.half_scale_kernel_program() is not None  # TVMScript reads the file's source
+
+
+def test_a_count_advanced_by_the_loop_variable_or_another_carried_value_stays_carried(tmp_path):
+    """Only an amount the same every iteration has a closed form: `t += i` (the loop variable)
+    and `a += b` (b advanced in the loop) stay loop-carried; b, advanced by 2, is `1 + i * 2`."""
+    text = port_of(written(tmp_path, """
+        @triton.jit
+        def k(out_ptr, n, BLOCK: tl.constexpr):
+            t = 0
+            a = 0
+            b = 1
+            for i in range(0, n):
+                t += i
+                a += b
+                b += 2
+            offs = tl.arange(0, BLOCK)
+            tl.store(out_ptr + offs, offs * 0 + t + a * 1000)
+    """))
+    body = program(text, "k")
+    assert re.search(r"t\w* = t\w* \+ i\n", body) and re.search(r"a\w* = a\w* \+ 1 \+ i \* 2\n", body)
+
+
+def test_strides_a_launcher_passes_as_constexprs_shape_a_strided_view():
+    """tests/fresh/triton/constexpr_strides.py (verified in test_verify.py): `rows * stride_m +
+    cols * stride_n` with both strides constexprs (a lane scaled by each) is the strided view,
+    its blocks copied."""
+    text = program(port_of(ROOT / "tests/fresh/triton/constexpr_strides.py"), "row_scale_2d_kernel")
+    assert "x_ptr: T.StridedTensor((M, N), (stride_m, stride_n), T.float32)" in text
+    assert "T.copy(x_ptr[BLOCK_M * bx, BLOCK_N * by], x)" in text and "_numel" not in text
+
+
+def test_constexpr_strides_over_sizes_known_at_run_time_stay_flat(tmp_path):
+    """tilelang 0.1.15 cannot build a view whose strides are numbers and sizes symbolic (its
+    adapter compares them): with M and N arguments the buffer stays flat."""
+    text = program(port_of(written(tmp_path, """
+        @triton.jit
+        def k(x_ptr, y_ptr, M, N, stride_m: tl.constexpr, stride_n: tl.constexpr, BLOCK: tl.constexpr):
+            rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            cols = tl.arange(0, BLOCK)
+            mask = (rows[:, None] < M) & (cols[None, :] < N)
+            offs = rows[:, None] * stride_m + cols[None, :] * stride_n
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+    """)), "k")
+    assert "x_ptr: T.Tensor((x_ptr_numel,), T.float32)" in text

@@ -134,16 +134,20 @@ def _found_views(kernel, hints: dict) -> tuple:
             if strided is not None:
                 views[name], accesses[name] = strided
             continue
-        for through in ({}, lets):
-            split = _split(found, params, through, sizes)
+        for through, lane_strides in (({}, False), (lets, False), ({}, True), (lets, True)):
+            split = _split(found, params, through, sizes, lane_strides=lane_strides)
             view = _view_of(split, params, through, sizes) if split is not None else None
             if view is None and split is not None and name in hints and _layout(split) == hints[name].layout:
                 for a in split:
                     a.bounds = _bounds(a.mask, through)
                 view = hints[name]
-            elif view is None and split is not None and name not in hints and through is lets:
+            elif view is None and split is not None and name not in hints and through is lets and not lane_strides:
                 view = _unmasked_view(split, params, through)  # indices through the lane's lets
-            if view is None and split is not None and split[0].strides[0] is not None:
+            if view is not None and lane_strides and not all(isinstance(d, int) for d in view.shape):
+                # strides the constexprs fix over sizes known only at run time: tilelang 0.1.15's
+                # adapter compares the two to decide contiguity, and fails on the symbolic size
+                view = None
+            if view is None and split is not None and split[0].strides[0] is not None and not lane_strides:
                 # rows that are not the mask's (`w[group * group_size + i]` under `... < C`):
                 # the vector the mask bounds, each index one element of it
                 split = _split(found, params, through, sizes, vector=True)
@@ -270,7 +274,8 @@ def _loads_with_masks(e, buffer: str):
         yield from _loads_with_masks(child, buffer)
 
 
-def _split(found: list, params: dict, lets: dict, sizes: dict, vector: bool = False) -> list | None:
+def _split(found: list, params: dict, lets: dict, sizes: dict, vector: bool = False,
+           lane_strides: bool = False) -> list | None:
     """Each access as batch + row * S0 + col * S1 for the stride arguments the accesses share:
     S1 the one whose coefficient holds the innermost lane (1 when none does: the unit stride),
     S0 the one holding another lane (or, when there is no third, the only other one), and the
@@ -283,11 +288,15 @@ def _split(found: list, params: dict, lets: dict, sizes: dict, vector: bool = Fa
             polys.append(to_poly(_named(_unit_constexprs(_through_lets(node.index, lets)))))
         except NotAffine:
             return None
-    # a constexpr is a stride only where it is also a size the masks bound by (`N`, not the
-    # tile `BLOCK_N` that scales a program id)
+    # a constexpr is a stride only where it is also a size the masks bound by (`N`), or, with
+    # `lane_strides`, where it scales a lane itself (`i * stride_xn`, a stride the launcher
+    # passes as a constexpr); not the tile `BLOCK_N` that scales a program id
     bounding = {factor.name for _, _, mask in found for d in _bounds(mask, lets) if d is not None
                 for coeff, factor in (term.split_coefficient() for term in d.terms())
                 if coeff == -1 and factor.is_symbol}
+    if lane_strides:
+        bounding |= {n for (_, loop, _), poly in zip(found, polys) for n in sizes
+                     if _holds_lane(poly.coeff(Poly.symbol(n)), loop)}
     strides = set() if vector else \
         set().union(*(_strides(poly, params, {n: v for n, v in sizes.items() if n in bounding}) for poly in polys))
     inner = _inner_stride(found, polys, strides)

@@ -151,9 +151,10 @@ class TritonLoops:
         rest = [t for t in terms if not (isinstance(t, SlotRef) and t.slot == idx)]
         if len(mine) != 1 or not rest or not isinstance(step, StaticValue) or step.value <= 0:
             return None
-        for t in rest:
+        for t in rest:  # the amount is the same every iteration: no load, nothing the loop assigns
             for n in walk_expr(t):
-                if isinstance(n, (Load, TileRef)) or (isinstance(n, SlotRef) and n.slot >= first_slot):
+                if isinstance(n, (Load, TileRef)) or (isinstance(n, SlotRef) and (
+                        n.slot >= first_slot or n.slot == var.slot or self.slots[n.slot].phi)):
                     return None
         slot = self.slots[idx]
         dt = slot.dtype

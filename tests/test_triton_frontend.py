@@ -1383,3 +1383,55 @@ def test_a_where_on_a_constexpr_is_the_operand_it_picks(tmp_path):
         """)
     k = convert_triton(path).kernels[0]
     assert not [e for e in all_exprs(k.body) if isinstance(e, Select)]
+
+
+DEGENERATE_FIRST = """
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def copy(x, y):
+    if x.dim() == 0:
+        copy_kernel[(1,)](x, y, 1, BLOCK=1)
+    else:
+        copy_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+"""
+
+
+def test_the_defaults_come_from_a_launch_that_is_not_a_block_of_one(tmp_path):
+    """A scalar's launch (`BLOCK=1`) before the vector's (`BLOCK=1024`): the port is built and
+    printed for the vector's, generic over BLOCK, so the scalar's launch runs it too."""
+    path = write(tmp_path, DEGENERATE_FIRST)
+    (k,) = convert_triton(path).kernels
+    assert k.constexprs["BLOCK"] == 1024
+    from porter.pipeline import print_port, raise_to_tiles, read_source
+    text = print_port(raise_to_tiles(read_source(path)), path)
+    assert "def copy_kernel_program(BLOCK=1024," in text and '_specialised("copy_kernel"' not in text
+
+
+EDGE_GUARD = """
+@triton.jit
+def row_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    cols = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + tl.program_id(0) * n + cols, mask=cols < n, other=0.0)
+    tl.store(y_ptr + tl.program_id(0) * n + cols, v * 2, mask=cols < n)
+
+
+def rows(x, y):
+    def _next_pow2(v):
+        if v <= 1:
+            return 1
+        return 1 << (v - 1).bit_length()
+
+    BLOCK = min(4096, _next_pow2(x.shape[1]))
+    row_kernel[(x.shape[0],)](x, y, x.shape[1], BLOCK=BLOCK)
+"""
+
+
+def test_a_helpers_edge_case_return_is_not_taken_for_its_value(tmp_path):
+    """`if v <= 1: return 1` before the general return: the block is not 1 (the value the
+    general return has is unknown here, so the kernel's own use chooses one)."""
+    (k,) = convert_triton(write(tmp_path, EDGE_GUARD)).kernels
+    assert k.constexprs["BLOCK"] > 1

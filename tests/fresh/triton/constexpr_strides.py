@@ -22,6 +22,6 @@ def row_scale_2d_kernel(x_ptr, s_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr,
 def row_scale_2d(x: torch.Tensor, s: torch.Tensor) -> torch.Tensor:
     y = torch.empty_like(x)
     m, n = x.shape
-    grid = (triton.cdiv(m, 16), triton.cdiv(n, 32))
+    grid = lambda meta: (triton.cdiv(meta["M"], meta["BLOCK_M"]), triton.cdiv(meta["N"], meta["BLOCK_N"]))
     row_scale_2d_kernel[grid](x, s, y, M=m, N=n, stride_m=x.stride(0), stride_n=x.stride(1), BLOCK_M=16, BLOCK_N=32)
     return y

@@ -571,13 +571,14 @@ class HostEval:
         """A host helper of the file (`get_autotune_config()`, `calculate_settings(n)`): the value
         of its first `return` that evaluates to something known. A branch on what only the
         machine knows (`if is_cuda():`) is not decided: the first known return wins, which in
-        published code is the CUDA path."""
+        published code is the CUDA path. A return under a test of the helper's arguments (`if v
+        <= 1: return 1`, an edge case) is not its value (_general_first)."""
         key = id(fv.node)
         if key in self._active_functions or len(self._active_functions) > 8:
             return UNKNOWN
         self._active_functions.add(key)
         try:
-            for node in _own_returns(fv.node):
+            for node in _general_first(fv.node, _own_returns(fv.node)):
                 if node.value is None:
                     continue
                 v = self.value(node.value, self.scope_for(node.value, fv.scope))
@@ -767,6 +768,20 @@ def _own_returns(fn) -> list:
 
     visit(fn)
     return out
+
+
+def _general_first(fn, returns: list) -> list:
+    """The returns not under an `if` that tests the function's own arguments (an edge case
+    guarded before the general one: `if v <= 1: return 1`, which is no value for the general
+    case), or all of them when each is under one (`return 8 if n > 1024 else 4`)."""
+    params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+    guarded = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.If) and machine_test(node.test) is None and \
+                {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & params:
+            guarded |= {id(r) for branch in (node.body, node.orelse) for stmt in branch
+                        for r in ast.walk(stmt) if isinstance(r, ast.Return)}
+    return [r for r in returns if id(r) not in guarded] or returns
 
 
 def _own_statements(fn):

@@ -253,8 +253,9 @@ class ModuleInfo:
                 name = None
         else:
             name = None
-        if name not in self.jit or name in self.launches:
-            return
+        if name not in self.jit or (name in self.launches and
+                                    _unit_keywords(call) >= _unit_keywords(self.launches[name].call)):
+            return  # the first launch, unless it is a degenerate case a later one is not
         warmup = self._warmup_call(f.value if isinstance(f, ast.Subscript) else None, scope, call)
         self.launches[name] = LaunchSite(name, call, grid, scope,
                                          Loc(self.path, call.lineno, call.col_offset + 1), warmup)
@@ -320,3 +321,11 @@ class LaunchSite:
 
 
 # --------------------------------------------------------------------------- evaluation
+
+
+def _unit_keywords(call: ast.Call) -> int:
+    """How many keywords of a launch are the literal 1 (`BLOCK_SIZE=1`: a scalar's copy beside
+    the vector's `BLOCK_SIZE=1024`): the port's defaults come from the launch with fewest, so a
+    block of one element is not what it is built and printed for."""
+    return sum(isinstance(k.value, ast.Constant) and type(k.value.value) is int and k.value.value == 1
+               for k in call.keywords)

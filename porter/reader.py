@@ -8,7 +8,7 @@ from porter.generic.constexprs import find_generic
 from porter.frontends.load import FIND_INCLUDER, load_module
 
 
-def read_source(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=None, block=None, grid=None,
+def read_source(path: str, include_dirs=(), defines=(), config: int | None = None, dtypes=None, block=None, grid=None,
                 constexprs=None, max_kernels: int | None = None, context: str | None = FIND_INCLUDER, foreign=()):
     """load_module's Module, each Triton kernel's generic constexprs judged (its arguments are
     load_module's)."""

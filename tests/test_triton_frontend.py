@@ -1435,3 +1435,30 @@ def test_a_helpers_edge_case_return_is_not_taken_for_its_value(tmp_path):
     general return has is unknown here, so the kernel's own use chooses one)."""
     (k,) = convert_triton(write(tmp_path, EDGE_GUARD)).kernels
     assert k.constexprs["BLOCK"] > 1
+
+
+AUTOTUNED = """
+@triton.autotune(configs=[triton.Config({"ROWS": 1, "BLOCK": 128}), triton.Config({"ROWS": 4, "BLOCK": 128})],
+                 key=["n"])
+@triton.jit
+def rows_kernel(x_ptr, y_ptr, m, n, ROWS: tl.constexpr, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    cols = tl.arange(0, BLOCK)
+    mask = (rows[:, None] < m) & (cols[None, :] < n)
+    offs = rows[:, None] * n + cols[None, :]
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+
+
+def rows(x, y):
+    rows_kernel[lambda meta: (triton.cdiv(x.shape[0], meta["ROWS"]),)](x, y, x.shape[0], x.shape[1])
+"""
+
+
+def test_the_default_autotune_config_is_the_first_without_a_block_of_one(tmp_path):
+    """Config 0 blocks one row (ROWS=1), the degenerate case: the port is built for config 1,
+    unless --config asks for another."""
+    path = write(tmp_path, AUTOTUNED)
+    (k,) = convert_triton(path).kernels
+    assert k.constexprs["ROWS"] == 4
+    (k,) = convert_triton(path, config=0).kernels
+    assert k.constexprs["ROWS"] == 1

@@ -57,7 +57,7 @@ _KERNEL_MARKS = {"cuda": re.compile(r"\b__global__\b"), "triton": re.compile(r"@
 FIND_INCLUDER = ":folder:"
 
 
-def load_module(path: str, include_dirs=(), defines=(), config: int = 0, dtypes=None, block=None,
+def load_module(path: str, include_dirs=(), defines=(), config: int | None = None, dtypes=None, block=None,
                 grid=None, constexprs=None, max_kernels: int | None = None, context: str | None = FIND_INCLUDER,
                 foreign=(), find_generic=None):
     """Read a CUDA or Triton file into an IR Module.

@@ -124,7 +124,7 @@ class VerifyOptions:
     seed: int = 0
     include_dirs: tuple = ()
     defines: tuple = ()
-    config: int = 0
+    config: int | None = None  # None: the front end's choice (_general_config)
     dtypes: dict = field(default_factory=dict)
     constexprs: dict = field(default_factory=dict)  # Triton constexprs pinned with --constexpr
     timeout: float = 300.0

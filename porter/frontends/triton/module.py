@@ -95,7 +95,7 @@ def _unused_scalars_typed_as(variant: Kernel, main: Kernel) -> Kernel:
 
 
 class TritonFrontend:
-    def __init__(self, path: str, config: int = 0, dtypes: dict | None = None, grid=None,
+    def __init__(self, path: str, config: int | None = None, dtypes: dict | None = None, grid=None,
                  constexprs: dict | None = None, siblings: dict | None = None, find_generic=None):
         self.path = path
         # find_generic(kernel, reconvert, exclude) -> (generic names, stand-in print): the
@@ -806,13 +806,14 @@ class TritonFrontend:
         configs = self.host.value(node, self.info.scopes[0])
         if not isinstance(configs, HTuple) or not configs.items:
             return None
-        if not 0 <= self.config < len(configs.items):
-            raise TileportError("TP204", f"autotune config {self.config} does not exist: kernel "
+        index = self.config if self.config is not None else _general_config(configs.items)
+        if not 0 <= index < len(configs.items):
+            raise TileportError("TP204", f"autotune config {index} does not exist: kernel "
                                 f"'{fn.name}' has {len(configs.items)} configs", self.loc(dec))
-        cfg = configs.items[self.config]
+        cfg = configs.items[index]
         if isinstance(cfg, HConfig):
             values = ", ".join(f"{k}={v.value}" for k, v in cfg.kwargs.items() if isinstance(v, HConst))
-            self.config_notes[fn.name] = (f"autotune config {self.config} of {len(configs.items)} "
+            self.config_notes[fn.name] = (f"autotune config {index} of {len(configs.items)} "
                                           f"({values}; pick another with --config N)")
         return cfg if isinstance(cfg, HConfig) else None
 
@@ -1061,7 +1062,18 @@ def _loop_bound_names(fn, kinds=("range", "static_range")) -> set:
     return names
 
 
-def convert_triton(path: str, config: int = 0, dtypes: dict | None = None, grid=None,
+def _general_config(configs: list) -> int:
+    """The autotune config a port is built for when none is asked: the first whose constexprs
+    hold no 1 (FlagGems' scaled_softmax lists BLOCK_Q=1 first: a block of one row is the
+    degenerate case the other configs generalise), else the first."""
+    for index, cfg in enumerate(configs):
+        values = [v.value for v in cfg.kwargs.values() if isinstance(v, HConst)] if isinstance(cfg, HConfig) else []
+        if values and not any(type(v) is int and v == 1 for v in values):
+            return index
+    return 0
+
+
+def convert_triton(path: str, config: int | None = None, dtypes: dict | None = None, grid=None,
                    constexprs: dict | None = None, find_generic=None) -> Module:
     """Convert the @triton.jit kernels of a Python file (read with `ast`, never run) to IR.
 

@@ -694,3 +694,32 @@ def test_constexpr_strides_over_sizes_known_at_run_time_stay_flat(tmp_path):
             tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
     """)), "k")
     assert "x_ptr: T.Tensor((x_ptr_numel,), T.float32)" in text
+
+
+def test_blocks_across_a_middle_dimension_copy_a_region_at_the_last_index():
+    """tests/fresh/triton/middle_dim.py (verified in test_verify.py): `m * N * K + n * K + k`
+    with k free of the lanes is the (M, N, K) tensor read at k, the (BLOCK_M, BLOCK_N) tile a
+    region of its first two dimensions; `m * K + k` stores a column of (M, K); a batch of
+    (B, C) matrices read down a column is the region of one dimension at (a, c)."""
+    text = port_of(ROOT / "tests/fresh/triton/middle_dim.py")
+    middle = program(text, "middle_max_kernel")
+    assert "x_ptr: T.Tensor((M, N, K), T.float32)" in middle and "out_ptr: T.Tensor((M, K), T.float32)" in middle
+    assert re.search(r"T\.copy\(\s*x_ptr\[\s*BLOCK_M \* pid_m : BLOCK_M \* pid_m \+ BLOCK_M,\s*"
+                     r"BLOCK_N \* \w+ : BLOCK_N \* \w+ \+ BLOCK_N,\s*k,?\s*\]", middle)
+    assert "T.copy(x_max, out_ptr[BLOCK_M * pid_m : BLOCK_M * pid_m + BLOCK_M, k])" in middle
+    column = program(text, "column_block_sum_kernel")
+    assert "T.copy(x_ptr[a, BLOCK * pid_b : BLOCK * pid_b + BLOCK, c], v)" in column
+
+
+def test_a_lane_scaled_by_a_size_with_a_lane_in_the_rest_is_no_fixed_index(tmp_path):
+    """`i * K + j` (both lanes) has no index free of the lanes past K: the usual (rows, K) view."""
+    text = program(port_of(written(tmp_path, """
+        @triton.jit
+        def k(x_ptr, y_ptr, M, K, BLOCK: tl.constexpr):
+            i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            j = tl.arange(0, BLOCK)
+            mask = (i[:, None] < M) & (j[None, :] < K)
+            offs = i[:, None] * K + j[None, :]
+            tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1, mask=mask)
+    """)), "k")
+    assert "x_ptr: T.Tensor((M, K), T.float32)" in text and "x_ptr[i_1 + BLOCK * bx, j_1]" in text

@@ -60,6 +60,7 @@ class _Access:
     batch: tuple = ()     # (extent, stride argument, index Poly) of each dimension before the rows
     part: int | None = None  # which C columns of a row read in parts (the view's middle index)
     bounds: list = dataclasses.field(default_factory=list)  # its mask's upper bounds (_bounds)
+    fixed: Poly | None = None  # the index in a last dimension the tile does not span (_fixed_last)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +156,10 @@ def _found_views(kernel, hints: dict) -> tuple:
             if view is not None:
                 views[name], accesses[name] = view, split
                 break
+        if name not in views and name not in hints:
+            fixed = _fixed_last(found, params, lets, sizes)
+            if fixed is not None:
+                views[name], accesses[name] = fixed
     return views, accesses
 
 
@@ -275,18 +280,17 @@ def _loads_with_masks(e, buffer: str):
 
 
 def _split(found: list, params: dict, lets: dict, sizes: dict, vector: bool = False,
-           lane_strides: bool = False) -> list | None:
+           lane_strides: bool = False, polys: list | None = None) -> list | None:
     """Each access as batch + row * S0 + col * S1 for the stride arguments the accesses share:
     S1 the one whose coefficient holds the innermost lane (1 when none does: the unit stride),
     S0 the one holding another lane (or, when there is no third, the only other one), and the
     batch the terms of the rest, each an index times its stride (`batch_id * stride_b`, `z *
     stride_z + h * stride_h` with h = x % H: copies._batch_dims); None when they do not split so.
-    `vector`: no strides, each index a column of the one dimension."""
-    polys = []
-    for node, loop, mask in found:
-        try:
-            polys.append(to_poly(_named(_unit_constexprs(_through_lets(node.index, lets)))))
-        except NotAffine:
+    `vector`: no strides, each index a column of the one dimension. `polys`: the indices as
+    Polys, when not the accesses' own."""
+    if polys is None:
+        polys = _index_polys(found, lets)
+        if polys is None:
             return None
     # a constexpr is a stride only where it is also a size the masks bound by (`N`), or, with
     # `lane_strides`, where it scales a lane itself (`i * stride_xn`, a stride the launcher
@@ -373,6 +377,56 @@ def _as_pairs(split: list) -> None:
             return
     for a, (row, column) in zip(split, rows):
         a.row, a.col, a.strides = row, Poly.integer(column), (width, 1)
+
+
+def _index_polys(found: list, lets: dict) -> list | None:
+    """Each access's index as a Poly (through `lets`), None when one is not affine."""
+    try:
+        return [to_poly(_named(_unit_constexprs(_through_lets(node.index, lets)))) for node, _, _ in found]
+    except NotAffine:
+        return None
+
+
+def _fixed_last(found: list, params: dict, lets: dict, sizes: dict):
+    """(view, accesses) for blocks of a contiguous tensor whose last dimension the tile does not
+    span: every index is q * K + c, K one size (an int32 argument or int constexpr) that the
+    innermost lane's coefficient is, c free of the lanes (`(m * BM + i) * N * K + (n + j) * K +
+    k`: the (BM, BN) tile of the (M, N, K) tensor at k, a reduction over a middle dimension),
+    and q splits as a contiguous view's index (_split, _bounded_view). The view is q's with K
+    appended; each access reads it at (q's index, c). None otherwise."""
+    polys = _index_polys(found, lets)
+    if polys is None:
+        return None
+    widths, parts = set(), []
+    for (_, loop, _), poly in zip(found, polys):
+        if loop is None:
+            return None
+        lanes = [Poly.symbol(v.name) for v in loop.vars]
+        width = poly.coeff(lanes[-1])
+        if not width.is_symbol or not _is_size(width.name, params, sizes):
+            return None
+        fixed = sum((t for t in poly.terms() if not t.has(width)), Poly.integer(0))
+        q = (poly - fixed).coeff(width)
+        if q * width != poly - fixed or any(fixed.has(x) for x in lanes):
+            return None
+        widths.add(width.name)
+        parts.append((q, fixed))
+    if len(widths) != 1:
+        return None
+    (width,) = widths
+    split = _split(found, params, lets, sizes, polys=[q for q, _ in parts])
+    view = _view_of(split, params, lets, sizes) if split is not None else None
+    if view is None or any(a.part or a.batch or isinstance(a.strides[0], int) for a in split):
+        return None
+    shape, strides = view.shape, view.strides
+    if strides is not None and not (len(shape) == 2 and shape[0] == "*" and strides == (shape[1], 1)):
+        return None  # q's rows must be contiguous for (rows, cols, K) to be
+    for a, (_, fixed) in zip(split, parts):
+        if any(v.name not in a.names for v in fixed.free_symbols):
+            return None
+        a.fixed = fixed
+    return dataclasses.replace(view, shape=shape + (sizes.get(width, width),), strides=None,
+                               bounds=view.bounds + ("*",)), split
 
 
 def _whole_matrices(batch: Poly, row_stride: str | None, params: dict):
@@ -598,9 +652,10 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
         return None
     lets = loop.body[:-1]  # a lane's index named first (`offs = start + i`): the steps keep them
     lanes = [Poly.symbol(v.name) for v in loop.vars]
-    expected = [access.col - _extent_poly(view.bounds[-1])] if view.bounds[-1] != "*" else []
+    bounds = view.bounds[:-1] if access.fixed is not None else view.bounds  # the fixed index: no bound
+    expected = [access.col - _extent_poly(bounds[-1])] if bounds[-1] != "*" else []
     if access.row is not None:
-        row_bound = view.bounds[-3] if view.parts else view.bounds[-2]
+        row_bound = bounds[-3] if view.parts else bounds[-2]
         if row_bound != "*":
             expected.append(access.row - _extent_poly(row_bound))
     # T.copy bounds the region by the view's shape, and by nothing else: a store's mask must be
@@ -614,7 +669,7 @@ def _copy(access: _Access, view: _View, tiles: dict, params: dict, taken: set):
     origin = _pair_origin(access, lanes) if pairs else _origin(access, lanes, view)
     if origin is None:
         return None
-    spans = (loop.extents[0], None) if pairs else ()  # a column of records: the rows' region
+    spans = (loop.extents[0], None) if pairs else _spans(access, loop) if access.fixed is not None else ()
     inner = loop.body[-1]
     if isinstance(access.node, Load):
         if not (isinstance(inner, TileStore) and _whole(inner.buffer, inner.indices, loop, tiles)):
@@ -726,6 +781,14 @@ def _origin(access: _Access, lanes: list, view: _View):
         return None
 
 
+def _spans(access: _Access, loop) -> tuple:
+    """A region's extents over a view with a fixed last index: the lanes span the last of the
+    row and column dimensions, in order (as _origin maps them); the batch, a row no lane
+    steps, and the fixed index are single indices."""
+    dims = 2 if access.row is not None else 1
+    return (None,) * (len(access.batch) + dims - len(loop.extents)) + tuple(loop.extents) + (None,)
+
+
 def _pair_origin(access: _Access, lanes: list):
     """The (row, column) of a column of interleaved records' first element: the row minus the
     lane (its coefficient is 1 by _as_pairs), the column as it is."""
@@ -743,12 +806,13 @@ def _view_index(access: _Access, *row_col) -> tuple:
     row, its part, the column."""
     *row, col = row_col
     part = (Const(access.part, "int32"),) if access.part is not None else ()
-    return tuple(from_poly(index, access.names) for _, _, index in access.batch) + tuple(row) + part + (col,)
+    fixed = (from_poly(access.fixed, access.names),) if access.fixed is not None else ()
+    return tuple(from_poly(index, access.names) for _, _, index in access.batch) + tuple(row) + part + (col,) + fixed
 
 
 def _indexed(access: _Access, view: _View):
     """The access reading or writing the view at (row, col), or a vector at its index."""
-    if access.row is not None or access.batch:
+    if access.row is not None or access.batch or access.fixed is not None:
         row = (from_poly(access.row, access.names),) if access.row is not None else ()
         indices = _view_index(access, *row, from_poly(access.col, access.names))
     else:

@@ -47,14 +47,16 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A vector or matrix the port reads shaped: the original's flat buffer, seen with
-    that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector, matrix or tensor the port reads shaped: the original's flat buffer, seen
+    with that shape (row-major, or `strides` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
     if strides:
         strides = tuple(int(s) for s in strides)
-    else:
-        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    else:  # row-major: each dimension as far apart as the ones after it hold
+        strides, step = (), 1
+        for extent in reversed(shape):
+            strides, step = (step, *strides), step * extent
     count = (
         1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
         if all(shape)

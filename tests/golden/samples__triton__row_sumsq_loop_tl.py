@@ -49,14 +49,16 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A vector or matrix the port reads shaped: the original's flat buffer, seen with
-    that shape (row-major, or rows `strides[0]` elements apart)."""
+    """A vector, matrix or tensor the port reads shaped: the original's flat buffer, seen
+    with that shape (row-major, or `strides` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
     if strides:
         strides = tuple(int(s) for s in strides)
-    else:
-        strides = (shape[1], 1) if len(shape) == 2 else (1,)
+    else:  # row-major: each dimension as far apart as the ones after it hold
+        strides, step = (), 1
+        for extent in reversed(shape):
+            strides, step = (step, *strides), step * extent
     count = (
         1 + sum((extent - 1) * s for extent, s in zip(shape, strides))
         if all(shape)
@@ -152,15 +154,14 @@ def _specialised(name, constexpr, given, value):
 
 
 def row_sumsq_kernel_program(BLOCK_ROWS=64, threads=128):
-    x_ptr_numel = T.dynamic("x_ptr_numel")
     n_rows = T.dynamic("n_rows")
+    stride = T.dynamic("stride")
 
     @T.prim_func
     def row_sumsq_kernel(
-        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
+        x_ptr: T.Tensor((n_rows, stride), T.float32),
         out_ptr: T.Tensor((n_rows,), T.float32),
         n_cols: T.int32,
-        stride: T.int32,
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
@@ -171,7 +172,7 @@ def row_sumsq_kernel_program(BLOCK_ROWS=64, threads=128):
                 acc = T.float32(0.0)
                 for c in T.serial(n_cols):
                     x = T.if_then_else(
-                        rows < n_rows, x_ptr[rows * stride + c], T.float32(0.0)
+                        rows < n_rows, x_ptr[i + BLOCK_ROWS * pid, c], T.float32(0.0)
                     )
                     acc_1 = acc + x * x
                     acc = acc_1
@@ -194,11 +195,11 @@ def row_sumsq_kernel(
     )
     if grid is None:
         return  # an empty grid launches nothing
+    x_ptr = _shaped(x_ptr, "x_ptr", "float32", (n_rows, stride))
     out_ptr = _shaped(out_ptr, "out_ptr", "float32", (n_rows,))
     kernel = _compiled(
         ("row_sumsq_kernel", BLOCK_ROWS, num_warps),
         lambda: row_sumsq_kernel_program(BLOCK_ROWS=BLOCK_ROWS, threads=num_warps * 32),
         target,
     )
-    x_ptr = _flat(x_ptr, "x_ptr", "float32")
-    kernel(x_ptr, out_ptr, n_cols, stride, *grid)
+    kernel(x_ptr, out_ptr, n_cols, *grid)

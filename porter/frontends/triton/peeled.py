@@ -213,8 +213,7 @@ def _selections_taken(body: list, locals_: dict) -> tuple:
     also computes with its mask (a Welford update that skips the tail: layernorm's
     `tl.where(mask, m + (x - m) / n, m)`, `cnt += mask.to(tl.int32)`). The masks read so must
     then be true on every merged iteration the plain loop ran, as the load masks must."""
-    masks = {name for name, value in locals_.items()
-             if all(isinstance(c, ast.Compare) for c in _conjuncts(_inlined(value, locals_)))}
+    masks = {name for name, value in locals_.items() if _comparisons(value, locals_)}
     used = set()
 
     class Take(ast.NodeTransformer):
@@ -271,13 +270,40 @@ def _single_assignments(body: list) -> dict:
             and seen.get(s.targets[0].id) == 1}
 
 
+def _comparisons(expr, locals_: dict, depth: int = 8) -> bool:
+    """Whether `expr` is a mask, comparisons joined by `&`, through the locals it is made of
+    (what _conjuncts of the inlined expression would find, without inlining the comparisons'
+    own operands)."""
+    expr = _bare(expr)
+    if isinstance(expr, ast.Name) and expr.id in locals_ and depth > 0:
+        return _comparisons(locals_[expr.id], locals_, depth - 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitAnd):
+        return _comparisons(expr.left, locals_, depth) and _comparisons(expr.right, locals_, depth)
+    return isinstance(expr, ast.Compare)
+
+
 def _inlined(expr, locals_: dict, depth: int = 8):
-    class Inline(ast.NodeTransformer):
-        def visit_Name(self, node):
-            return copy.deepcopy(locals_[node.id]) if node.id in locals_ else node
-    for _ in range(depth):
-        expr = Inline().visit(copy.deepcopy(expr))
-    return expr
+    """`expr` with the locals it reads replaced by their values, theirs in turn, `depth` levels
+    deep; each local's expansion at a level is built once (a chain of locals reading each
+    other twice would otherwise be expanded again at every read)."""
+    built: dict = {}
+
+    def expanded(name: str, level: int):
+        if (name, level) not in built:
+            built[name, level] = substituted(locals_[name], level - 1)
+        return copy.deepcopy(built[name, level])
+
+    def substituted(node, level: int):
+        node = copy.deepcopy(node)
+        if level <= 0:
+            return node
+
+        class Inline(ast.NodeTransformer):
+            def visit_Name(self, name):
+                return expanded(name.id, level) if name.id in locals_ else name
+        return Inline().visit(node)
+
+    return substituted(expr, depth)
 
 
 def _conjuncts(expr) -> list:

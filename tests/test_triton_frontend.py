@@ -1462,3 +1462,30 @@ def test_the_default_autotune_config_is_the_first_without_a_block_of_one(tmp_pat
     assert k.constexprs["ROWS"] == 4
     (k,) = convert_triton(path, config=0).kernels
     assert k.constexprs["ROWS"] == 1
+
+
+DISPATCH_HELPER = """
+@triton.jit
+def cast_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr, OUT_DTYPE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n).to(OUT_DTYPE), mask=offs < n)
+
+
+def _to_triton_dtype(dtype):
+    if dtype == torch.float32:
+        return tl.float32
+    if dtype == torch.float16:
+        return tl.float16
+    return None
+
+
+def cast(x, y):
+    cast_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), BLOCK=256, OUT_DTYPE=_to_triton_dtype(y.dtype))
+"""
+
+
+def test_a_helpers_returns_chosen_by_equality_are_its_cases_not_edge_cases(tmp_path):
+    """`if dtype == torch.float32: return tl.float32` picks a case: the first known return is
+    the helper's value, as before (only a bound, `if v <= 1`, marks an edge case)."""
+    (k,) = convert_triton(write(tmp_path, DISPATCH_HELPER)).kernels
+    assert str(k.constexprs["OUT_DTYPE"]).endswith("float32")

@@ -771,17 +771,25 @@ def _own_returns(fn) -> list:
 
 
 def _general_first(fn, returns: list) -> list:
-    """The returns not under an `if` that tests the function's own arguments (an edge case
+    """The returns not under an `if` that bounds the function's own arguments (an edge case
     guarded before the general one: `if v <= 1: return 1`, which is no value for the general
-    case), or all of them when each is under one (`return 8 if n > 1024 else 4`)."""
+    case), or all of them when each is under one (`return 8 if n > 1024 else 4`). A test of
+    equality picks a case (`if dtype == torch.float16: return tl.float16`): its returns stay."""
     params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
     guarded = set()
     for node in ast.walk(fn):
-        if isinstance(node, ast.If) and machine_test(node.test) is None and \
-                {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & params:
+        if isinstance(node, ast.If) and machine_test(node.test) is None and _bounds_arguments(node.test, params):
             guarded |= {id(r) for branch in (node.body, node.orelse) for stmt in branch
                         for r in ast.walk(stmt) if isinstance(r, ast.Return)}
     return [r for r in returns if id(r) not in guarded] or returns
+
+
+def _bounds_arguments(test, params: set) -> bool:
+    """Whether a test orders one of the arguments against something (`v <= 1`, `n > 1024`)."""
+    return any(isinstance(c, ast.Compare) and
+               any(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in c.ops) and
+               {n.id for n in ast.walk(c) if isinstance(n, ast.Name)} & params
+               for c in ast.walk(test))
 
 
 def _own_statements(fn):

@@ -723,3 +723,12 @@ def test_a_lane_scaled_by_a_size_with_a_lane_in_the_rest_is_no_fixed_index(tmp_p
             tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1, mask=mask)
     """)), "k")
     assert "x_ptr: T.Tensor((M, K), T.float32)" in text and "x_ptr[i_1 + BLOCK * bx, j_1]" in text
+
+
+def test_a_row_stride_alone_is_no_tensor_extent_and_padded_rows_stay_readable(tmp_path):
+    """`rows * stride + c` (c a loop's column, rows padded past their columns): stride is a row
+    stride, not the last extent of a (rows, stride) tensor, whose last row the caller's buffer
+    need not hold whole; the buffer stays as it was (samples/triton/row_sumsq_loop.py, whose
+    verify cases pad the rows)."""
+    text = program(port_of(ROOT / "samples/triton/row_sumsq_loop.py"), "row_sumsq_kernel")
+    assert "x_ptr: T.Tensor((x_ptr_numel,), T.float32)" in text

@@ -125,7 +125,7 @@ def _found_views(kernel, hints: dict) -> tuple:
     lets = _lets(kernel.body)
     candidates = [p.name for p in kernel.params if isinstance(p, BufferParam) and not getattr(p, "shape", None)]
     sizes = {n: v for n, v in kernel.constexprs.items() if type(v) is int and n not in params}
-    views, accesses = {}, {}
+    views, accesses, extents = {}, {}, None
     for name in candidates:
         found = _accesses(kernel.body, name, scalars=True)
         if not found:
@@ -157,7 +157,9 @@ def _found_views(kernel, hints: dict) -> tuple:
                 views[name], accesses[name] = view, split
                 break
         if name not in views and name not in hints:
-            fixed = _fixed_last(found, params, lets, sizes)
+            if extents is None:
+                extents = _tensor_extents(kernel.body, params, lets)
+            fixed = _fixed_last(found, params, lets, sizes, extents)
             if fixed is not None:
                 views[name], accesses[name] = fixed
     return views, accesses
@@ -387,7 +389,26 @@ def _index_polys(found: list, lets: dict) -> list | None:
         return None
 
 
-def _fixed_last(found: list, params: dict, lets: dict, sizes: dict):
+def _tensor_extents(body: list, params: dict, lets: dict) -> set:
+    """The int32 size arguments some index of the kernel multiplies by another (`m * N * K`):
+    the extents of a contiguous tensor of several dimensions, as a row stride alone (`row *
+    stride + c`, rows padded past their columns) need not be."""
+    indices = [e.index for e in all_exprs(body) if isinstance(e, Load)]
+    indices += [s.index for s in walk_stmts(body) if isinstance(s, Store)]
+    found = set()
+    for index in indices:
+        try:
+            poly = to_poly(_named(_through_lets(index, lets)))
+        except NotAffine:
+            continue
+        for term in poly.terms():
+            names = {x.name for x in term.split_coefficient()[1].free_symbols if _is_size(x.name, params, {})}
+            if len(names) > 1:
+                found |= names
+    return found
+
+
+def _fixed_last(found: list, params: dict, lets: dict, sizes: dict, extents: set):
     """(view, accesses) for blocks of a contiguous tensor whose last dimension the tile does not
     span: every index is q * K + c, K one size (an int32 argument or int constexpr) that the
     innermost lane's coefficient is, c free of the lanes (`(m * BM + i) * N * K + (n + j) * K +
@@ -403,8 +424,8 @@ def _fixed_last(found: list, params: dict, lets: dict, sizes: dict):
             return None
         lanes = [Poly.symbol(v.name) for v in loop.vars]
         width = poly.coeff(lanes[-1])
-        if not width.is_symbol or not _is_size(width.name, params, sizes):
-            return None
+        if not width.is_symbol or width.name not in extents:
+            return None  # K a tensor's last extent, not a row stride (rows may be padded)
         fixed = sum((t for t in poly.terms() if not t.has(width)), Poly.integer(0))
         q = (poly - fixed).coeff(width)
         if q * width != poly - fixed or any(fixed.has(x) for x in lanes):

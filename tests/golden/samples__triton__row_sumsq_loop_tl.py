@@ -154,14 +154,15 @@ def _specialised(name, constexpr, given, value):
 
 
 def row_sumsq_kernel_program(BLOCK_ROWS=64, threads=128):
+    x_ptr_numel = T.dynamic("x_ptr_numel")
     n_rows = T.dynamic("n_rows")
-    stride = T.dynamic("stride")
 
     @T.prim_func
     def row_sumsq_kernel(
-        x_ptr: T.Tensor((n_rows, stride), T.float32),
+        x_ptr: T.Tensor((x_ptr_numel,), T.float32),
         out_ptr: T.Tensor((n_rows,), T.float32),
         n_cols: T.int32,
+        stride: T.int32,
         grid_x: T.int32,
     ):
         with T.Kernel(grid_x, threads=threads) as pid:
@@ -172,7 +173,7 @@ def row_sumsq_kernel_program(BLOCK_ROWS=64, threads=128):
                 acc = T.float32(0.0)
                 for c in T.serial(n_cols):
                     x = T.if_then_else(
-                        rows < n_rows, x_ptr[i + BLOCK_ROWS * pid, c], T.float32(0.0)
+                        rows < n_rows, x_ptr[rows * stride + c], T.float32(0.0)
                     )
                     acc_1 = acc + x * x
                     acc = acc_1
@@ -195,11 +196,11 @@ def row_sumsq_kernel(
     )
     if grid is None:
         return  # an empty grid launches nothing
-    x_ptr = _shaped(x_ptr, "x_ptr", "float32", (n_rows, stride))
     out_ptr = _shaped(out_ptr, "out_ptr", "float32", (n_rows,))
     kernel = _compiled(
         ("row_sumsq_kernel", BLOCK_ROWS, num_warps),
         lambda: row_sumsq_kernel_program(BLOCK_ROWS=BLOCK_ROWS, threads=num_warps * 32),
         target,
     )
-    kernel(x_ptr, out_ptr, n_cols, *grid)
+    x_ptr = _flat(x_ptr, "x_ptr", "float32")
+    kernel(x_ptr, out_ptr, n_cols, stride, *grid)

@@ -27,7 +27,8 @@ CARRIED = textwrap.dedent('''
 
 
     @triton.jit
-    def walk_rows(a_ptr, b_ptr, c_ptr, n_steps, stride, BM: tl.constexpr, BK: tl.constexpr, BN: tl.constexpr):
+    def walk_rows(a_ptr, b_ptr, c_ptr, skip_ptr, n_steps, stride, BM: tl.constexpr, BK: tl.constexpr,
+                  BN: tl.constexpr):
         pid = tl.program_id(0)
         rows = pid * BM + tl.arange(0, BM)
         cols = tl.arange(0, BN)
@@ -40,14 +41,14 @@ CARRIED = textwrap.dedent('''
             ks = row + tl.arange(0, BK)
             b = tl.load(b_ptr + ks[:, None] * BN + cols[None, :])
             acc += tl.dot(a, b)
-            row += step
+            row += step * tl.load(skip_ptr + i).to(tl.int32)  # read each iteration: no closed form
             a_ptrs += step
         tl.store(c_ptr + rows[:, None] * BN + cols[None, :], acc)
 
 
-    def run(a, b, n_steps):
+    def run(a, b, skips, n_steps):
         c = torch.empty((a.shape[0], 32), device=a.device, dtype=torch.float32)
-        walk_rows[(a.shape[0] // 32,)](a, b, c, n_steps, a.stride(0), BM=32, BK=32, BN=32, num_stages=3)
+        walk_rows[(a.shape[0] // 32,)](a, b, c, skips, n_steps, a.stride(0), BM=32, BK=32, BN=32, num_stages=3)
         return c
 ''')
 
@@ -61,11 +62,11 @@ def test_a_next_value_local_is_folded_into_its_assignment(tmp_path):
     src.write_text(CARRIED)
     (kernel,) = convert_triton(str(src)).kernels
     before = _pipelined(kernel.body)
-    assert any(isinstance(s, Decl) for s in before.body)  # `int row_1 = row + 32; row = row_1`
+    assert any(isinstance(s, Decl) for s in before.body)  # `int row_1 = row + 32 * skip; row = row_1`
     after = _pipelined(fold_pipelined_lets(kernel.body))
     assert not any(isinstance(s, Decl) for s in after.body)
     (assign,) = [s for s in after.body if isinstance(s, Assign)]
-    assert assign.var.name == "row" and "row" in repr(assign.value) and "32" in repr(assign.value)
+    assert assign.var.name == "row" and "row" in repr(assign.value) and "skip_ptr" in repr(assign.value)
 
 
 def test_a_local_whose_inputs_change_before_its_use_stays():

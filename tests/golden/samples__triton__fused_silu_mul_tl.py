@@ -49,8 +49,8 @@ def _flat(tensor, name, dtype):
 
 
 def _shaped(tensor, name, dtype, shape, strides=None):
-    """A vector, matrix or tensor the port reads shaped: the original's flat buffer, seen
-    with that shape (row-major, or `strides` elements apart)."""
+    """A vector, matrix or tensor the port reads shaped: the original's flat buffer,
+    seen with that shape (row-major, or `strides` elements apart)."""
     flat = _flat(tensor, name, dtype)
     shape = tuple(int(extent) for extent in shape)
     if strides:

@@ -410,11 +410,13 @@ def _tensor_extents(body: list, params: dict, lets: dict) -> set:
 
 def _fixed_last(found: list, params: dict, lets: dict, sizes: dict, extents: set):
     """(view, accesses) for blocks of a contiguous tensor whose last dimension the tile does not
-    span: every index is q * K + c, K one size (an int32 argument or int constexpr) that the
-    innermost lane's coefficient is, c free of the lanes (`(m * BM + i) * N * K + (n + j) * K +
-    k`: the (BM, BN) tile of the (M, N, K) tensor at k, a reduction over a middle dimension),
-    and q splits as a contiguous view's index (_split, _bounded_view). The view is q's with K
-    appended; each access reads it at (q's index, c). None otherwise."""
+    span: every index is q * K + c, K the innermost lane's coefficient and one of `extents`
+    (_tensor_extents), c free of the lanes (`(m * BM + i) * N * K + (n + j) * K + k`: the
+    (BM, BN) tile of the (M, N, K) tensor at k, a reduction over a middle dimension), and q
+    splits as a contiguous view's index (_split, _bounded_view). The view is q's with K
+    appended; each access reads it at (q's index, c). c is taken to lie in [0, K), as a
+    program id over K does in every launcher seen: T.copy bounds it by K, where an index past
+    K would have read into the next row. None otherwise."""
     polys = _index_polys(found, lets)
     if polys is None:
         return None

@@ -15,7 +15,8 @@ A value is staged when it is declared once at the top of the body from a load of
 store is staged when it is the top-level `if mask: buffer[index] = value` and nothing after it
 loads, or stores but by such stores (each staged in its turn). Their indices and masks are
 read through the body's locals (the staging loops run outside the computation that declares
-them); one that needs a local that is not affine stays in the computation. Everything else, in order, is the computation's T.Parallel.
+them); one that needs a local that is not affine stays in the computation. Everything else,
+in order, is the computation's T.Parallel.
 
 Control flow every lane takes alike (a loop whose header reads no lane, a branch on a
 block-wide value) stays the block's, and each stretch of lane statements inside it is staged

@@ -144,10 +144,10 @@ def _written_only_tiles(stmts: list) -> set:
     """Fragments declared and stored to element by element, never read: no TileLoad of them, and
     no other statement (a copy, a reduction, a GEMM, a fill) names them."""
     from porter.ir.tiles import TileBuffer, TileLoad, TileStore
-    from porter.ir.walk import all_exprs, walk_stmts
+    from porter.ir.walk import read_counts, walk_stmts
 
     declared = {s.name for s in walk_stmts(stmts) if isinstance(s, TileBuffer) and s.scope == "fragment"}
-    used = {e.buffer for e in all_exprs(stmts) if isinstance(e, TileLoad)}
+    used = set(read_counts(stmts, TileLoad))
     for s in walk_stmts(stmts):
         if not isinstance(s, (TileBuffer, TileStore)) and dataclasses.is_dataclass(s):
             used |= {v for v in vars(s).values() if isinstance(v, str)}
@@ -158,8 +158,7 @@ def _declares_or_stores(s, names: set) -> bool:
     from porter.ir.nodes import Decl
     from porter.ir.tiles import TileBuffer, TileStore
 
-    return (isinstance(s, Decl) and s.var.name in names) or \
-        (isinstance(s, (TileBuffer, TileStore)) and getattr(s, "name", None) in names) or \
+    return (isinstance(s, Decl) and s.var.name in names) or (isinstance(s, TileBuffer) and s.name in names) or \
         (isinstance(s, TileStore) and s.buffer in names)
 
 

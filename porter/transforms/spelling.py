@@ -11,10 +11,10 @@ print alike exactly when their spelled IRs are equal.
     after   TileBuffer(acc, (SpelledInt(64, "BLOCK_M"), SpelledInt(32, "BLOCK_N")))
 
 `names` spells the sizes a port always prints by name when one explains them (tile shapes,
-T.Parallel extents and copied regions, a serial loop's bound that is a tile's extent (tl.reduce's fold), shaped
-parameters' sizes, the lanes of a lanes-level port, the multiples a Triton aligned program
-assumes); `numbers`, only for a generic CUDA template, also its block,
-thread count, arrays' sizes and integer constants.
+T.Parallel extents and copied regions, a serial loop's bound that is a tile's extent
+(tl.reduce's fold), shaped parameters' sizes, the lanes of a lanes-level port, the multiples
+a Triton aligned program assumes); `numbers`, only for a generic CUDA template, also its
+block, thread count, arrays' sizes and integer constants.
 """
 
 from __future__ import annotations
